@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TaskError } from './common.ts';
+
+/**
+ * Family A (xAI "imagine video" style). Rules that need a message a person can act on
+ * (exactly one of url/file_id, data-URI prefixes, ratios per model) are checked by the
+ * service; the schema fixes shapes and ranges.
+ */
+export const FamilyAImage = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1 })),
+    file_id: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { description: 'First frame: exactly one of `url` or `file_id`.' },
+);
+export type FamilyAImage = Static<typeof FamilyAImage>;
+
+export const FamilyACreateBody = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  prompt: Type.String(),
+  image: Type.Optional(FamilyAImage),
+  duration: Type.Integer({ minimum: 1, maximum: 15 }),
+  aspect_ratio: Type.Optional(Type.String()),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+});
+export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
+
+/** Edits and extensions take a source video; only models that offer them accept these. */
+export const FamilyAVideoInput = Type.Object({
+  url: Type.Optional(Type.String({ minLength: 1 })),
+  file_id: Type.Optional(Type.String({ minLength: 1 })),
+  request_id: Type.Optional(Type.String({ minLength: 1 })),
+});
+export const FamilyAEditBody = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  prompt: Type.String(),
+  video: FamilyAVideoInput,
+});
+export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
+export const FamilyAExtensionBody = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  prompt: Type.String(),
+  video: FamilyAVideoInput,
+  duration: Type.Integer({ minimum: 1, maximum: 10 }),
+});
+export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
+
+export const FamilyACreateResponse = Type.Object({ request_id: Type.String() });
+export type FamilyACreateResponse = Static<typeof FamilyACreateResponse>;
+
+export const FAMILY_A_STATUSES = ['pending', 'done', 'failed', 'expired'] as const;
+export type FamilyAStatus = (typeof FAMILY_A_STATUSES)[number];
+
+export const FamilyATask = Type.Object({
+  request_id: Type.String(),
+  status: Type.Union(FAMILY_A_STATUSES.map((s) => Type.Literal(s))),
+  model: Type.String(),
+  progress: Type.Number({ minimum: 0, maximum: 100 }),
+  video: Type.Optional(Type.Object({ url: Type.String(), duration: Type.Number() })),
+  error: Type.Optional(TaskError),
+});
+export type FamilyATask = Static<typeof FamilyATask>;

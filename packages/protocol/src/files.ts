@@ -1,0 +1,16 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** OpenAI-style file object for uploaded first frames and reference images. */
+export const FileObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('file'),
+  bytes: Type.Integer(),
+  created_at: Type.Integer(),
+  filename: Type.String(),
+  purpose: Type.String(),
+  mime_type: Type.String(),
+});
+export type FileObject = Static<typeof FileObject>;
+
+export const FileDeleted = Type.Object({ id: Type.String(), object: Type.Literal('file'), deleted: Type.Boolean() });
+export type FileDeleted = Static<typeof FileDeleted>;

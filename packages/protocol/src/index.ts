@@ -1,0 +1,5 @@
+export * from './common.ts';
+export * from './family-a.ts';
+export * from './family-b.ts';
+export * from './models.ts';
+export * from './files.ts';

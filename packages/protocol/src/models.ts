@@ -1,0 +1,27 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ModelCapabilities = Type.Object({
+  generate: Type.Boolean(),
+  edit: Type.Boolean(),
+  extend: Type.Boolean(),
+});
+
+/** One entry of `GET /v1/models`: the OpenAI list shape plus what the model can do. */
+export const ModelObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+  family: Type.Union([Type.Literal('A'), Type.Literal('B')]),
+  endpoint: Type.String(),
+  resolution: Type.String(),
+  durations: Type.Array(Type.Integer()),
+  aspect_ratios: Type.Array(Type.String()),
+  requires_image: Type.Boolean(),
+  capabilities: ModelCapabilities,
+  aliases: Type.Array(Type.String()),
+});
+export type ModelObject = Static<typeof ModelObject>;
+
+export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelObject) });
+export type ModelList = Static<typeof ModelList>;

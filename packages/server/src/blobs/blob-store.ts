@@ -1,0 +1,34 @@
+import type { Readable } from 'node:stream';
+
+export interface BlobInfo {
+  size: number;
+}
+
+export interface ByteRange {
+  /** First byte, inclusive. */
+  start: number;
+  /** Last byte, inclusive. */
+  end: number;
+}
+
+/**
+ * Where videos and uploaded files live. Writes are atomic: a reader sees a whole blob or
+ * none (DESIGN invariant 3: nothing half-written is ever served).
+ */
+export interface BlobStore {
+  putFile(key: string, path: string, contentType: string): Promise<BlobInfo>;
+  putBuffer(key: string, data: Buffer, contentType: string): Promise<BlobInfo>;
+  stat(key: string): Promise<BlobInfo | undefined>;
+  read(key: string, range?: ByteRange): Promise<Readable>;
+  readBuffer(key: string): Promise<Buffer>;
+  delete(key: string): Promise<void>;
+  /** Can the store answer readiness checks (disk writable, bucket reachable)? */
+  check(): Promise<void>;
+}
+
+/** Keys are relative paths of plain segments; anything else is a programming error. */
+export function assertBlobKey(key: string): void {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/.test(key) || key.includes('..')) {
+    throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
+  }
+}

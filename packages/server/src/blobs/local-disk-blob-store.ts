@@ -1,0 +1,76 @@
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, rename, rm, stat, writeFile, readFile, access, constants } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { assertBlobKey, type BlobInfo, type BlobStore, type ByteRange } from './blob-store.ts';
+
+/** Reads stream in 1 MiB chunks: few syscalls per video, bounded memory per download. */
+const CHUNK = 1024 * 1024;
+
+/** Blobs as files under one directory; writes go to a temporary file and are renamed into place. */
+export class LocalDiskBlobStore implements BlobStore {
+  private readonly tmpDir: string;
+
+  constructor(private readonly root: string) {
+    this.tmpDir = join(root, '.tmp');
+  }
+
+  async putFile(key: string, path: string): Promise<BlobInfo> {
+    return this.place(key, (tmp) => copyFile(path, tmp));
+  }
+
+  async putBuffer(key: string, data: Buffer): Promise<BlobInfo> {
+    return this.place(key, (tmp) => writeFile(tmp, data));
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    try {
+      const s = await stat(this.pathOf(key));
+      return { size: s.size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    const path = this.pathOf(key);
+    await access(path, constants.R_OK);
+    return createReadStream(path, { highWaterMark: CHUNK, ...(range ?? {}) });
+  }
+
+  readBuffer(key: string): Promise<Buffer> {
+    return readFile(this.pathOf(key));
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.tmpDir, { recursive: true });
+    await access(this.tmpDir, constants.W_OK);
+  }
+
+  private pathOf(key: string): string {
+    assertBlobKey(key);
+    return join(this.root, key);
+  }
+
+  private async place(key: string, write: (tmp: string) => Promise<void>): Promise<BlobInfo> {
+    const target = this.pathOf(key);
+    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(dirname(target), { recursive: true });
+    const tmp = join(this.tmpDir, `${randomBytes(8).toString('hex')}.part`);
+    try {
+      await write(tmp);
+      await rename(tmp, target);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    const s = await stat(target);
+    return { size: s.size };
+  }
+}

@@ -1,0 +1,107 @@
+import type { ApiFamily, TaskKind } from '../engine/task.ts';
+import { ASPECT_RATIOS } from '@vidgen/protocol';
+
+/** One model as the engine sees it, after the catalog file has been checked. */
+export interface ModelEntry {
+  id: string;
+  aliases: string[];
+  family: ApiFamily;
+  backend: string;
+  /** Short side of the output in pixels (720 for "720p"). */
+  shortSide: number;
+  resolution: string;
+  durations: number[];
+  aspectRatios: string[];
+  requiresImage: boolean;
+  capabilities: Record<TaskKind, boolean>;
+  fps: number;
+  ownedBy: string;
+  created: number;
+}
+
+export interface ModelCatalog {
+  list(): ModelEntry[];
+  /** Resolves an id or alias. */
+  find(idOrAlias: string): ModelEntry | undefined;
+}
+
+/** The sample form of a family A model name: the id without its resolution suffix. */
+export function publicModelName(model: ModelEntry): string {
+  return model.id.replace(/-\d{3,4}p$/, '');
+}
+
+/** Exact pixel size for a short side and an aspect ratio such as "16:9"; both sides even for yuv420p. */
+export function outputSize(shortSide: number, ratio: string): { width: number; height: number } {
+  const [a, b] = ratio.split(':').map(Number);
+  const long = Math.round((shortSide * Math.max(a, b)) / Math.min(a, b) / 2) * 2;
+  return a >= b ? { width: long, height: shortSide } : { width: shortSide, height: long };
+}
+
+type RawEntry = Record<string, unknown>;
+
+/**
+ * Builds a catalog from the parsed JSON of a catalog file. Every entry is checked here so a
+ * bad file stops the service at start with a message naming the entry, never at submit.
+ */
+export function createModelCatalog(raw: unknown, backends: Record<string, readonly TaskKind[]>): ModelCatalog {
+  const list = (raw as { models?: unknown })?.models;
+  if (!Array.isArray(list) || list.length === 0) throw new Error('model catalog: "models" must be a non-empty array');
+  const entries = list.map((entry, i) => parseEntry(entry as RawEntry, i, backends));
+  const byName = new Map<string, ModelEntry>();
+  for (const entry of entries) {
+    for (const name of [entry.id, ...entry.aliases]) {
+      if (byName.has(name)) throw new Error(`model catalog: the name "${name}" is used twice`);
+      byName.set(name, entry);
+    }
+  }
+  return { list: () => entries, find: (name) => byName.get(name) };
+}
+
+function parseEntry(e: RawEntry, index: number, backends: Record<string, readonly TaskKind[]>): ModelEntry {
+  const where = `model catalog entry ${index}${typeof e.id === 'string' ? ` ("${e.id}")` : ''}`;
+  const fail = (what: string): never => {
+    throw new Error(`${where}: ${what}`);
+  };
+  if (typeof e.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(e.id)) fail('"id" must be a plain identifier');
+  if (e.family !== 'A' && e.family !== 'B') fail('"family" must be "A" or "B"');
+  const backend = typeof e.backend === 'string' ? e.backend : fail('"backend" is required');
+  const supported = backends[backend] ?? fail(`backend "${backend}" is not configured`);
+  const resolution = String(e.resolution ?? '720p');
+  const shortSide = /^(\d{3,4})p$/.test(resolution) ? Number(resolution.slice(0, -1)) : fail('"resolution" must look like "720p"');
+  const durations = parseDurations(e.durations) ?? fail('"durations" must be a list of seconds or {min, max}');
+  const aspectRatios = (e.aspect_ratios as string[] | undefined) ?? [...ASPECT_RATIOS];
+  for (const r of aspectRatios) if (!(ASPECT_RATIOS as readonly string[]).includes(r)) fail(`unknown aspect ratio "${r}"`);
+  const caps = (e.capabilities ?? {}) as Partial<Record<TaskKind, boolean>>;
+  const capabilities = { generate: caps.generate ?? true, edit: caps.edit ?? false, extend: caps.extend ?? false };
+  for (const kind of ['generate', 'edit', 'extend'] as const) {
+    if (capabilities[kind] && !supported.includes(kind)) fail(`backend "${backend}" cannot ${kind}`);
+  }
+  return {
+    id: e.id as string,
+    aliases: Array.isArray(e.aliases) ? e.aliases.map(String) : [],
+    family: e.family as ApiFamily,
+    backend,
+    shortSide,
+    resolution,
+    durations,
+    aspectRatios,
+    requiresImage: e.requires_image === true,
+    capabilities,
+    fps: typeof e.fps === 'number' ? e.fps : 24,
+    ownedBy: typeof e.owned_by === 'string' ? e.owned_by : 'vidgen',
+    created: typeof e.created === 'number' ? e.created : 1767225600,
+  };
+}
+
+function parseDurations(value: unknown): number[] | undefined {
+  if (Array.isArray(value) && value.length > 0 && value.every((d) => Number.isInteger(d) && d >= 1 && d <= 60)) {
+    return [...value].sort((a, b) => a - b);
+  }
+  const range = value as { min?: unknown; max?: unknown } | undefined;
+  if (Number.isInteger(range?.min) && Number.isInteger(range?.max)) {
+    const min = range!.min as number;
+    const max = range!.max as number;
+    if (min >= 1 && max <= 60 && min <= max) return Array.from({ length: max - min + 1 }, (_, i) => min + i);
+  }
+  return undefined;
+}

@@ -1,0 +1,52 @@
+import type { TaskKind } from '../engine/task.ts';
+
+/** Everything a backend needs to make one video. Input images are already local files. */
+export interface GenerationJob {
+  taskId: string;
+  /** Lease token of this attempt: unique per attempt, safe to use as an upstream idempotency id. */
+  attempt: number;
+  kind: TaskKind;
+  prompt: string;
+  width: number;
+  height: number;
+  /** Seconds. */
+  duration: number;
+  fps: number;
+  seed?: number;
+  /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
+  images: string[];
+}
+
+export interface GenerationContext {
+  signal: AbortSignal;
+  /** Fraction done, 0..1. Calls must never go backwards. */
+  onProgress(fraction: number): void;
+  /** A private directory for this attempt; removed by the worker afterwards. */
+  workDir: string;
+}
+
+export interface GenerationOutput {
+  /** Path of the finished MP4 inside `workDir`. */
+  path: string;
+}
+
+/** One backend (the built-in renderer, a ComfyUI host, a relay). */
+export interface Generator {
+  /** What this backend can do; the catalog refuses models that ask for more. */
+  readonly kinds: readonly TaskKind[];
+  generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput>;
+}
+
+/**
+ * A failure with a stable code and a message safe to show the caller. `transient` failures
+ * (a crashed backend, an upstream 5xx) may be retried; permanent ones (bad input) never are.
+ */
+export class GenerationError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The one way the server fetches a user-supplied URL (DESIGN invariant 5).
+ * Implementation lives below this interface; see safe-fetch-options for the limits.
+ */
+export interface SafeFetchOptions {
+  /** Allow loopback/private/link-local targets (development and tests only). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+}
+
+export interface FetchedBody {
+  bytes: Buffer;
+  contentType: string | null;
+  /** The URL the bytes finally came from, after redirects. */
+  finalUrl: string;
+}
+
+/** Why a fetch was refused or failed; `message` is safe to show the caller. */
+export class FetchRefused extends Error {
+  constructor(
+    readonly code: 'url_invalid' | 'url_forbidden' | 'url_unreachable' | 'url_timeout' | 'url_too_large' | 'url_http_error',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type SafeFetch = (url: string, signal?: AbortSignal) => Promise<FetchedBody>;

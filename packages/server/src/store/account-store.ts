@@ -1,0 +1,37 @@
+export interface Account {
+  id: string;
+  name: string;
+  /** Model ids the account may use; null means every model in the catalog. */
+  models: string[] | null;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  /** First characters of the key, enough for a person to recognise it in a list. */
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface NewApiKey {
+  id: string;
+  accountId: string;
+  hash: string;
+  prefix: string;
+  createdAt: number;
+}
+
+/** Accounts and their API keys. Keys are only ever stored as hashes. */
+export interface AccountStore {
+  /** Returns the account with this name, creating it when missing; `models` replaces its entitlement when given. */
+  ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account>;
+  createKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** The live (not revoked) key with this hash and its account. */
+  findByKeyHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined>;
+  findKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(): Promise<Array<ApiKeyRecord & { accountName: string }>>;
+  revokeKey(id: string, now: number): Promise<boolean>;
+  countKeys(): Promise<number>;
+}

@@ -1,0 +1,45 @@
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { migrateToLatest } from './migrations.ts';
+
+export type SqlDialectName = 'sqlite' | 'postgres';
+
+export interface SqlDatabase {
+  db: Kysely<Database>;
+  dialect: SqlDialectName;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the task database and brings its schema up to date. A `postgres://` URL selects
+ * PostgreSQL; anything else is the path of an SQLite file (or ":memory:").
+ */
+export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
+  const isPostgres = /^postgres(ql)?:\/\//.test(location);
+  const db = isPostgres ? openPostgres(location) : openSqlite(location);
+  await migrateToLatest(db);
+  return { db, dialect: isPostgres ? 'postgres' : 'sqlite', close: () => db.destroy() };
+}
+
+function openSqlite(path: string): Kysely<Database> {
+  const database = new SqliteDatabase(path);
+  // WAL lets pollers read while a worker writes; NORMAL sync survives a process crash (kill -9),
+  // and busy_timeout makes a second process wait for the write lock instead of failing.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function openPostgres(url: string): Kysely<Database> {
+  // int8 columns hold epoch milliseconds and byte counts, all well inside Number's safe range.
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+  };
+  const pool = new pg.Pool({ connectionString: url, max: 10, types });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

@@ -1,0 +1,81 @@
+import { Migrator, type Kysely, type Migration } from 'kysely';
+
+/**
+ * Migrations shared by SQLite and PostgreSQL: only types and statements both understand.
+ * Append new ones; never edit one that has shipped.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_initial': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('accounts')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(200)', (c) => c.notNull().unique())
+        .addColumn('models', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('hash', 'varchar(128)', (c) => c.notNull().unique())
+        .addColumn('prefix', 'varchar(32)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('files')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('filename', 'varchar(255)', (c) => c.notNull())
+        .addColumn('bytes', 'bigint', (c) => c.notNull())
+        .addColumn('mime_type', 'varchar(100)', (c) => c.notNull())
+        .addColumn('purpose', 'varchar(50)', (c) => c.notNull())
+        .addColumn('blob_key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('tasks')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('family', 'varchar(1)', (c) => c.notNull())
+        .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+        .addColumn('model', 'varchar(200)', (c) => c.notNull())
+        .addColumn('backend', 'varchar(100)', (c) => c.notNull())
+        .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('progress', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('params', 'text', (c) => c.notNull())
+        .addColumn('error_code', 'varchar(64)')
+        .addColumn('error_message', 'text')
+        .addColumn('result_key', 'varchar(255)')
+        .addColumn('result_bytes', 'bigint')
+        .addColumn('result_etag', 'varchar(100)')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('lease_owner', 'varchar(200)')
+        .addColumn('lease_token', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('lease_expires_at', 'bigint')
+        .addColumn('available_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('started_at', 'bigint')
+        .addColumn('finished_at', 'bigint')
+        .addColumn('expires_at', 'bigint')
+        .execute();
+      // The claim scans queued tasks of a backend oldest first; the reaper and the retention
+      // sweeper look for running leases and due results by time.
+      await db.schema.createIndex('tasks_claim').on('tasks').columns(['status', 'backend', 'available_at']).execute();
+      await db.schema.createIndex('tasks_lease').on('tasks').columns(['status', 'lease_expires_at']).execute();
+      await db.schema.createIndex('tasks_expiry').on('tasks').columns(['status', 'expires_at']).execute();
+      await db.schema.createIndex('tasks_account').on('tasks').columns(['account_id', 'id']).execute();
+      await db.schema.createIndex('files_account').on('files').columns(['account_id']).execute();
+    },
+  },
+};
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+  }
+}

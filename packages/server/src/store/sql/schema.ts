@@ -1,0 +1,64 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as Kysely sees them. Times are epoch milliseconds; JSON is stored as text. */
+export interface TasksTable {
+  id: string;
+  account_id: string;
+  family: string;
+  kind: string;
+  model: string;
+  backend: string;
+  status: string;
+  progress: number;
+  params: string;
+  error_code: string | null;
+  error_message: string | null;
+  result_key: string | null;
+  result_bytes: number | null;
+  result_etag: string | null;
+  attempts: number;
+  lease_owner: string | null;
+  lease_token: number;
+  lease_expires_at: number | null;
+  available_at: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expires_at: number | null;
+}
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  models: string | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  hash: string;
+  prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface FilesTable {
+  id: string;
+  account_id: string;
+  filename: string;
+  bytes: number;
+  mime_type: string;
+  purpose: string;
+  blob_key: string;
+  created_at: number;
+}
+
+export interface Database {
+  tasks: TasksTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  files: FilesTable;
+}
+
+export type { Generated };

@@ -1,0 +1,84 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
+import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
+import { newId } from '../../engine/ids.ts';
+
+export class SqlAccountStore implements AccountStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account> {
+    const modelsText = models === undefined ? undefined : models === null ? null : JSON.stringify(models);
+    await this.db
+      .insertInto('accounts')
+      .values({ id: newId('acct'), name, models: modelsText ?? null, created_at: now })
+      .onConflict((oc) => (modelsText === undefined ? oc.column('name').doNothing() : oc.column('name').doUpdateSet({ models: modelsText })))
+      .execute();
+    const row = await this.db.selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+    return toAccount(row);
+  }
+
+  async createKey(key: NewApiKey): Promise<ApiKeyRecord> {
+    await this.db
+      .insertInto('api_keys')
+      .values({ id: key.id, account_id: key.accountId, hash: key.hash, prefix: key.prefix, created_at: key.createdAt, revoked_at: null })
+      .execute();
+    return { id: key.id, accountId: key.accountId, prefix: key.prefix, createdAt: key.createdAt, revokedAt: null };
+  }
+
+  async findByKeyHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.id', 'k.account_id')
+      .select([
+        'k.id as key_id', 'k.prefix', 'k.created_at as key_created_at',
+        'a.id', 'a.name', 'a.models', 'a.created_at',
+      ])
+      .where('k.hash', '=', hash)
+      .where('k.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      key: { id: row.key_id, accountId: row.id, prefix: row.prefix, createdAt: row.key_created_at, revokedAt: null },
+      account: toAccount(row),
+    };
+  }
+
+  async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toKey(row) : undefined;
+  }
+
+  async listKeys(): Promise<Array<ApiKeyRecord & { accountName: string }>> {
+    const rows = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.id', 'k.account_id')
+      .selectAll('k')
+      .select('a.name as account_name')
+      .orderBy('k.created_at')
+      .execute();
+    return rows.map((row) => ({ ...toKey(row), accountName: row.account_name }));
+  }
+
+  async revokeKey(id: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async countKeys(): Promise<number> {
+    const row = await this.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+function toAccount(row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'>): Account {
+  return { id: row.id, name: row.name, models: row.models === null ? null : JSON.parse(row.models), createdAt: row.created_at };
+}
+
+function toKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return { id: row.id, accountId: row.account_id, prefix: row.prefix, createdAt: row.created_at, revokedAt: row.revoked_at };
+}

@@ -1,0 +1,162 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
+import type { ClaimRequest, NewTask, TaskStore } from '../task-store.ts';
+import type { Database, TasksTable } from './schema.ts';
+import type { SqlDialectName } from './database.ts';
+
+/** Task store on SQLite or PostgreSQL through the same Kysely statements. */
+export class SqlTaskStore implements TaskStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectName,
+  ) {}
+
+  async insert(task: NewTask): Promise<Task> {
+    const row = await this.db
+      .insertInto('tasks')
+      .values({
+        id: task.id, account_id: task.accountId, family: task.family, kind: task.kind, model: task.model,
+        backend: task.backend, status: 'queued', progress: 0, params: JSON.stringify(task.params),
+        error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null,
+        attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: task.createdAt,
+        created_at: task.createdAt, started_at: null, finished_at: null, expires_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toTask(row);
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toTask(row) : undefined;
+  }
+
+  async claim({ owner, backends, leaseMs, now }: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
+    if (backends.length === 0) return undefined;
+    let candidate = this.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('backend', 'in', backends)
+      .where('available_at', '<=', now)
+      .orderBy('available_at')
+      .orderBy('id')
+      .limit(1);
+    // Concurrent claimers on PostgreSQL skip each other's rows instead of queueing on them;
+    // SQLite serialises writers, and the outer status check keeps a lost race harmless.
+    if (this.dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
+    const row = await this.db
+      .updateTable('tasks')
+      .set((eb) => ({
+        status: 'running',
+        lease_owner: owner,
+        lease_token: eb('lease_token', '+', 1),
+        lease_expires_at: now + leaseMs,
+        attempts: eb('attempts', '+', 1),
+        started_at: eb.fn.coalesce('started_at', sql.lit(now)),
+      }))
+      .where('id', '=', candidate)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const task = toTask(row);
+    return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
+  }
+
+  async renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined> {
+    const expiresAt = now + leaseMs;
+    const updated = await this.guarded(lease, { lease_expires_at: expiresAt });
+    return updated ? { ...lease, expiresAt } : undefined;
+  }
+
+  reportProgress(lease: Lease, progress: number): Promise<boolean> {
+    return this.guarded(lease, { progress: Math.max(0, Math.min(99, Math.floor(progress))) });
+  }
+
+  complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
+    return this.guarded(lease, {
+      status: 'succeeded', progress: 100, result_key: result.blobKey, result_bytes: result.bytes,
+      result_etag: result.etag, finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
+    });
+  }
+
+  fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
+    return this.guarded(lease, {
+      status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
+      lease_owner: null, lease_expires_at: null,
+    });
+  }
+
+  async reclaimExpired(now: number, maxAttempts: number): Promise<number> {
+    const exhausted = await this.db
+      .updateTable('tasks')
+      .set({
+        status: 'failed', error_code: 'worker_lost', finished_at: now, lease_owner: null, lease_expires_at: null,
+        error_message: 'The task was interrupted too many times and was not retried again.',
+      })
+      .where('status', '=', 'running')
+      .where('lease_expires_at', '<', now)
+      .where('attempts', '>=', maxAttempts)
+      .executeTakeFirst();
+    const requeued = await this.db
+      .updateTable('tasks')
+      .set({ status: 'queued', lease_owner: null, lease_expires_at: null, available_at: now })
+      .where('status', '=', 'running')
+      .where('lease_expires_at', '<', now)
+      .executeTakeFirst();
+    return Number(exhausted.numUpdatedRows) + Number(requeued.numUpdatedRows);
+  }
+
+  async expireDue(now: number, limit: number): Promise<Task[]> {
+    const due = this.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', '=', 'succeeded')
+      .where('expires_at', '<=', now)
+      .limit(limit);
+    // The outer status check makes concurrent sweepers take each task once.
+    const rows = await this.db
+      .updateTable('tasks')
+      .set({ status: 'expired' })
+      .where('id', 'in', this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+      .where('status', '=', 'succeeded')
+      .returningAll()
+      .execute();
+    return rows.map(toTask);
+  }
+
+  /** One statement that only changes the row while this lease still holds it. */
+  private async guarded(lease: Lease, values: Partial<Selectable<TasksTable>>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tasks')
+      .set(values)
+      .where('id', '=', lease.taskId)
+      .where('status', '=', 'running')
+      .where('lease_owner', '=', lease.owner)
+      .where('lease_token', '=', lease.token)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
+
+function toTask(row: Selectable<TasksTable>): Task {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    family: row.family as Task['family'],
+    kind: row.kind as Task['kind'],
+    model: row.model,
+    backend: row.backend,
+    status: row.status as Task['status'],
+    progress: row.progress,
+    params: JSON.parse(row.params),
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    result: row.result_key ? { blobKey: row.result_key, bytes: row.result_bytes ?? 0, etag: row.result_etag ?? '' } : null,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    expiresAt: row.expires_at,
+  };
+}
