@@ -26,8 +26,8 @@ export interface ModelCatalog {
 }
 
 /** The sample form of a family A model name: the id without its resolution suffix. */
-export function publicModelName(model: ModelEntry): string {
-  return model.id.replace(/-\d{3,4}p$/, '');
+export function publicModelName(modelId: string): string {
+  return modelId.replace(/-\d{3,4}p$/, '');
 }
 
 /** Exact pixel size for a short side and an aspect ratio such as "16:9"; both sides even for yuv420p. */

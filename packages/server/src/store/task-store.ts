@@ -35,6 +35,10 @@ export interface TaskStore {
   reportProgress(lease: Lease, progress: number): Promise<boolean>;
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean>;
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean>;
+  /** Puts the task back in the queue after a transient failure, runnable again at `availableAt`. */
+  retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean>;
+  /** Gives the lease back without using up the attempt (shutdown), so another worker starts at once. */
+  release(lease: Lease, now: number): Promise<boolean>;
   /**
    * Returns running tasks whose lease ran out to the queue, or fails them when they have used
    * all their attempts. Returns how many were touched.

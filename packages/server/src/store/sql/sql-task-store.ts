@@ -76,7 +76,7 @@ export class SqlTaskStore implements TaskStore {
 
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
     return this.guarded(lease, {
-      status: 'succeeded', progress: 100, result_key: result.blobKey, result_bytes: result.bytes,
+      status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
       result_etag: result.etag, finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
     });
   }
@@ -86,6 +86,25 @@ export class SqlTaskStore implements TaskStore {
       status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
       lease_owner: null, lease_expires_at: null,
     });
+  }
+
+  retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
+    return this.guarded(lease, {
+      status: 'queued', error_code: error.code, error_message: error.message, available_at: availableAt,
+      progress: 0, lease_owner: null, lease_expires_at: null,
+    });
+  }
+
+  async release(lease: Lease, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tasks')
+      .set((eb) => ({ status: 'queued', available_at: now, lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', '=', lease.taskId)
+      .where('status', '=', 'running')
+      .where('lease_owner', '=', lease.owner)
+      .where('lease_token', '=', lease.token)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async reclaimExpired(now: number, maxAttempts: number): Promise<number> {

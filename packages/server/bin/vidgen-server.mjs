@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Runs the TypeScript sources directly through tsx: no build step between a checkout and a running service.
+import { register } from 'tsx/esm/api';
+
+register();
+const { runCli } = await import('../src/main.ts');
+try {
+  await runCli(process.argv.slice(2), process.env);
+} catch (err) {
+  process.stderr.write(`vidgen-server: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

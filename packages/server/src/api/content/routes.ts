@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountStore } from '../../store/account-store.ts';
+import type { TaskService } from '../../engine/task-service.ts';
+import type { BlobStore } from '../../blobs/blob-store.ts';
+import type { Task } from '../../engine/task.ts';
+import type { UrlSigner } from '../../security/url-signer.ts';
+import { Conflict, Forbidden, Gone } from '../../errors.ts';
+import { callerOf } from '../authenticate.ts';
+import { parseRange } from './byte-range.ts';
+
+interface ContentDeps {
+  tasks: TaskService;
+  accounts: AccountStore;
+  blobs: BlobStore;
+  signer: UrlSigner;
+  authenticate(request: FastifyRequest): Promise<void>;
+  clock: () => number;
+}
+
+type ContentRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>;
+
+/**
+ * `GET|HEAD /v1/videos/{id}/content`: the MP4, with the Bearer key or a signed link. Nothing
+ * is served before the task succeeded, and only whole, verified files exist to serve.
+ */
+export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
+  const handler = async (request: ContentRequest, reply: FastifyReply) => {
+    const task = await authorizedTask(request, deps);
+    if (task.status === 'expired') throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
+    if (task.status !== 'succeeded' || !task.result) {
+      const why = task.status === 'failed' || task.status === 'canceled' ? 'the task failed' : 'the task has not finished yet';
+      throw new Conflict('video_not_ready', `No video to download: ${why}.`);
+    }
+    const { etag, blobKey } = task.result;
+    const stat = await deps.blobs.stat(blobKey);
+    if (!stat) throw new Gone('video_expired', 'The video is no longer available.');
+    reply
+      .header('content-type', 'video/mp4')
+      .header('accept-ranges', 'bytes')
+      .header('etag', etag)
+      .header('cache-control', 'private, max-age=3600')
+      .header('content-disposition', `inline; filename="${task.id}.mp4"`);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    const ifRange = request.headers['if-range'];
+    const range = ifRange && ifRange !== etag ? { kind: 'full' as const } : parseRange(request.headers.range, stat.size);
+    if (range.kind === 'unsatisfiable') {
+      return reply.code(416).header('content-range', `bytes */${stat.size}`).header('content-type', 'application/json').send({
+        error: { message: 'The requested range is outside the file.', type: 'invalid_request_error', code: 'range_not_satisfiable', param: null },
+      });
+    }
+    const slice = range.kind === 'partial' ? range.range : { start: 0, end: stat.size - 1 };
+    reply.header('content-length', String(slice.end - slice.start + 1));
+    if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
+    if (request.method === 'HEAD' || stat.size === 0) return reply.send();
+    return reply.send(await deps.blobs.read(blobKey, slice));
+  };
+  app.get('/v1/videos/:id/content', { config: { publicWithSignature: true } }, handler);
+  app.head('/v1/videos/:id/content', { config: { publicWithSignature: true } }, handler);
+}
+
+async function authorizedTask(request: ContentRequest, deps: ContentDeps): Promise<Task> {
+  const { sig } = request.query;
+  if (sig === undefined) {
+    await deps.authenticate(request);
+    return deps.tasks.get(callerOf(request).account.id, request.params.id);
+  }
+  const check = deps.signer.verify(request.params.id, request.query, Math.floor(deps.clock() / 1000));
+  if (!check.ok) {
+    throw check.reason === 'expired'
+      ? new Forbidden('signature_expired', 'This download link has expired; poll the task again for a fresh one.')
+      : new Forbidden('signature_invalid', 'This download link is not valid.');
+  }
+  // A link lives only as long as the key that asked for it.
+  const key = await deps.accounts.findKey(check.keyId);
+  if (!key || key.revokedAt !== null) throw new Forbidden('signature_invalid', 'This download link is not valid.');
+  return deps.tasks.get(key.accountId, request.params.id);
+}

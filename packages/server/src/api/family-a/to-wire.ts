@@ -1,0 +1,29 @@
+import type { FamilyAStatus, FamilyATask } from '@vidgen/protocol';
+import type { Task, TaskStatus } from '../../engine/task.ts';
+import { publicModelName } from '../../catalog/model-catalog.ts';
+
+const STATUS: Record<TaskStatus, FamilyAStatus> = {
+  queued: 'pending',
+  running: 'pending',
+  succeeded: 'done',
+  failed: 'failed',
+  canceled: 'failed',
+  expired: 'expired',
+};
+
+export function familyAStatus(task: Task): FamilyAStatus {
+  return STATUS[task.status];
+}
+
+/** Family A task body; `videoUrl` is the signed link, given only for a done task. */
+export function toFamilyATask(task: Task, videoUrl?: string): FamilyATask {
+  const body: FamilyATask = {
+    request_id: task.id,
+    status: STATUS[task.status],
+    model: publicModelName(task.model),
+    progress: task.status === 'succeeded' ? 100 : task.progress,
+  };
+  if (task.status === 'succeeded' && videoUrl) body.video = { url: videoUrl, duration: task.params.duration };
+  if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
+  return body;
+}

@@ -1,0 +1,27 @@
+import type { FamilyBStatus, FamilyBTask } from '@vidgen/protocol';
+import type { Task, TaskStatus } from '../../engine/task.ts';
+import { contentPath } from '../links.ts';
+
+/** Family B has no word for an expired result: the task stays SUCCESS, and its content answers 410. */
+const STATUS: Record<TaskStatus, FamilyBStatus> = {
+  queued: 'queued',
+  running: 'IN_PROGRESS',
+  succeeded: 'SUCCESS',
+  failed: 'FAILURE',
+  canceled: 'FAILURE',
+  expired: 'SUCCESS',
+};
+
+export function toFamilyBTask(task: Task): FamilyBTask & { expired?: true } {
+  const body: FamilyBTask & { expired?: true } = {
+    task_id: task.id,
+    status: STATUS[task.status],
+    progress: task.status === 'succeeded' || task.status === 'expired' ? 100 : task.progress,
+    seconds: String(task.params.duration),
+    model: task.model,
+  };
+  if (task.status === 'succeeded') body.result_url = contentPath(task.id);
+  if (task.status === 'expired') body.expired = true;
+  if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
+  return body;
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import type { FileDeleted, FileObject } from '@vidgen/protocol';
+import type { FileRecord } from '../../store/file-store.ts';
+import type { FileService } from '../../engine/file-service.ts';
+import { ApiError, InvalidRequest } from '../../errors.ts';
+import { callerOf } from '../authenticate.ts';
+
+function toFileObject(f: FileRecord): FileObject {
+  return {
+    id: f.id, object: 'file', bytes: f.bytes, created_at: Math.floor(f.createdAt / 1000),
+    filename: f.filename, purpose: f.purpose, mime_type: f.mimeType,
+  };
+}
+
+/** OpenAI-style file upload (multipart, field `file`, optional `purpose`). */
+export function registerFileRoutes(app: FastifyInstance, deps: { files: FileService }) {
+  app.post('/v1/files', async (request) => {
+    if (!request.isMultipart()) {
+      throw new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Upload files as multipart/form-data with the image in the field `file`.');
+    }
+    const part = await request.file();
+    if (!part || part.fieldname !== 'file') throw new InvalidRequest('missing_field', '`file` is required.', 'file');
+    const bytes = await part.toBuffer();
+    const purposeField = part.fields.purpose as { value?: unknown } | undefined;
+    const purpose = typeof purposeField?.value === 'string' && purposeField.value ? purposeField.value : 'vision';
+    const file = await deps.files.upload(callerOf(request).account.id, { filename: part.filename, bytes, purpose });
+    return toFileObject(file);
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/files/:id', async (request) =>
+    toFileObject(await deps.files.get(callerOf(request).account.id, request.params.id)),
+  );
+
+  app.delete<{ Params: { id: string } }>('/v1/files/:id', async (request): Promise<FileDeleted> => {
+    await deps.files.delete(callerOf(request).account.id, request.params.id);
+    return { id: request.params.id, object: 'file', deleted: true };
+  });
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModelList, ModelObject } from '@vidgen/protocol';
+import type { TaskService } from '../../engine/task-service.ts';
+import type { ModelEntry } from '../../catalog/model-catalog.ts';
+import { NotFound } from '../../errors.ts';
+import { callerOf } from '../authenticate.ts';
+
+const ENDPOINT = { A: '/v1/videos/generations', B: '/v1/video/generations' } as const;
+
+export function toModelObject(m: ModelEntry): ModelObject {
+  return {
+    id: m.id,
+    object: 'model',
+    created: m.created,
+    owned_by: m.ownedBy,
+    family: m.family,
+    endpoint: ENDPOINT[m.family],
+    resolution: m.resolution,
+    durations: m.durations,
+    aspect_ratios: m.aspectRatios,
+    requires_image: m.requiresImage,
+    capabilities: { ...m.capabilities },
+    aliases: m.aliases,
+  };
+}
+
+/** `GET /v1/models` lists only what the caller's account may use. */
+export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskService }) {
+  app.get('/v1/models', async (request): Promise<ModelList> => ({
+    object: 'list',
+    data: deps.tasks.modelsFor(callerOf(request).account).map(toModelObject),
+  }));
+
+  app.get<{ Params: { id: string } }>('/v1/models/:id', async (request) => {
+    const model = deps.tasks.modelsFor(callerOf(request).account).find((m) => m.id === request.params.id || m.aliases.includes(request.params.id));
+    if (!model) throw new NotFound('model', request.params.id);
+    return toModelObject(model);
+  });
+}

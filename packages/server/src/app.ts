@@ -1,0 +1,78 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { Logger } from 'pino';
+import type { AccountStore } from './store/account-store.ts';
+import type { BlobStore } from './blobs/blob-store.ts';
+import type { TaskService } from './engine/task-service.ts';
+import type { FileService } from './engine/file-service.ts';
+import type { UrlSigner } from './security/url-signer.ts';
+import { newId } from './engine/ids.ts';
+import { installErrorHandling } from './api/error-handler.ts';
+import { createAuthenticator } from './api/authenticate.ts';
+import { registerFamilyARoutes } from './api/family-a/routes.ts';
+import { registerFamilyBRoutes } from './api/family-b/routes.ts';
+import { registerModelRoutes } from './api/models/routes.ts';
+import { registerFileRoutes } from './api/files/routes.ts';
+import { registerContentRoutes } from './api/content/routes.ts';
+import { registerHealthRoutes } from './api/health/routes.ts';
+
+export interface AppDeps {
+  accounts: AccountStore;
+  tasks: TaskService;
+  files: FileService;
+  blobs: BlobStore;
+  signer: UrlSigner;
+  logger: Logger;
+  bodyLimitBytes: number;
+  uploadLimitBytes: number;
+  publicUrl?: string;
+  signedUrlTtlSeconds: number;
+  clock: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** No API key needed (health checks). */
+    public?: boolean;
+    /** The route authenticates by itself: Bearer key or a signed link. */
+    publicWithSignature?: boolean;
+  }
+}
+
+/** The HTTP API. Never listens by itself: `main.ts` (or a test) decides where. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: () => newId('req', 9),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+  });
+  // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
+  // but a 415 tells the caller what to change.
+  app.removeContentTypeParser(['text/plain']);
+  await app.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
+
+  const authenticate = createAuthenticator(deps.accounts);
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (needsKey(request)) await authenticate(request);
+  });
+  installErrorHandling(app);
+
+  const links = { signer: deps.signer, publicUrl: deps.publicUrl, signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
+  registerHealthRoutes(app);
+  registerModelRoutes(app, { tasks: deps.tasks });
+  registerFamilyARoutes(app, { tasks: deps.tasks, links, clock: deps.clock });
+  registerFamilyBRoutes(app, { tasks: deps.tasks });
+  registerFileRoutes(app, { files: deps.files });
+  registerContentRoutes(app, { ...deps, authenticate });
+  return app;
+}
+
+function needsKey(request: FastifyRequest): boolean {
+  const config = request.routeOptions.config;
+  if (!request.routeOptions.url) return false;
+  return !config.public && !config.publicWithSignature;
+}

@@ -1,0 +1,78 @@
+import { resolve } from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker';
+
+/** Everything the service can be told from its environment. Built from a plain object so tests pass their own. */
+export interface Config {
+  role: Role;
+  host: string;
+  port: number;
+  dataDir: string;
+  /** postgres://… for PostgreSQL; unset means the SQLite file in the data dir. */
+  databaseUrl?: string;
+  publicUrl?: string;
+  allowPrivateUrls: boolean;
+  bodyLimitBytes: number;
+  uploadLimitBytes: number;
+  retentionSeconds: number;
+  signedUrlTtlSeconds: number;
+  signingSecret?: string;
+  workerConcurrency: number;
+  leaseSeconds: number;
+  heartbeatSeconds: number;
+  pollMs: number;
+  maxAttempts: number;
+  sweepIntervalSeconds: number;
+  modelsFile?: string;
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  renderPreset: string;
+  fetchTimeoutMs: number;
+  fetchMaxBytes: number;
+  maxImagePixels: number;
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const MiB = 1024 * 1024;
+
+export function loadConfig(env: Env): Config {
+  const num = (name: string, fallback: number, min = 0): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
+    return value;
+  };
+  const role = (env.VIDGEN_ROLE ?? 'all') as Role;
+  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`VIDGEN_ROLE must be all, api or worker, got "${role}"`);
+  return {
+    role,
+    host: env.HOST || '127.0.0.1',
+    port: num('PORT', 8080),
+    dataDir: resolve(env.VIDGEN_DATA_DIR || './data'),
+    databaseUrl: env.VIDGEN_DATABASE_URL || undefined,
+    publicUrl: env.VIDGEN_PUBLIC_URL || undefined,
+    allowPrivateUrls: env.VIDGEN_ALLOW_PRIVATE_URLS === '1' || env.VIDGEN_ALLOW_PRIVATE_URLS === 'true',
+    bodyLimitBytes: num('VIDGEN_BODY_LIMIT_MB', 32, 1) * MiB,
+    uploadLimitBytes: num('VIDGEN_UPLOAD_LIMIT_MB', 20, 1) * MiB,
+    retentionSeconds: num('VIDGEN_RETENTION_SECONDS', 24 * 3600, 1),
+    signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS', 3600, 1),
+    signingSecret: env.VIDGEN_SIGNING_SECRET || undefined,
+    workerConcurrency: num('VIDGEN_WORKER_CONCURRENCY', 2, 1),
+    leaseSeconds: num('VIDGEN_LEASE_SECONDS', 30, 1),
+    heartbeatSeconds: num('VIDGEN_HEARTBEAT_SECONDS', 10, 0.1),
+    pollMs: num('VIDGEN_POLL_MS', 1000, 10),
+    maxAttempts: num('VIDGEN_MAX_ATTEMPTS', 3, 1),
+    sweepIntervalSeconds: num('VIDGEN_SWEEP_INTERVAL_SECONDS', 60, 0.1),
+    modelsFile: env.VIDGEN_MODELS_FILE || undefined,
+    ffmpegPath: env.VIDGEN_FFMPEG_PATH || undefined,
+    ffprobePath: env.VIDGEN_FFPROBE_PATH || undefined,
+    renderPreset: env.VIDGEN_RENDER_PRESET || 'veryfast',
+    fetchTimeoutMs: num('VIDGEN_FETCH_TIMEOUT_MS', 15_000, 100),
+    fetchMaxBytes: num('VIDGEN_FETCH_MAX_MB', 20, 1) * MiB,
+    maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS', 40, 1) * 1_000_000,
+    logLevel: env.VIDGEN_LOG_LEVEL || 'info',
+  };
+}

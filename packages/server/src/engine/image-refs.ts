@@ -1,0 +1,103 @@
+import type { Account } from '../store/account-store.ts';
+import type { FileStore } from '../store/file-store.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import type { SafeFetch } from '../security/safe-fetch.ts';
+import { FetchRefused } from '../security/safe-fetch.ts';
+import { InvalidRequest } from '../errors.ts';
+import { GenerationError } from '../generators/generator.ts';
+import { decodeDataUri, ImageRejected, type DecodedImage } from '../media/image-input.ts';
+import type { ImageRef } from './task.ts';
+import type { ImageInput } from './task-service.ts';
+
+const MAX_URL_LENGTH = 4096;
+
+const PREFIX_HINT = 'an http(s) URL or a Base64 data URI with its MIME prefix (data:image/jpeg;base64, or data:image/png;base64,)';
+
+/**
+ * Input images from submit to render: checked and stored at submit (so bad input is a 4xx
+ * and inline data never bloats the task row), loaded by the worker when the task runs.
+ */
+export class ImageRefResolver {
+  constructor(
+    private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch },
+  ) {}
+
+  async accept(account: Account, taskId: string, inputs: ImageInput[]): Promise<ImageRef[]> {
+    const refs: ImageRef[] = [];
+    try {
+      for (const [index, input] of inputs.entries()) refs.push(await this.acceptOne(account, taskId, index, input));
+    } catch (err) {
+      await this.discard(refs);
+      throw err;
+    }
+    return refs;
+  }
+
+  /** Removes what `accept` stored inline; called when the task is finished or was never written. */
+  async discard(refs: ImageRef[]): Promise<void> {
+    for (const ref of refs) if (ref.kind === 'blob') await this.deps.blobs.delete(ref.key);
+  }
+
+  /** The bytes of one input image, for the worker. Failures are permanent task failures. */
+  async load(accountId: string, ref: ImageRef, signal: AbortSignal): Promise<Buffer> {
+    if (ref.kind === 'blob') return this.deps.blobs.readBuffer(ref.key);
+    if (ref.kind === 'file') {
+      const file = await this.deps.files.get(ref.fileId);
+      if (!file || file.accountId !== accountId) {
+        throw new GenerationError('image_unavailable', `The file '${ref.fileId}' was deleted before the task ran.`, false);
+      }
+      return this.deps.blobs.readBuffer(file.blobKey);
+    }
+    try {
+      return (await this.deps.fetch(ref.url, signal)).bytes;
+    } catch (err) {
+      if (err instanceof FetchRefused) {
+        throw new GenerationError('image_unreachable', `The image URL could not be fetched by the server: ${err.message}`, false);
+      }
+      throw err;
+    }
+  }
+
+  private async acceptOne(account: Account, taskId: string, index: number, input: ImageInput): Promise<ImageRef> {
+    if (input.fileId !== undefined) {
+      const file = await this.deps.files.get(input.fileId);
+      if (!file || file.accountId !== account.id) {
+        throw new InvalidRequest('file_not_found', `\`${input.param}\` '${input.fileId}' is not a file of this account.`, input.param);
+      }
+      return { kind: 'file', fileId: file.id };
+    }
+    const value = (input.url ?? '').trim();
+    const inline = decodeInline(value, input.param);
+    if (inline) {
+      const key = `inputs/${taskId}/${index}`;
+      await this.deps.blobs.putBuffer(key, inline.bytes, inline.mimeType);
+      return { kind: 'blob', key };
+    }
+    if (value.length > MAX_URL_LENGTH) {
+      throw new InvalidRequest('invalid_image', `\`${input.param}\` is longer than ${MAX_URL_LENGTH} characters.`, input.param);
+    }
+    if (!isHttpUrl(value)) {
+      throw new InvalidRequest('invalid_image', `\`${input.param}\` must be ${PREFIX_HINT}.`, input.param);
+    }
+    return { kind: 'url', url: value };
+  }
+}
+
+/** The bytes of a data URI, undefined for a URL, or a 4xx naming the field and what is wrong. */
+function decodeInline(value: string, param: string): DecodedImage | undefined {
+  try {
+    return decodeDataUri(value);
+  } catch (err) {
+    if (err instanceof ImageRejected) throw new InvalidRequest(err.code, `\`${param}\`: ${err.message}`, param);
+    throw err;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,144 @@
+import type { Account } from '../store/account-store.ts';
+import type { TaskStore } from '../store/task-store.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import { outputSize, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
+import { InvalidRequest, NotFound } from '../errors.ts';
+import type { ApiFamily, ImageRef, Task, TaskKind } from './task.ts';
+import type { TaskEvents } from './task-events.ts';
+import type { ImageRefResolver } from './image-refs.ts';
+import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
+import { uuidv7 } from './ids.ts';
+
+/** One image as a dialect received it: a URL (http/https or data URI) or a stored file id. */
+export interface ImageInput {
+  /** The wire name of the field, used in error messages (e.g. `image.url`, `images[1]`). */
+  param: string;
+  url?: string;
+  fileId?: string;
+}
+
+export interface SubmitInput {
+  family: ApiFamily;
+  kind: TaskKind;
+  model: string;
+  prompt: string;
+  images: ImageInput[];
+  /** Seconds; families whose models fix the duration leave it out. */
+  duration?: number;
+  aspectRatio?: string;
+  seed?: number;
+  /** Wire names of fields whose names differ between dialects. */
+  fields: { aspectRatio: string; duration: string; image: string };
+}
+
+export const MAX_PROMPT_LENGTH = 4000;
+
+const FAMILY_ENDPOINT: Record<ApiFamily, string> = { A: 'POST /v1/videos/generations', B: 'POST /v1/video/generations' };
+
+/** Submit and read tasks. Every business rule of a submit lives here, not in the dialects. */
+export class TaskService {
+  constructor(
+    private readonly deps: {
+      tasks: TaskStore;
+      blobs: BlobStore;
+      catalog: ModelCatalog;
+      images: ImageRefResolver;
+      events: TaskEvents;
+      clock: () => number;
+    },
+  ) {}
+
+  /** The models this account may use. */
+  modelsFor(account: Account): ModelEntry[] {
+    return this.deps.catalog.list().filter((m) => isEntitled(account, m));
+  }
+
+  async submit(account: Account, input: SubmitInput): Promise<Task> {
+    const model = this.resolveModel(account, input);
+    const prompt = checkPrompt(input.prompt);
+    const aspectRatio = checkAspectRatio(model, input.aspectRatio, input.fields.aspectRatio);
+    const duration = checkDuration(model, input.duration, input.fields.duration);
+    if (model.requiresImage && input.images.length === 0) {
+      throw new InvalidRequest('image_required', `Model '${model.id}' animates a first frame: \`${input.fields.image}\` is required.`, input.fields.image);
+    }
+    const id = uuidv7(this.deps.clock());
+    const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
+    try {
+      const task = await this.deps.tasks.insert({
+        id,
+        accountId: account.id,
+        family: input.family,
+        kind: input.kind,
+        model: model.id,
+        backend: model.backend,
+        params: { prompt, images, duration, aspectRatio, ...outputSize(model.shortSide, aspectRatio), fps: model.fps, seed: input.seed },
+        createdAt: this.deps.clock(),
+      });
+      this.deps.events.taskQueued(model.backend);
+      return task;
+    } catch (err) {
+      await this.deps.images.discard(images);
+      throw err;
+    }
+  }
+
+  /** A task of this account; another account's task is indistinguishable from a missing one. */
+  async get(accountId: string, id: string): Promise<Task> {
+    const task = await this.deps.tasks.get(id);
+    if (!task || task.accountId !== accountId) throw new NotFound('task', id);
+    return task;
+  }
+
+  private resolveModel(account: Account, input: SubmitInput): ModelEntry {
+    const model = this.deps.catalog.find(input.model);
+    if (!model || !isEntitled(account, model)) {
+      throw new InvalidRequest('model_not_found', `The model '${input.model}' does not exist or is not available to this account. See GET /v1/models.`, 'model');
+    }
+    if (model.family !== input.family) {
+      throw new InvalidRequest('model_wrong_endpoint', `Model '${model.id}' is served at ${FAMILY_ENDPOINT[model.family]}.`, 'model');
+    }
+    if (!model.capabilities[input.kind]) {
+      const what = { generate: 'generations', edit: 'edits', extend: 'extensions' }[input.kind];
+      throw new InvalidRequest('model_not_supported', `Model '${model.id}' does not offer ${what}. GET /v1/models lists what each model can do.`, 'model');
+    }
+    return model;
+  }
+}
+
+function isEntitled(account: Account, model: ModelEntry): boolean {
+  return account.models === null || account.models.includes(model.id);
+}
+
+function checkPrompt(prompt: string): string {
+  const trimmed = prompt.trim();
+  if (!trimmed) throw new InvalidRequest('invalid_prompt', '`prompt` must not be empty.', 'prompt');
+  if (trimmed.length > MAX_PROMPT_LENGTH) {
+    throw new InvalidRequest('invalid_prompt', `\`prompt\` must be at most ${MAX_PROMPT_LENGTH} characters.`, 'prompt');
+  }
+  return trimmed;
+}
+
+function checkAspectRatio(model: ModelEntry, requested: string | undefined, param: string): string {
+  const ratio = requested ?? (model.aspectRatios.includes(DEFAULT_ASPECT_RATIO) ? DEFAULT_ASPECT_RATIO : model.aspectRatios[0]);
+  if (!(ASPECT_RATIOS as readonly string[]).includes(ratio)) {
+    throw new InvalidRequest('invalid_aspect_ratio', `\`${param}\` must be one of ${model.aspectRatios.join(', ')}.`, param);
+  }
+  if (!model.aspectRatios.includes(ratio)) {
+    throw new InvalidRequest(
+      'unsupported_aspect_ratio',
+      `\`${param}\` '${ratio}' is not supported by model '${model.id}'; it supports ${model.aspectRatios.join(', ')}.`,
+      param,
+    );
+  }
+  return ratio;
+}
+
+function checkDuration(model: ModelEntry, requested: number | undefined, param: string): number {
+  if (requested === undefined) return model.durations[0];
+  if (!model.durations.includes(requested)) {
+    const min = model.durations[0];
+    const max = model.durations[model.durations.length - 1];
+    throw new InvalidRequest('unsupported_duration', `\`${param}\` must be between ${min} and ${max} seconds for model '${model.id}'.`, param);
+  }
+  return requested;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Runs every *.test.ts under packages/*/test and test/ with Node's built-in test runner.
+// Node 20 cannot glob for TypeScript test files itself, so this script finds them.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const roots = ['test', ...readdirSync('packages').map((p) => join('packages', p, 'test'))];
+const filter = process.argv.slice(2);
+
+function find(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : find(path);
+    return name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const files = roots.flatMap(find).filter((f) => filter.length === 0 || filter.some((x) => f.includes(x))).sort();
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);
