@@ -100,12 +100,11 @@ const UNDECODABLE = 'The image could not be decoded as a JPEG or PNG file.';
 export async function normalizeImage(bytes: Buffer, opts: { maxPixels: number }): Promise<NormalizedImage> {
   // Sniff first: sharp also reads GIF, WebP, SVG, TIFF…, and every extra decoder is attack surface.
   if (sniffImageType(bytes) === undefined) throw new ImageRejected('image_invalid', UNDECODABLE);
-  // limitInputPixels makes libvips refuse from the header alone, before any pixel is allocated.
-  const image = sharp(bytes, { limitInputPixels: opts.maxPixels, failOn: 'error' });
   let width: number | undefined;
   let height: number | undefined;
   try {
-    ({ width, height } = await image.metadata());
+    // Header only, no pixels decoded, so reading it unlimited is safe and lets us name the real size.
+    ({ width, height } = await sharp(bytes, { limitInputPixels: false }).metadata());
   } catch {
     throw new ImageRejected('image_invalid', UNDECODABLE);
   }
@@ -116,6 +115,9 @@ export async function normalizeImage(bytes: Buffer, opts: { maxPixels: number })
       `The image is ${width}x${height} pixels; at most ${opts.maxPixels} pixels are accepted.`,
     );
   }
+  // The decoder enforces the cap again itself; failOn 'error' because browsers show JPEGs with minor
+  // warnings (e.g. trailing junk) and users expect those to work.
+  const image = sharp(bytes, { limitInputPixels: opts.maxPixels, failOn: 'error' });
   try {
     const { data, info } = await image.rotate().png().toBuffer({ resolveWithObject: true });
     return { png: data, width: info.width, height: info.height };

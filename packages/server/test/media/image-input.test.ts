@@ -38,7 +38,7 @@ async function rejectsAsync(promise: Promise<unknown>, code: ImageRejectCode): P
 }
 
 /** A PNG whose header claims a huge canvas over almost no data: a decompression-bomb shape. */
-function pngClaiming(width: number, height: number): Buffer {
+function pngClaiming(width: number, height: number, dataBytes = 64): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
     const length = Buffer.alloc(4);
@@ -52,7 +52,7 @@ function pngClaiming(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(64))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(dataBytes))), chunk('IEND', Buffer.alloc(0))]);
 }
 
 describe('sniffImageType', () => {
@@ -150,7 +150,7 @@ describe('normalizeImage', () => {
     const png = await pngOf(32, 32);
     const inputs = [Buffer.from('definitely not an image'), Buffer.alloc(0), GIF,
       Buffer.concat([png.subarray(0, 8), Buffer.from('garbage after a PNG signature')]),
-      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]), pngClaiming(4, 4)];
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]), pngClaiming(40, 40, 10) /* pixel data cut short */];
     for (const input of inputs) {
       const err = await rejectsAsync(normalizeImage(input, { maxPixels: 10_000 }), 'image_invalid');
       assert.equal(err.message, 'The image could not be decoded as a JPEG or PNG file.');

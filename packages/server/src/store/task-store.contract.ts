@@ -1,0 +1,164 @@
+import { describe, it, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TaskStore, NewTask } from './task-store.ts';
+import type { AccountStore } from './account-store.ts';
+import { uuidv7 } from '../engine/ids.ts';
+import type { Lease } from '../engine/task.ts';
+
+export interface TaskStoreFixture {
+  tasks: TaskStore;
+  accounts: AccountStore;
+  close(): Promise<void>;
+}
+
+/**
+ * What every task store must do, run against each implementation (SQLite, PostgreSQL).
+ * Times are explicit so nothing here depends on the wall clock.
+ */
+export function runTaskStoreContract(name: string, open: () => Promise<TaskStoreFixture | string>) {
+  describe(`task store contract: ${name}`, () => {
+    let fx: TaskStoreFixture;
+    let accountId: string;
+    let skip: string | undefined;
+    let clock = 1_000_000;
+    const lease = 30_000;
+
+    before(async () => {
+      const opened = await open();
+      if (typeof opened === 'string') {
+        skip = opened;
+        return;
+      }
+      fx = opened;
+      accountId = (await fx.accounts.ensureAccount('contract', null, clock)).id;
+    });
+    after(async () => fx?.close());
+
+    const newTask = (backend = 'b1'): NewTask => ({
+      id: uuidv7(clock), accountId, family: 'A', kind: 'generate', model: 'm', backend, createdAt: clock++,
+      params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
+    });
+    const held: Lease[] = [];
+    const claim = async (backends = ['b1'], owner = 'w1') => {
+      const claimed = await fx.tasks.claim({ owner, backends, leaseMs: lease, now: clock });
+      if (claimed) held.push(claimed.lease);
+      return claimed;
+    };
+    // Each case starts from an empty queue: whatever a case left queued or running is finished here.
+    afterEach(async () => {
+      if (skip) return;
+      while (await claim(['b1', 'b2', 'b3'], 'cleanup')) { /* drain */ }
+      for (const l of held.splice(0)) await fx.tasks.fail(l, { code: 'cleanup', message: '' }, clock);
+    });
+
+    it('inserts and reads back a task', async (t) => {
+      if (skip) return t.skip(skip);
+      const inserted = await fx.tasks.insert(newTask());
+      const read = await fx.tasks.get(inserted.id);
+      assert.equal(read?.status, 'queued');
+      assert.deepEqual(read?.params, inserted.params);
+      assert.equal(await fx.tasks.get('missing'), undefined);
+    });
+
+    it('claims the oldest task of the asked backends, once', async (t) => {
+      if (skip) return t.skip(skip);
+      const first = await fx.tasks.insert(newTask('b2'));
+      await fx.tasks.insert(newTask('b2'));
+      await fx.tasks.insert(newTask('b3'));
+      const claimed = await claim(['b2']);
+      assert.equal(claimed?.task.id, first.id);
+      assert.equal(claimed?.task.status, 'running');
+      assert.equal(claimed?.task.attempts, 1);
+      assert.equal((await claim(['b2']))?.task.backend, 'b2');
+      assert.equal(await claim(['b2']), undefined);
+    });
+
+    it('never hands one task to two concurrent claimers', async (t) => {
+      if (skip) return t.skip(skip);
+      for (let i = 0; i < 10; i++) await fx.tasks.insert(newTask());
+      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => claim(['b1'], `w${i}`)));
+      const ids = results.filter(Boolean).map((r) => r!.task.id);
+      assert.equal(ids.length, 10);
+      assert.equal(new Set(ids).size, 10);
+    });
+
+    it('refuses writes from a lease that is no longer held (fencing)', async (t) => {
+      if (skip) return t.skip(skip);
+      await fx.tasks.insert(newTask());
+      const first = (await claim())!;
+      assert.ok(await fx.tasks.reportProgress(first.lease, 40));
+      clock += lease + 1;
+      assert.equal(await fx.tasks.reclaimExpired(clock, 5), 1);
+      const second = (await claim(['b1'], 'w2'))!;
+      assert.equal(second.task.id, first.task.id);
+      assert.ok(second.lease.token > first.lease.token);
+      const result = { blobKey: 'k', bytes: 1, etag: '"e"' };
+      assert.equal(await fx.tasks.complete(first.lease, result, clock, clock + 1000), false, 'zombie completion refused');
+      assert.equal(await fx.tasks.renew(first.lease, lease, clock), undefined);
+      assert.equal((await fx.tasks.get(first.task.id))?.status, 'running');
+      assert.ok(await fx.tasks.complete(second.lease, result, clock, clock + 1000));
+      const done = await fx.tasks.get(first.task.id);
+      assert.equal(done?.status, 'succeeded');
+      assert.equal(done?.progress, 100);
+      assert.deepEqual(done?.result, result);
+    });
+
+    it('renews a held lease so the reaper leaves it alone', async (t) => {
+      if (skip) return t.skip(skip);
+      await fx.tasks.insert(newTask());
+      const held = (await claim())!;
+      clock += lease - 1;
+      assert.ok(await fx.tasks.renew(held.lease, lease, clock));
+      clock += 2;
+      assert.equal(await fx.tasks.reclaimExpired(clock, 5), 0);
+      assert.ok(await fx.tasks.fail(held.lease, { code: 'x', message: 'y' }, clock));
+      assert.deepEqual((await fx.tasks.get(held.task.id))?.error, { code: 'x', message: 'y' });
+    });
+
+    it('fails a task whose lease expired after its last attempt', async (t) => {
+      if (skip) return t.skip(skip);
+      const task = await fx.tasks.insert(newTask());
+      await claim();
+      clock += lease + 1;
+      await fx.tasks.reclaimExpired(clock, 1);
+      const failed = await fx.tasks.get(task.id);
+      assert.equal(failed?.status, 'failed');
+      assert.equal(failed?.error?.code, 'worker_lost');
+    });
+
+    it('retries later, and a released lease is claimable at once', async (t) => {
+      if (skip) return t.skip(skip);
+      const task = await fx.tasks.insert(newTask());
+      const first = (await claim())!;
+      assert.ok(await fx.tasks.retry(first.lease, { code: 'backend_down', message: 'm' }, clock + 5000));
+      assert.equal(await claim(), undefined, 'not before availableAt');
+      clock += 5000;
+      const second = (await claim())!;
+      assert.equal(second.task.id, task.id);
+      assert.equal(second.task.attempts, 2);
+      assert.ok(await fx.tasks.release(second.lease, clock));
+      const third = (await claim())!;
+      assert.equal(third.task.attempts, 2, 'a released attempt is not counted');
+      await fx.tasks.complete(third.lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 10);
+      assert.equal((await fx.tasks.get(task.id))?.error, null);
+    });
+
+    it('expires each due result exactly once, even with concurrent sweepers', async (t) => {
+      if (skip) return t.skip(skip);
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const task = await fx.tasks.insert(newTask());
+        const held = (await claim())!;
+        await fx.tasks.complete(held.lease, { blobKey: `k${i}`, bytes: 1, etag: '"e"' }, clock, clock + 100);
+        ids.push(task.id);
+      }
+      const ours = (list: { id: string }[]) => list.map((s) => s.id).filter((id) => ids.includes(id));
+      assert.deepEqual(ours(await fx.tasks.expireDue(clock, 100)), [], 'nothing is due before its time');
+      clock += 100;
+      const swept = (await Promise.all([fx.tasks.expireDue(clock, 100), fx.tasks.expireDue(clock, 100)])).flat();
+      assert.equal(new Set(swept.map((s) => s.id)).size, swept.length, 'no task swept twice');
+      assert.deepEqual(ours(swept).sort(), [...ids].sort());
+      for (const id of ids) assert.equal((await fx.tasks.get(id))?.status, 'expired');
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface TestDatabase {
+  location: string;
+  drop(): Promise<void>;
+}
+
+const ADMIN_URL = process.env.VIDGEN_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function createSqliteDatabase(): Promise<TestDatabase> {
+  const dir = await mkdtemp(join(tmpdir(), 'vidgen-sqlite-'));
+  return { location: join(dir, 'test.db'), drop: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh PostgreSQL database for one test file, or a reason why there is none (the caller
+ * skips with that message: PostgreSQL runs in CI, and may be absent on a laptop).
+ */
+export async function createPostgresDatabase(): Promise<TestDatabase | string> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (err) {
+    return `PostgreSQL is not reachable at ${ADMIN_URL} (${(err as Error).message}); set VIDGEN_TEST_POSTGRES_URL to run these tests`;
+  }
+  const name = `vidgen_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    location: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
