@@ -54,6 +54,12 @@ export class Conflict extends ApiError {
   }
 }
 
+export class Unprocessable extends ApiError {
+  constructor(code: string, message: string, param: string | null = null) {
+    super(422, 'invalid_request_error', code, message, param);
+  }
+}
+
 export class Gone extends ApiError {
   constructor(code: string, message: string) {
     super(410, 'invalid_request_error', code, message);

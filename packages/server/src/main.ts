@@ -86,7 +86,7 @@ export async function startService(config: Config, logger: Logger = createLogger
           throw err;
         }
       },
-      verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect),
+      verifyVideo: async (file, expect) => void (await verifyVideo(binaries.ffprobe, file, expect)),
     });
     worker.start();
     stops.push(() => worker!.stop());

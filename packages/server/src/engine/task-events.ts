@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 
 /**
  * In-process wake-up hints. The database stays the truth: a missed event only costs a
- * worker its next poll interval.
+ * worker its next poll interval, or a long-poll its next re-read.
  */
 export class TaskEvents {
   private readonly emitter = new EventEmitter();
@@ -18,5 +18,26 @@ export class TaskEvents {
   onQueued(listener: (backend: string) => void): () => void {
     this.emitter.on('queued', listener);
     return () => this.emitter.off('queued', listener);
+  }
+
+  /** A task's state or progress changed (in this process). */
+  taskChanged(taskId: string): void {
+    this.emitter.emit(`changed:${taskId}`);
+  }
+
+  /** Resolves on the next change of the task, after `timeoutMs`, or when `signal` aborts. */
+  nextChange(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const event = `changed:${taskId}`;
+      const done = () => {
+        clearTimeout(timer);
+        this.emitter.off(event, done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.emitter.once(event, done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }

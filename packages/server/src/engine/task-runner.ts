@@ -7,6 +7,7 @@ import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { GenerationError, type Generator } from '../generators/generator.ts';
 import type { ImageRefResolver } from './image-refs.ts';
+import type { TaskEvents } from './task-events.ts';
 import type { Lease, Task, TaskErrorInfo } from './task.ts';
 import { retryDelayMs } from './retry-policy.ts';
 
@@ -15,6 +16,8 @@ export interface TaskRunnerDeps {
   blobs: BlobStore;
   images: ImageRefResolver;
   generators: Record<string, Generator>;
+  /** Told of every state and progress change, so long-polls in this process answer at once. */
+  events: TaskEvents;
   /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws a GenerationError when it can't. */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
   /** Throws a GenerationError unless the file is the video that was asked for (DESIGN invariant 3). */
@@ -35,6 +38,7 @@ const INTERNAL_ERROR: TaskErrorInfo = { code: 'internal_error', message: 'The vi
 export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, signal: AbortSignal): Promise<void> {
   const workDir = await mkdtemp(join(deps.workRoot, 'task-'));
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
+  deps.events.taskChanged(task.id);
   try {
     const outcome = await produce(deps, task, lease, signal, workDir);
     if (!outcome.ok) return await settleFailure(deps, task, lease, outcome.error, signal, log);
@@ -51,6 +55,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, si
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });
+    deps.events.taskChanged(task.id);
   }
 }
 
@@ -62,7 +67,7 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, signal: A
     if (!generator) throw new GenerationError('backend_unavailable', 'No backend is configured for this model.', true);
     const images = await loadImages(deps, task, signal, workDir);
     const { width, height, duration, fps, prompt, seed } = task.params;
-    const progress = progressReporter(deps.tasks, lease);
+    const progress = progressReporter(deps, lease);
     const output = await generator.generate(
       { taskId: task.id, attempt: lease.token, kind: task.kind, prompt, width, height, duration, fps, seed, images },
       { signal, workDir, onProgress: progress },
@@ -86,13 +91,16 @@ async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal,
 }
 
 /** Progress is written at most every whole percent, so a long render costs ~100 small updates. */
-function progressReporter(tasks: TaskStore, lease: Lease): (fraction: number) => void {
+function progressReporter(deps: TaskRunnerDeps, lease: Lease): (fraction: number) => void {
   let written = 0;
   return (fraction) => {
     const percent = Math.floor(Math.max(0, Math.min(1, fraction)) * 100);
     if (percent <= written || percent >= 100) return;
     written = percent;
-    void tasks.reportProgress(lease, percent).catch(() => undefined);
+    deps.tasks.reportProgress(lease, percent).then(
+      (ok) => ok && deps.events.taskChanged(lease.taskId),
+      () => undefined,
+    );
   };
 }
 

@@ -2,8 +2,9 @@ import type { Account } from '../store/account-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { outputSize, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
-import { InvalidRequest, NotFound } from '../errors.ts';
-import type { ApiFamily, ImageRef, Task, TaskKind } from './task.ts';
+import { Conflict, InvalidRequest, NotFound, Unprocessable } from '../errors.ts';
+import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind } from './task.ts';
+import type { IdempotencyClaim, TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from './task-events.ts';
 import type { ImageRefResolver } from './image-refs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
@@ -31,7 +32,25 @@ export interface SubmitInput {
   fields: { aspectRatio: string; duration: string; image: string };
 }
 
+/** The caller's Idempotency-Key and the fingerprint of the request it came with. */
+export interface Idempotency {
+  key: string;
+  requestHash: string;
+}
+
+export interface Submitted {
+  task: Task;
+  /** True when an earlier request with the same Idempotency-Key created the task. */
+  replayed: boolean;
+}
+
+export type ListQuery = Omit<TaskQuery, 'accountId' | 'family' | 'limit'> & { limit: number };
+
 export const MAX_PROMPT_LENGTH = 4000;
+/** A reservation this old belongs to a request whose process died; a retry may take it over. */
+const IDEMPOTENCY_STALE_MS = 60_000;
+/** How often a long-poll re-reads the task, for changes made by workers in other processes. */
+const LONG_POLL_RECHECK_MS = 1000;
 
 const FAMILY_ENDPOINT: Record<ApiFamily, string> = { A: 'POST /v1/videos/generations', B: 'POST /v1/video/generations' };
 
@@ -53,7 +72,55 @@ export class TaskService {
     return this.deps.catalog.list().filter((m) => isEntitled(account, m));
   }
 
-  async submit(account: Account, input: SubmitInput): Promise<Task> {
+  /**
+   * Creates a task, or with an Idempotency-Key returns the task that key already created
+   * (DESIGN invariant 2: same key and body replay; other body 422; still being created 409).
+   */
+  async submit(account: Account, input: SubmitInput, idempotency?: Idempotency): Promise<Submitted> {
+    if (!idempotency) return { task: await this.create(account, input), replayed: false };
+    const claim: IdempotencyClaim = { accountId: account.id, ...idempotency };
+    const now = this.deps.clock();
+    const reservation = await this.deps.tasks.reserveIdempotencyKey(claim, now, now - IDEMPOTENCY_STALE_MS);
+    if (reservation.kind !== 'reserved' && reservation.requestHash !== idempotency.requestHash) {
+      throw new Unprocessable('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key');
+    }
+    if (reservation.kind === 'in_flight') {
+      throw new Conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    }
+    if (reservation.kind === 'existing') return { task: await this.get(account.id, reservation.taskId), replayed: true };
+    try {
+      return { task: await this.create(account, input, idempotency.key), replayed: false };
+    } catch (err) {
+      await this.deps.tasks.releaseIdempotencyKey(claim);
+      throw err;
+    }
+  }
+
+  /** One page of the account's tasks of one family, newest first. */
+  async list(accountId: string, family: ApiFamily, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
+    const rows = await this.deps.tasks.list({ ...query, accountId, family, limit: query.limit + 1 });
+    return { tasks: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+  }
+
+  /**
+   * The task as soon as its state or progress differs from what the caller last saw, or at
+   * the deadline (long-poll). Finished tasks answer at once.
+   */
+  async waitForChange(accountId: string, id: string, waitMs: number, signal?: AbortSignal): Promise<Task> {
+    const seen = await this.get(accountId, id);
+    const deadline = this.deps.clock() + waitMs;
+    let current = seen;
+    while (!FINISHED_STATUSES.includes(current.status) && !signal?.aborted) {
+      const remaining = deadline - this.deps.clock();
+      if (remaining <= 0) break;
+      await this.deps.events.nextChange(id, Math.min(remaining, LONG_POLL_RECHECK_MS), signal);
+      current = await this.get(accountId, id);
+      if (current.status !== seen.status || current.progress !== seen.progress) break;
+    }
+    return current;
+  }
+
+  private async create(account: Account, input: SubmitInput, idempotencyKey?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
     const prompt = checkPrompt(input.prompt);
     const aspectRatio = checkAspectRatio(model, input.aspectRatio, input.fields.aspectRatio);
@@ -73,6 +140,7 @@ export class TaskService {
         backend: model.backend,
         params: { prompt, images, duration, aspectRatio, ...outputSize(model.shortSide, aspectRatio), fps: model.fps, seed: input.seed },
         createdAt: this.deps.clock(),
+        idempotencyKey,
       });
       this.deps.events.taskQueued(model.backend);
       return task;

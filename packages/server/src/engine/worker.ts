@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
 import type { TaskStore } from '../store/task-store.ts';
-import type { TaskEvents } from './task-events.ts';
 import type { Lease, Task } from './task.ts';
 import { runTask, type TaskRunnerDeps } from './task-runner.ts';
 
 export interface WorkerDeps extends TaskRunnerDeps {
   tasks: TaskStore;
-  events: TaskEvents;
   /** Unique per process: lease owner and log field. */
   owner: string;
   /** Slots per backend lane (a GPU host with N slots runs N tasks at once). */

@@ -1,9 +1,11 @@
-import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult } from '../engine/task.ts';
+import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult, TaskStatus } from '../engine/task.ts';
 
 export type { ImageRef };
 
 export interface NewTask {
   id: string;
+  /** The caller's Idempotency-Key, already reserved with `reserveIdempotencyKey`. */
+  idempotencyKey?: string;
   accountId: string;
   family: ApiFamily;
   kind: TaskKind;
@@ -11,6 +13,31 @@ export interface NewTask {
   backend: string;
   params: TaskParams;
   createdAt: number;
+}
+
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  /** Fingerprint of the request body: the same key may only ever be used for the same request. */
+  requestHash: string;
+}
+
+export type Reservation =
+  | { kind: 'reserved' }
+  | { kind: 'in_flight'; requestHash: string }
+  | { kind: 'existing'; taskId: string; requestHash: string };
+
+/** A page of one account's tasks, newest first; `after` is the id the previous page ended with. */
+export interface TaskQuery {
+  accountId: string;
+  family: ApiFamily;
+  limit: number;
+  after?: string;
+  statuses?: TaskStatus[];
+  model?: string;
+  /** Epoch milliseconds. */
+  createdAfter?: number;
+  idempotencyKey?: string;
 }
 
 export interface ClaimRequest {
@@ -27,8 +54,17 @@ export interface ClaimRequest {
  * whatever it produced.
  */
 export interface TaskStore {
+  /** Writes a queued task; with an idempotency key, binds the key to it in the same transaction. */
   insert(task: NewTask): Promise<Task>;
   get(id: string): Promise<Task | undefined>;
+  list(query: TaskQuery): Promise<Task[]>;
+  /**
+   * Reserves an idempotency key for a request about to create a task. A reservation older than
+   * `staleBefore` whose request never finished (its process died) may be taken over.
+   */
+  reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation>;
+  /** Frees a reservation whose request failed before creating a task, so a retry can run. */
+  releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void>;
   /** Claims the oldest runnable task of the given backends, or nothing. */
   claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined>;
   renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined>;

@@ -1,49 +1,68 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   FamilyACreateBody, FamilyAEditBody, FamilyAExtensionBody,
   type FamilyACreateBody as CreateBody, type FamilyAEditBody as EditBody, type FamilyAExtensionBody as ExtensionBody,
 } from '@vidgen/protocol';
 import type { TaskService, ImageInput, SubmitInput } from '../../engine/task-service.ts';
-import type { TaskKind } from '../../engine/task.ts';
+import type { Task, TaskKind } from '../../engine/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { signedContentUrl, type LinkOptions } from '../links.ts';
-import { familyAStatus, toFamilyATask } from './to-wire.ts';
+import { clientGone, idempotencyOf, listQueryOf, markReplay, waitMsOf } from '../request-options.ts';
+import { FAMILY_A_LIST_STATUSES, familyAStatus, toFamilyATask } from './to-wire.ts';
 
 const FIELDS = { aspectRatio: 'aspect_ratio', duration: 'duration', image: 'image' };
 
+type Query = Record<string, string | undefined>;
+
 /** Family A (xAI style): `request_id`, pending answers are HTTP 202 with a JSON body. */
 export function registerFamilyARoutes(app: FastifyInstance, deps: { tasks: TaskService; links: LinkOptions; clock: () => number }) {
-  app.post<{ Body: CreateBody }>('/v1/videos/generations', { schema: { body: FamilyACreateBody } }, async (request) => {
+  const submit = async (request: FastifyRequest, reply: FastifyReply, input: SubmitInput) => {
+    const submitted = await deps.tasks.submit(callerOf(request).account, input, idempotencyOf(request));
+    markReplay(reply, submitted);
+    return { request_id: submitted.task.id };
+  };
+
+  app.post<{ Body: CreateBody }>('/v1/videos/generations', { schema: { body: FamilyACreateBody } }, async (request, reply) => {
     const body = request.body;
     const images = body.image === undefined ? [] : [firstFrame(body.image)];
-    const task = await deps.tasks.submit(callerOf(request).account, {
+    return submit(request, reply, {
       family: 'A', kind: 'generate', model: body.model, prompt: body.prompt, images,
       duration: body.duration, aspectRatio: body.aspect_ratio, seed: body.seed, fields: FIELDS,
     });
-    return { request_id: task.id };
   });
 
   // Edits and extensions: only models whose catalog entry offers them get past the service.
-  const variant = (kind: TaskKind) => async (request: FastifyRequest<{ Body: EditBody | ExtensionBody }>) => {
+  const variant = (kind: TaskKind) => async (request: FastifyRequest<{ Body: EditBody | ExtensionBody }>, reply: FastifyReply) => {
     const body = request.body;
-    const input: SubmitInput = {
+    return submit(request, reply, {
       family: 'A', kind, model: body.model, prompt: body.prompt, images: [],
       duration: 'duration' in body ? body.duration : undefined, fields: FIELDS,
-    };
-    const task = await deps.tasks.submit(callerOf(request).account, input);
-    return { request_id: task.id };
+    });
   };
   app.post<{ Body: EditBody }>('/v1/videos/edits', { schema: { body: FamilyAEditBody } }, variant('edit'));
   app.post<{ Body: ExtensionBody }>('/v1/videos/extensions', { schema: { body: FamilyAExtensionBody } }, variant('extend'));
 
-  app.get<{ Params: { request_id: string } }>('/v1/videos/:request_id', async (request, reply) => {
-    const caller = callerOf(request);
-    const task = await deps.tasks.get(caller.account.id, request.params.request_id);
-    const status = familyAStatus(task);
-    const url = status === 'done' ? signedContentUrl(request, task, caller.keyId, deps.links, deps.clock()) : undefined;
-    if (status === 'pending') reply.code(202).header('retry-after', '4');
+  const wire = (request: FastifyRequest, task: Task) => {
+    const url = familyAStatus(task) === 'done' ? signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock()) : undefined;
     return toFamilyATask(task, url);
+  };
+
+  app.get<{ Params: { request_id: string }; Querystring: Query }>('/v1/videos/:request_id', async (request, reply) => {
+    const accountId = callerOf(request).account.id;
+    const waitMs = waitMsOf(request.query);
+    const task = waitMs > 0
+      ? await deps.tasks.waitForChange(accountId, request.params.request_id, waitMs, clientGone(request))
+      : await deps.tasks.get(accountId, request.params.request_id);
+    if (familyAStatus(task) === 'pending') reply.code(202).header('retry-after', '4');
+    return wire(request, task);
+  });
+
+  app.get<{ Querystring: Query }>('/v1/videos', async (request) => {
+    const query = listQueryOf(request.query, FAMILY_A_LIST_STATUSES);
+    const page = await deps.tasks.list(callerOf(request).account.id, 'A', query);
+    const data = page.tasks.map((task) => ({ ...wire(request, task), created_at: Math.floor(task.createdAt / 1000) }));
+    return { object: 'list', data, has_more: page.hasMore, last_id: data.at(-1)?.request_id ?? null };
   });
 }
 

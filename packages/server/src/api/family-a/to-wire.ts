@@ -11,6 +11,14 @@ const STATUS: Record<TaskStatus, FamilyAStatus> = {
   expired: 'expired',
 };
 
+/** `?status=` of the listing, in family A's words. */
+export const FAMILY_A_LIST_STATUSES: Record<FamilyAStatus, TaskStatus[]> = {
+  pending: ['queued', 'running'],
+  done: ['succeeded'],
+  failed: ['failed', 'canceled'],
+  expired: ['expired'],
+};
+
 export function familyAStatus(task: Task): FamilyAStatus {
   return STATUS[task.status];
 }

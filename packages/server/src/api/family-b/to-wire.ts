@@ -12,6 +12,14 @@ const STATUS: Record<TaskStatus, FamilyBStatus> = {
   expired: 'SUCCESS',
 };
 
+/** `?status=` of the listing, in family B's words. */
+export const FAMILY_B_LIST_STATUSES: Record<FamilyBStatus, TaskStatus[]> = {
+  queued: ['queued'],
+  IN_PROGRESS: ['running'],
+  SUCCESS: ['succeeded', 'expired'],
+  FAILURE: ['failed', 'canceled'],
+};
+
 export function toFamilyBTask(task: Task): FamilyBTask & { expired?: true } {
   const body: FamilyBTask & { expired?: true } = {
     task_id: task.id,

@@ -69,6 +69,23 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('files_account').on('files').columns(['account_id']).execute();
     },
   },
+  '0002_idempotency': {
+    async up(db: Kysely<any>) {
+      // One row per (account, Idempotency-Key): reserved while the first request runs, then
+      // pointing at the task it created, written in the same transaction as that task.
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('request_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('task_id', 'varchar(64)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key'])
+        .execute();
+      await db.schema.alterTable('tasks').addColumn('idempotency_key', 'varchar(255)').execute();
+      await db.schema.createIndex('tasks_account_family').on('tasks').columns(['account_id', 'family', 'id']).execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

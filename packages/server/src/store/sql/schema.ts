@@ -25,6 +25,15 @@ export interface TasksTable {
   started_at: number | null;
   finished_at: number | null;
   expires_at: number | null;
+  idempotency_key: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  task_id: string | null;
+  created_at: number;
 }
 
 export interface AccountsTable {
@@ -59,6 +68,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   files: FilesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type { Generated };

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
-import type { ClaimRequest, NewTask, TaskStore } from '../task-store.ts';
+import type { ClaimRequest, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialectName } from './database.ts';
 
@@ -11,8 +11,22 @@ export class SqlTaskStore implements TaskStore {
     private readonly dialect: SqlDialectName,
   ) {}
 
-  async insert(task: NewTask): Promise<Task> {
-    const row = await this.db
+  insert(task: NewTask): Promise<Task> {
+    if (!task.idempotencyKey) return this.insertRow(this.db, task);
+    return this.db.transaction().execute(async (trx) => {
+      const inserted = await this.insertRow(trx, task);
+      await trx
+        .updateTable('idempotency_keys')
+        .set({ task_id: task.id })
+        .where('account_id', '=', task.accountId)
+        .where('key', '=', task.idempotencyKey!)
+        .execute();
+      return inserted;
+    });
+  }
+
+  private async insertRow(db: Kysely<Database>, task: NewTask): Promise<Task> {
+    const row = await db
       .insertInto('tasks')
       .values({
         id: task.id, account_id: task.accountId, family: task.family, kind: task.kind, model: task.model,
@@ -20,6 +34,7 @@ export class SqlTaskStore implements TaskStore {
         error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null,
         attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: task.createdAt,
         created_at: task.createdAt, started_at: null, finished_at: null, expires_at: null,
+        idempotency_key: task.idempotencyKey ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -29,6 +44,60 @@ export class SqlTaskStore implements TaskStore {
   async get(id: string): Promise<Task | undefined> {
     const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toTask(row) : undefined;
+  }
+
+  async list(q: TaskQuery): Promise<Task[]> {
+    let query = this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('account_id', '=', q.accountId)
+      .where('family', '=', q.family)
+      .orderBy('id', 'desc')
+      .limit(q.limit);
+    if (q.after) query = query.where('id', '<', q.after);
+    if (q.statuses?.length) query = query.where('status', 'in', q.statuses);
+    if (q.model) query = query.where('model', '=', q.model);
+    if (q.createdAfter !== undefined) query = query.where('created_at', '>', q.createdAfter);
+    if (q.idempotencyKey) query = query.where('idempotency_key', '=', q.idempotencyKey);
+    return (await query.execute()).map(toTask);
+  }
+
+  async reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
+    const inserted = await this.db
+      .insertInto('idempotency_keys')
+      .values({ account_id: claim.accountId, key: claim.key, request_hash: claim.requestHash, task_id: null, created_at: now })
+      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { kind: 'reserved' };
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', claim.accountId)
+      .where('key', '=', claim.key)
+      .executeTakeFirst();
+    if (!row) return this.reserveIdempotencyKey(claim, now, staleBefore);
+    if (row.task_id) return { kind: 'existing', taskId: row.task_id, requestHash: row.request_hash };
+    if (row.created_at >= staleBefore) return { kind: 'in_flight', requestHash: row.request_hash };
+    // The first request died mid-way (its process crashed): whoever updates the stale row first takes it over.
+    const takeover = await this.db
+      .updateTable('idempotency_keys')
+      .set({ request_hash: claim.requestHash, created_at: now })
+      .where('account_id', '=', claim.accountId)
+      .where('key', '=', claim.key)
+      .where('task_id', 'is', null)
+      .where('created_at', '=', row.created_at)
+      .executeTakeFirst();
+    return Number(takeover.numUpdatedRows) === 1 ? { kind: 'reserved' } : { kind: 'in_flight', requestHash: row.request_hash };
+  }
+
+  async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', claim.accountId)
+      .where('key', '=', claim.key)
+      .where('request_hash', '=', claim.requestHash)
+      .where('task_id', 'is', null)
+      .execute();
   }
 
   async claim({ owner, backends, leaseMs, now }: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {

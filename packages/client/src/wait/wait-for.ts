@@ -1,0 +1,106 @@
+import type { Transport } from '../core/transport.ts';
+import { isRetryable } from '../core/transport.ts';
+import { backoffDelay, parseRetryAfter, sleep } from '../core/backoff.ts';
+import { APIError } from '../errors.ts';
+import { ResultExpiredError, TaskFailedError, WaitTimeoutError } from '../task-errors.ts';
+import type { JournalEntry, JournalState, TaskJournal } from '../journal/task-journal.ts';
+import type { Family, TaskObject } from '../types.ts';
+import { taskPath, viewOf, type TaskPhase, type TaskView } from './task-view.ts';
+
+export interface WaitOptions<F extends Family = Family> {
+  family: F;
+  /** The maximum total waiting time (spec §1 obligation 3). Default 20 minutes. */
+  maxWaitMs?: number;
+  /** Pause between polls. By default the server's Retry-After hint, else the family's interval. */
+  intervalMs?: number;
+  /** Ask the server to hold each poll up to this many seconds (`?wait=`, at most 60; 0 = never). Default 30. */
+  longPollSeconds?: number;
+  onProgress?: (view: TaskView, task: TaskObject<F>) => void;
+  signal?: AbortSignal;
+}
+
+export interface WaitContext {
+  transport: Transport;
+  /** Recommended poll intervals (spec §8): A 3–5 s, B about 15 s. */
+  intervals: Record<Family, number>;
+  journal?: TaskJournal;
+  now: () => number;
+}
+
+export const DEFAULT_MAX_WAIT_MS = 20 * 60_000;
+/** A server that holds polls answers on change; asking again at once is what long-polling is for. */
+const LONG_POLL_GAP_MS = 250;
+
+/**
+ * Polls a task to its end: done/failed/expired (A) or SUCCESS/FAILURE (B). Transient errors
+ * do not end the wait; only the maximum waiting time, the signal or a final state do.
+ */
+export async function waitFor<F extends Family>(ctx: WaitContext, id: string, opts: WaitOptions<F>): Promise<TaskObject<F>> {
+  const started = ctx.now();
+  const deadline = started + (opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+  const longPoll = Math.min(60, Math.max(0, Math.floor(opts.longPollSeconds ?? 30)));
+  const journal = await JournalTracker.find(ctx, id);
+  let holds = false;
+  let failures = 0;
+  let last: TaskView | undefined;
+  for (;;) {
+    const remaining = deadline - ctx.now();
+    if (remaining <= 0) throw new WaitTimeoutError(id, opts.family, last?.status, ctx.now() - started);
+    const wait = Math.min(longPoll, Math.floor(remaining / 1000));
+    const sentAt = ctx.now();
+    let answer: { data: TaskObject<F>; response: Response };
+    try {
+      answer = await ctx.transport.send<TaskObject<F>>({
+        method: 'GET', path: taskPath(opts.family, id), query: { wait: wait > 0 ? wait : undefined },
+        timeout: ctx.transport.options.timeout + wait * 1000, signal: opts.signal,
+      });
+      failures = 0;
+    } catch (err) {
+      if (!isRetryable(err)) throw err;
+      const retryAfter = err instanceof APIError ? parseRetryAfter(err.headers) : undefined;
+      await sleep(Math.min(backoffDelay(++failures, undefined, retryAfter), Math.max(0, deadline - ctx.now())), opts.signal);
+      continue;
+    }
+    last = viewOf(opts.family, answer.data);
+    opts.onProgress?.(last, answer.data);
+    await journal?.track(last);
+    if (last.phase !== 'pending') return finish(id, last, answer.data);
+    const elapsed = ctx.now() - sentAt;
+    if (wait > 0 && elapsed >= wait * 800) holds = true;
+    const interval = opts.intervalMs ?? parseRetryAfter(answer.response.headers) ?? ctx.intervals[opts.family];
+    const pause = holds ? LONG_POLL_GAP_MS : Math.max(0, interval - elapsed);
+    await sleep(Math.min(pause, Math.max(0, deadline - ctx.now())), opts.signal);
+  }
+}
+
+function finish<T>(id: string, view: TaskView, task: T): T {
+  if (view.phase === 'failed') throw new TaskFailedError(id, view.family, view.error?.code ?? null, view.error?.message ?? null, task);
+  if (view.phase === 'expired') throw new ResultExpiredError(id);
+  return task;
+}
+
+const STATE_OF: Record<TaskPhase, JournalState> = { pending: 'submitted', succeeded: 'succeeded', failed: 'failed', expired: 'expired' };
+
+/** Keeps the journal entry of a waited-for task current, writing only when the status changes. */
+class JournalTracker {
+  private lastStatus: string | undefined;
+
+  private constructor(private readonly journal: TaskJournal, private readonly entry: JournalEntry, private readonly now: () => number) {
+    this.lastStatus = entry.status;
+  }
+
+  static async find(ctx: WaitContext, taskId: string): Promise<JournalTracker | undefined> {
+    if (!ctx.journal) return undefined;
+    const entry = (await ctx.journal.list()).find((e) => e.taskId === taskId);
+    return entry ? new JournalTracker(ctx.journal, entry, ctx.now) : undefined;
+  }
+
+  async track(view: TaskView): Promise<void> {
+    if (view.status === this.lastStatus && view.phase === 'pending') return;
+    this.lastStatus = view.status;
+    // A downloaded entry stays downloaded; only its status text is refreshed.
+    const state = this.entry.state === 'downloaded' ? 'downloaded' : STATE_OF[view.phase];
+    const error = view.error ? { code: view.error.code, message: view.error.message } : undefined;
+    await this.journal.update(this.entry.idempotencyKey, { state, status: view.status, progress: view.progress, error, updatedAt: this.now() });
+  }
+}

@@ -1,0 +1,60 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Idempotency, ListQuery, Submitted } from '../engine/task-service.ts';
+import type { TaskStatus } from '../engine/task.ts';
+import { requestFingerprint } from '../engine/request-fingerprint.ts';
+import { InvalidRequest } from '../errors.ts';
+
+export const MAX_WAIT_SECONDS = 60;
+
+/** The `Idempotency-Key` header with the fingerprint of this route and body, if the caller sent one. */
+export function idempotencyOf(request: FastifyRequest): Idempotency | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new InvalidRequest('invalid_idempotency_key', '`Idempotency-Key` must be 1–255 visible ASCII characters.', 'Idempotency-Key');
+  }
+  return { key, requestHash: requestFingerprint(request.routeOptions.url ?? request.url, request.body) };
+}
+
+/** Marks an answer that repeats what an earlier request with the same key got. */
+export function markReplay(reply: FastifyReply, submitted: Submitted): void {
+  if (submitted.replayed) reply.header('idempotent-replayed', 'true');
+}
+
+/** `?wait=<seconds>` of a long-poll, 0 when absent. */
+export function waitMsOf(query: Record<string, string | undefined>): number {
+  if (query.wait === undefined || query.wait === '') return 0;
+  const seconds = Number(query.wait);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_WAIT_SECONDS) {
+    throw new InvalidRequest('invalid_wait', `\`wait\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}.`, 'wait');
+  }
+  return seconds * 1000;
+}
+
+/** An AbortSignal that fires when the client goes away, so a long-poll stops waiting for nobody. */
+export function clientGone(request: FastifyRequest): AbortSignal {
+  const controller = new AbortController();
+  request.raw.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+/** Listing filters shared by both families; `statuses` maps the family's own state words. */
+export function listQueryOf(query: Record<string, string | undefined>, statuses: Record<string, TaskStatus[]>): ListQuery {
+  const limit = query.limit === undefined ? 20 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
+  }
+  const result: ListQuery = { limit, after: query.after || undefined, model: query.model || undefined, idempotencyKey: query.idempotency_key || undefined };
+  if (query.status !== undefined) {
+    const mapped = statuses[query.status];
+    if (!mapped) throw new InvalidRequest('invalid_status', `\`status\` must be one of ${Object.keys(statuses).join(', ')}.`, 'status');
+    result.statuses = mapped;
+  }
+  if (query.created_after !== undefined) {
+    const seconds = Number(query.created_after);
+    if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidRequest('invalid_created_after', '`created_after` must be a Unix time in seconds.', 'created_after');
+    result.createdAfter = seconds * 1000;
+  }
+  return result;
+}

@@ -1,0 +1,78 @@
+/**
+ * One ffmpeg process: feed it stdin, read its machine-readable progress, and make sure it is gone
+ * when the caller stops caring. A canceled task must not leave an encoder burning a core.
+ */
+import { spawn } from 'node:child_process';
+import { GenerationError } from '../generator.ts';
+
+export interface FfmpegRun {
+  args: string[];
+  /** Written to ffmpeg's stdin, then closed. */
+  stdin?: Buffer;
+  signal: AbortSignal;
+  /** Frames encoded so far, from `-progress pipe:1`. */
+  onFrame?: (frame: number) => void;
+  /** How long ffmpeg may take to stop after SIGTERM before it gets SIGKILL. */
+  killGraceMs?: number;
+}
+
+const STDERR_TAIL = 4096;
+
+export const canceled = () => new GenerationError('canceled', 'The task was canceled.', false);
+export const renderFailed = () => new GenerationError('render_failed', 'The renderer failed to produce a video.', true);
+
+export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
+  if (run.signal.aborted) return Promise.reject(canceled());
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, run.args, { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    let stderr = '';
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      aborted = true;
+      child.kill('SIGTERM');
+      // ffmpeg finalises the file on SIGTERM; we do not want the file, so do not wait long for it.
+      killTimer = setTimeout(() => child.kill('SIGKILL'), run.killGraceMs ?? 500);
+    };
+    run.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.setEncoding('utf8');
+    let pending = '';
+    child.stdout.on('data', (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const m = /^frame=(\d+)/.exec(line.trim());
+        if (m) run.onFrame?.(Number(m[1]));
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+    // EPIPE when ffmpeg exits before reading all input; its exit code tells what happened.
+    child.stdin.on('error', () => {});
+    child.stdin.end(run.stdin ?? Buffer.alloc(0));
+
+    let settled = false;
+    const finish = (err?: GenerationError) => {
+      if (settled) return;
+      settled = true;
+      run.signal.removeEventListener('abort', onAbort);
+      if (killTimer) clearTimeout(killTimer);
+      if (err) reject(err);
+      else resolve();
+    };
+    child.on('error', () => finish(aborted ? canceled() : renderFailed()));
+    // 'close' comes after the process has exited and its pipes are drained: nothing is left running.
+    child.on('close', (code) => {
+      if (aborted) return finish(canceled());
+      if (code === 0) return finish();
+      const err = renderFailed();
+      // For an operator's debugger only; ffmpeg's own words may contain paths, so never the message.
+      Object.defineProperty(err, 'detail', { value: stderr, enumerable: false });
+      finish(err);
+    });
+  });
+}

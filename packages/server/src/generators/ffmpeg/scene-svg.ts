@@ -1,0 +1,58 @@
+/**
+ * Text-to-video's still: an SVG landscape whose look follows the prompt's words. The same prompt and
+ * seed always give the same SVG (and so the same video): every random choice comes from one PRNG
+ * seeded by both, drawn in a fixed order.
+ */
+import { seededRandom, type Random } from './seeded-random.ts';
+import { sceneTheme, type SceneTheme } from './scene-theme.ts';
+import { celestialBody, clouds, placeCelestial, skyGradient, stars, vignette, type Celestial, type SceneFrame } from './sky-layers.ts';
+import { mountains, ridgeLand } from './land-layers.ts';
+import { oceanLayer } from './ocean-layer.ts';
+import { cityLayer } from './city-layer.ts';
+import { spaceLayer } from './space-layer.ts';
+
+export interface SceneOptions {
+  prompt: string;
+  seed?: number;
+  width: number;
+  height: number;
+}
+
+export function buildSceneSvg({ prompt, seed = 0, width, height }: SceneOptions): string {
+  const rnd = seededRandom(prompt, seed);
+  const theme = sceneTheme(prompt, rnd);
+  const frame: SceneFrame = {
+    width,
+    height,
+    horizonY: Math.round(height * theme.horizon),
+    unit: Math.min(width, height),
+  };
+  const defs: string[] = [];
+  const body: string[] = [];
+  const add = (layer: { defs: string; body: string } | string) => {
+    if (typeof layer === 'string') body.push(layer);
+    else {
+      defs.push(layer.defs);
+      body.push(layer.body);
+    }
+  };
+  add(skyGradient(theme, frame));
+  add(stars(theme, frame, rnd));
+  const light = placeCelestial(theme, frame, rnd);
+  if (light) add(celestialBody(theme, frame, light));
+  add(clouds(theme, frame, rnd));
+  add(landFor(theme, frame, rnd, light));
+  add(vignette(frame));
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`
+    + `<defs>${defs.join('')}</defs>${body.join('')}</svg>`;
+}
+
+function landFor(theme: SceneTheme, frame: SceneFrame, rnd: Random, light?: Celestial) {
+  switch (theme.terrain) {
+    case 'ocean': return oceanLayer(theme, frame, rnd, light);
+    case 'city': return cityLayer(theme, frame, rnd);
+    case 'space': return spaceLayer(theme, frame, rnd);
+    case 'mountains': return mountains(theme, frame, rnd);
+    default: return ridgeLand(theme, frame, rnd);
+  }
+}

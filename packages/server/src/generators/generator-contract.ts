@@ -1,0 +1,183 @@
+/**
+ * What every backend must do, whatever it is (the built-in renderer, a ComfyUI host, a relay): run
+ * by each implementation's test file against the real thing. Jobs are tiny so the suite stays fast.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, isAbsolute } from 'node:path';
+import sharp from 'sharp';
+import { GenerationError, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
+import { verifyVideo } from '../media/video-probe.ts';
+
+export interface GeneratorFixture {
+  generator: Generator;
+  /** ffprobe used to verify outputs (see media/ffmpeg-binaries.ts). */
+  ffprobe: string;
+  cleanup?: () => Promise<void>;
+}
+
+export interface GeneratorContractOptions {
+  /**
+   * Whether the same job must give byte-identical files. True for local renderers (x264 is
+   * deterministic for a fixed thread count); a backend behind a remote model may opt out.
+   */
+  deterministic?: boolean;
+  /** How long a canceled job may take to settle, measured from the abort. */
+  cancelWithinMs?: number;
+}
+
+export function runGeneratorContract(
+  name: string,
+  makeGenerator: () => Promise<GeneratorFixture>,
+  options: GeneratorContractOptions = {},
+): void {
+  describe(`generator contract: ${name}`, () => {
+    let fx: GeneratorFixture;
+    let root: string;
+    let inputPng: string;
+
+    before(async () => {
+      fx = await makeGenerator();
+      root = await mkdtemp(join(tmpdir(), 'vidgen-generator-contract-'));
+      inputPng = join(root, 'input.png');
+      await writeFile(inputPng, await samplePicture(640, 480));
+    });
+    after(async () => {
+      await fx?.cleanup?.();
+      if (root) await rm(root, { recursive: true, force: true });
+    });
+
+    const job = (overrides: Partial<GenerationJob> = {}): GenerationJob => ({
+      taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'a quiet lake at dawn, slow push in',
+      width: 320, height: 180, duration: 1, fps: 24, seed: 7, images: [], ...overrides,
+    });
+    const context = async (signal = new AbortController().signal) => {
+      const progress: number[] = [];
+      const workDir = await mkdtemp(join(root, 'work-'));
+      const ctx: GenerationContext = { signal, workDir, onProgress: (p) => progress.push(p) };
+      return { ctx, progress, workDir };
+    };
+    const generate = async (j: GenerationJob) => {
+      const { ctx, progress, workDir } = await context();
+      const out = await fx.generator.generate(j, ctx);
+      const rel = relative(workDir, out.path);
+      assert.ok(rel && !rel.startsWith('..') && !isAbsolute(rel), 'the output must be inside workDir');
+      return { path: out.path, progress };
+    };
+
+    it('offers generate', () => {
+      assert.ok(fx.generator.kinds.includes('generate'));
+    });
+
+    it('text-to-video makes a verified MP4 of the exact size and duration', async () => {
+      const j = job({ prompt: 'sunset over the ocean' });
+      const { path } = await generate(j);
+      await verifyVideo(fx.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
+    });
+
+    it('image-to-video makes a verified MP4, also in another aspect ratio than the image', async () => {
+      const j = job({ images: [inputPng], width: 180, height: 320, duration: 2, prompt: 'pan left across the scene' });
+      const { path } = await generate(j);
+      await verifyVideo(fx.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
+    });
+
+    it('reports progress within 0..1, never backwards, ending near 1', async () => {
+      const { progress } = await generate(job({ duration: 2 }));
+      assert.ok(progress.length > 0, 'no progress was reported');
+      for (const [i, p] of progress.entries()) {
+        assert.ok(p >= 0 && p <= 1, `progress ${p} is outside 0..1`);
+        if (i > 0) assert.ok(p >= progress[i - 1], `progress went back from ${progress[i - 1]} to ${p}`);
+      }
+      assert.ok(progress[progress.length - 1] >= 0.99, `progress ended at ${progress[progress.length - 1]}`);
+    });
+
+    it('stops promptly when aborted mid-render, rejecting as canceled and leaving no process', async () => {
+      const controller = new AbortController();
+      const { ctx } = await context(controller.signal);
+      const childrenBefore = await childPids();
+      let abortedAt = 0;
+      const abort = () => {
+        if (!abortedAt) {
+          abortedAt = Date.now();
+          controller.abort();
+        }
+      };
+      // Long enough that no backend finishes before the abort lands.
+      const long = job({ width: 1280, height: 720, duration: 15, prompt: 'a forest, slow pan right' });
+      const running = fx.generator.generate(long, { ...ctx, onProgress: (p) => p > 0.06 && abort() });
+      const timer = setTimeout(abort, 400);
+      const err = await running.then(() => undefined, (e: unknown) => e);
+      clearTimeout(timer);
+      assert.ok(err instanceof GenerationError, 'an aborted job must reject with a GenerationError');
+      assert.equal(err.code, 'canceled');
+      assert.equal(err.transient, false);
+      const took = Date.now() - abortedAt;
+      assert.ok(took < (options.cancelWithinMs ?? 3000), `cancel took ${took} ms`);
+      const leaked = (await childPids()).filter((pid) => !childrenBefore.includes(pid));
+      assert.deepEqual(leaked, [], 'processes were left running');
+    });
+
+    it('rejects as canceled without work when the signal is already aborted', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const { ctx } = await context(controller.signal);
+      await assert.rejects(fx.generator.generate(job(), ctx), (e: unknown) => e instanceof GenerationError && e.code === 'canceled');
+    });
+
+    it('gives the same output for the same job', { skip: options.deterministic === false }, async () => {
+      const j = job({ prompt: 'night sky full of stars over the mountains, zoom out', seed: 42 });
+      const a = await generate(j);
+      const b = await generate({ ...j, taskId: randomUUID(), attempt: 2 });
+      assert.equal(await sha256(a.path), await sha256(b.path));
+    });
+
+    it('fails with a GenerationError that says whether to retry, and keeps paths out of its message', async () => {
+      const broken = join(root, 'broken.png');
+      await writeFile(broken, Buffer.from('this is not a picture'));
+      const { ctx } = await context();
+      const err = await fx.generator.generate(job({ images: [broken] }), ctx).then(() => undefined, (e: unknown) => e);
+      assert.ok(err instanceof GenerationError, 'failures must be GenerationErrors');
+      assert.equal(typeof err.transient, 'boolean');
+      assert.match(err.code, /^[a-z_]+$/);
+      assert.ok(err.message.length > 0);
+      assert.ok(!err.message.includes(root), 'the message must not reveal file paths');
+    });
+  });
+}
+
+/** A small photo-like picture: sky gradient, sun, hills, and grain, so encoders see real detail. */
+export async function samplePicture(width: number, height: number): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+<defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#3b6fb6"/><stop offset="1" stop-color="#f3c58e"/></linearGradient></defs>
+<rect width="100%" height="100%" fill="url(#s)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.08}" fill="#fff4c8"/>
+<path d="M0 ${height * 0.62} Q${width * 0.3} ${height * 0.45} ${width * 0.6} ${height * 0.64} T${width} ${height * 0.58} V${height} H0 Z" fill="#3f6d3b"/>
+<rect x="${width * 0.1}" y="${height * 0.7}" width="${width * 0.08}" height="${height * 0.12}" fill="#b33a3a"/></svg>`;
+  const base = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let state = 12345;
+  for (let i = 0; i < base.data.length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    base.data[i] = Math.max(0, Math.min(255, base.data[i] + ((state >>> 16) % 25) - 12));
+  }
+  return sharp(base.data, { raw: base.info }).blur(0.8).png().toBuffer();
+}
+
+async function sha256(file: string): Promise<string> {
+  return createHash('sha256').update(await readFile(file)).digest('hex');
+}
+
+/** Live child processes of this process (Linux /proc); elsewhere the leak check is skipped. */
+async function childPids(): Promise<number[]> {
+  if (process.platform !== 'linux') return [];
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Fields after the parenthesised command name: state, ppid, ...
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(ppid) === process.pid && state !== 'Z') pids.push(Number(entry));
+  }
+  return pids;
+}

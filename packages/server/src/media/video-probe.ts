@@ -1,0 +1,122 @@
+/**
+ * What a video file really is, read by ffprobe. "Done means a verified MP4" (DESIGN invariant 3):
+ * every output is checked here before a task may succeed, whatever backend made it.
+ * Messages never carry file paths or ffprobe's own output: they reach the caller.
+ */
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { GenerationError } from '../generators/generator.ts';
+
+export interface VideoProbe {
+  codec: string;
+  width: number;
+  height: number;
+  durationSeconds: number;
+  pixelFormat: string;
+  /** Frame count when the container states it (MP4 does). */
+  frames?: number;
+  /** Average frames per second when known. */
+  fps?: number;
+}
+
+export interface VideoExpectation {
+  width: number;
+  height: number;
+  durationSeconds: number;
+  codec?: 'h264';
+  /** Frame rate the duration tolerance is measured in; defaults to the probed rate. */
+  fps?: number;
+}
+
+interface FfprobeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  pix_fmt?: string;
+  duration?: string;
+  nb_frames?: string;
+  avg_frame_rate?: string;
+}
+
+const PROBE_TIMEOUT_MS = 30_000;
+const PROBE_MAX_BUFFER = 4 * 1024 * 1024;
+
+export async function probeVideo(ffprobePath: string, file: string, signal?: AbortSignal): Promise<VideoProbe> {
+  const args = ['-v', 'error', '-select_streams', 'v:0', '-show_streams', '-show_format', '-of', 'json', file];
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(
+      ffprobePath,
+      args,
+      { signal, timeout: PROBE_TIMEOUT_MS, maxBuffer: PROBE_MAX_BUFFER, windowsHide: true },
+      (err, out) => (err ? reject(err) : resolve(out)),
+    );
+  }).catch((err: unknown) => {
+    if (signal?.aborted) throw new GenerationError('canceled', 'The task was canceled.', false);
+    throw invalid('The output is not a readable video.', err);
+  });
+  return parseProbe(stdout);
+}
+
+function parseProbe(json: string): VideoProbe {
+  let parsed: { streams?: FfprobeStream[]; format?: { duration?: string } };
+  try {
+    parsed = JSON.parse(json);
+  } catch (err) {
+    throw invalid('The output is not a readable video.', err);
+  }
+  const stream = parsed.streams?.find((s) => s.codec_type === 'video');
+  if (!stream || !stream.codec_name || !stream.width || !stream.height) {
+    throw invalid('The output contains no video stream.');
+  }
+  const duration = Number(stream.duration ?? parsed.format?.duration);
+  const frames = Number(stream.nb_frames);
+  const fps = parseRate(stream.avg_frame_rate);
+  return {
+    codec: stream.codec_name,
+    width: stream.width,
+    height: stream.height,
+    durationSeconds: Number.isFinite(duration) ? duration : NaN,
+    pixelFormat: stream.pix_fmt ?? 'unknown',
+    ...(Number.isInteger(frames) && frames > 0 ? { frames } : {}),
+    ...(fps !== undefined ? { fps } : {}),
+  };
+}
+
+/** ffprobe states rates as fractions ("30000/1001"); "0/0" means unknown. */
+function parseRate(rate: string | undefined): number | undefined {
+  const [num, den] = (rate ?? '').split('/').map(Number);
+  return num > 0 && den > 0 ? num / den : undefined;
+}
+
+/**
+ * Throws `invalid_output` unless `file` is a non-empty H.264 yuv420p video of exactly the expected
+ * size whose duration is within one frame (+50 ms of container rounding) of the expected one.
+ */
+export async function verifyVideo(ffprobePath: string, file: string, expect: VideoExpectation): Promise<VideoProbe> {
+  const size = await stat(file).then((s) => s.size, () => 0);
+  if (size === 0) throw invalid('The output video is empty.');
+  const probe = await probeVideo(ffprobePath, file);
+  const codec = expect.codec ?? 'h264';
+  if (probe.codec !== codec) throw invalid(`The output video is ${probe.codec}, expected ${codec}.`);
+  if (probe.width !== expect.width || probe.height !== expect.height) {
+    throw invalid(`The output video is ${probe.width}x${probe.height}, expected ${expect.width}x${expect.height}.`);
+  }
+  if (probe.pixelFormat !== 'yuv420p') {
+    throw invalid(`The output video uses pixel format ${probe.pixelFormat}, expected yuv420p.`);
+  }
+  const fps = expect.fps ?? probe.fps ?? 24;
+  const tolerance = 1 / fps + 0.05;
+  if (!(Math.abs(probe.durationSeconds - expect.durationSeconds) <= tolerance)) {
+    const got = Number.isFinite(probe.durationSeconds) ? `${probe.durationSeconds.toFixed(2)} s` : 'unknown';
+    throw invalid(`The output video lasts ${got}, expected ${expect.durationSeconds} s.`);
+  }
+  return probe;
+}
+
+function invalid(message: string, cause?: unknown): GenerationError {
+  const err = new GenerationError('invalid_output', message, false);
+  // Kept for operators' logs only; the message above is what callers see.
+  if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
+  return err;
+}

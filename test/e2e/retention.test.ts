@@ -1,0 +1,30 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startTestService } from './support/service.ts';
+import { api, pollUntil } from './support/http.ts';
+
+describe('retention', () => {
+  it('expires results: family A says expired, family B content answers 410, the file is gone', async () => {
+    const svc = await startTestService({ VIDGEN_RETENTION_SECONDS: '1', VIDGEN_SWEEP_INTERVAL_SECONDS: '0.2' });
+    try {
+      const client = api(svc.url, await svc.createKey('retention'));
+      const b = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'desert dunes' });
+      const id = b.body.task_id;
+      await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS');
+      const expired = await pollUntil(() => client.get(`/v1/videos/${id}`), (a) => a.body.status === 'expired', 10_000);
+      assert.equal(expired.status, 200);
+      assert.equal(expired.body.video, undefined);
+      const familyB = await client.get(`/v1/video/generations/${id}`);
+      assert.equal(familyB.body.result_url, undefined);
+      const content = await client.get(`/v1/videos/${id}/content`);
+      assert.equal(content.status, 410);
+      assert.equal(content.body.error.code, 'video_expired');
+      const videos = await readdir(join(svc.dataDir, 'blobs', 'videos', id)).catch(() => []);
+      assert.deepEqual(videos, []);
+    } finally {
+      await svc.close();
+    }
+  });
+});
