@@ -68,7 +68,11 @@ export type DownloadCheck = 'status' | 'content_type' | 'length' | 'signature' |
 
 /** A download answered but is not a complete MP4; nothing was written at the target path. */
 export class DownloadCheckError extends VidgenError {
-  constructor(readonly check: DownloadCheck, message: string) {
-    super(`Download check failed (${check}): ${message}`);
+  /** The transfer broke off (rather than the server sending something wrong); a later run may resume it. */
+  readonly interrupted: boolean;
+
+  constructor(readonly check: DownloadCheck, message: string, options?: { cause?: unknown; interrupted?: boolean }) {
+    super(`Download check failed (${check}): ${message}`, options);
+    this.interrupted = options?.interrupted ?? false;
   }
 }

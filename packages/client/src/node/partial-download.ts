@@ -73,6 +73,16 @@ export class PartialDownload {
     await fsyncDir(dirname(this.target));
   }
 
+  /** Without an ETag the bytes cannot be resumed later; they are only good for this answer. */
+  async forgetMeta(): Promise<void> {
+    await rm(this.metaPath, { force: true });
+  }
+
+  /** True when a later run could resume from what is here. */
+  async isResumable(): Promise<boolean> {
+    return (await this.readMeta()) !== undefined && (await this.size()) > 0;
+  }
+
   async discard(): Promise<void> {
     await rm(this.partPath, { force: true });
     await rm(this.metaPath, { force: true });

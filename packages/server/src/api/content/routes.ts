@@ -51,7 +51,7 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     const slice = range.kind === 'partial' ? range.range : { start: 0, end: stat.size - 1 };
     reply.header('content-length', String(slice.end - slice.start + 1));
     if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
-    if (request.method === 'HEAD' || stat.size === 0) return reply.send();
+    // For HEAD, Fastify drops the stream unread but keeps the headers set above.
     return reply.send(await deps.blobs.read(blobKey, slice));
   };
   // Fastify answers HEAD through this GET route too (exposeHeadRoutes).

@@ -1,0 +1,44 @@
+import { VidgenClient, type ClientOptions } from '../vidgen-client.ts';
+import type { ResumeOptions, ResumeResult } from '../journal/resume-journal.ts';
+import type { FamilyATask, FamilyBTaskObject } from '../types.ts';
+import { FileJournal } from './file-journal.ts';
+import { downloadVideo, type DownloadOptions, type DownloadResult, type DownloadTarget } from './download-video.ts';
+
+export interface NodeClientOptions extends ClientOptions {
+  /** Keep a durable journal of submits in this directory (ignored when `journal` is given). */
+  journalDir?: string;
+}
+
+export interface NodeResumeOptions extends ResumeOptions {
+  /** Download finished results to the path their entry names. Default true. */
+  download?: boolean;
+  downloadTimeoutMs?: number;
+  onDownloadProgress?: (received: number, total: number | undefined) => void;
+}
+
+/** The client with the Node-only parts: a file journal, downloads to files, and resume that downloads. */
+export class NodeVidgenClient extends VidgenClient {
+  constructor(options: NodeClientOptions = {}) {
+    super({ ...options, journal: options.journal ?? (options.journalDir ? new FileJournal(options.journalDir) : undefined) });
+  }
+
+  /** Downloads a finished task's video to `opts.path`, checked and atomic; marks its journal entry downloaded. */
+  async download(target: DownloadTarget, opts: DownloadOptions): Promise<DownloadResult> {
+    const result = await downloadVideo(this, target, opts);
+    const entry = this.journal && (await this.journal.list()).find((e) => e.taskId === result.taskId);
+    if (entry) await this.journal!.update(entry.idempotencyKey, { state: 'downloaded', downloadedTo: result.path, updatedAt: Date.now() });
+    return result;
+  }
+
+  override resume(opts: NodeResumeOptions = {}): Promise<ResumeResult[]> {
+    if (opts.download === false) return super.resume(opts);
+    return super.resume({
+      ...opts,
+      onSucceeded: async (entry, task) => {
+        const target = entry.family === 'A' ? { family: 'A' as const, task: task as FamilyATask } : { family: 'B' as const, task: task as FamilyBTaskObject };
+        const result = await this.download(target, { path: entry.downloadTo!, timeoutMs: opts.downloadTimeoutMs, signal: opts.signal, onProgress: opts.onDownloadProgress });
+        return result.path;
+      },
+    });
+  }
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
+import { FfmpegRenderer } from '../../src/generators/ffmpeg/ffmpeg-renderer.ts';
+import { cameraPath, easeInOut, parseCameraMove, viewAt, type CameraMoveKind } from '../../src/generators/ffmpeg/camera-move.ts';
+import { buildSceneSvg } from '../../src/generators/ffmpeg/scene-svg.ts';
+import { sceneTheme } from '../../src/generators/ffmpeg/scene-theme.ts';
+import { seededRandom } from '../../src/generators/ffmpeg/seeded-random.ts';
+import { hexToRgb } from '../../src/generators/ffmpeg/color.ts';
+import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
+import type { GenerationJob } from '../../src/generators/generator.ts';
+
+const run = promisify(execFile);
+const bins = resolveFfmpegBinaries({});
+// Fixed threads: x264's output depends on its thread count, and the contract checks determinism.
+const renderer = () => new FfmpegRenderer({ ffmpeg: bins.ffmpeg, threads: 2 });
+
+runGeneratorContract('ffmpeg renderer', async () => ({ generator: renderer(), ffprobe: bins.ffprobe }));
+
+describe('camera move parsing', () => {
+  const cases: Array<[string, CameraMoveKind]> = [
+    ['a lighthouse, zoom in slowly', 'push-in'],
+    ['Slow push-in on a cabin', 'push-in'],
+    ['dolly in towards the door', 'push-in'],
+    ['zoom into the city', 'push-in'],
+    ['zoom out to reveal the valley', 'pull-back'],
+    ['the camera pulls back from the crowd', 'pull-back'],
+    ['pan left across the harbour', 'pan-left'],
+    ['panning to the right over fields', 'pan-right'],
+    ['tilt up to the sky', 'tilt-up'],
+    ['pan down to the river', 'tilt-down'],
+    ['static shot of a vase', 'static'],
+    ['birds moving in the sky', 'push-in'],
+    ['a cat on a sofa', 'push-in'],
+  ];
+  for (const [prompt, kind] of cases) {
+    it(`"${prompt}" -> ${kind}`, () => assert.equal(parseCameraMove(prompt).kind, kind));
+  }
+
+  it('takes the first move named and reads speed words', () => {
+    assert.deepEqual(parseCameraMove('pan left, then zoom in'), { kind: 'pan-left', speed: 'normal' });
+    assert.equal(parseCameraMove('a quick zoom out').speed, 'fast');
+    assert.equal(parseCameraMove('gently pan right').speed, 'slow');
+    assert.deepEqual(parseCameraMove('a mountain lake'), { kind: 'push-in', speed: 'slow' });
+  });
+});
+
+describe('camera path', () => {
+  const kinds: CameraMoveKind[] = ['push-in', 'pull-back', 'pan-left', 'pan-right', 'tilt-up', 'tilt-down', 'static'];
+
+  it('starts and ends exactly on the path, at rest', () => {
+    assert.equal(easeInOut(0), 0);
+    assert.equal(easeInOut(1), 1);
+    assert.ok(easeInOut(0.01) < 0.001 && 1 - easeInOut(0.99) < 0.001);
+    const path = cameraPath({ kind: 'push-in', speed: 'normal' }, 5);
+    assert.deepEqual(viewAt(path, 0), path.from);
+    assert.ok(Math.abs(viewAt(path, 1).zoom - path.to.zoom) < 1e-12);
+  });
+
+  it('moves the way each move is named', () => {
+    const p = (kind: CameraMoveKind) => cameraPath({ kind, speed: 'normal' }, 5);
+    assert.ok(p('push-in').to.zoom > p('push-in').from.zoom);
+    assert.ok(p('pull-back').to.zoom < p('pull-back').from.zoom);
+    assert.ok(p('pan-left').to.cx < p('pan-left').from.cx);
+    assert.ok(p('pan-right').to.cx > p('pan-right').from.cx);
+    assert.ok(p('tilt-up').to.cy < p('tilt-up').from.cy);
+    assert.ok(p('tilt-down').to.cy > p('tilt-down').from.cy);
+    assert.deepEqual(p('static').from, p('static').to);
+  });
+
+  it('never shows beyond the canvas, for any speed and duration', () => {
+    for (const kind of kinds) {
+      for (const speed of ['slow', 'normal', 'fast'] as const) {
+        for (const duration of [1, 5, 15]) {
+          const path = cameraPath({ kind, speed }, duration);
+          for (let t = 0; t <= 1; t += 0.05) {
+            const v = viewAt(path, t);
+            const half = 1 / (2 * v.zoom);
+            assert.ok(v.zoom >= 1 && v.cx - half >= -1e-9 && v.cx + half <= 1 + 1e-9 && v.cy - half >= -1e-9 && v.cy + half <= 1 + 1e-9,
+              `${kind}/${speed}/${duration}s at t=${t.toFixed(2)} leaves the canvas`);
+          }
+        }
+      }
+    }
+  });
+
+  it('moves further in longer clips', () => {
+    const short = cameraPath({ kind: 'push-in', speed: 'normal' }, 1);
+    const long = cameraPath({ kind: 'push-in', speed: 'normal' }, 10);
+    assert.ok(long.to.zoom > short.to.zoom);
+  });
+});
+
+describe('scene svg', () => {
+  const svg = (prompt: string, seed?: number) => buildSceneSvg({ prompt, seed, width: 480, height: 270 });
+
+  it('is the same for the same prompt and seed, different otherwise', () => {
+    assert.equal(svg('sunset over the ocean', 3), svg('sunset over the ocean', 3));
+    assert.equal(svg('Sunset  over the OCEAN', 3), svg('sunset over the ocean', 3));
+    assert.notEqual(svg('sunset over the ocean', 3), svg('sunset over the ocean', 4));
+    assert.notEqual(svg('sunset over the ocean', 3), svg('a forest at night', 3));
+  });
+
+  it('takes its look from the prompt words', () => {
+    const theme = (prompt: string) => sceneTheme(prompt, seededRandom(prompt));
+    const blue = (hex: string) => { const [r, g, b] = hexToRgb(hex); return b > r && b > g; };
+    const green = (hex: string) => { const [r, g, b] = hexToRgb(hex); return g > r && g > b; };
+    assert.equal(theme('waves on the sea').terrain, 'ocean');
+    assert.ok(blue(theme('waves on the sea').water[1]));
+    assert.equal(theme('sunset over the ocean').time, 'sunset');
+    assert.ok(hexToRgb(theme('sunset over the ocean').sky[2])[0] > 200, 'a sunset horizon is warm');
+    assert.ok(theme('a starry night').stars);
+    assert.ok(green(theme('a jungle').ground[3]));
+    assert.equal(theme('a city skyline').terrain, 'city');
+    assert.equal(theme('snow in winter').terrain, 'snow');
+    assert.equal(theme('desert dunes').terrain, 'desert');
+    assert.equal(theme('a lake in a forest').terrain, 'ocean');
+    assert.notDeepEqual(theme('velvet echoes').sky, theme('quiet arithmetic').sky);
+  });
+
+  it('is valid SVG that renders', async () => {
+    const { default: sharp } = await import('sharp');
+    for (const prompt of ['sunset over the ocean', 'a city at night', 'a planet in space', 'snowy mountains', 'velvet echoes']) {
+      const meta = await sharp(Buffer.from(svg(prompt))).png().toBuffer({ resolveWithObject: true });
+      assert.equal(meta.info.width, 480);
+    }
+  });
+});
+
+describe('ffmpeg renderer motion', () => {
+  let dir: string;
+  let picture: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vidgen-renderer-'));
+    picture = join(dir, 'picture.png');
+    await writeFile(picture, await samplePicture(640, 480));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  const render = async (prompt: string, images: string[], size = { width: 320, height: 180 }, duration = 1) => {
+    const workDir = await mkdtemp(join(dir, 'job-'));
+    const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt, ...size, duration, fps: 24, seed: 1, images };
+    const out = await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir });
+    return { path: out.path, job };
+  };
+
+  it('pans left: the picture slides right', async () => {
+    const { path, job } = await render('pan left', [picture]);
+    const first = markerX(await frameRgb(path, 0, job));
+    const last = markerX(await frameRgb(path, job.duration - 1.5 / job.fps, job));
+    assert.ok(last > first + 3, `marker moved from ${first} to ${last}`);
+  });
+
+  it('zooms in: off-centre detail moves outwards', async () => {
+    const { path, job } = await render('zoom in', [picture]);
+    const first = markerX(await frameRgb(path, 0, job));
+    const last = markerX(await frameRgb(path, job.duration - 1.5 / job.fps, job));
+    assert.ok(first < job.width / 2 && last < first - 3, `marker moved from ${first} to ${last}`);
+  });
+
+  it('writes sample frames to test-output/frames for a person to look at', async () => {
+    const framesDir = fileURLToPath(new URL('../../../../test-output/frames/', import.meta.url));
+    await mkdir(framesDir, { recursive: true });
+    const size = { width: 640, height: 360 };
+    const samples: Array<[string, string, string[]]> = [
+      ['zoom-in', 'slow zoom in on the hills', [picture]],
+      ['pan-left', 'pan left across the hills', [picture]],
+      ['sunset-over-the-ocean', 'sunset over the ocean', []],
+    ];
+    for (const [name, prompt, images] of samples) {
+      const { path, job } = await render(prompt, images, size, 2);
+      for (const [label, t] of [['start', 0], ['middle', job.duration / 2], ['end', job.duration - 1.5 / job.fps]] as const) {
+        await run(bins.ffmpeg, ['-v', 'error', '-y', '-ss', String(t), '-i', path, '-frames:v', '1', join(framesDir, `${name}-${label}.png`)]);
+      }
+    }
+  });
+});
+
+/** One decoded frame as packed RGB. */
+async function frameRgb(video: string, seconds: number, job: GenerationJob): Promise<Buffer> {
+  const { stdout } = await run(bins.ffmpeg, ['-v', 'error', '-ss', String(seconds), '-i', video, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+    { encoding: 'buffer', maxBuffer: job.width * job.height * 3 + 1024 });
+  assert.equal(stdout.length, job.width * job.height * 3, `frame at ${seconds}s of ${video}: ${stdout.length}`);
+  return stdout;
+}
+
+/** Mean x of the sample picture's red marker. */
+function markerX(rgb: Buffer): number {
+  const width = 320;
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < rgb.length; i += 3) {
+    if (rgb[i] > 140 && rgb[i + 1] < 90 && rgb[i + 2] < 90) {
+      sum += (i / 3) % width;
+      count++;
+    }
+  }
+  assert.ok(count > 10, 'the marker is not visible');
+  return sum / count;
+}
