@@ -1,7 +1,8 @@
 /**
  * Poll throughput: requests/s of `GET /v1/videos/{id}` (auth + task read + wire mapping)
  * against `GET /healthz` (a bare route through the same server and hooks), measured in the
- * same run against one server process. Prints the ratio; aim ≥ 0.6.
+ * same run against one server process configured as `npm start` is (request logs on).
+ * Prints the ratio; aim ≥ 0.6.
  *
  *   node --import tsx bench/poll.bench.ts [--seconds 10] [--connections 32]
  */
@@ -24,7 +25,7 @@ async function measure(url: string, headers: Record<string, string>): Promise<{ 
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-bench-poll-'));
-const env = { VIDGEN_DATA_DIR: dataDir, VIDGEN_ROLE: 'api', VIDGEN_LOG_LEVEL: 'warn' };
+const env = { VIDGEN_DATA_DIR: dataDir, VIDGEN_ROLE: 'api' };
 const key = (await runServerCommand(['keys', 'create', '--account', 'bench'], env)).stdout.trim();
 const server = await spawnServer(env);
 try {

@@ -17,7 +17,7 @@ export class Files {
   async create(params: FileCreateParams, opts: RequestOptions = {}): Promise<FileObject> {
     const form = new FormData();
     form.set('purpose', params.purpose ?? 'vision');
-    const blob = params.file instanceof Blob ? params.file : new Blob([params.file]);
+    const blob = params.file instanceof Blob ? params.file : new Blob([params.file as BlobPart]);
     const name = params.filename ?? (typeof File !== 'undefined' && params.file instanceof File ? params.file.name : 'upload');
     form.set('file', blob, name);
     // An upload charges nothing, so it retries normally; the key still lets a server drop duplicates.

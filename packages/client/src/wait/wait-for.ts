@@ -28,8 +28,8 @@ export interface WaitContext {
 }
 
 export const DEFAULT_MAX_WAIT_MS = 20 * 60_000;
-/** A server that holds polls answers on change; asking again at once is what long-polling is for. */
-const LONG_POLL_GAP_MS = 250;
+/** A server that holds polls answers on change, so asking again soon is what long-polling is for; a second apart keeps a waiting task to one request a second. */
+const LONG_POLL_GAP_MS = 1000;
 
 /**
  * Polls a task to its end: done/failed/expired (A) or SUCCESS/FAILURE (B). Transient errors
@@ -40,7 +40,7 @@ export async function waitFor<F extends Family>(ctx: WaitContext, id: string, op
   const deadline = started + (opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const longPoll = Math.min(60, Math.max(0, Math.floor(opts.longPollSeconds ?? 30)));
   const journal = await JournalTracker.find(ctx, id);
-  let holds = false;
+  const pacer = new PollPacer(opts.intervalMs ?? ctx.intervals[opts.family], opts.intervalMs !== undefined);
   let failures = 0;
   let last: TaskView | undefined;
   for (;;) {
@@ -65,11 +65,31 @@ export async function waitFor<F extends Family>(ctx: WaitContext, id: string, op
     opts.onProgress?.(last, answer.data);
     await journal?.track(last);
     if (last.phase !== 'pending') return finish(id, last, answer.data);
-    const elapsed = ctx.now() - sentAt;
-    if (wait > 0 && elapsed >= wait * 800) holds = true;
-    const interval = opts.intervalMs ?? parseRetryAfter(answer.response.headers) ?? ctx.intervals[opts.family];
-    const pause = holds ? LONG_POLL_GAP_MS : Math.max(0, interval - elapsed);
+    const pause = pacer.pause(ctx.now() - sentAt, wait, parseRetryAfter(answer.response.headers));
     await sleep(Math.min(pause, Math.max(0, deadline - ctx.now())), opts.signal);
+  }
+}
+
+/**
+ * Decides the pause before the next poll. A server that honours `?wait=` answers on change
+ * or at the deadline, so polling again soon is right; one that ignores it must get the
+ * recommended interval. A held answer proves support; one quick answer may just be a change
+ * (queued → running), so it earns a single early probe before falling back to the interval.
+ */
+class PollPacer {
+  private support: 'unknown' | 'probing' | 'yes' | 'no' = 'unknown';
+
+  constructor(private readonly intervalMs: number, private readonly explicit: boolean) {}
+
+  pause(elapsedMs: number, waitSeconds: number, hintMs: number | undefined): number {
+    // A normal poll takes milliseconds; one that took a second or more was held by the server.
+    if (waitSeconds > 0 && elapsedMs >= Math.min(waitSeconds * 800, 1000)) this.support = 'yes';
+    else if (waitSeconds > 0 && this.support === 'unknown') this.support = 'probing';
+    else if (this.support === 'probing') this.support = 'no';
+    if (this.support === 'yes' || this.support === 'probing') return this.explicit ? Math.min(LONG_POLL_GAP_MS, this.intervalMs) : LONG_POLL_GAP_MS;
+    // An interval the caller chose wins over the server's hint; otherwise the hint, then the family's default.
+    const interval = this.explicit ? this.intervalMs : hintMs ?? this.intervalMs;
+    return Math.max(0, interval - elapsedMs);
   }
 }
 

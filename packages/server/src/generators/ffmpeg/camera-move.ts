@@ -113,3 +113,8 @@ export function viewAt(path: CameraPath, t: number): CameraView {
     zoom: path.from.zoom * Math.pow(path.to.zoom / path.from.zoom, p),
   };
 }
+
+/** The tightest magnification the path reaches: how much larger than the output the canvas must be. */
+export function maxZoom(path: CameraPath): number {
+  return Math.max(path.from.zoom, path.to.zoom);
+}

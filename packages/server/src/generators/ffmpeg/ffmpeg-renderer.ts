@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
 import { GenerationError, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
-import { cameraPath, parseCameraMove } from './camera-move.ts';
+import { cameraPath, maxZoom, parseCameraMove } from './camera-move.ts';
 import { buildMotionFilter, type Size } from './motion-filter.ts';
 import { canvasSize, imageCanvas, sceneCanvas, type Canvas } from './render-canvas.ts';
 import { canceled, runFfmpeg } from './run-ffmpeg.ts';
@@ -46,7 +46,7 @@ export class FfmpegRenderer implements Generator {
     if (ctx.signal.aborted) throw canceled();
     const output: Size = { width: job.width, height: job.height };
     const path = cameraPath(parseCameraMove(job.prompt), job.duration);
-    const size = canvasSize(output);
+    const size = canvasSize(output, maxZoom(path));
     const canvas = job.images.length > 0
       ? await imageCanvas(job.images[0], size)
       : await sceneCanvas(job.prompt, job.seed, size);

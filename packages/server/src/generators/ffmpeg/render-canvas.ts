@@ -8,20 +8,18 @@ import { GenerationError } from '../generator.ts';
 import { buildSceneSvg } from './scene-svg.ts';
 import type { Size } from './motion-filter.ts';
 
-/**
- * Canvas size over output size. At 1.2 a full push-in ends at one canvas pixel per output pixel, and
- * the per-frame resampling (its cost grows with canvas area) stays within budget; 1.25 measured ~8%
- * slower for no visible gain.
- */
-export const CANVAS_OVERSIZE = 1.2;
-
 export interface Canvas extends Size {
   /** Packed RGB, 3 bytes per pixel, rows top to bottom. */
   data: Buffer;
 }
 
-/** Even dimensions: the canvas is converted to yuv420p, whose chroma halves each side. */
-export function canvasSize(output: Size, oversize = CANVAS_OVERSIZE): Size {
+/**
+ * The canvas for a move whose tightest view magnifies `oversize` times: at that view one canvas pixel
+ * is one output pixel, so no frame is ever enlarged, and no pixel is drawn (and resampled every frame,
+ * which is the renderer's biggest cost after x264) that the move never shows at full detail.
+ * Even dimensions: the canvas is converted to yuv420p, whose chroma halves each side.
+ */
+export function canvasSize(output: Size, oversize: number): Size {
   const even = (v: number) => 2 * Math.ceil((v * oversize) / 2);
   return { width: even(output.width), height: even(output.height) };
 }

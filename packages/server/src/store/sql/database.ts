@@ -31,7 +31,27 @@ function openSqlite(path: string): Kysely<Database> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+/**
+ * Kysely prepares every statement anew; preparing cost as much as running a poll's query
+ * (bench/poll.bench.ts), so statements are kept per SQL text. The set of texts is small and
+ * fixed (the queries are built from code, values are bound parameters).
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        if (cache.size < 500) cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function openPostgres(url: string): Kysely<Database> {

@@ -1,10 +1,23 @@
 import type { Kysely, Selectable } from 'kysely';
+import { reusableQuery } from './reusable-query.ts';
 import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
 import { newId } from '../../engine/ids.ts';
 
 export class SqlAccountStore implements AccountStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly byKeyHash;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.byKeyHash = reusableQuery<[string]>(
+      db
+        .selectFrom('api_keys as k')
+        .innerJoin('accounts as a', 'a.id', 'k.account_id')
+        .select(['k.id as key_id', 'k.prefix', 'k.created_at as key_created_at', 'a.id', 'a.name', 'a.models', 'a.created_at'])
+        .where('k.hash', '=', '')
+        .where('k.revoked_at', 'is', null),
+      1,
+    );
+  }
 
   async ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account> {
     const modelsText = models === undefined ? undefined : models === null ? null : JSON.stringify(models);
@@ -26,16 +39,8 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async findByKeyHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys as k')
-      .innerJoin('accounts as a', 'a.id', 'k.account_id')
-      .select([
-        'k.id as key_id', 'k.prefix', 'k.created_at as key_created_at',
-        'a.id', 'a.name', 'a.models', 'a.created_at',
-      ])
-      .where('k.hash', '=', hash)
-      .where('k.revoked_at', 'is', null)
-      .executeTakeFirst();
+    type Row = Selectable<AccountsTable> & { key_id: string; prefix: string; key_created_at: number };
+    const row = (await this.db.executeQuery<Row>(this.byKeyHash(hash))).rows[0];
     if (!row) return undefined;
     return {
       key: { id: row.key_id, accountId: row.id, prefix: row.prefix, createdAt: row.key_created_at, revokedAt: null },

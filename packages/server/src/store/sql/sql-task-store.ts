@@ -3,13 +3,18 @@ import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.t
 import type { ClaimRequest, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialectName } from './database.ts';
+import { reusableQuery } from './reusable-query.ts';
 
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
+  private readonly byId;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialectName,
-  ) {}
+  ) {
+    this.byId = reusableQuery<[string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
+  }
 
   insert(task: NewTask): Promise<Task> {
     if (!task.idempotencyKey) return this.insertRow(this.db, task);
@@ -42,8 +47,8 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async get(id: string): Promise<Task | undefined> {
-    const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toTask(row) : undefined;
+    const { rows } = await this.db.executeQuery<Selectable<TasksTable>>(this.byId(id));
+    return rows[0] ? toTask(rows[0]) : undefined;
   }
 
   async list(q: TaskQuery): Promise<Task[]> {

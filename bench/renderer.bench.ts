@@ -1,0 +1,107 @@
+/**
+ * Built-in renderer wall time against raw ffmpeg encoding the same frames, measured in the same run.
+ *
+ * For each size, one photo-like still at the renderer's canvas size (1.1x the output for the default
+ * slow push-in over 5 s) is encoded to
+ * `frames` frames of H.264 at the output size with the same preset and thread setting:
+ *   - loop baseline:    `ffmpeg -loop 1 -i still.png -vf scale ...`, the usual way to make a video
+ *                       of a still (ffmpeg decodes the PNG again for every frame);
+ *   - encode baseline:  the still decoded and scaled once, then looped: x264 alone, encoding
+ *                       identical frames, which is the cheapest H.264 of that length there is;
+ *   - renderer i2v:     FfmpegRenderer with that still as the input image (default push-in);
+ *   - renderer t2v:     FfmpegRenderer drawing "sunset over the ocean".
+ * Prints medians and ratios renderer/baseline; aim: renderer/loop <= 1.25.
+ *
+ *   node --import tsx bench/renderer.bench.ts [--runs 3] [--seconds 5] [--preset veryfast]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { FfmpegRenderer } from '../packages/server/src/generators/ffmpeg/ffmpeg-renderer.ts';
+import { canvasSize } from '../packages/server/src/generators/ffmpeg/render-canvas.ts';
+import { DEFAULT_CAMERA_MOVE, cameraPath, maxZoom } from '../packages/server/src/generators/ffmpeg/camera-move.ts';
+import { buildSceneSvg } from '../packages/server/src/generators/ffmpeg/scene-svg.ts';
+import { resolveFfmpegBinaries } from '../packages/server/src/media/ffmpeg-binaries.ts';
+import type { GenerationJob } from '../packages/server/src/generators/generator.ts';
+
+const run = promisify(execFile);
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const runs = Number(arg('runs', '3'));
+const seconds = Number(arg('seconds', '5'));
+const preset = arg('preset', 'veryfast');
+const fps = 24;
+const frames = seconds * fps;
+const { ffmpeg } = resolveFfmpegBinaries({});
+const renderer = new FfmpegRenderer({ ffmpeg, preset });
+
+/** A photo-like still: a drawn landscape with sensor-like grain and a lens's softness. */
+async function photoLikeStill(width: number, height: number): Promise<Buffer> {
+  const svg = buildSceneSvg({ prompt: 'mountain lake in the evening', seed: 3, width, height });
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let state = 1;
+  for (let i = 0; i < data.length; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    // Sum of two uniforms: a roughly bell-shaped grain of +-10 levels.
+    const grain = ((state >>> 24) + ((state >>> 16) & 255)) / 25.6 - 10;
+    data[i] = Math.max(0, Math.min(255, data[i] + grain));
+  }
+  return sharp(data, { raw: info }).blur(0.7).png({ compressionLevel: 6 }).toBuffer();
+}
+
+function x264(out: string): string[] {
+  return ['-frames:v', String(frames), '-an', '-c:v', 'libx264', '-preset', preset, '-threads', '0', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-y', out];
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return (performance.now() - start) / 1000;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function benchSize(label: string, width: number, height: number, dir: string) {
+  // The still is exactly the canvas the renderer makes for its default move.
+  const canvas = canvasSize({ width, height }, maxZoom(cameraPath(DEFAULT_CAMERA_MOVE, seconds)));
+  const still = join(dir, `still-${label}.png`);
+  await writeFile(still, await photoLikeStill(canvas.width, canvas.height));
+  const job = (prompt: string, images: string[]): GenerationJob => ({
+    taskId: 'bench', attempt: 1, kind: 'generate', prompt, width, height, duration: seconds, fps, seed: 1, images,
+  });
+  const render = async (j: GenerationJob) => {
+    const workDir = await mkdtemp(join(dir, 'job-'));
+    await renderer.generate(j, { signal: new AbortController().signal, onProgress: () => {}, workDir });
+  };
+  const cases: Record<string, () => Promise<unknown>> = {
+    'loop baseline': () => run(ffmpeg, ['-v', 'error', '-loop', '1', '-framerate', String(fps), '-i', still, '-vf', `scale=${width}:${height}`, ...x264(join(dir, 'a.mp4'))]),
+    'encode baseline': () => run(ffmpeg, ['-v', 'error', '-i', still, '-vf', `scale=${width}:${height},format=yuv420p,loop=loop=${frames - 1}:size=1:start=0,setpts=N/${fps}/TB`, ...x264(join(dir, 'b.mp4'))]),
+    'renderer i2v': () => render(job('a mountain lake in the evening', [still])),
+    'renderer t2v': () => render(job('sunset over the ocean', [])),
+  };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  await cases['renderer t2v'](); // warm-up: sharp, librsvg and the page cache
+  for (let r = 0; r < runs; r++) {
+    // Interleaved, so a slow spell on the machine hits every case alike.
+    for (const [name, fn] of Object.entries(cases)) times[name].push(await timed(fn));
+  }
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  console.log(`\n${label} ${width}x${height}, ${seconds} s @ ${fps} fps = ${frames} frames, canvas ${canvas.width}x${canvas.height}, preset ${preset}, ${runs} runs (median s)`);
+  for (const [name, t] of Object.entries(m)) console.log(`  ${name.padEnd(16)} ${t.toFixed(2)} s   [${times[name].map((x) => x.toFixed(2)).join(', ')}]`);
+  for (const name of ['renderer i2v', 'renderer t2v']) {
+    console.log(`  ratio ${name}/loop baseline = ${(m[name] / m['loop baseline']).toFixed(2)}   ${name}/encode baseline = ${(m[name] / m['encode baseline']).toFixed(2)}`);
+  }
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'vidgen-bench-renderer-'));
+try {
+  await benchSize('720p', 1280, 720, dir);
+  await benchSize('1080p', 1920, 1080, dir);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,89 @@
+import { resolve } from 'node:path';
+import { NotFoundError } from '../../errors.ts';
+import type { DownloadResult, DownloadTarget } from '../../node/download-video.ts';
+import type { Family, TaskObject } from '../../types.ts';
+import { viewOf } from '../../wait/task-view.ts';
+import { familyFlag, numberFlag, requireFlag, secondsFlag } from '../cli-args.ts';
+import type { CliContext } from '../cli-context.ts';
+import { EXIT } from '../exit-codes.ts';
+import { ProgressReporter } from '../progress-reporter.ts';
+
+/** `vidgen status <id>`: one poll. */
+export async function statusCommand(ctx: CliContext): Promise<number> {
+  const id = ctx.positional('task-id');
+  const { family, task } = await findTask(ctx, id);
+  const view = viewOf(family, task);
+  const link = family === 'A' ? (task as TaskObject<'A'>).video?.url : (task as TaskObject<'B'>).result_url;
+  const extra = [view.progress === undefined ? '' : ` ${Math.round(view.progress)}%`, view.error ? ` (${view.error.code}: ${view.error.message})` : '', link ? `\n${link}` : ''];
+  ctx.result({ family, ...task }, `${id}: ${view.status}${extra.join('')}`);
+  return EXIT.ok;
+}
+
+/** `vidgen wait <id> [--output file]`: polls to the end, then downloads if asked. */
+export async function waitCommand(ctx: CliContext): Promise<number> {
+  const id = ctx.positional('task-id');
+  const family = await familyOf(ctx, id);
+  const task = await waitWithProgress(ctx, id, family);
+  if (!ctx.flags.output) {
+    ctx.result({ family, ...task }, `${id}: ${task.status}`);
+    return EXIT.ok;
+  }
+  const saved = await downloadWithNotes(ctx, targetOf(family, task), resolve(ctx.flags.output));
+  ctx.result({ family, ...task, output: saved.path, bytes: saved.bytes }, saved.path);
+  return EXIT.ok;
+}
+
+/** `vidgen download <id> --output file`. */
+export async function downloadCommand(ctx: CliContext): Promise<number> {
+  const id = ctx.positional('task-id');
+  const output = resolve(requireFlag(ctx.flags, 'output'));
+  const family = await familyOf(ctx, id);
+  const saved = await downloadWithNotes(ctx, { family, id }, output);
+  ctx.result({ id, family, output: saved.path, bytes: saved.bytes, resumed: saved.resumed }, saved.path);
+  return EXIT.ok;
+}
+
+export async function waitWithProgress<F extends Family>(ctx: CliContext, id: string, family: F): Promise<TaskObject<F>> {
+  const progress = new ProgressReporter(ctx.io.stderr);
+  try {
+    return await ctx.client.waitFor(id, {
+      family, signal: ctx.signal, onProgress: (view) => progress.task(view),
+      maxWaitMs: secondsFlag(ctx.flags, 'max-wait'), intervalMs: secondsFlag(ctx.flags, 'interval'),
+      longPollSeconds: numberFlag(ctx.flags, 'long-poll'),
+    });
+  } finally {
+    progress.done();
+  }
+}
+
+export async function downloadWithNotes(ctx: CliContext, target: DownloadTarget, output: string): Promise<DownloadResult> {
+  const saved = await ctx.client.download(target, { path: output, timeoutMs: secondsFlag(ctx.flags, 'download-timeout'), signal: ctx.signal });
+  ctx.note(`saved ${saved.bytes} bytes to ${saved.path}${saved.resumed ? ' (resumed)' : ''}`);
+  return saved;
+}
+
+function targetOf(family: Family, task: TaskObject<Family>): DownloadTarget {
+  return family === 'A' ? { family: 'A', task: task as TaskObject<'A'> } : { family: 'B', task: task as TaskObject<'B'> };
+}
+
+/** --family, else the journal's record of the task, else asked of the server (A's path first). */
+async function familyOf(ctx: CliContext, id: string): Promise<Family> {
+  const flagged = familyFlag(ctx.flags);
+  if (flagged) return flagged;
+  const entry = ctx.client.journal && (await ctx.client.journal.list()).find((e) => e.taskId === id);
+  if (entry) return entry.family;
+  return (await findTask(ctx, id)).family;
+}
+
+async function findTask(ctx: CliContext, id: string): Promise<{ family: Family; task: TaskObject<Family> }> {
+  const flagged = familyFlag(ctx.flags);
+  const entry = !flagged && ctx.client.journal ? (await ctx.client.journal.list()).find((e) => e.taskId === id) : undefined;
+  const known = flagged ?? entry?.family;
+  if (known) return { family: known, task: await ctx.client.retrieveTask(known, id, { signal: ctx.signal }) };
+  try {
+    return { family: 'A', task: await ctx.client.retrieveTask('A', id, { signal: ctx.signal }) };
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    return { family: 'B', task: await ctx.client.retrieveTask('B', id, { signal: ctx.signal }) };
+  }
+}

@@ -1,0 +1,12 @@
+import { CompiledQuery, type Compilable } from 'kysely';
+
+/**
+ * A query compiled once and run with new parameter values: for the hottest reads (every poll
+ * authenticates and reads one task), building and compiling the query tree each time cost
+ * as much as running it.
+ */
+export function reusableQuery<P extends unknown[]>(query: Compilable, arity: P['length']) {
+  const compiled = query.compile();
+  if (compiled.parameters.length !== arity) throw new Error(`expected ${arity} parameters, the query has ${compiled.parameters.length}`);
+  return (...params: P): CompiledQuery => CompiledQuery.raw(compiled.sql, params);
+}
