@@ -117,7 +117,7 @@ describe('idempotency and lookup', () => {
     let after: string | null = null;
     let extra = 0;
     do {
-      const page = await pager.get(`/v1/video/generations?limit=3${after ? `&after=${after}` : ''}`);
+      const page: { body: any } = await pager.get(`/v1/video/generations?limit=3${after ? `&after=${after}` : ''}`);
       seen.push(...page.body.data.map((t: { task_id: string }) => t.task_id));
       after = page.body.has_more ? page.body.last_id : null;
       // New tasks arrive between pages: they are newer than the cursor and must not shift it.

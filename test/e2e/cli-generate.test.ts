@@ -1,0 +1,129 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestService, type TestService } from './support/service.ts';
+import { makeImage, startImageServer } from './support/images.ts';
+
+const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+// The `vidgen` CLI as a user runs it: its own process, config from the environment, exit codes.
+describe('vidgen CLI', () => {
+  let svc: TestService;
+  let images: Awaited<ReturnType<typeof startImageServer>>;
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    svc = await startTestService();
+    images = await startImageServer();
+    dir = await mkdtemp(join(tmpdir(), 'vidgen-cli-'));
+    env = { VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: await svc.createKey('cli'), VIDGEN_JOURNAL_DIR: join(dir, 'journal') };
+  });
+  after(async () => {
+    await svc.close();
+    await images.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const vidgen = (args: string[], extraEnv: Record<string, string> = {}) => run(spawnVidgen(args, { ...env, ...extraEnv }));
+  const isMp4 = async (path: string) => (await readFile(path)).subarray(4, 8).toString('latin1') === 'ftyp';
+
+  it('lists models as JSON', async () => {
+    const r = await vidgen(['models', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const models = JSON.parse(r.stdout);
+    assert.ok(models.some((m: { id: string; family: string }) => m.id === 'video-v1-5s' && m.family === 'B'));
+  });
+
+  it('generates a family B video end to end, with plain progress lines off a terminal', async () => {
+    const output = join(dir, 'b.mp4');
+    const r = await vidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'sunset over the ocean', '--ratio', '1:1', '--output', output, '--interval', '0.3']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), output);
+    assert.ok(await isMp4(output));
+    assert.match(r.stderr, /^submitted \S+ \(family B, model video-v1-5s\)$/m);
+    assert.match(r.stderr, /^task \S+: SUCCESS 100%$/m);
+    assert.doesNotMatch(r.stderr, /\r/);
+  });
+
+  it('generates family A from a local image (uploaded) and reports JSON', async () => {
+    const frame = join(dir, 'frame.png');
+    await writeFile(frame, await makeImage(400, 300, 'png'));
+    const output = join(dir, 'out', 'a.mp4');
+    const r = await vidgen(['generate', '-m', 'vx-imagine-video-1.5-720p', '-p', 'slow zoom in', '--image', frame, '--duration', '1', '-o', output, '--interval', '0.3', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.family, 'A');
+    assert.equal(result.status, 'done');
+    assert.equal(result.output, output);
+    assert.ok(await isMp4(output));
+    const status = await vidgen(['status', result.id]);
+    assert.match(status.stdout, new RegExp(`^${result.id}: done 100%`));
+  });
+
+  it('exits with the documented codes', async () => {
+    const out = join(dir, 'never.mp4');
+    const base = ['generate', '--prompt', 'p', '--output', out, '--interval', '0.3'];
+    assert.equal((await vidgen(['frobnicate'])).code, 1);
+    assert.equal((await vidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'p'])).code, 1, 'missing --output');
+    assert.equal((await vidgen([...base, '--model', 'no-such-model'])).code, 2);
+    assert.equal((await vidgen([...base, '--model', 'video-v1-5s', '--ratio', '4:3'])).code, 2);
+    assert.equal((await vidgen([...base, '--model', 'video-v1-5s'], { VIDGEN_API_KEY: 'wrong' })).code, 3);
+    const failed = await vidgen([...base, '--model', 'video-v1-5s', '--image', `${images.url}/missing.png`]);
+    assert.equal(failed.code, 4, failed.stderr);
+    assert.match(failed.stderr, /image_unreachable/);
+    const timedOut = await vidgen([...base, '--model', 'video-v1-5s', '--max-wait', '0.2', '--json']);
+    assert.equal(timedOut.code, 5, timedOut.stderr);
+    const { task_id } = JSON.parse(timedOut.stdout).error;
+    assert.match(timedOut.stderr, new RegExp(`vidgen wait ${task_id}`));
+    await assert.rejects(access(out), 'nothing at --output');
+    const waited = await vidgen(['wait', task_id, '--output', out, '--interval', '0.3']);
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.ok(await isMp4(out));
+    assert.equal((await vidgen(['download', 'no-such-task', '--output', join(dir, 'x.mp4'), '--family', 'B'])).code, 2);
+  });
+
+  it('finishes with `vidgen resume` after being killed while waiting', async () => {
+    const output = join(dir, 'killed.mp4');
+    const child = spawnVidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'city at night, zoom out', '--output', output, '--interval', '0.3'], env);
+    // The first progress line means the submit is journaled and the CLI is polling.
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stderr! }).on('line', (line) => /^task \S+: /.test(line) && resolve());
+      child.once('exit', (code) => reject(new Error(`vidgen exited (${code}) before waiting`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    await assert.rejects(access(output));
+    const resumed = await vidgen(['resume', '--interval', '0.3']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, new RegExp(`downloaded → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.ok(await isMp4(output));
+    const again = await vidgen(['resume']);
+    assert.equal(again.stdout.trim(), 'nothing to resume');
+    const tasks = JSON.parse((await vidgen(['tasks', '--json', '--family', 'B'])).stdout);
+    assert.ok(tasks.length >= 3 && tasks.every((t: { source: string }) => t.source === 'server'));
+  });
+});
+
+function spawnVidgen(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [VIDGEN_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function run(child: ChildProcess): Promise<Run> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
