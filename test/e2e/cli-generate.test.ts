@@ -92,6 +92,18 @@ describe('vidgen CLI', () => {
     assert.equal((await vidgen(['download', 'no-such-task', '--output', join(dir, 'x.mp4'), '--family', 'B'])).code, 2);
   });
 
+  it('stops waiting on Ctrl-C with exit 130 and a pointer to `vidgen resume`', async () => {
+    const child = spawnVidgen(['submit', '--model', 'video-v1-5s', '--prompt', 'p', '--json'], env);
+    const { id } = JSON.parse((await run(child)).stdout);
+    const waiting = spawnVidgen(['wait', id, '--interval', '5'], env);
+    const done = run(waiting);
+    await new Promise<void>((resolve) => createInterface({ input: waiting.stderr! }).once('line', () => resolve()));
+    waiting.kill('SIGINT');
+    const r = await done;
+    assert.equal(r.code, 130);
+    assert.match(r.stderr, /vidgen resume/);
+  });
+
   it('finishes with `vidgen resume` after being killed while waiting', async () => {
     const output = join(dir, 'killed.mp4');
     const child = spawnVidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'city at night, zoom out', '--output', output, '--interval', '0.3'], env);

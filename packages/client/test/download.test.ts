@@ -101,6 +101,16 @@ describe('downloadVideo', async () => {
     assert.equal(replaced.bytes, changed.length);
   });
 
+  it('polls family A again for a fresh link when the signed one has expired', async () => {
+    reset(json(403, { error: { message: 'This download link has expired.', type: 'permission_error', code: 'signature_expired', param: null } }), mp4(video));
+    api.seen.length = 0;
+    api.script(json(200, { ...doneTask('r5'), video: { url: `${server.url}/v/r5.mp4?sig=fresh`, duration: 1 } }));
+    await client().download({ family: 'A', task: doneTask('r5') }, { path: target('refreshed.mp4') });
+    assert.equal(api.seen[0].url, '/v1/videos/r5');
+    assert.equal(server.seen[1].url, '/v/r5.mp4?sig=fresh');
+    assert.deepEqual(await readFile(target('refreshed.mp4')), video);
+  });
+
   it('gives up at its own time-out and writes nothing', async () => {
     reset(() => undefined);
     const err = await client(0).download({ family: 'A', task: doneTask() }, { path: target('slow.mp4'), timeoutMs: 200 }).catch((e) => e);
