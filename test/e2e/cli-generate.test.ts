@@ -1,6 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,7 +26,8 @@ describe('vidgen CLI', () => {
   let dir: string;
   let env: Record<string, string>;
   before(async () => {
-    svc = await startTestService();
+    // A short image-fetch time-out bounds the task the Ctrl-C test leaves running.
+    svc = await startTestService({ VIDGEN_FETCH_TIMEOUT_MS: '3000' });
     images = await startImageServer();
     dir = await mkdtemp(join(tmpdir(), 'vidgen-cli-'));
     env = { VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: await svc.createKey('cli'), VIDGEN_JOURNAL_DIR: join(dir, 'journal') };
@@ -44,9 +47,11 @@ describe('vidgen CLI', () => {
     assert.ok(models.some((m: { id: string; family: string }) => m.id === 'video-v1-5s' && m.family === 'B'));
   });
 
-  it('generates a family B video end to end, with plain progress lines off a terminal', async () => {
+  it('generates a family B video end to end from a local image, with plain progress lines off a terminal', async () => {
     const output = join(dir, 'b.mp4');
-    const r = await vidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'sunset over the ocean', '--ratio', '1:1', '--output', output, '--interval', '0.3']);
+    const photo = join(dir, 'photo.jpg');
+    await writeFile(photo, await makeImage(300, 400, 'jpeg'));
+    const r = await vidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'sunset over the ocean', '--image', photo, '--ratio', '1:1', '--output', output, '--interval', '0.3']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), output);
     assert.ok(await isMp4(output));
@@ -93,15 +98,25 @@ describe('vidgen CLI', () => {
   });
 
   it('stops waiting on Ctrl-C with exit 130 and a pointer to `vidgen resume`', async () => {
-    const child = spawnVidgen(['submit', '--model', 'video-v1-5s', '--prompt', 'p', '--json'], env);
-    const { id } = JSON.parse((await run(child)).stdout);
-    const waiting = spawnVidgen(['wait', id, '--interval', '5'], env);
+    // An image URL that never answers keeps the task running (until the server's fetch time-out).
+    const stall = createServer(() => undefined);
+    await new Promise<void>((r) => stall.listen(0, '127.0.0.1', r));
+    const slowImage = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/photo.png`;
+    const ownJournal = { VIDGEN_JOURNAL_DIR: join(dir, 'ctrl-c-journal') };
+    const submitted = await vidgen(['submit', '--model', 'video-v1-5s', '--prompt', 'p', '--image', slowImage, '--json'], ownJournal);
+    const { id } = JSON.parse(submitted.stdout);
+    const waiting = spawnVidgen(['wait', id, '--interval', '5', '--long-poll', '0'], { ...env, ...ownJournal });
     const done = run(waiting);
     await new Promise<void>((resolve) => createInterface({ input: waiting.stderr! }).once('line', () => resolve()));
     waiting.kill('SIGINT');
     const r = await done;
-    assert.equal(r.code, 130);
+    stall.closeAllConnections();
+    stall.close();
+    assert.equal(r.code, 130, r.stderr);
     assert.match(r.stderr, /vidgen resume/);
+    const forgot = await vidgen(['forget', id], ownJournal);
+    assert.equal(forgot.code, 0, forgot.stderr);
+    assert.equal((await vidgen(['resume'], ownJournal)).stdout.trim(), 'nothing to resume');
   });
 
   it('finishes with `vidgen resume` after being killed while waiting', async () => {

@@ -79,6 +79,7 @@ describe('idempotency and lookup', () => {
     const listed = await client.get('/v1/video/generations?idempotency_key=stampede');
     assert.equal(listed.body.data.length, 1);
     assert.equal(listed.body.data[0].task_id, [...ids][0]);
+    assert.equal(listed.body.data[0].idempotency_key, 'stampede');
   });
 
   it('lists only the caller’s tasks of each family, newest first, with filters', async () => {

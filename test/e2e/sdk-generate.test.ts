@@ -88,5 +88,19 @@ describe('SDK journey', () => {
     await assert.rejects(stranger.models.list(), AuthenticationError);
     const models = await client.models.list();
     assert.ok(models.data.some((m) => m.id === 'video-v1-5s' && m.family === 'B'));
+    // The 1.5 generation models must not be used for edits (spec 2.1); the server says why.
+    const edit = await client.videos.edits.create({ model: 'vx-imagine-video-1.5-720p', prompt: 'p', video: { url: 'https://example.com/v.mp4' } }).catch((e) => e);
+    assert.ok(edit instanceof BadRequestError);
+    assert.equal(edit.code, 'model_not_supported');
+  });
+
+  it('uploads, reads and deletes files', async () => {
+    const png = await makeImage(64, 48, 'png');
+    const file = await client.files.create({ file: png, filename: 'tiny.png' });
+    assert.equal(file.object, 'file');
+    assert.equal(file.mime_type, 'image/png');
+    assert.equal((await client.files.retrieve(file.id)).bytes, png.length);
+    assert.deepEqual(await client.files.delete(file.id), { id: file.id, object: 'file', deleted: true });
+    await assert.rejects(client.files.retrieve(file.id), NotFoundError);
   });
 });

@@ -94,7 +94,7 @@ export class VidgenClient implements ClientCore {
    * Continues every unfinished journal entry: reconciles submits without an answer, polls
    * running tasks to their end and, when `onSucceeded` is given, hands finished ones over.
    */
-  resume(opts: ResumeOptions = {}): Promise<ResumeResult[]> {
+  async resume(opts: ResumeOptions = {}): Promise<ResumeResult[]> {
     if (!this.journal) throw new Error('resume() needs a journal: pass `journal` in the client options.');
     return resumeJournal(this, this.journal, opts);
   }

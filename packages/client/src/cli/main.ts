@@ -4,7 +4,7 @@ import { EXIT, UsageError, exitCodeFor } from './exit-codes.ts';
 import { USAGE } from './usage.ts';
 import { generateCommand, submitCommand } from './commands/generate.ts';
 import { downloadCommand, statusCommand, waitCommand } from './commands/task-commands.ts';
-import { resumeCommand } from './commands/resume.ts';
+import { forgetCommand, resumeCommand } from './commands/resume.ts';
 import { modelsCommand, tasksCommand } from './commands/list-commands.ts';
 import { SubmitOutcomeUnknown, WaitTimeoutError } from '../task-errors.ts';
 import { APIError, APIUserAbortError } from '../errors.ts';
@@ -16,6 +16,7 @@ const COMMANDS: Record<string, (ctx: CliContext) => Promise<number>> = {
   wait: waitCommand,
   download: downloadCommand,
   resume: resumeCommand,
+  forget: forgetCommand,
   tasks: tasksCommand,
   models: modelsCommand,
 };

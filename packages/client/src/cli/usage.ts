@@ -7,6 +7,7 @@ Usage:
   vidgen wait     <task-id> [--family A|B] [--output <file>]
   vidgen download <task-id> --output <file> [--family A|B]
   vidgen resume   [--no-download]
+  vidgen forget   <task-id|idempotency-key>      drop a journal entry resume should stop chasing
   vidgen tasks    [--family A|B] [--status S] [--model M] [--limit N] [--after ID] [--local]
   vidgen models
 

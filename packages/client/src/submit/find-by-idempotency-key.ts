@@ -6,7 +6,7 @@ import type { Family, ListResponse, Listed } from '../types.ts';
 
 export type Lookup =
   | { kind: 'found'; task: Listed<Record<string, unknown>> }
-  /** The listing honours `idempotency_key` and has no such task. */
+  /** Nothing matches key, model and time window: the submit has not landed. */
   | { kind: 'absent' }
   /** No listing, or one that ignores the filter: the answer would prove nothing. */
   | { kind: 'unsupported'; reason: string }
@@ -29,6 +29,8 @@ const CLOCK_SKEW_S = 600;
  * Looks a submit up in the family's listing by its idempotency key (spec §1 obligation 2:
  * look up existing tasks before submitting again). Listing items need not echo their key, so
  * when they do not, a second query with a key nobody used checks that the server filters at all.
+ * (When both come back empty the filter is unproven, but then no task of that model exists in
+ * the window either, so the submit did not land.)
  */
 export async function findByIdempotencyKey(transport: Transport, q: LookupQuery): Promise<Lookup> {
   const first = await listWithKey(transport, q, q.idempotencyKey);

@@ -52,6 +52,8 @@ export interface Task {
   finishedAt: number | null;
   /** When a succeeded task's result is deleted and the task becomes expired. */
   expiresAt: number | null;
+  /** The Idempotency-Key the task was created with, if any. */
+  idempotencyKey: string | null;
 }
 
 /** What a worker holds while it runs a task: every write it makes must present the token. */

@@ -35,116 +35,143 @@ export function runGeneratorContract(
   options: GeneratorContractOptions = {},
 ): void {
   describe(`generator contract: ${name}`, () => {
-    let fx: GeneratorFixture;
-    let root: string;
-    let inputPng: string;
+    const h = new Harness(makeGenerator);
+    before(() => h.open());
+    after(() => h.close());
+    outputTests(h);
+    progressAndCancelTests(h, options);
+    sameInputAndFailureTests(h, options);
+  });
+}
 
-    before(async () => {
-      fx = await makeGenerator();
-      root = await mkdtemp(join(tmpdir(), 'vidgen-generator-contract-'));
-      inputPng = join(root, 'input.png');
-      await writeFile(inputPng, await samplePicture(640, 480));
-    });
-    after(async () => {
-      await fx?.cleanup?.();
-      if (root) await rm(root, { recursive: true, force: true });
-    });
+/** Fixture, scratch directory and job helpers shared by the contract's tests. */
+class Harness {
+  fx!: GeneratorFixture;
+  root = '';
+  inputPng = '';
 
-    const job = (overrides: Partial<GenerationJob> = {}): GenerationJob => ({
+  constructor(private readonly make: () => Promise<GeneratorFixture>) {}
+
+  async open(): Promise<void> {
+    this.fx = await this.make();
+    this.root = await mkdtemp(join(tmpdir(), 'vidgen-generator-contract-'));
+    this.inputPng = join(this.root, 'input.png');
+    await writeFile(this.inputPng, await samplePicture(640, 480));
+  }
+
+  async close(): Promise<void> {
+    await this.fx?.cleanup?.();
+    if (this.root) await rm(this.root, { recursive: true, force: true });
+  }
+
+  job(overrides: Partial<GenerationJob> = {}): GenerationJob {
+    return {
       taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'a quiet lake at dawn, slow push in',
       width: 320, height: 180, duration: 1, fps: 24, seed: 7, images: [], ...overrides,
-    });
-    const context = async (signal = new AbortController().signal) => {
-      const progress: number[] = [];
-      const workDir = await mkdtemp(join(root, 'work-'));
-      const ctx: GenerationContext = { signal, workDir, onProgress: (p) => progress.push(p) };
-      return { ctx, progress, workDir };
     };
-    const generate = async (j: GenerationJob) => {
-      const { ctx, progress, workDir } = await context();
-      const out = await fx.generator.generate(j, ctx);
-      const rel = relative(workDir, out.path);
-      assert.ok(rel && !rel.startsWith('..') && !isAbsolute(rel), 'the output must be inside workDir');
-      return { path: out.path, progress };
-    };
+  }
 
-    it('offers generate', () => {
-      assert.ok(fx.generator.kinds.includes('generate'));
-    });
+  async context(signal = new AbortController().signal) {
+    const progress: number[] = [];
+    const workDir = await mkdtemp(join(this.root, 'work-'));
+    const ctx: GenerationContext = { signal, workDir, onProgress: (p) => progress.push(p) };
+    return { ctx, progress, workDir };
+  }
 
-    it('text-to-video makes a verified MP4 of the exact size and duration', async () => {
-      const j = job({ prompt: 'sunset over the ocean' });
-      const { path } = await generate(j);
-      await verifyVideo(fx.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
-    });
+  /** Runs a job to completion; the output must lie inside the job's workDir. */
+  async generate(job: GenerationJob) {
+    const { ctx, progress, workDir } = await this.context();
+    const out = await this.fx.generator.generate(job, ctx);
+    const rel = relative(workDir, out.path);
+    assert.ok(rel && !rel.startsWith('..') && !isAbsolute(rel), 'the output must be inside workDir');
+    return { path: out.path, progress };
+  }
 
-    it('image-to-video makes a verified MP4, also in another aspect ratio than the image', async () => {
-      const j = job({ images: [inputPng], width: 180, height: 320, duration: 2, prompt: 'pan left across the scene' });
-      const { path } = await generate(j);
-      await verifyVideo(fx.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
-    });
+  async verified(job: GenerationJob) {
+    const out = await this.generate(job);
+    await verifyVideo(this.fx.ffprobe, out.path, { width: job.width, height: job.height, durationSeconds: job.duration, fps: job.fps });
+    return out;
+  }
+}
 
-    it('reports progress within 0..1, never backwards, ending near 1', async () => {
-      const { progress } = await generate(job({ duration: 2 }));
-      assert.ok(progress.length > 0, 'no progress was reported');
-      for (const [i, p] of progress.entries()) {
-        assert.ok(p >= 0 && p <= 1, `progress ${p} is outside 0..1`);
-        if (i > 0) assert.ok(p >= progress[i - 1], `progress went back from ${progress[i - 1]} to ${p}`);
+function outputTests(h: Harness): void {
+  it('offers generate', () => {
+    assert.ok(h.fx.generator.kinds.includes('generate'));
+  });
+
+  it('text-to-video makes a verified MP4 of the exact size and duration', async () => {
+    await h.verified(h.job({ prompt: 'sunset over the ocean' }));
+  });
+
+  it('image-to-video makes a verified MP4, also in another aspect ratio than the image', async () => {
+    await h.verified(h.job({ images: [h.inputPng], width: 180, height: 320, duration: 2, prompt: 'pan left across the scene' }));
+  });
+}
+
+function progressAndCancelTests(h: Harness, options: GeneratorContractOptions): void {
+  it('reports progress within 0..1, never backwards, ending near 1', async () => {
+    const { progress } = await h.generate(h.job({ duration: 2 }));
+    assert.ok(progress.length > 0, 'no progress was reported');
+    for (const [i, p] of progress.entries()) {
+      assert.ok(p >= 0 && p <= 1, `progress ${p} is outside 0..1`);
+      if (i > 0) assert.ok(p >= progress[i - 1], `progress went back from ${progress[i - 1]} to ${p}`);
+    }
+    assert.ok(progress[progress.length - 1] >= 0.99, `progress ended at ${progress[progress.length - 1]}`);
+  });
+
+  it('stops promptly when aborted mid-render, rejecting as canceled and leaving no process', async () => {
+    const controller = new AbortController();
+    const { ctx } = await h.context(controller.signal);
+    const childrenBefore = await childPids();
+    let abortedAt = 0;
+    const abort = () => {
+      if (!abortedAt) {
+        abortedAt = Date.now();
+        controller.abort();
       }
-      assert.ok(progress[progress.length - 1] >= 0.99, `progress ended at ${progress[progress.length - 1]}`);
-    });
+    };
+    // Long enough that no backend finishes before the abort lands: at the first sign of encoding
+    // progress, or after 400 ms, whichever comes first.
+    const long = h.job({ width: 1280, height: 720, duration: 15, prompt: 'a forest, slow pan right' });
+    const running = h.fx.generator.generate(long, { ...ctx, onProgress: (p) => p > 0.06 && abort() });
+    const timer = setTimeout(abort, 400);
+    const err = await running.then(() => undefined, (e: unknown) => e);
+    clearTimeout(timer);
+    assert.ok(err instanceof GenerationError, 'an aborted job must reject with a GenerationError');
+    assert.equal(err.code, 'canceled');
+    assert.equal(err.transient, false);
+    const took = Date.now() - abortedAt;
+    assert.ok(took < (options.cancelWithinMs ?? 3000), `cancel took ${took} ms`);
+    const leaked = (await childPids()).filter((pid) => !childrenBefore.includes(pid));
+    assert.deepEqual(leaked, [], 'processes were left running');
+  });
 
-    it('stops promptly when aborted mid-render, rejecting as canceled and leaving no process', async () => {
-      const controller = new AbortController();
-      const { ctx } = await context(controller.signal);
-      const childrenBefore = await childPids();
-      let abortedAt = 0;
-      const abort = () => {
-        if (!abortedAt) {
-          abortedAt = Date.now();
-          controller.abort();
-        }
-      };
-      // Long enough that no backend finishes before the abort lands.
-      const long = job({ width: 1280, height: 720, duration: 15, prompt: 'a forest, slow pan right' });
-      const running = fx.generator.generate(long, { ...ctx, onProgress: (p) => p > 0.06 && abort() });
-      const timer = setTimeout(abort, 400);
-      const err = await running.then(() => undefined, (e: unknown) => e);
-      clearTimeout(timer);
-      assert.ok(err instanceof GenerationError, 'an aborted job must reject with a GenerationError');
-      assert.equal(err.code, 'canceled');
-      assert.equal(err.transient, false);
-      const took = Date.now() - abortedAt;
-      assert.ok(took < (options.cancelWithinMs ?? 3000), `cancel took ${took} ms`);
-      const leaked = (await childPids()).filter((pid) => !childrenBefore.includes(pid));
-      assert.deepEqual(leaked, [], 'processes were left running');
-    });
+  it('rejects as canceled without work when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { ctx } = await h.context(controller.signal);
+    await assert.rejects(h.fx.generator.generate(h.job(), ctx), (e: unknown) => e instanceof GenerationError && e.code === 'canceled');
+  });
+}
 
-    it('rejects as canceled without work when the signal is already aborted', async () => {
-      const controller = new AbortController();
-      controller.abort();
-      const { ctx } = await context(controller.signal);
-      await assert.rejects(fx.generator.generate(job(), ctx), (e: unknown) => e instanceof GenerationError && e.code === 'canceled');
-    });
+function sameInputAndFailureTests(h: Harness, options: GeneratorContractOptions): void {
+  it('gives the same output for the same job', { skip: options.deterministic === false }, async () => {
+    const j = h.job({ prompt: 'night sky full of stars over the mountains, zoom out', seed: 42 });
+    const a = await h.generate(j);
+    const b = await h.generate({ ...j, taskId: randomUUID(), attempt: 2 });
+    assert.equal(await sha256(a.path), await sha256(b.path));
+  });
 
-    it('gives the same output for the same job', { skip: options.deterministic === false }, async () => {
-      const j = job({ prompt: 'night sky full of stars over the mountains, zoom out', seed: 42 });
-      const a = await generate(j);
-      const b = await generate({ ...j, taskId: randomUUID(), attempt: 2 });
-      assert.equal(await sha256(a.path), await sha256(b.path));
-    });
-
-    it('fails with a GenerationError that says whether to retry, and keeps paths out of its message', async () => {
-      const broken = join(root, 'broken.png');
-      await writeFile(broken, Buffer.from('this is not a picture'));
-      const { ctx } = await context();
-      const err = await fx.generator.generate(job({ images: [broken] }), ctx).then(() => undefined, (e: unknown) => e);
-      assert.ok(err instanceof GenerationError, 'failures must be GenerationErrors');
-      assert.equal(typeof err.transient, 'boolean');
-      assert.match(err.code, /^[a-z_]+$/);
-      assert.ok(err.message.length > 0);
-      assert.ok(!err.message.includes(root), 'the message must not reveal file paths');
-    });
+  it('fails with a GenerationError that says whether to retry, and keeps paths out of its message', async () => {
+    const broken = join(h.root, 'broken.png');
+    await writeFile(broken, Buffer.from('this is not a picture'));
+    const { ctx } = await h.context();
+    const err = await h.fx.generator.generate(h.job({ images: [broken] }), ctx).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof GenerationError, 'failures must be GenerationErrors');
+    assert.equal(typeof err.transient, 'boolean');
+    assert.match(err.code, /^[a-z_]+$/);
+    assert.ok(err.message.length > 0);
+    assert.ok(!err.message.includes(h.root), 'the message must not reveal file paths');
   });
 }
 

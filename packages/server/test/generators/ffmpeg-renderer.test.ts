@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
 import { FfmpegRenderer } from '../../src/generators/ffmpeg/ffmpeg-renderer.ts';
 import { cameraPath, easeInOut, parseCameraMove, viewAt, type CameraMoveKind } from '../../src/generators/ffmpeg/camera-move.ts';
@@ -14,7 +15,8 @@ import { sceneTheme } from '../../src/generators/ffmpeg/scene-theme.ts';
 import { seededRandom } from '../../src/generators/ffmpeg/seeded-random.ts';
 import { hexToRgb } from '../../src/generators/ffmpeg/color.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
-import type { GenerationJob } from '../../src/generators/generator.ts';
+import { GenerationError, type GenerationJob } from '../../src/generators/generator.ts';
+import { probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
 
 const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
@@ -125,7 +127,6 @@ describe('scene svg', () => {
   });
 
   it('is valid SVG that renders', async () => {
-    const { default: sharp } = await import('sharp');
     for (const prompt of ['sunset over the ocean', 'a city at night', 'a planet in space', 'snowy mountains', 'velvet echoes']) {
       const meta = await sharp(Buffer.from(svg(prompt))).png().toBuffer({ resolveWithObject: true });
       assert.equal(meta.info.width, 480);
@@ -164,13 +165,45 @@ describe('ffmpeg renderer motion', () => {
     assert.ok(first < job.width / 2 && last < first - 3, `marker moved from ${first} to ${last}`);
   });
 
+  it('moves smoothly, at sub-pixel steps, along the eased path', async () => {
+    // A lone white disc on black: its luma centroid is the camera position, to a hundredth of a pixel.
+    const disc = join(dir, 'disc.png');
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360"/><circle cx="250" cy="160" r="40" fill="#fff"/></svg>';
+    await writeFile(disc, await sharp(Buffer.from(svg)).png().toBuffer());
+    const { path, job } = await render('pan left', [disc]);
+    const frames = Math.round(job.duration * job.fps);
+    const { stdout } = await run(bins.ffmpeg, ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1e8 });
+    const area = job.width * job.height;
+    assert.equal(stdout.length, area * frames);
+    const xs = Array.from({ length: frames }, (_, f) => {
+      let sum = 0;
+      let weight = 0;
+      for (let i = 0; i < area; i++) {
+        const w = Math.max(0, stdout[f * area + i] - 16);
+        sum += w * (i % job.width);
+        weight += w;
+      }
+      return sum / weight;
+    });
+    const travel = xs[frames - 1] - xs[0];
+    assert.ok(travel > 10, `the disc travelled ${travel} px`);
+    // Whole-pixel cropping (zoompan) would be off by up to a pixel per frame; encoder noise stays far below.
+    for (let f = 1; f < frames; f++) {
+      const ideal = travel * (easeInOut(f / (frames - 1)) - easeInOut((f - 1) / (frames - 1)));
+      const step = xs[f] - xs[f - 1];
+      assert.ok(Math.abs(step - ideal) < 0.3, `frame ${f}: moved ${step.toFixed(2)} px, expected ${ideal.toFixed(2)}`);
+    }
+  });
+
   it('writes sample frames to test-output/frames for a person to look at', async () => {
     const framesDir = fileURLToPath(new URL('../../../../test-output/frames/', import.meta.url));
     await mkdir(framesDir, { recursive: true });
     const size = { width: 640, height: 360 };
+    const photo = join(dir, 'photo.png');
+    await writeFile(photo, await photoLike(960, 640));
     const samples: Array<[string, string, string[]]> = [
-      ['zoom-in', 'slow zoom in on the hills', [picture]],
-      ['pan-left', 'pan left across the hills', [picture]],
+      ['zoom-in', 'zoom in on the lake', [photo]],
+      ['pan-left', 'pan left across the lake', [photo]],
       ['sunset-over-the-ocean', 'sunset over the ocean', []],
     ];
     for (const [name, prompt, images] of samples) {
@@ -181,6 +214,67 @@ describe('ffmpeg renderer motion', () => {
     }
   });
 });
+
+describe('video verification', () => {
+  let dir: string;
+  let video: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vidgen-verify-'));
+    const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt: 'hills', width: 320, height: 180, duration: 1, fps: 24, images: [] };
+    video = (await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir: dir })).path;
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  const refuses = async (file: string, expect: Parameters<typeof verifyVideo>[2], pattern: RegExp) => {
+    const err = await verifyVideo(bins.ffprobe, file, expect).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof GenerationError, 'expected a GenerationError');
+    assert.equal(err.code, 'invalid_output');
+    assert.equal(err.transient, false);
+    assert.match(err.message, pattern);
+    assert.ok(!err.message.includes(dir), 'the message must not reveal the path');
+  };
+
+  it('accepts the exact video and reports what it is', async () => {
+    const probe = await verifyVideo(bins.ffprobe, video, { width: 320, height: 180, durationSeconds: 1 });
+    assert.deepEqual([probe.codec, probe.pixelFormat, probe.frames], ['h264', 'yuv420p', 24]);
+    assert.equal((await probeVideo(bins.ffprobe, video)).width, 320);
+  });
+
+  it('refuses a wrong size, a wrong duration, an empty file and a non-video', async () => {
+    await refuses(video, { width: 640, height: 360, durationSeconds: 1 }, /320x180, expected 640x360/);
+    await refuses(video, { width: 320, height: 180, durationSeconds: 2 }, /lasts 1\.00 s, expected 2 s/);
+    const empty = join(dir, 'empty.mp4');
+    await writeFile(empty, Buffer.alloc(0));
+    await refuses(empty, { width: 320, height: 180, durationSeconds: 1 }, /empty/);
+    const text = join(dir, 'text.mp4');
+    await writeFile(text, 'not a video at all');
+    await refuses(text, { width: 320, height: 180, durationSeconds: 1 }, /not a readable video|no video stream/);
+  });
+
+  it('allows one frame plus 50 ms of duration slack, no more', async () => {
+    await verifyVideo(bins.ffprobe, video, { width: 320, height: 180, durationSeconds: 1 + 1 / 24 + 0.04 });
+    await refuses(video, { width: 320, height: 180, durationSeconds: 1 + 1 / 24 + 0.06 }, /lasts/);
+  });
+});
+
+describe('ffmpeg binaries', () => {
+  it('uses the bundled builds unless overridden, and ignores empty overrides', () => {
+    assert.ok(bins.ffmpeg.length > 0 && bins.ffprobe.length > 0);
+    assert.deepEqual(resolveFfmpegBinaries({ ffmpeg: '/opt/ffmpeg', ffprobe: '' }), { ffmpeg: '/opt/ffmpeg', ffprobe: bins.ffprobe });
+  });
+});
+
+/** A photo-like input: a drawn landscape with grain and a lens's softness, in another aspect ratio. */
+async function photoLike(width: number, height: number): Promise<Buffer> {
+  const svg = buildSceneSvg({ prompt: 'a mountain lake with a forest in the evening', seed: 5, width, height });
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let state = 9;
+  for (let i = 0; i < data.length; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    data[i] = Math.max(0, Math.min(255, data[i] + ((state >>> 24) % 17) - 8));
+  }
+  return sharp(data, { raw: info }).blur(0.6).png().toBuffer();
+}
 
 /** One decoded frame as packed RGB. */
 async function frameRgb(video: string, seconds: number, job: GenerationJob): Promise<Buffer> {

@@ -45,3 +45,15 @@ function toJson(r: ResumeResult) {
     status: e.status ?? null, output: e.downloadedTo ?? e.downloadTo ?? null, error: r.error instanceof Error ? r.error.message : null,
   };
 }
+
+/** `vidgen forget <task-id|idempotency-key>`: drops a journal entry `resume` should no longer chase. */
+export async function forgetCommand(ctx: CliContext): Promise<number> {
+  const journal = ctx.client.journal;
+  if (!journal) throw new UsageError('forget needs the journal; drop --no-journal.');
+  const ref = ctx.positional('task-id|idempotency-key');
+  const entry = (await journal.list()).find((e) => e.taskId === ref || e.idempotencyKey === ref);
+  if (!entry) throw new UsageError(`no journal entry for '${ref}'.`);
+  await journal.remove(entry.idempotencyKey);
+  ctx.result({ forgotten: entry.idempotencyKey, id: entry.taskId ?? null }, `forgot ${entry.taskId ?? entry.idempotencyKey}`);
+  return EXIT.ok;
+}

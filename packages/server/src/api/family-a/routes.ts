@@ -61,7 +61,7 @@ export function registerFamilyARoutes(app: FastifyInstance, deps: { tasks: TaskS
   app.get<{ Querystring: Query }>('/v1/videos', async (request) => {
     const query = listQueryOf(request.query, FAMILY_A_LIST_STATUSES);
     const page = await deps.tasks.list(callerOf(request).account.id, 'A', query);
-    const data = page.tasks.map((task) => ({ ...wire(request, task), created_at: Math.floor(task.createdAt / 1000) }));
+    const data = page.tasks.map((task) => ({ ...wire(request, task), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey }));
     return { object: 'list', data, has_more: page.hasMore, last_id: data.at(-1)?.request_id ?? null };
   });
 }

@@ -40,7 +40,7 @@ export function registerFamilyBRoutes(app: FastifyInstance, deps: { tasks: TaskS
   app.get<{ Querystring: Query }>('/v1/video/generations', async (request) => {
     const query = listQueryOf(request.query, FAMILY_B_LIST_STATUSES);
     const page = await deps.tasks.list(callerOf(request).account.id, 'B', query);
-    const data = page.tasks.map((task) => ({ ...toFamilyBTask(task), created_at: Math.floor(task.createdAt / 1000) }));
+    const data = page.tasks.map((task) => ({ ...toFamilyBTask(task), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey }));
     return { object: 'list', data, has_more: page.hasMore, last_id: data.at(-1)?.task_id ?? null };
   });
 }

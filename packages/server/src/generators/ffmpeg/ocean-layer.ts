@@ -38,23 +38,27 @@ function waves(theme: SceneTheme, frame: SceneFrame, rnd: Random): string {
   const depth = frame.height - frame.horizonY;
   const crest = theme.time === 'day' ? theme.accent : mix(theme.glow, theme.water[0], 0.4);
   const trough = mix(theme.water[1], '#000000', 0.25);
-  const light: string[] = [];
-  const dark: string[] = [];
+  // Three depth bands, each one path per colour: strokes thicken towards the viewer.
+  const bands = [0.25, 0.6, 1].map(() => ({ light: [] as string[], dark: [] as string[] }));
   const rows = 70;
   for (let j = 0; j < rows; j++) {
     const d = (j + 1) / rows;
     const y = frame.horizonY + depth * Math.pow(d, 1.7);
+    const band = bands[d <= 0.25 ? 0 : d <= 0.6 ? 1 : 2];
     const dashes = 4 + Math.round(rnd.range(4, 9) * (1 - d * 0.5));
     for (let k = 0; k < dashes; k++) {
       const len = frame.width * rnd.range(0.01, 0.045) * (0.35 + d * 1.8);
       const seg = `M${f(rnd.range(-0.05, 1) * frame.width)},${f(y + rnd.range(-1, 1) * depth * 0.004)} h${f(len)}`;
-      (rnd.next() < 0.55 ? light : dark).push(seg);
+      (rnd.next() < 0.55 ? band.light : band.dark).push(seg);
     }
   }
   const stroke = (d: string[], colour: string, w: number, o: number) =>
     `<path d="${d.join('')}" stroke="${colour}" stroke-width="${f(w)}" stroke-linecap="round" fill="none" opacity="${o}"/>`;
-  const w = Math.max(0.8, frame.unit * 0.0035);
-  return stroke(dark, trough, w * 1.4, 0.35) + stroke(light, crest, w, 0.3);
+  const unit = Math.max(0.5, frame.unit * 0.0035);
+  return bands.map((b, i) => {
+    const w = unit * [0.45, 0.9, 1.6][i];
+    return stroke(b.dark, trough, w * 1.4, 0.35) + stroke(b.light, crest, w, 0.3);
+  }).join('');
 }
 
 /** The broken column of light on the water under the sun or moon. */

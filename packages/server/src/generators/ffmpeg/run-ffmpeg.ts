@@ -37,16 +37,7 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     run.signal.addEventListener('abort', onAbort, { once: true });
 
     child.stdout.setEncoding('utf8');
-    let pending = '';
-    child.stdout.on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) {
-        const m = /^frame=(\d+)/.exec(line.trim());
-        if (m) run.onFrame?.(Number(m[1]));
-      }
-    });
+    child.stdout.on('data', progressReader((frame) => run.onFrame?.(frame)));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
@@ -75,4 +66,18 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
       finish(err);
     });
   });
+}
+
+/** Parses `-progress` output (key=value lines, possibly split across chunks) into frame counts. */
+function progressReader(onFrame: (frame: number) => void): (chunk: string) => void {
+  let pending = '';
+  return (chunk) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = /^frame=(\d+)/.exec(line.trim());
+      if (m) onFrame(Number(m[1]));
+    }
+  };
 }

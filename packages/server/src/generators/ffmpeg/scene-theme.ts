@@ -101,7 +101,7 @@ function keywordTheme(time: TimeOfDay, terrain: Terrain, rnd: Random): SceneThem
     night: ['#1d3152', '#040915'],
   }[time] as [string, string];
   const lights = {
-    day: ['#fffbe8', '#fff1c0', 'sun'], sunset: ['#ffe2a8', '#ff8a3d', 'sun'],
+    day: ['#fffbe8', '#fff1c0', 'sun'], sunset: ['#ffcf7a', '#ff8a3d', 'sun'],
     fire: ['#ffd27a', '#ff4d12', 'sun'], night: ['#f4f1e4', '#9db3d6', 'moon'],
   }[time];
   const horizons: Record<Terrain, number> = {

@@ -66,7 +66,7 @@ export function celestialBody(theme: SceneTheme, frame: SceneFrame, c: Celestial
   const defs = `<radialGradient id="halo"><stop offset="0" stop-color="${theme.glow}" stop-opacity="${low ? 0.85 : 0.6}"/>
 <stop offset="0.35" stop-color="${theme.glow}" stop-opacity="${low ? 0.3 : 0.18}"/><stop offset="1" stop-color="${theme.glow}" stop-opacity="0"/></radialGradient>
 <radialGradient id="band"><stop offset="0" stop-color="${theme.glow}" stop-opacity="0.45"/><stop offset="1" stop-color="${theme.glow}" stop-opacity="0"/></radialGradient>
-<radialGradient id="disc" cx="0.45" cy="0.42"><stop offset="0" stop-color="${mix(theme.light, '#ffffff', 0.5)}"/><stop offset="1" stop-color="${theme.light}"/></radialGradient>`;
+<radialGradient id="disc" cx="0.45" cy="0.42"><stop offset="0" stop-color="${mix(theme.light, '#ffffff', low ? 0.3 : 0.5)}"/><stop offset="1" stop-color="${theme.light}"/></radialGradient>`;
   const parts = [`<circle cx="${f(c.x)}" cy="${f(c.y)}" r="${f(c.r * (low ? 7 : 6))}" fill="url(#halo)"/>`];
   // A wide glow along the horizon is what makes a sunset read as a sunset rather than a noon sun.
   if (low) parts.push(`<ellipse cx="${f(c.x)}" cy="${f(frame.horizonY)}" rx="${f(frame.width * 0.75)}" ry="${f(c.r * 3.5)}" fill="url(#band)"/>`);

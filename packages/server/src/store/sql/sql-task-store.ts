@@ -251,5 +251,6 @@ function toTask(row: Selectable<TasksTable>): Task {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
+    idempotencyKey: row.idempotency_key,
   };
 }
