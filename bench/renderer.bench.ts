@@ -29,7 +29,7 @@ import { canvasSize } from '../packages/server/src/generators/ffmpeg/render-canv
 import { DEFAULT_CAMERA_MOVE, cameraPath, maxZoom } from '../packages/server/src/generators/ffmpeg/camera-move.ts';
 import { buildSceneSvg } from '../packages/server/src/generators/ffmpeg/scene-svg.ts';
 import { resolveFfmpegBinaries } from '../packages/server/src/media/ffmpeg-binaries.ts';
-import type { GenerationJob } from '../packages/server/src/generators/generator.ts';
+import { memoryCheckpoint, type GenerationJob } from '../packages/server/src/generators/generator.ts';
 
 const run = promisify(execFile);
 const arg = (name: string, fallback: string) => {
@@ -80,7 +80,7 @@ async function benchSize(label: string, width: number, height: number, dir: stri
   });
   const render = async (j: GenerationJob) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
-    return (await renderer.generate(j, { signal: new AbortController().signal, onProgress: () => {}, workDir })).path;
+    return (await renderer.generate(j, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
   };
   const i2v = job('a mountain lake in the evening', [still]);
   // Warm-up (sharp, librsvg, page cache), and the moving frames for the motion-encode floor.

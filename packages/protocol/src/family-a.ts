@@ -56,6 +56,8 @@ export const FamilyATask = Type.Object({
   status: Type.Union(FAMILY_A_STATUSES.map((s) => Type.Literal(s))),
   model: Type.String(),
   progress: Type.Number({ minimum: 0, maximum: 100 }),
+  /** While queued: tasks the fair scheduler will start before this one (an estimate). */
+  queue_position: Type.Optional(Type.Integer({ minimum: 0 })),
   video: Type.Optional(Type.Object({ url: Type.String(), duration: Type.Number() })),
   error: Type.Optional(TaskError),
 });

@@ -27,6 +27,8 @@ export const FamilyBTask = Type.Object({
   task_id: Type.String(),
   status: FamilyBStatusSchema,
   progress: Type.Number({ minimum: 0, maximum: 100 }),
+  /** While queued: tasks the fair scheduler will start before this one (an estimate). */
+  queue_position: Type.Optional(Type.Integer({ minimum: 0 })),
   seconds: Type.String(),
   model: Type.String(),
   result_url: Type.Optional(Type.String()),

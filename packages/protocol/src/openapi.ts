@@ -47,6 +47,12 @@ export function buildOpenApi(): Record<string, unknown> {
         post: create('Family B: text-to-video or image-to-video', FamilyBCreateBody, FamilyBCreateResponse),
         get: { summary: 'Family B: list tasks, newest first', parameters: listParams, responses: { '200': { description: 'Page', content: json(list(FamilyBTask)) }, ...errors } },
       },
+      '/v1/videos/{request_id}/cancel': {
+        post: { summary: 'Family A: cancel a queued or running task (ends failed, code canceled)', parameters: [pathId('request_id')], responses: { '200': { description: 'Task', content: json(FamilyATask) }, ...errors, '409': { description: 'Already ended', content: json(ErrorBody) } } },
+      },
+      '/v1/video/generations/{task_id}/cancel': {
+        post: { summary: 'Family B: cancel a queued or running task (ends FAILURE, code canceled)', parameters: [pathId('task_id')], responses: { '200': { description: 'Task', content: json(FamilyBTask) }, ...errors, '409': { description: 'Already ended', content: json(ErrorBody) } } },
+      },
       '/v1/video/generations/{task_id}': { get: { summary: 'Family B: poll a task', parameters: [pathId('task_id'), wait], responses: { '200': { description: 'Task', content: json(FamilyBTask) }, ...errors } } },
       '/v1/videos/{task_id}/content': {
         get: {

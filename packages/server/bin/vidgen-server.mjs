@@ -3,9 +3,9 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../src/main.ts');
+const { runServerCli } = await import('../src/cli/server-cli.ts');
 try {
-  await runCli(process.argv.slice(2), process.env);
+  await runServerCli(process.argv.slice(2), process.env);
 } catch (err) {
   process.stderr.write(`vidgen-server: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

@@ -14,9 +14,12 @@ import { registerFamilyBRoutes } from './api/family-b/routes.ts';
 import { registerModelRoutes } from './api/models/routes.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
-import { registerHealthRoutes } from './api/health/routes.ts';
+import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 
 export interface AppDeps {
+  /** `ops` serves only health, readiness and metrics (a worker-only process). */
+  routes: 'all' | 'ops';
+  ops: OpsDeps;
   accounts: AccountStore;
   tasks: TaskService;
   files: FileService;
@@ -61,8 +64,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app);
 
+  registerOpsRoutes(app, deps.ops);
+  if (deps.routes === 'ops') return app;
   const links = { signer: deps.signer, publicUrl: deps.publicUrl, signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
-  registerHealthRoutes(app);
   registerModelRoutes(app, { tasks: deps.tasks });
   registerFamilyARoutes(app, { tasks: deps.tasks, links, clock: deps.clock });
   registerFamilyBRoutes(app, { tasks: deps.tasks });

@@ -23,6 +23,12 @@ export interface Config {
   pollMs: number;
   maxAttempts: number;
   sweepIntervalSeconds: number;
+  /** Seconds running tasks may take to finish after SIGTERM before they are handed back. */
+  shutdownGraceSeconds: number;
+  maxRunningPerAccount: number;
+  /** Hard limit of one attempt of the built-in renderer. */
+  renderDeadlineSeconds: number;
+  metricsToken?: string;
   modelsFile?: string;
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -66,6 +72,10 @@ export function loadConfig(env: Env): Config {
     pollMs: num('VIDGEN_POLL_MS', 1000, 10),
     maxAttempts: num('VIDGEN_MAX_ATTEMPTS', 3, 1),
     sweepIntervalSeconds: num('VIDGEN_SWEEP_INTERVAL_SECONDS', 60, 0.1),
+    shutdownGraceSeconds: num('VIDGEN_SHUTDOWN_GRACE_SECONDS', 30),
+    maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT', 0),
+    renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
+    metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
     modelsFile: env.VIDGEN_MODELS_FILE || undefined,
     ffmpegPath: env.VIDGEN_FFMPEG_PATH || undefined,
     ffprobePath: env.VIDGEN_FFPROBE_PATH || undefined,

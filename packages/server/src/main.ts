@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadConfig, type Config, type Role } from './config.ts';
+import type { Config } from './config.ts';
 import { createLogger } from './logging.ts';
 import { buildApp } from './app.ts';
 import { openSqlDatabase } from './store/sql/database.ts';
@@ -16,7 +16,7 @@ import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
 import { ImageRefResolver } from './engine/image-refs.ts';
 import { TaskEvents } from './engine/task-events.ts';
-import { createWorker, type Worker } from './engine/worker.ts';
+import { createWorker } from './engine/worker.ts';
 import { startRetentionSweeper } from './engine/retention-sweeper.ts';
 import { newId } from './engine/ids.ts';
 import { GenerationError, type Generator } from './generators/generator.ts';
@@ -26,15 +26,17 @@ import { verifyVideo } from './media/video-probe.ts';
 import { ImageRejected, normalizeImage, sniffImageType } from './media/image-input.ts';
 import { createSafeFetch } from './security/create-safe-fetch.ts';
 import { UrlSigner } from './security/url-signer.ts';
+import { createPrometheusMetrics } from './observability/prometheus-metrics.ts';
 import { loadSigningSecret } from './signing-secret.ts';
-import { createKeyFor, runKeysCommand } from './cli/keys-command.ts';
+import { createKeyFor } from './cli/keys-command.ts';
 import defaultModels from './catalog/default-models.json' with { type: 'json' };
 
 export interface RunningService {
-  /** Base URL of the HTTP API, when this process serves it. */
-  url?: string;
-  app?: FastifyInstance;
-  close(): Promise<void>;
+  /** Base URL of the HTTP listener. */
+  url: string;
+  app: FastifyInstance;
+  /** Stops accepting requests, lets running tasks finish for up to `graceMs`, hands back the rest. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -53,67 +55,55 @@ export async function startService(config: Config, logger: Logger = createLogger
 
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
   const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
+  const deadlines: Record<string, number> = { renderer: config.renderDeadlineSeconds * 1000 };
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const fetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes, maxRedirects: 5 });
   const images = new ImageRefResolver({ files: fileStore, blobs, fetch });
   const events = new TaskEvents();
+  const metrics = createPrometheusMetrics(tasks);
   const taskService = new TaskService({ tasks, blobs, catalog, images, events, clock });
-  const checkImage = async (bytes: Buffer) => {
-    await normalizeImage(bytes, { maxPixels: config.maxImagePixels });
-    return { mimeType: sniffImageType(bytes) ?? 'application/octet-stream' };
-  };
-  const fileService = new FileService({ files: fileStore, blobs, checkImage, clock });
+  const fileService = new FileService({ files: fileStore, blobs, clock, checkImage: (bytes) => checkImage(bytes, config.maxImagePixels) });
 
-  const stops: Array<() => Promise<void> | void> = [];
-  let worker: Worker | undefined;
-  if (runsWorker(config.role)) {
+  const stops: Array<(graceMs: number) => Promise<void> | void> = [];
+  if (config.role !== 'api') {
     const workRoot = join(config.dataDir, 'work');
     await mkdir(workRoot, { recursive: true });
-    worker = createWorker({
-      tasks, blobs, images, generators, events, logger, clock, workRoot,
+    const worker = createWorker({
+      tasks, blobs, images, generators, events, logger, clock, workRoot, metrics: metrics.engine,
       owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
-      lanes: Object.fromEntries(Object.keys(generators).map((backend) => [backend, config.workerConcurrency])),
+      lanes: Object.fromEntries(Object.keys(generators).map((b) => [b, { slots: config.workerConcurrency, deadlineMs: deadlines[b] }])),
+      maxRunningPerAccount: config.maxRunningPerAccount,
       leaseMs: config.leaseSeconds * 1000,
       heartbeatMs: config.heartbeatSeconds * 1000,
       pollMs: config.pollMs,
       maxAttempts: config.maxAttempts,
       retentionMs: config.retentionSeconds * 1000,
-      normalizeImage: async (bytes) => {
-        try {
-          return (await normalizeImage(bytes, { maxPixels: config.maxImagePixels })).png;
-        } catch (err) {
-          if (err instanceof ImageRejected) throw new GenerationError(err.code, err.message, false);
-          throw err;
-        }
-      },
+      normalizeImage: (bytes) => renderableImage(bytes, config.maxImagePixels),
       verifyVideo: async (file, expect) => void (await verifyVideo(binaries.ffprobe, file, expect)),
     });
     worker.start();
-    stops.push(() => worker!.stop());
+    stops.push((graceMs) => worker.stop(graceMs));
     const sweeper = startRetentionSweeper({ tasks, blobs, intervalMs: config.sweepIntervalSeconds * 1000, logger, clock });
     stops.push(() => sweeper.stop());
   }
 
-  let url: string | undefined;
-  let app: FastifyInstance | undefined;
-  if (runsApi(config.role)) {
-    await ensureBootstrapKey(accounts, logger, clock());
-    const signer = new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir));
-    app = await buildApp({
-      accounts, tasks: taskService, files: fileService, blobs, signer, logger, clock,
-      bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
-      publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
-    });
-    const address = await app.listen({ host: config.host, port: config.port });
-    url = address.replace('[::1]', '127.0.0.1');
-    stops.unshift(() => app!.close());
-  }
+  if (config.role !== 'worker') await ensureBootstrapKey(accounts, logger, clock());
+  const app = await buildApp({
+    routes: config.role === 'worker' ? 'ops' : 'all',
+    ops: { ready: async () => (await database.ping(), await blobs.check()), metrics: metrics.registry, metricsToken: config.metricsToken },
+    accounts, tasks: taskService, files: fileService, blobs, logger, clock,
+    signer: new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir)),
+    bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
+    publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
+  });
+  const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
   logger.info({ role: config.role, url, dataDir: config.dataDir }, 'vidgen is running');
   return {
     url,
     app,
-    async close() {
-      for (const stop of stops) await stop();
+    async close(graceMs = 0) {
+      await app.close();
+      for (const stop of stops) await stop(graceMs);
       await database.close();
     },
   };
@@ -131,32 +121,17 @@ async function readCatalog(config: Config): Promise<unknown> {
   return JSON.parse(await readFile(config.modelsFile, 'utf8'));
 }
 
-const runsApi = (role: Role) => role === 'all' || role === 'api';
-const runsWorker = (role: Role) => role === 'all' || role === 'worker';
+async function checkImage(bytes: Buffer, maxPixels: number) {
+  await normalizeImage(bytes, { maxPixels });
+  return { mimeType: sniffImageType(bytes) ?? 'application/octet-stream' };
+}
 
-/** `vidgen-server [--role all|api|worker]` or `vidgen-server keys …`. Returns when the command is done. */
-export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<void> {
-  const roleFlag = argv.indexOf('--role');
-  const config = loadConfig(roleFlag >= 0 ? { ...env, VIDGEN_ROLE: argv[roleFlag + 1] } : env);
-  if (argv[0] === 'keys') {
-    await mkdir(config.dataDir, { recursive: true });
-    const database = await openSqlDatabase(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'));
-    const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
-    try {
-      process.exitCode = await runKeysCommand(argv.slice(1), new SqlAccountStore(database.db), io, Date.now());
-    } finally {
-      await database.close();
-    }
-    return;
+/** An input image as the worker needs it; a refused image is a permanent task failure. */
+async function renderableImage(bytes: Buffer, maxPixels: number): Promise<Buffer> {
+  try {
+    return (await normalizeImage(bytes, { maxPixels })).png;
+  } catch (err) {
+    if (err instanceof ImageRejected) throw new GenerationError(err.code, err.message, false);
+    throw err;
   }
-  const service = await startService(config);
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    process.stderr.write(`${signal}: shutting down\n`);
-    service.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
 }

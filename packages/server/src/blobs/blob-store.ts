@@ -24,6 +24,33 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Can the store answer readiness checks (disk writable, bucket reachable)? */
   check(): Promise<void>;
+  /**
+   * A URL that serves the blob to anyone holding it until it expires, without passing through
+   * this service. Only stores that can sign such links offer it (S3 does, local disk does not);
+   * the content route redirects there so the API process never carries the video bytes.
+   */
+  presignedGetUrl?(key: string, options: PresignedGetOptions): Promise<string>;
+}
+
+export interface PresignedGetOptions {
+  expiresInSeconds: number;
+  /** Served as the response's Content-Type, whatever the blob was stored with. */
+  contentType: string;
+  /** Suggested download name, served as `Content-Disposition: inline; filename=…`. */
+  filename?: string;
+}
+
+/**
+ * Reading a key that does not exist. `code` is ENOENT so callers treat every store the way
+ * they already treat a missing file on disk.
+ */
+export class BlobNotFoundError extends Error {
+  readonly code = 'ENOENT';
+
+  constructor(key: string) {
+    super(`blob not found: ${JSON.stringify(key)}`);
+    this.name = 'BlobNotFoundError';
+  }
 }
 
 /** Keys are relative paths of plain segments; anything else is a programming error. */

@@ -40,7 +40,8 @@ export class LocalDiskBlobStore implements BlobStore {
     return createReadStream(path, { highWaterMark: CHUNK, ...(range ?? {}) });
   }
 
-  readBuffer(key: string): Promise<Buffer> {
+  // async so that an invalid key rejects, like every other method, instead of throwing.
+  async readBuffer(key: string): Promise<Buffer> {
     return readFile(this.pathOf(key));
   }
 

@@ -20,6 +20,17 @@ export class TaskEvents {
     return () => this.emitter.off('queued', listener);
   }
 
+  /** A task was canceled: a worker of this process running it stops at once. */
+  taskCanceled(taskId: string): void {
+    this.emitter.emit('canceled', taskId);
+    this.taskChanged(taskId);
+  }
+
+  onCanceled(listener: (taskId: string) => void): () => void {
+    this.emitter.on('canceled', listener);
+    return () => this.emitter.off('canceled', listener);
+  }
+
   /** A task's state or progress changed (in this process). */
   taskChanged(taskId: string): void {
     this.emitter.emit(`changed:${taskId}`);

@@ -3,12 +3,13 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { TaskStore } from '../store/task-store.ts';
+import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { GenerationError, type Generator } from '../generators/generator.ts';
 import type { ImageRefResolver } from './image-refs.ts';
 import type { TaskEvents } from './task-events.ts';
 import type { Lease, Task, TaskErrorInfo } from './task.ts';
+import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
 
 export interface TaskRunnerDeps {
@@ -18,6 +19,7 @@ export interface TaskRunnerDeps {
   generators: Record<string, Generator>;
   /** Told of every state and progress change, so long-polls in this process answer at once. */
   events: TaskEvents;
+  metrics: EngineMetrics;
   /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws a GenerationError when it can't. */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
   /** Throws a GenerationError unless the file is the video that was asked for (DESIGN invariant 3). */
@@ -29,54 +31,73 @@ export interface TaskRunnerDeps {
   clock: () => number;
 }
 
+/** Why an attempt was stopped from outside: each leads to a different ending. */
+export type StopReason = 'shutdown' | 'canceled' | 'lease_lost' | 'deadline';
+
 const INTERNAL_ERROR: TaskErrorInfo = { code: 'internal_error', message: 'The video could not be generated because of an internal error.' };
+const DEADLINE: TaskErrorInfo = { code: 'deadline_exceeded', message: 'The backend did not finish within its time limit.' };
 
 /**
  * Runs one claimed task to its end. Every write presents the lease; when a write is refused
- * the lease was lost (another worker owns the task now) and this attempt's output is dropped.
+ * the lease was lost (the task was canceled, or another worker owns it now) and this
+ * attempt's output is dropped.
  */
-export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, signal: AbortSignal): Promise<void> {
+export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController): Promise<void> {
   const workDir = await mkdtemp(join(deps.workRoot, 'task-'));
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
+  const started = deps.clock();
   deps.events.taskChanged(task.id);
+  let outcome: AttemptOutcome = 'lost';
   try {
-    const outcome = await produce(deps, task, lease, signal, workDir);
-    if (!outcome.ok) return await settleFailure(deps, task, lease, outcome.error, signal, log);
-    const key = `videos/${task.id}/${lease.token}.mp4`;
-    const stored = await deps.blobs.putFile(key, outcome.path, 'video/mp4');
-    const now = deps.clock();
-    const etag = `"${await sha256File(outcome.path)}"`;
-    if (await deps.tasks.complete(lease, { blobKey: key, bytes: stored.size, etag }, now, now + deps.retentionMs)) {
-      await deps.images.discard(task.params.images);
-      log.info({ bytes: stored.size, ms: now - (task.startedAt ?? now) }, 'task succeeded');
-    } else {
-      await deps.blobs.delete(key);
-      log.warn('lease lost before completion; output discarded');
-    }
+    const produced = await produce(deps, task, lease, controller, workDir);
+    outcome = produced.ok ? await store(deps, task, lease, produced.path, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } finally {
     await rm(workDir, { recursive: true, force: true });
+    await deps.tasks.endAttempt(lease, outcome, null, deps.clock()).catch(() => undefined);
+    deps.metrics.attemptEnded(task.backend, outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
 }
 
 type Produced = { ok: true; path: string } | { ok: false; error: unknown };
 
-async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, signal: AbortSignal, workDir: string): Promise<Produced> {
+async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: string): Promise<Produced> {
   try {
     const generator = deps.generators[task.backend];
     if (!generator) throw new GenerationError('backend_unavailable', 'No backend is configured for this model.', true);
+    const signal = controller.signal;
     const images = await loadImages(deps, task, signal, workDir);
     const { width, height, duration, fps, prompt, seed } = task.params;
-    const progress = progressReporter(deps, lease);
     const output = await generator.generate(
       { taskId: task.id, attempt: lease.token, kind: task.kind, prompt, width, height, duration, fps, seed, images },
-      { signal, workDir, onProgress: progress },
+      {
+        signal, workDir, onProgress: progressReporter(deps, lease, controller),
+        checkpoint: { load: () => deps.tasks.loadBackendState(task.id), save: (state) => deps.tasks.saveBackendState(lease, state) },
+      },
     );
+    if (signal.aborted) throw new GenerationError('canceled', 'The attempt was stopped.', false);
     await deps.verifyVideo(output.path, { width, height, durationSeconds: duration });
     return { ok: true, path: output.path };
   } catch (error) {
     return { ok: false, error };
   }
+}
+
+/** Stores the verified file under a key of this attempt, then completes under the lease. */
+async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, path: string, log: Logger): Promise<AttemptOutcome> {
+  const key = `videos/${task.id}/${lease.token}.mp4`;
+  const stored = await deps.blobs.putFile(key, path, 'video/mp4');
+  const etag = `"${await sha256File(path)}"`;
+  const now = deps.clock();
+  if (await deps.tasks.complete(lease, { blobKey: key, bytes: stored.size, etag }, now, now + deps.retentionMs)) {
+    await deps.images.discard(task.params.images);
+    log.info({ bytes: stored.size }, 'task succeeded');
+    return 'succeeded';
+  }
+  // A zombie's output: another attempt owns the task now, or it was canceled.
+  await deps.blobs.delete(key);
+  log.warn('lease lost before completion; output discarded');
+  return 'lost';
 }
 
 async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal, workDir: string): Promise<string[]> {
@@ -90,40 +111,47 @@ async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal,
   return paths;
 }
 
-/** Progress is written at most every whole percent, so a long render costs ~100 small updates. */
-function progressReporter(deps: TaskRunnerDeps, lease: Lease): (fraction: number) => void {
+/**
+ * Progress is written at most every whole percent (~100 small updates per render). A refused
+ * write means the lease is gone (canceled from another process, or reclaimed): stop at once
+ * rather than at the next heartbeat.
+ */
+function progressReporter(deps: TaskRunnerDeps, lease: Lease, controller: AbortController): (fraction: number) => void {
   let written = 0;
   return (fraction) => {
     const percent = Math.floor(Math.max(0, Math.min(1, fraction)) * 100);
     if (percent <= written || percent >= 100) return;
     written = percent;
     deps.tasks.reportProgress(lease, percent).then(
-      (ok) => ok && deps.events.taskChanged(lease.taskId),
+      (ok) => (ok ? deps.events.taskChanged(lease.taskId) : controller.abort('lease_lost' satisfies StopReason)),
       () => undefined,
     );
   };
 }
 
-async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, error: unknown, signal: AbortSignal, log: Logger) {
-  if (signal.aborted) {
-    // Shutdown hands the task to another worker; a lost lease means someone else has it already.
-    if (signal.reason === 'shutdown') await deps.tasks.release(lease, deps.clock());
-    log.info({ reason: String(signal.reason) }, 'attempt stopped');
-    return;
+async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, error: unknown, signal: AbortSignal, log: Logger): Promise<AttemptOutcome> {
+  const reason = signal.aborted ? (signal.reason as StopReason) : undefined;
+  if (reason === 'shutdown') {
+    // Hand the task back without using up the attempt, so another worker starts it at once.
+    await deps.tasks.release(lease, deps.clock());
+    log.info('attempt handed back at shutdown');
+    return 'released';
   }
+  if (reason === 'canceled' || reason === 'lease_lost') return reason === 'canceled' ? 'canceled' : 'lost';
   const known = error instanceof GenerationError;
-  const info: TaskErrorInfo = known ? { code: error.code, message: error.message } : INTERNAL_ERROR;
-  if (!known) log.error({ err: error }, 'task failed with an unexpected error');
-  // Unexpected errors count as transient: a retry is cheap, a lost paid task is not.
-  const transient = known ? error.transient : true;
+  const info: TaskErrorInfo = reason === 'deadline' ? DEADLINE : known ? { code: error.code, message: error.message } : INTERNAL_ERROR;
+  if (!known && !reason) log.error({ err: error }, 'task failed with an unexpected error');
+  // Unexpected errors and deadlines count as transient: a retry is cheap, a lost paid task is not.
+  const transient = reason === 'deadline' || (known ? error.transient : true);
   if (transient && task.attempts < deps.maxAttempts) {
     const at = deps.clock() + retryDelayMs(task.attempts);
-    await deps.tasks.retry(lease, info, at);
+    if (await deps.tasks.retry(lease, info, at)) deps.metrics.retried(task.backend);
     log.warn({ code: info.code, retryAt: at }, 'transient failure; retrying');
-    return;
+    return 'retry';
   }
   if (await deps.tasks.fail(lease, info, deps.clock())) await deps.images.discard(task.params.images);
   log.info({ code: info.code }, 'task failed');
+  return 'failed';
 }
 
 function sha256File(path: string): Promise<string> {

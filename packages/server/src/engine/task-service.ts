@@ -96,6 +96,27 @@ export class TaskService {
     }
   }
 
+  /**
+   * Cancels a queued or running task. A running attempt notices at once in this process, or at
+   * its next write elsewhere (the write is refused), and its output is discarded.
+   */
+  async cancel(accountId: string, id: string): Promise<Task> {
+    const task = await this.get(accountId, id);
+    const canceled = FINISHED_STATUSES.includes(task.status) ? undefined : await this.deps.tasks.cancel(id, this.deps.clock());
+    if (!canceled) {
+      const now = await this.get(accountId, id);
+      throw new Conflict('task_not_cancelable', `The task has already ended (${now.status === 'succeeded' ? 'done' : now.status}) and cannot be canceled.`);
+    }
+    this.deps.events.taskCanceled(id);
+    await this.deps.images.discard(canceled.params.images);
+    return canceled;
+  }
+
+  /** Where a queued task stands in its lane (an estimate under fair claiming), else undefined. */
+  async queuePosition(task: Task): Promise<number | undefined> {
+    return task.status === 'queued' ? this.deps.tasks.queuePosition(task) : undefined;
+  }
+
   /** One page of the account's tasks of one family, newest first. */
   async list(accountId: string, family: ApiFamily, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
     const rows = await this.deps.tasks.list({ ...query, accountId, family, limit: query.limit + 1 });

@@ -1,14 +1,22 @@
 import type { Logger } from 'pino';
 import type { TaskStore } from '../store/task-store.ts';
 import type { Lease, Task } from './task.ts';
-import { runTask, type TaskRunnerDeps } from './task-runner.ts';
+import { runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
+
+export interface Lane {
+  /** Tasks of this backend run at once in this process (a GPU host with N slots: N). */
+  slots: number;
+  /** Hard limit of one attempt; past it the attempt is stopped and retried. */
+  deadlineMs: number;
+}
 
 export interface WorkerDeps extends TaskRunnerDeps {
   tasks: TaskStore;
   /** Unique per process: lease owner and log field. */
   owner: string;
-  /** Slots per backend lane (a GPU host with N slots runs N tasks at once). */
-  lanes: Record<string, number>;
+  lanes: Record<string, Lane>;
+  /** Most tasks one account may run at once in a lane (0: no cap); fairness applies either way. */
+  maxRunningPerAccount: number;
   leaseMs: number;
   heartbeatMs: number;
   /** How often an idle slot looks for work when no wake-up hint arrives. */
@@ -18,18 +26,24 @@ export interface WorkerDeps extends TaskRunnerDeps {
 
 export interface Worker {
   start(): void;
-  /** Stops claiming; running attempts are stopped and their tasks handed back to the queue. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming, lets running attempts finish for up to `graceMs`, then stops them and hands
+   * their tasks back to the queue so another worker starts them at once.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export function createWorker(deps: WorkerDeps): Worker {
-  const running = new Set<Promise<void>>();
-  const controllers = new Set<AbortController>();
+  const loops = new Set<Promise<void>>();
+  const running = new Map<string, AbortController>();
   const wakers = new Set<() => void>();
+  const unsubscribe: Array<() => void> = [];
   let stopped = false;
   let reaper: NodeJS.Timeout | undefined;
-  let unsubscribe: (() => void) | undefined;
 
+  const wakeAll = () => {
+    for (const wake of [...wakers]) wake();
+  };
   const idle = () =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, deps.pollMs);
@@ -41,11 +55,13 @@ export function createWorker(deps: WorkerDeps): Worker {
       wakers.add(done);
     });
 
-  async function slot(backend: string): Promise<void> {
+  async function slot(backend: string, lane: Lane): Promise<void> {
     while (!stopped) {
       let claimed: { task: Task; lease: Lease } | undefined;
       try {
-        claimed = await deps.tasks.claim({ owner: deps.owner, backends: [backend], leaseMs: deps.leaseMs, now: deps.clock() });
+        claimed = await deps.tasks.claim({
+          owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount,
+        });
       } catch (err) {
         deps.logger.error({ err }, 'claim failed');
       }
@@ -53,25 +69,29 @@ export function createWorker(deps: WorkerDeps): Worker {
         await idle();
         continue;
       }
-      await runWithHeartbeat(claimed.task, claimed.lease);
+      deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
+      await attempt(claimed.task, claimed.lease, lane);
     }
   }
 
-  async function runWithHeartbeat(task: Task, lease: Lease): Promise<void> {
+  async function attempt(task: Task, lease: Lease, lane: Lane): Promise<void> {
     const controller = new AbortController();
-    controllers.add(controller);
+    const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
+    running.set(task.id, controller);
     const heartbeat = setInterval(async () => {
       const renewed = await deps.tasks.renew(lease, deps.leaseMs, deps.clock()).catch(() => undefined);
       if (renewed) lease.expiresAt = renewed.expiresAt;
-      else if (!controller.signal.aborted) controller.abort('lease_lost');
+      else stop('lease_lost');
     }, deps.heartbeatMs);
+    const deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
     try {
-      await runTask(deps, task, lease, controller.signal);
+      await runTask(deps, task, lease, controller);
     } catch (err) {
       deps.logger.error({ err, taskId: task.id }, 'task attempt crashed');
     } finally {
       clearInterval(heartbeat);
-      controllers.delete(controller);
+      clearTimeout(deadline);
+      running.delete(task.id);
     }
   }
 
@@ -81,33 +101,36 @@ export function createWorker(deps: WorkerDeps): Worker {
       return 0;
     });
     if (touched > 0) {
+      deps.metrics.reclaimed(touched);
       deps.logger.warn({ tasks: touched }, 'reclaimed tasks whose lease had expired');
-      for (const wake of [...wakers]) wake();
+      wakeAll();
     }
   }
 
   return {
     start() {
-      unsubscribe = deps.events.onQueued(() => {
-        for (const wake of [...wakers]) wake();
-      });
+      unsubscribe.push(deps.events.onQueued(wakeAll));
+      unsubscribe.push(deps.events.onCanceled((taskId) => running.get(taskId)?.abort('canceled' satisfies StopReason)));
       reaper = setInterval(reap, Math.max(250, Math.floor(deps.leaseMs / 2)));
       void reap();
-      for (const [backend, slots] of Object.entries(deps.lanes)) {
-        for (let i = 0; i < slots; i++) {
-          const loop = slot(backend);
-          running.add(loop);
-          void loop.finally(() => running.delete(loop));
+      for (const [backend, lane] of Object.entries(deps.lanes)) {
+        for (let i = 0; i < lane.slots; i++) {
+          const loop = slot(backend, lane);
+          loops.add(loop);
+          void loop.finally(() => loops.delete(loop));
         }
       }
     },
-    async stop() {
+    async stop(graceMs = 0) {
       stopped = true;
       clearInterval(reaper);
-      unsubscribe?.();
-      for (const controller of controllers) controller.abort('shutdown');
-      for (const wake of [...wakers]) wake();
-      await Promise.all([...running]);
+      for (const off of unsubscribe.splice(0)) off();
+      wakeAll();
+      const finished = Promise.all([...loops]);
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([finished, grace]);
+      for (const controller of running.values()) controller.abort('shutdown' satisfies StopReason);
+      await finished;
     },
   };
 }

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import sharp from 'sharp';
-import { GenerationError, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
+import { GenerationError, memoryCheckpoint, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
 import { verifyVideo } from '../media/video-probe.ts';
 
 export interface GeneratorFixture {
@@ -74,7 +74,7 @@ class Harness {
   async context(signal = new AbortController().signal) {
     const progress: number[] = [];
     const workDir = await mkdtemp(join(this.root, 'work-'));
-    const ctx: GenerationContext = { signal, workDir, onProgress: (p) => progress.push(p) };
+    const ctx: GenerationContext = { signal, workDir, onProgress: (p) => progress.push(p), checkpoint: memoryCheckpoint() };
     return { ctx, progress, workDir };
   }
 

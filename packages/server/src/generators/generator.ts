@@ -23,6 +23,18 @@ export interface GenerationContext {
   onProgress(fraction: number): void;
   /** A private directory for this attempt; removed by the worker afterwards. */
   workDir: string;
+  /**
+   * Durable per-task state of the backend (an upstream task id, a ComfyUI prompt id), kept in
+   * the task row under the lease. A later attempt of the same task (after a crash or a lost
+   * lease) reads it back to re-attach instead of submitting again.
+   */
+  checkpoint: BackendCheckpoint;
+}
+
+export interface BackendCheckpoint {
+  load(): Promise<unknown | undefined>;
+  /** Returns false when the lease was lost: the attempt must stop. */
+  save(state: unknown): Promise<boolean>;
 }
 
 export interface GenerationOutput {
@@ -49,4 +61,16 @@ export class GenerationError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A checkpoint kept in memory, for running a generator outside the engine (tests, benchmarks). */
+export function memoryCheckpoint(): BackendCheckpoint {
+  let state: unknown;
+  return {
+    load: async () => state,
+    save: async (next) => {
+      state = next;
+      return true;
+    },
+  };
 }

@@ -34,20 +34,20 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
     });
     after(async () => fx?.close());
 
-    const newTask = (backend = 'b1'): NewTask => ({
-      id: uuidv7(clock), accountId, family: 'A', kind: 'generate', model: 'm', backend, createdAt: clock++,
+    const newTask = (backend = 'b1', owner = accountId): NewTask => ({
+      id: uuidv7(clock), accountId: owner, family: 'A', kind: 'generate', model: 'm', backend, createdAt: clock++,
       params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
     });
     const held: Lease[] = [];
-    const claim = async (backends = ['b1'], owner = 'w1') => {
-      const claimed = await fx.tasks.claim({ owner, backends, leaseMs: lease, now: clock });
+    const claim = async (backend = 'b1', owner = 'w1', maxRunningPerAccount = 0) => {
+      const claimed = await fx.tasks.claim({ owner, backend, leaseMs: lease, now: clock, maxRunningPerAccount });
       if (claimed) held.push(claimed.lease);
       return claimed;
     };
     // Each case starts from an empty queue: whatever a case left queued or running is finished here.
     afterEach(async () => {
       if (skip) return;
-      while (await claim(['b1', 'b2', 'b3'], 'cleanup')) { /* drain */ }
+      for (const lane of ['b1', 'b2', 'b3']) while (await claim(lane, 'cleanup')) { /* drain */ }
       for (const l of held.splice(0)) await fx.tasks.fail(l, { code: 'cleanup', message: '' }, clock);
     });
 
@@ -60,23 +60,59 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.equal(await fx.tasks.get('missing'), undefined);
     });
 
-    it('claims the oldest task of the asked backends, once', async (t) => {
+    it('claims the oldest task of its lane, once, and records the attempt', async (t) => {
       if (skip) return t.skip(skip);
       const first = await fx.tasks.insert(newTask('b2'));
       await fx.tasks.insert(newTask('b2'));
       await fx.tasks.insert(newTask('b3'));
-      const claimed = await claim(['b2']);
+      const claimed = await claim('b2');
       assert.equal(claimed?.task.id, first.id);
       assert.equal(claimed?.task.status, 'running');
       assert.equal(claimed?.task.attempts, 1);
-      assert.equal((await claim(['b2']))?.task.backend, 'b2');
-      assert.equal(await claim(['b2']), undefined);
+      assert.equal((await claim('b2'))?.task.backend, 'b2');
+      assert.equal(await claim('b2'), undefined);
+      await fx.tasks.endAttempt(claimed!.lease, 'failed', 'boom', clock);
+      const [record] = await fx.tasks.attempts(first.id);
+      assert.deepEqual(
+        { attempt: record.attempt, worker: record.worker, outcome: record.outcome, errorCode: record.errorCode, ended: record.endedAt !== null },
+        { attempt: claimed!.lease.token, worker: 'w1', outcome: 'failed', errorCode: 'boom', ended: true },
+      );
+    });
+
+    it('serves accounts fairly: fewest running first, a per-account cap, oldest within an account', async (t) => {
+      if (skip) return t.skip(skip);
+      const big = (await fx.accounts.ensureAccount('contract-big', null, clock)).id;
+      const small = (await fx.accounts.ensureAccount('contract-small', null, clock)).id;
+      const bigTasks = [];
+      for (let i = 0; i < 5; i++) bigTasks.push(await fx.tasks.insert(newTask('b1', big)));
+      const smallTask = await fx.tasks.insert(newTask('b1', small));
+      assert.equal(await fx.tasks.queuePosition(smallTask), 0, 'the small account is next in line');
+      assert.equal(await fx.tasks.queuePosition(bigTasks[3]), 4);
+      assert.equal((await claim())?.task.id, bigTasks[0].id, 'equal running counts: the longest-waiting account');
+      assert.equal((await claim())?.task.id, smallTask.id, 'then the account with fewer running tasks, despite the backlog');
+      assert.equal((await claim('b1', 'w1', 2))?.task.id, bigTasks[1].id);
+      assert.equal(await claim('b1', 'w1', 2), undefined, 'the cap holds back the big account');
+      assert.equal((await claim('b1', 'w1', 3))?.task.id, bigTasks[2].id);
+    });
+
+    it('cancels queued and running tasks in one statement, and not finished ones', async (t) => {
+      if (skip) return t.skip(skip);
+      const queued = await fx.tasks.insert(newTask());
+      const canceled = await fx.tasks.cancel(queued.id, clock);
+      assert.equal(canceled?.status, 'canceled');
+      assert.deepEqual(canceled?.error, { code: 'canceled', message: 'The task was canceled.' });
+      assert.equal(await fx.tasks.cancel(queued.id, clock), undefined);
+      await fx.tasks.insert(newTask());
+      const running = (await claim())!;
+      assert.equal((await fx.tasks.cancel(running.task.id, clock))?.status, 'canceled');
+      assert.equal(await fx.tasks.reportProgress(running.lease, 50), false, 'the worker is refused from then on');
+      assert.equal(await fx.tasks.complete(running.lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1), false);
     });
 
     it('never hands one task to two concurrent claimers', async (t) => {
       if (skip) return t.skip(skip);
       for (let i = 0; i < 10; i++) await fx.tasks.insert(newTask());
-      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => claim(['b1'], `w${i}`)));
+      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => claim('b1', `w${i}`)));
       const ids = results.filter(Boolean).map((r) => r!.task.id);
       assert.equal(ids.length, 10);
       assert.equal(new Set(ids).size, 10);
@@ -89,7 +125,8 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.ok(await fx.tasks.reportProgress(first.lease, 40));
       clock += lease + 1;
       assert.equal(await fx.tasks.reclaimExpired(clock, 5), 1);
-      const second = (await claim(['b1'], 'w2'))!;
+      assert.equal((await fx.tasks.attempts(first.task.id))[0].outcome, 'lease_expired');
+      const second = (await claim('b1', 'w2'))!;
       assert.equal(second.task.id, first.task.id);
       assert.ok(second.lease.token > first.lease.token);
       const result = { blobKey: 'k', bytes: 1, etag: '"e"' };

@@ -42,9 +42,29 @@ export interface TaskQuery {
 
 export interface ClaimRequest {
   owner: string;
-  backends: string[];
+  /** The lane: claims never cross backends, each has its own slots. */
+  backend: string;
   leaseMs: number;
   now: number;
+  /** Most tasks one account may have running in this lane; 0 for no cap. */
+  maxRunningPerAccount: number;
+}
+
+export interface LaneStats {
+  queued: Array<{ backend: string; count: number }>;
+  running: Array<{ backend: string; accountId: string; count: number }>;
+}
+
+export type AttemptOutcome = 'succeeded' | 'failed' | 'retry' | 'released' | 'lost' | 'canceled' | 'lease_expired';
+
+export interface AttemptRecord {
+  taskId: string;
+  attempt: number;
+  worker: string;
+  startedAt: number;
+  endedAt: number | null;
+  outcome: AttemptOutcome | null;
+  errorCode: string | null;
 }
 
 /**
@@ -65,10 +85,25 @@ export interface TaskStore {
   reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation>;
   /** Frees a reservation whose request failed before creating a task, so a retry can run. */
   releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void>;
-  /** Claims the oldest runnable task of the given backends, or nothing. */
+  /**
+   * Claims a runnable task of one lane, fairly: the account with the fewest running tasks in
+   * the lane (under its cap) goes first, the one waiting longest among equals; within an account,
+   * oldest first. Records the attempt.
+   */
   claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined>;
+  endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void>;
+  attempts(taskId: string): Promise<AttemptRecord[]>;
+  /** Cancels a queued or running task in one statement; undefined when it had already ended. */
+  cancel(taskId: string, now: number): Promise<Task | undefined>;
+  /** Queue depth per lane and running tasks per lane and account, for metrics. */
+  laneStats(): Promise<LaneStats>;
+  /** Queued tasks of the lane that fair claiming would start before this one (0 = next). */
+  queuePosition(task: Task): Promise<number>;
   renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined>;
   reportProgress(lease: Lease, progress: number): Promise<boolean>;
+  /** The backend's own state for this task (see GenerationContext.checkpoint), undefined when none. */
+  loadBackendState(taskId: string): Promise<unknown | undefined>;
+  saveBackendState(lease: Lease, state: unknown): Promise<boolean>;
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean>;
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean>;
   /** Puts the task back in the queue after a transient failure, runnable again at `availableAt`. */

@@ -15,7 +15,7 @@ import { sceneTheme } from '../../src/generators/ffmpeg/scene-theme.ts';
 import { seededRandom } from '../../src/generators/ffmpeg/seeded-random.ts';
 import { hexToRgb } from '../../src/generators/ffmpeg/color.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
-import { GenerationError, type GenerationJob } from '../../src/generators/generator.ts';
+import { GenerationError, memoryCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
 import { probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
 
 const run = promisify(execFile);
@@ -147,7 +147,7 @@ describe('ffmpeg renderer motion', () => {
   const render = async (prompt: string, images: string[], size = { width: 320, height: 180 }, duration = 1) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
     const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt, ...size, duration, fps: 24, seed: 1, images };
-    const out = await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir });
+    const out = await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
     return { path: out.path, job };
   };
 
@@ -221,7 +221,7 @@ describe('video verification', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-verify-'));
     const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt: 'hills', width: 320, height: 180, duration: 1, fps: 24, images: [] };
-    video = (await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir: dir })).path;
+    video = (await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir: dir, checkpoint: memoryCheckpoint() })).path;
   });
   after(() => rm(dir, { recursive: true, force: true }));
 

@@ -43,9 +43,9 @@ export function registerFamilyARoutes(app: FastifyInstance, deps: { tasks: TaskS
   app.post<{ Body: EditBody }>('/v1/videos/edits', { schema: { body: FamilyAEditBody } }, variant('edit'));
   app.post<{ Body: ExtensionBody }>('/v1/videos/extensions', { schema: { body: FamilyAExtensionBody } }, variant('extend'));
 
-  const wire = (request: FastifyRequest, task: Task) => {
+  const wire = (request: FastifyRequest, task: Task, queuePosition?: number) => {
     const url = familyAStatus(task) === 'done' ? signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock()) : undefined;
-    return toFamilyATask(task, url);
+    return toFamilyATask(task, url, queuePosition);
   };
 
   app.get<{ Params: { request_id: string }; Querystring: Query }>('/v1/videos/:request_id', async (request, reply) => {
@@ -55,8 +55,13 @@ export function registerFamilyARoutes(app: FastifyInstance, deps: { tasks: TaskS
       ? await deps.tasks.waitForChange(accountId, request.params.request_id, waitMs, clientGone(request))
       : await deps.tasks.get(accountId, request.params.request_id);
     if (familyAStatus(task) === 'pending') reply.code(202).header('retry-after', '4');
-    return wire(request, task);
+    return wire(request, task, await deps.tasks.queuePosition(task));
   });
+
+  // Extension of the xAI dialect: cancel ends a task as `failed` with error code `canceled`.
+  app.post<{ Params: { request_id: string } }>('/v1/videos/:request_id/cancel', async (request) =>
+    wire(request, await deps.tasks.cancel(callerOf(request).account.id, request.params.request_id)),
+  );
 
   app.get<{ Querystring: Query }>('/v1/videos', async (request) => {
     const query = listQueryOf(request.query, FAMILY_A_LIST_STATUSES);

@@ -24,13 +24,14 @@ export function familyAStatus(task: Task): FamilyAStatus {
 }
 
 /** Family A task body; `videoUrl` is the signed link, given only for a done task. */
-export function toFamilyATask(task: Task, videoUrl?: string): FamilyATask {
+export function toFamilyATask(task: Task, videoUrl?: string, queuePosition?: number): FamilyATask {
   const body: FamilyATask = {
     request_id: task.id,
     status: STATUS[task.status],
     model: publicModelName(task.model),
     progress: task.status === 'succeeded' ? 100 : task.progress,
   };
+  if (queuePosition !== undefined) body.queue_position = queuePosition;
   if (task.status === 'succeeded' && videoUrl) body.video = { url: videoUrl, duration: task.params.duration };
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   return body;

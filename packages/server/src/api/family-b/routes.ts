@@ -34,8 +34,13 @@ export function registerFamilyBRoutes(app: FastifyInstance, deps: { tasks: TaskS
       ? await deps.tasks.waitForChange(accountId, request.params.task_id, waitMs, clientGone(request))
       : await deps.tasks.get(accountId, request.params.task_id);
     if (task.status === 'queued' || task.status === 'running') reply.header('retry-after', '15');
-    return toFamilyBTask(task);
+    return toFamilyBTask(task, await deps.tasks.queuePosition(task));
   });
+
+  // Extension of the new-api dialect: cancel ends a task as FAILURE with error code `canceled`.
+  app.post<{ Params: { task_id: string } }>('/v1/video/generations/:task_id/cancel', async (request) =>
+    toFamilyBTask(await deps.tasks.cancel(callerOf(request).account.id, request.params.task_id)),
+  );
 
   app.get<{ Querystring: Query }>('/v1/video/generations', async (request) => {
     const query = listQueryOf(request.query, FAMILY_B_LIST_STATUSES);

@@ -20,7 +20,7 @@ export const FAMILY_B_LIST_STATUSES: Record<FamilyBStatus, TaskStatus[]> = {
   FAILURE: ['failed', 'canceled'],
 };
 
-export function toFamilyBTask(task: Task): FamilyBTask & { expired?: true } {
+export function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask & { expired?: true } {
   const body: FamilyBTask & { expired?: true } = {
     task_id: task.id,
     status: STATUS[task.status],
@@ -28,6 +28,7 @@ export function toFamilyBTask(task: Task): FamilyBTask & { expired?: true } {
     seconds: String(task.params.duration),
     model: task.model,
   };
+  if (queuePosition !== undefined) body.queue_position = queuePosition;
   if (task.status === 'succeeded') body.result_url = contentPath(task.id);
   if (task.status === 'expired') body.expired = true;
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };

@@ -2,13 +2,17 @@
  * The built-in backend: an honest procedural renderer, not a neural model. It takes one still (the
  * caller's first image, or a landscape drawn from the prompt's words), moves a virtual camera over it
  * as the prompt asks, and encodes exactly `duration * fps` frames of H.264.
+ *
+ * Frames are cut from the canvas here (frame-resampler.ts) and streamed to ffmpeg as raw yuv420p,
+ * just ahead of the encoder: ffmpeg only encodes, and the two run on separate cores.
  */
 import { join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
 import { GenerationError, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
-import { cameraPath, maxZoom, parseCameraMove } from './camera-move.ts';
-import { buildMotionFilter, type Size } from './motion-filter.ts';
-import { canvasSize, imageCanvas, sceneCanvas, type Canvas } from './render-canvas.ts';
+import { cameraPath, maxZoom, parseCameraMove, viewAt, type CameraPath } from './camera-move.ts';
+import { createKernels } from './bilinear-kernels.ts';
+import { FrameResampler, type Size } from './frame-resampler.ts';
+import { canvasSize, imageCanvas, sceneCanvas } from './render-canvas.ts';
 import { canceled, runFfmpeg } from './run-ffmpeg.ts';
 
 export interface FfmpegRendererOptions {
@@ -53,9 +57,10 @@ export class FfmpegRenderer implements Generator {
     if (ctx.signal.aborted) throw canceled();
     progress(PREPARE_SHARE);
     const outPath = join(ctx.workDir, 'output.mp4');
+    const resampler = new FrameResampler(createKernels(), canvas, output);
     await runFfmpeg(this.ffmpeg, {
-      args: this.encodeArgs(canvas, buildMotionFilter({ path, frames, canvas, output }), job.fps, frames, outPath),
-      stdin: canvas.data,
+      args: this.encodeArgs(output, job.fps, frames, outPath),
+      stdin: shotFrames(resampler, path, frames),
       signal: ctx.signal,
       onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
     });
@@ -63,16 +68,28 @@ export class FfmpegRenderer implements Generator {
     return { path: outPath };
   }
 
-  private encodeArgs(canvas: Canvas, filter: string, fps: number, frames: number, outPath: string): string[] {
+  private encodeArgs(output: Size, fps: number, frames: number, outPath: string): string[] {
     return [
       '-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1',
-      '-f', 'rawvideo', '-pixel_format', 'rgb24', '-video_size', `${canvas.width}x${canvas.height}`,
+      '-f', 'rawvideo', '-pixel_format', 'yuv420p', '-video_size', `${output.width}x${output.height}`,
       '-framerate', String(fps), '-i', 'pipe:0',
-      '-vf', filter, '-frames:v', String(frames), '-an', '-sn', '-dn',
+      '-vf', 'setsar=1', '-frames:v', String(frames), '-an', '-sn', '-dn',
       '-c:v', 'libx264', '-preset', this.preset, '-threads', String(this.threads),
       '-pix_fmt', 'yuv420p', '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709',
       '-color_range', 'tv', '-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', outPath,
     ];
+  }
+}
+
+/** The shot's frames in order, made one at a time as ffmpeg asks for them. */
+function* shotFrames(resampler: FrameResampler, path: CameraPath, frames: number): Iterable<Buffer> {
+  let last: { key: string; frame: Buffer } | undefined;
+  for (let n = 0; n < frames; n++) {
+    const view = viewAt(path, frames > 1 ? n / (frames - 1) : 0);
+    const key = `${view.cx} ${view.cy} ${view.zoom}`;
+    // A still camera (and the eased ends of a move) repeat a view: cut it once.
+    if (last?.key !== key) last = { key, frame: resampler.frame(view) };
+    yield last.frame;
   }
 }
 

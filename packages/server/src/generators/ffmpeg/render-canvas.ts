@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { GenerationError } from '../generator.ts';
 import { buildSceneSvg } from './scene-svg.ts';
-import type { Size } from './motion-filter.ts';
+import type { Size } from './frame-resampler.ts';
 
 export interface Canvas extends Size {
   /** Packed RGB, 3 bytes per pixel, rows top to bottom. */

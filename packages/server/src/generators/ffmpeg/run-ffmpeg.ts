@@ -3,12 +3,16 @@
  * when the caller stops caring. A canceled task must not leave an encoder burning a core.
  */
 import { spawn } from 'node:child_process';
+import { Readable, pipeline } from 'node:stream';
 import { GenerationError } from '../generator.ts';
 
 export interface FfmpegRun {
   args: string[];
-  /** Written to ffmpeg's stdin, then closed. */
-  stdin?: Buffer;
+  /**
+   * Written to ffmpeg's stdin, then closed. An iterable is pulled one item at a time as ffmpeg
+   * reads, so frames are made just ahead of the encoder and never pile up in memory.
+   */
+  stdin?: Buffer | Iterable<Buffer>;
   signal: AbortSignal;
   /** Frames encoded so far, from `-progress pipe:1`. */
   onFrame?: (frame: number) => void;
@@ -25,11 +29,24 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
   if (run.signal.aborted) return Promise.reject(canceled());
   return new Promise((resolve, reject) => {
     const child = spawn(bin, run.args, { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    // EPIPE when ffmpeg exits before reading all input; its exit code tells what happened.
+    child.stdin.on('error', () => {});
+    const input = run.stdin ?? Buffer.alloc(0);
+    const source = Buffer.isBuffer(input) ? undefined : Readable.from(input, { highWaterMark: 1 });
+    if (source) pipeline(source, child.stdin, () => {});
+    else child.stdin.end(input);
     let stderr = '';
     let aborted = false;
+    // A failing frame source must fail the render: ffmpeg alone would see a short input and succeed.
+    let inputFailed = false;
+    source?.on('error', () => {
+      inputFailed = true;
+      child.kill('SIGKILL');
+    });
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
       aborted = true;
+      source?.destroy();
       child.kill('SIGTERM');
       // ffmpeg finalises the file on SIGTERM; we do not want the file, so do not wait long for it.
       killTimer = setTimeout(() => child.kill('SIGKILL'), run.killGraceMs ?? 500);
@@ -42,10 +59,6 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
     });
-    // EPIPE when ffmpeg exits before reading all input; its exit code tells what happened.
-    child.stdin.on('error', () => {});
-    child.stdin.end(run.stdin ?? Buffer.alloc(0));
-
     let settled = false;
     const finish = (err?: GenerationError) => {
       if (settled) return;
@@ -59,7 +72,7 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     // 'close' comes after the process has exited and its pipes are drained: nothing is left running.
     child.on('close', (code) => {
       if (aborted) return finish(canceled());
-      if (code === 0) return finish();
+      if (code === 0 && !inputFailed) return finish();
       const err = renderFailed();
       // For an operator's debugger only; ffmpeg's own words may contain paths, so never the message.
       Object.defineProperty(err, 'detail', { value: stderr, enumerable: false });

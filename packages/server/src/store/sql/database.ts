@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.ts';
@@ -9,6 +9,8 @@ export type SqlDialectName = 'sqlite' | 'postgres';
 export interface SqlDatabase {
   db: Kysely<Database>;
   dialect: SqlDialectName;
+  /** One round trip, for readiness checks. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -20,7 +22,8 @@ export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
   const isPostgres = /^postgres(ql)?:\/\//.test(location);
   const db = isPostgres ? openPostgres(location) : openSqlite(location);
   await migrateToLatest(db);
-  return { db, dialect: isPostgres ? 'postgres' : 'sqlite', close: () => db.destroy() };
+  const ping = async () => void (await sql`select 1`.execute(db));
+  return { db, dialect: isPostgres ? 'postgres' : 'sqlite', ping, close: () => db.destroy() };
 }
 
 function openSqlite(path: string): Kysely<Database> {

@@ -86,6 +86,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('tasks_account_family').on('tasks').columns(['account_id', 'family', 'id']).execute();
     },
   },
+  '0003_backend_state': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('tasks').addColumn('backend_state', 'text').execute();
+    },
+  },
+  '0004_attempts': {
+    async up(db: Kysely<any>) {
+      // One row per attempt: who ran it, when, and how it ended (for operators and retries).
+      await db.schema
+        .createTable('task_attempts')
+        .addColumn('task_id', 'varchar(64)', (c) => c.notNull().references('tasks.id'))
+        .addColumn('attempt', 'bigint', (c) => c.notNull())
+        .addColumn('worker', 'varchar(200)', (c) => c.notNull())
+        .addColumn('started_at', 'bigint', (c) => c.notNull())
+        .addColumn('ended_at', 'bigint')
+        .addColumn('outcome', 'varchar(32)')
+        .addColumn('error_code', 'varchar(64)')
+        .addPrimaryKeyConstraint('task_attempts_pk', ['task_id', 'attempt'])
+        .execute();
+      await db.schema.createIndex('tasks_lane_account').on('tasks').columns(['backend', 'status', 'account_id']).execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

@@ -26,6 +26,7 @@ export interface TasksTable {
   finished_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
+  backend_state: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -63,7 +64,18 @@ export interface FilesTable {
   created_at: number;
 }
 
+export interface TaskAttemptsTable {
+  task_id: string;
+  attempt: number;
+  worker: string;
+  started_at: number;
+  ended_at: number | null;
+  outcome: string | null;
+  error_code: string | null;
+}
+
 export interface Database {
+  task_attempts: TaskAttemptsTable;
   tasks: TasksTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
-import type { ClaimRequest, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
+import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialectName } from './database.ts';
 import { reusableQuery } from './reusable-query.ts';
@@ -39,7 +39,7 @@ export class SqlTaskStore implements TaskStore {
         error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null,
         attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: task.createdAt,
         created_at: task.createdAt, started_at: null, finished_at: null, expires_at: null,
-        idempotency_key: task.idempotencyKey ?? null,
+        idempotency_key: task.idempotencyKey ?? null, backend_state: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -105,13 +105,48 @@ export class SqlTaskStore implements TaskStore {
       .execute();
   }
 
-  async claim({ owner, backends, leaseMs, now }: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
-    if (backends.length === 0) return undefined;
+  async claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
+    for (const accountId of await this.fairOrder(request)) {
+      const claimed = await this.claimOldestOf(request, accountId);
+      if (claimed) return claimed;
+    }
+    return undefined;
+  }
+
+  /** Accounts with runnable work in the lane, in the order fair claiming serves them. */
+  private async fairOrder({ backend, now, maxRunningPerAccount }: ClaimRequest): Promise<string[]> {
+    const [waiting, running] = await Promise.all([
+      this.db
+        .selectFrom('tasks')
+        .select(['account_id', (eb) => eb.fn.min('available_at').as('since')])
+        .where('backend', '=', backend)
+        .where('status', '=', 'queued')
+        .where('available_at', '<=', now)
+        .groupBy('account_id')
+        .execute(),
+      this.db
+        .selectFrom('tasks')
+        .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('backend', '=', backend)
+        .where('status', '=', 'running')
+        .groupBy('account_id')
+        .execute(),
+    ]);
+    const runningOf = new Map(running.map((r) => [r.account_id, Number(r.n)]));
+    return waiting
+      .map((w) => ({ id: w.account_id, since: Number(w.since), running: runningOf.get(w.account_id) ?? 0 }))
+      .filter((a) => maxRunningPerAccount <= 0 || a.running < maxRunningPerAccount)
+      .sort((a, b) => a.running - b.running || a.since - b.since)
+      .map((a) => a.id);
+  }
+
+  private async claimOldestOf({ owner, backend, leaseMs, now }: ClaimRequest, accountId: string) {
     let candidate = this.db
       .selectFrom('tasks')
       .select('id')
       .where('status', '=', 'queued')
-      .where('backend', 'in', backends)
+      .where('backend', '=', backend)
+      .where('account_id', '=', accountId)
       .where('available_at', '<=', now)
       .orderBy('available_at')
       .orderBy('id')
@@ -134,8 +169,83 @@ export class SqlTaskStore implements TaskStore {
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
+    await this.db
+      .insertInto('task_attempts')
+      .values({ task_id: row.id, attempt: row.lease_token, worker: owner, started_at: now, ended_at: null, outcome: null, error_code: null })
+      .execute();
     const task = toTask(row);
     return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
+  }
+
+  async endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
+    await this.db
+      .updateTable('task_attempts')
+      .set({ ended_at: now, outcome, error_code: errorCode })
+      .where('task_id', '=', lease.taskId)
+      .where('attempt', '=', lease.token)
+      .where('ended_at', 'is', null)
+      .execute();
+  }
+
+  async attempts(taskId: string): Promise<AttemptRecord[]> {
+    const rows = await this.db.selectFrom('task_attempts').selectAll().where('task_id', '=', taskId).orderBy('attempt').execute();
+    return rows.map((r) => ({
+      taskId: r.task_id, attempt: r.attempt, worker: r.worker, startedAt: r.started_at, endedAt: r.ended_at,
+      outcome: r.outcome as AttemptOutcome | null, errorCode: r.error_code,
+    }));
+  }
+
+  async cancel(taskId: string, now: number): Promise<Task | undefined> {
+    const row = await this.db
+      .updateTable('tasks')
+      .set({
+        status: 'canceled', error_code: 'canceled', error_message: 'The task was canceled.', finished_at: now,
+        lease_owner: null, lease_expires_at: null,
+      })
+      .where('id', '=', taskId)
+      .where('status', 'in', ['queued', 'running'])
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toTask(row) : undefined;
+  }
+
+  async laneStats(): Promise<LaneStats> {
+    const [queued, running] = await Promise.all([
+      this.db.selectFrom('tasks').select(['backend', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '=', 'queued').groupBy('backend').execute(),
+      this.db
+        .selectFrom('tasks')
+        .select(['backend', 'account_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', '=', 'running')
+        .groupBy(['backend', 'account_id'])
+        .execute(),
+    ]);
+    return {
+      queued: queued.map((q) => ({ backend: q.backend, count: Number(q.n) })),
+      running: running.map((r) => ({ backend: r.backend, accountId: r.account_id, count: Number(r.n) })),
+    };
+  }
+
+  async queuePosition(task: Task): Promise<number> {
+    if (task.status !== 'queued') return 0;
+    const queued = await this.db
+      .selectFrom('tasks')
+      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('backend', '=', task.backend)
+      .where('status', '=', 'queued')
+      .groupBy('account_id')
+      .execute();
+    const ahead = await this.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('backend', '=', task.backend)
+      .where('status', '=', 'queued')
+      .where('account_id', '=', task.accountId)
+      .where('id', '<', task.id)
+      .executeTakeFirstOrThrow();
+    // Fair claiming serves accounts in turns: before this task, every other account gets at
+    // most as many starts as this account has tasks ahead of it.
+    const rank = Number(ahead.n);
+    return queued.reduce((sum, q) => (q.account_id === task.accountId ? sum : sum + Math.min(Number(q.n), rank)), rank);
   }
 
   async renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined> {
@@ -146,6 +256,15 @@ export class SqlTaskStore implements TaskStore {
 
   reportProgress(lease: Lease, progress: number): Promise<boolean> {
     return this.guarded(lease, { progress: Math.max(0, Math.min(99, Math.floor(progress))) });
+  }
+
+  async loadBackendState(taskId: string): Promise<unknown | undefined> {
+    const row = await this.db.selectFrom('tasks').select('backend_state').where('id', '=', taskId).executeTakeFirst();
+    return row?.backend_state ? JSON.parse(row.backend_state) : undefined;
+  }
+
+  saveBackendState(lease: Lease, state: unknown): Promise<boolean> {
+    return this.guarded(lease, { backend_state: JSON.stringify(state) });
   }
 
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
@@ -182,6 +301,14 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async reclaimExpired(now: number, maxAttempts: number): Promise<number> {
+    await this.db
+      .updateTable('task_attempts')
+      .set({ ended_at: now, outcome: 'lease_expired' })
+      .where('ended_at', 'is', null)
+      .where('task_id', 'in', (eb) =>
+        eb.selectFrom('tasks').select('id').where('status', '=', 'running').where('lease_expires_at', '<', now),
+      )
+      .execute();
     const exhausted = await this.db
       .updateTable('tasks')
       .set({
