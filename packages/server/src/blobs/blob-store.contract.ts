@@ -94,7 +94,7 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       if (!start(t)) return;
       const a = Buffer.alloc(3 * MiB, 'a');
       const b = Buffer.alloc(2 * MiB + 123, 'b');
-      const whole = (got: Buffer, what: string) => assert.ok(got.equals(a) || got.equals(b), `${what} saw a mix (${got.length} bytes)`);
+      const whole = (got: Buffer, what: string) => assert.ok(got.equals(a) || got.equals(b), `${what} saw neither whole version but ${got.length} bytes`);
       await fx.store.putBuffer(key('versions'), a, 'application/octet-stream');
       const openedBefore = await fx.store.read(key('versions'));
       let writing = true;
