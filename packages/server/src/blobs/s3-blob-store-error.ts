@@ -54,6 +54,8 @@ function describe(e: SdkErrorShape, code: string | undefined, status: number | u
   // HEAD responses have no body, so the SDK only knows the status.
   if (status === 403) return 'access denied (HTTP 403): check the credentials and the bucket policy';
   if (status === 404) return 'not found (HTTP 404)';
+  if (status === 301) return 'the bucket lives in another region (HTTP 301): set the region it was created in';
+  if (status === 400 && (!code || code.startsWith('Unknown'))) return 'bad request (HTTP 400): check the region and the endpoint';
   const where = status ? ` (HTTP ${status})` : '';
   return `${code ?? 'error'}${where}: ${clip(e.message)}`;
 }

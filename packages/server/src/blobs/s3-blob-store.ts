@@ -40,6 +40,8 @@ export interface S3BlobStoreOptions {
   prefix?: string;
   /** Multipart part size; at least 8 MiB. */
   partSizeBytes?: number;
+  /** Connections to S3 at once; every streamed download holds one for as long as it lasts. */
+  maxSockets?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -49,6 +51,13 @@ const MIN_PART_SIZE = 8 * MiB;
 const MAX_PARTS = 10_000;
 /** Parts uploaded at once; memory per upload is at most this times the part size. */
 const QUEUE_SIZE = 4;
+/**
+ * The SDK's pool of 50 would make the 51st concurrent download wait for a free socket (a
+ * download holds its socket while a slow client drains it), so the default is larger.
+ */
+const DEFAULT_MAX_SOCKETS = 50;
+/** A dead endpoint fails readiness in seconds instead of hanging on the OS's connect timeout. */
+const CONNECT_TIMEOUT_MS = 5_000;
 /** SigV4 presigned URLs cannot live longer than a week. */
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
@@ -209,6 +218,11 @@ function clientConfig(options: S3BlobStoreOptions, endpoint: string | undefined)
     endpoint,
     forcePathStyle: options.forcePathStyle ?? false,
     credentials: options.credentials,
+    requestHandler: {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      httpAgent: { keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS },
+      httpsAgent: { keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS },
+    },
     // The SDK's default since 2025 adds CRC trailers (aws-chunked bodies) to every upload, which
     // many S3-compatible services reject. Content-MD5/CRC is then sent only where S3 demands it;
     // TLS already protects the bytes in transit.

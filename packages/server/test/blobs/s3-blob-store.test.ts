@@ -67,6 +67,20 @@ describe('S3 blob store', () => {
     assert.throws(() => open({ prefix: '../escape' }), /invalid blob key/);
   });
 
+  it('serves more concurrent downloads than the SDK pools by default', async (t) => {
+    if (skip) return t.skip(skip);
+    const store = open();
+    await store.putBuffer('popular.mp4', Buffer.from('popular'), 'video/mp4');
+    console.log('DEFAULT', (store as any).client.config.requestHandler);
+    // Each open download holds a socket until it is drained; the SDK's own pool has 50.
+    const open60 = await Promise.all(Array.from({ length: 60 }, () => store.read('popular.mp4')));
+    try {
+      assert.deepEqual(await withTimeout(store.stat('popular.mp4'), 5000), { size: 7 });
+    } finally {
+      for (const stream of open60) stream.destroy();
+    }
+  });
+
   it('reports a wrong secret clearly, without the secret', async (t) => {
     if (skip) return t.skip(skip);
     const secret = 'wrong-secret-1234567890';
@@ -96,4 +110,12 @@ async function closedPort(): Promise<number> {
   const { port } = probe.address() as { port: number };
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -14,6 +14,9 @@ import { buildSceneSvg } from '../../src/generators/ffmpeg/scene-svg.ts';
 import { sceneTheme } from '../../src/generators/ffmpeg/scene-theme.ts';
 import { seededRandom } from '../../src/generators/ffmpeg/seeded-random.ts';
 import { hexToRgb } from '../../src/generators/ffmpeg/color.ts';
+import { createKernels } from '../../src/generators/ffmpeg/bilinear-kernels.ts';
+import { FrameResampler } from '../../src/generators/ffmpeg/frame-resampler.ts';
+import { planeLayout, rgbToYuv420 } from '../../src/generators/ffmpeg/yuv-canvas.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { GenerationError, memoryCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
 import { probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
@@ -22,23 +25,16 @@ const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
 // Fixed threads: x264's output depends on its thread count, and the contract checks determinism.
 const renderer = () => new FfmpegRenderer({ ffmpeg: bins.ffmpeg, threads: 2 });
+const context = (workDir: string) => ({ signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
 
 runGeneratorContract('ffmpeg renderer', async () => ({ generator: renderer(), ffprobe: bins.ffprobe }));
 
 describe('camera move parsing', () => {
   const cases: Array<[string, CameraMoveKind]> = [
-    ['a lighthouse, zoom in slowly', 'push-in'],
-    ['Slow push-in on a cabin', 'push-in'],
-    ['dolly in towards the door', 'push-in'],
-    ['zoom into the city', 'push-in'],
-    ['zoom out to reveal the valley', 'pull-back'],
-    ['the camera pulls back from the crowd', 'pull-back'],
-    ['pan left across the harbour', 'pan-left'],
-    ['panning to the right over fields', 'pan-right'],
-    ['tilt up to the sky', 'tilt-up'],
-    ['pan down to the river', 'tilt-down'],
-    ['static shot of a vase', 'static'],
-    ['birds moving in the sky', 'push-in'],
+    ['a lighthouse, zoom in slowly', 'push-in'], ['Slow push-in on a cabin', 'push-in'], ['dolly in towards the door', 'push-in'],
+    ['zoom into the city', 'push-in'], ['zoom out to reveal the valley', 'pull-back'], ['the camera pulls back from the crowd', 'pull-back'],
+    ['pan left across the harbour', 'pan-left'], ['panning to the right over fields', 'pan-right'], ['tilt up to the sky', 'tilt-up'],
+    ['pan down to the river', 'tilt-down'], ['static shot of a vase', 'static'], ['birds moving in the sky', 'push-in'],
     ['a cat on a sofa', 'push-in'],
   ];
   for (const [prompt, kind] of cases) {
@@ -99,6 +95,43 @@ describe('camera path', () => {
   });
 });
 
+describe('frame resampler', () => {
+  it('matches plain two-pass bilinear sampling exactly, on every plane', () => {
+    const rnd = seededRandom('resampler');
+    const canvas = { width: 236, height: 130, data: Uint8Array.from({ length: 236 * 130 * 3 }, () => rnd.int(0, 255)) };
+    const output = { width: 180, height: 100 };
+    const planes = planeLayout(canvas.width, canvas.height, 0);
+    const source = new Uint8Array(planes.end);
+    rgbToYuv420(canvas.data, canvas.width, planes.planes, source);
+    const resampler = new FrameResampler(createKernels(), canvas, output);
+    for (const view of [{ cx: 0.5, cy: 0.5, zoom: 1 }, { cx: 0.43, cy: 0.55, zoom: 1.23 }, { cx: 0.6, cy: 0.41, zoom: 1.31 }]) {
+      const frame = resampler.frame(view);
+      let at = 0;
+      planes.planes.forEach((src, p) => {
+        const [w, h, s, o] = p === 0 ? [output.width, output.height, 1, 0] : [output.width / 2, output.height / 2, 2, 0.5];
+        const map = (c: number, canvasPx: number, outPx: number, u: number) => {
+          const k = canvasPx / (view.zoom * outPx);
+          const left = c * canvasPx - (k * outPx) / 2 + 0.5 * k - 0.5;
+          const pos = (left + (s * u + o) * k - o) / s;
+          const size = p === 0 ? canvasPx : canvasPx / 2;
+          if (pos <= 0) return [0, 0];
+          if (pos >= size - 1) return [size - 2, 256];
+          return [Math.floor(pos), Math.round((pos - Math.floor(pos)) * 256)];
+        };
+        const mix = (a: number, b: number, wt: number) => (a * (256 - wt) + b * wt + 128) >> 8;
+        for (let v = 0; v < h; v++) {
+          const [y0, wy] = map(view.cy, canvas.height, output.height, v);
+          for (let u = 0; u < w; u++, at++) {
+            const [x0, wx] = map(view.cx, canvas.width, output.width, u);
+            const row = (y: number) => mix(source[src.offset + y * src.stride + x0], source[src.offset + y * src.stride + x0 + 1], wx);
+            assert.equal(frame[at], mix(row(y0), row(y0 + 1), wy), `plane ${p} pixel ${u},${v} of zoom ${view.zoom}`);
+          }
+        }
+      });
+    }
+  });
+});
+
 describe('scene svg', () => {
   const svg = (prompt: string, seed?: number) => buildSceneSvg({ prompt, seed, width: 480, height: 270 });
 
@@ -147,22 +180,19 @@ describe('ffmpeg renderer motion', () => {
   const render = async (prompt: string, images: string[], size = { width: 320, height: 180 }, duration = 1) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
     const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt, ...size, duration, fps: 24, seed: 1, images };
-    const out = await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
+    const out = await renderer().generate(job, context(workDir));
     return { path: out.path, job };
   };
 
-  it('pans left: the picture slides right', async () => {
-    const { path, job } = await render('pan left', [picture]);
-    const first = markerX(await frameRgb(path, 0, job));
-    const last = markerX(await frameRgb(path, job.duration - 1.5 / job.fps, job));
-    assert.ok(last > first + 3, `marker moved from ${first} to ${last}`);
-  });
-
-  it('zooms in: off-centre detail moves outwards', async () => {
-    const { path, job } = await render('zoom in', [picture]);
-    const first = markerX(await frameRgb(path, 0, job));
-    const last = markerX(await frameRgb(path, job.duration - 1.5 / job.fps, job));
-    assert.ok(first < job.width / 2 && last < first - 3, `marker moved from ${first} to ${last}`);
+  it('pans left (the picture slides right) and zooms in (off-centre detail moves outwards)', async () => {
+    const marker = async (prompt: string) => {
+      const { path, job } = await render(prompt, [picture]);
+      return [markerX(await frameRgb(path, 0, job)), markerX(await frameRgb(path, job.duration - 1.5 / job.fps, job))];
+    };
+    const [panFirst, panLast] = await marker('pan left');
+    assert.ok(panLast > panFirst + 3, `pan: marker moved from ${panFirst} to ${panLast}`);
+    const [zoomFirst, zoomLast] = await marker('zoom in');
+    assert.ok(zoomFirst < 160 && zoomLast < zoomFirst - 3, `zoom: marker moved from ${zoomFirst} to ${zoomLast}`);
   });
 
   it('moves smoothly, at sub-pixel steps, along the eased path', async () => {
@@ -221,7 +251,7 @@ describe('video verification', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-verify-'));
     const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt: 'hills', width: 320, height: 180, duration: 1, fps: 24, images: [] };
-    video = (await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir: dir, checkpoint: memoryCheckpoint() })).path;
+    video = (await renderer().generate(job, context(dir))).path;
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -257,11 +287,8 @@ describe('video verification', () => {
   });
 });
 
-describe('ffmpeg binaries', () => {
-  it('uses the bundled builds unless overridden, and ignores empty overrides', () => {
-    assert.ok(bins.ffmpeg.length > 0 && bins.ffprobe.length > 0);
-    assert.deepEqual(resolveFfmpegBinaries({ ffmpeg: '/opt/ffmpeg', ffprobe: '' }), { ffmpeg: '/opt/ffmpeg', ffprobe: bins.ffprobe });
-  });
+it('uses the bundled ffmpeg and ffprobe unless overridden, and ignores empty overrides', () => {
+  assert.deepEqual(resolveFfmpegBinaries({ ffmpeg: '/opt/ffmpeg', ffprobe: '' }), { ffmpeg: '/opt/ffmpeg', ffprobe: bins.ffprobe });
 });
 
 /** A photo-like input: a drawn landscape with grain and a lens's softness, in another aspect ratio. */

@@ -1,7 +1,7 @@
 /**
- * The still a clip is cut from, as raw RGB bytes ready for ffmpeg's stdin: the input image
- * cover-fitted, or the prompt's SVG scene. It is larger than the output so the camera can move
- * without ever showing an edge or enlarging past the source's detail.
+ * The still a clip is cut from, as packed RGB: the input image cover-fitted, or the prompt's SVG
+ * scene. It is larger than the output so the camera can move without ever showing an edge or
+ * enlarging past the source's detail.
  */
 import sharp from 'sharp';
 import { GenerationError } from '../generator.ts';
@@ -15,9 +15,8 @@ export interface Canvas extends Size {
 
 /**
  * The canvas for a move whose tightest view magnifies `oversize` times: at that view one canvas pixel
- * is one output pixel, so no frame is ever enlarged, and no pixel is drawn (and resampled every frame,
- * which is the renderer's biggest cost after x264) that the move never shows at full detail.
- * Even dimensions: the canvas is converted to yuv420p, whose chroma halves each side.
+ * is one output pixel, so no frame is ever enlarged, and nothing is drawn or decoded at a detail the
+ * move never shows. Even dimensions: the canvas becomes yuv420p, whose chroma halves each side.
  */
 export function canvasSize(output: Size, oversize: number): Size {
   const even = (v: number) => 2 * Math.ceil((v * oversize) / 2);

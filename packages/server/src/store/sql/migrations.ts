@@ -105,7 +105,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('error_code', 'varchar(64)')
         .addPrimaryKeyConstraint('task_attempts_pk', ['task_id', 'attempt'])
         .execute();
-      await db.schema.createIndex('tasks_lane_account').on('tasks').columns(['backend', 'status', 'account_id']).execute();
+      // Fair claiming walks the accounts with queued work of a lane and each one's oldest task.
+      await db.schema.createIndex('tasks_lane_account').on('tasks').columns(['backend', 'status', 'account_id', 'available_at']).execute();
     },
   },
 };

@@ -1,0 +1,112 @@
+/**
+ * Task-engine overhead with a no-op backend: throughput of draining a backlog and
+ * claim-to-start latency of tasks submitted one by one, on SQLite and (when reachable)
+ * PostgreSQL. Baseline, same run and database: a bare queue (insert; claim with one
+ * UPDATE … RETURNING; mark done), the least any SQL queue must do.
+ * Aims: ≥ 1000 tasks/s and p99 ≤ 20 ms on SQLite; ≥ 500/s and p99 ≤ 100 ms on PostgreSQL.
+ *
+ *   node --import tsx bench/engine.bench.ts [--tasks 2000]
+ */
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import pino from 'pino';
+import { openSqlDatabase, type SqlDatabase } from '../packages/server/src/store/sql/database.ts';
+import { SqlTaskStore } from '../packages/server/src/store/sql/sql-task-store.ts';
+import { SqlAccountStore } from '../packages/server/src/store/sql/sql-account-store.ts';
+import { SqlFileStore } from '../packages/server/src/store/sql/sql-file-store.ts';
+import { LocalDiskBlobStore } from '../packages/server/src/blobs/local-disk-blob-store.ts';
+import { ImageRefResolver } from '../packages/server/src/engine/image-refs.ts';
+import { TaskEvents } from '../packages/server/src/engine/task-events.ts';
+import { createWorker } from '../packages/server/src/engine/worker.ts';
+import { noMetrics } from '../packages/server/src/engine/engine-metrics.ts';
+import { uuidv7 } from '../packages/server/src/engine/ids.ts';
+import { resolveFfmpegBinaries } from '../packages/server/src/media/ffmpeg-binaries.ts';
+import type { Generator } from '../packages/server/src/generators/generator.ts';
+import { createPostgresDatabase, createSqliteDatabase } from '../packages/server/test/support/databases.ts';
+
+const argIndex = process.argv.indexOf('--tasks');
+const N = argIndex >= 0 ? Number(process.argv[argIndex + 1]) : 2000;
+const LATENCY_SAMPLES = 200;
+const params = { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 64, height: 36, fps: 24 };
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+async function bareQueue(database: SqlDatabase, accountId: string): Promise<number> {
+  const { db } = database;
+  for (let i = 0; i < N; i++) {
+    await db.insertInto('tasks').values({
+      id: uuidv7(), account_id: accountId, family: 'B', kind: 'generate', model: 'm', backend: 'bare', status: 'queued', progress: 0,
+      params: JSON.stringify(params), error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null,
+      attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: 0, created_at: Date.now(),
+      started_at: null, finished_at: null, expires_at: null, idempotency_key: null, backend_state: null,
+    }).execute();
+  }
+  const started = performance.now();
+  for (;;) {
+    const pick = db.selectFrom('tasks').select('id').where('status', '=', 'queued').where('backend', '=', 'bare').orderBy('available_at').limit(1);
+    const row = await db.updateTable('tasks').set({ status: 'running' }).where('id', '=', database.dialect === 'postgres' ? pick.forUpdate().skipLocked() : pick).returning('id').executeTakeFirst();
+    if (!row) break;
+    await db.updateTable('tasks').set({ status: 'succeeded' }).where('id', '=', row.id).execute();
+  }
+  return N / ((performance.now() - started) / 1000);
+}
+
+async function engine(database: SqlDatabase, accountId: string, sample: string) {
+  const tasks = new SqlTaskStore(database.db, database.dialect);
+  const dir = await mkdtemp(join(tmpdir(), 'vidgen-bench-engine-'));
+  const blobs = new LocalDiskBlobStore(join(dir, 'blobs'));
+  const events = new TaskEvents();
+  const noop: Generator = { kinds: ['generate'], generate: async (_job, ctx) => (await copyFile(sample, join(ctx.workDir, 'out.mp4')), { path: join(ctx.workDir, 'out.mp4') }) };
+  const insert = async () => {
+    const task = await tasks.insert({ id: uuidv7(), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'noop', params, createdAt: Date.now() });
+    events.taskQueued('noop');
+    return task.id;
+  };
+  const ids: string[] = [];
+  for (let i = 0; i < N; i++) ids.push(await insert());
+  const worker = createWorker({
+    tasks, blobs, events, generators: { noop }, metrics: noMetrics, logger: pino({ level: 'silent' }), clock: Date.now,
+    images: new ImageRefResolver({ files: new SqlFileStore(database.db), blobs, fetch: async () => { throw new Error('unused'); } }),
+    owner: 'bench', lanes: { noop: { slots: 4, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
+    pollMs: 50, maxAttempts: 3, retentionMs: 3_600_000, workRoot: dir, normalizeImage: async (b) => b, verifyVideo: async () => undefined,
+  });
+  const started = performance.now();
+  worker.start();
+  while ((await tasks.get(ids[ids.length - 1]))?.status !== 'succeeded' || (await tasks.laneStats()).running.length > 0) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const throughput = N / ((performance.now() - started) / 1000);
+  const latencies: number[] = [];
+  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    const id = await insert();
+    let task;
+    while ((task = await tasks.get(id))?.status === 'queued') await new Promise((r) => setTimeout(r, 1));
+    latencies.push(task!.startedAt! - task!.createdAt);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await worker.stop();
+  await rm(dir, { recursive: true, force: true });
+  return { throughput, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
+
+const sampleDir = await mkdtemp(join(tmpdir(), 'vidgen-bench-sample-'));
+const sample = join(sampleDir, 'sample.mp4');
+execFileSync(resolveFfmpegBinaries({}).ffmpeg, ['-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=64x36:r=24:d=1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-y', sample]);
+console.log(`${N} no-op tasks, 4 slots in one process; latency over ${LATENCY_SAMPLES} tasks submitted one at a time to idle workers`);
+for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
+  const created = await create();
+  if (typeof created === 'string') {
+    console.log(`${name}: skipped (${created})`);
+    continue;
+  }
+  const database = await openSqlDatabase(created.location);
+  const accountId = (await new SqlAccountStore(database.db).ensureAccount('bench', null, Date.now())).id;
+  const bare = await bareQueue(database, accountId);
+  const result = await engine(database, accountId, sample);
+  console.log(`${name.padEnd(10)} bare queue ${bare.toFixed(0)} tasks/s | engine ${result.throughput.toFixed(0)} tasks/s (ratio ${(result.throughput / bare).toFixed(2)}) | claim-to-start p50 ${result.p50} ms p99 ${result.p99} ms`);
+  await database.close();
+  await created.drop();
+}
+await rm(sampleDir, { recursive: true, force: true });

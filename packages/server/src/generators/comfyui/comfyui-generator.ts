@@ -1,0 +1,234 @@
+/**
+ * The ComfyUI backend: renders on GPU hosts running ComfyUI, one prompt per host slot.
+ *
+ * Durability: the prompt id is derived from the attempt and written to the task's checkpoint before
+ * the prompt is submitted (and again after). A later attempt of the same task (after a worker crash,
+ * a shutdown or a lost lease) finds the prompt by that id and follows it instead of rendering again.
+ * The checkpoint names the host, never its URL.
+ */
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { TaskKind } from '../../engine/task.ts';
+import { GenerationError, memoryCheckpoint, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import { canceled, type ComfyUiClient } from './comfyui-client.ts';
+import { deadlineExceeded, executionFailed, interruptedOnHost, leaseLost, noVideoOutput, workflowRejected } from './comfyui-failures.ts';
+import type { ComfyUiHostPool, HostSlot } from './comfyui-host-pool.ts';
+import { ComfyUiSocket } from './comfyui-socket.ts';
+import { normalizeVideo } from './output-video.ts';
+import { clientIdFor, promptIdFor, seedFor } from './prompt-id.ts';
+import { PromptProgress } from './prompt-progress.ts';
+import { pickVideo, type PromptStatus } from './prompt-status.ts';
+import { cancelRemote, watchPrompt, type WatchTimings } from './prompt-watch.ts';
+import { checkWorkflows, planRender, type ComfyUiWorkflows, type RenderPlan } from './render-plan.ts';
+import { fillWorkflow, placeholdersIn, type WorkflowGraph } from './workflow-template.ts';
+
+export interface ComfyUiGeneratorOptions {
+  pool: ComfyUiHostPool;
+  /** Hosts of the pool this model may use; all by default. */
+  hosts?: string[];
+  workflows: ComfyUiWorkflows;
+  ffmpeg: string;
+  ffprobe: string;
+  /** Our own deadline per attempt, slot wait included; 30 minutes by default. */
+  timeoutMs?: number;
+  /** How long a cancel waits for the host to let go of the prompt; 2 s by default. */
+  cancelGraceMs?: number;
+  /** Largest output file fetched from a host; 2 GiB by default. */
+  maxOutputBytes?: number;
+  /** x264 preset of the final encode; `veryfast` by default. */
+  preset?: string;
+  timings?: Partial<WatchTimings>;
+  clock?: () => number;
+}
+
+/** What this backend keeps in a task's checkpoint. */
+interface PromptRef {
+  backend: 'comfyui';
+  host: string;
+  promptId: string;
+  clientId: string;
+  submitted: boolean;
+}
+
+/** A prompt on a host that this attempt follows, submitted by it or by an earlier one. */
+interface Run {
+  slot: HostSlot;
+  promptId: string;
+  clientId: string;
+  graph: WorkflowGraph;
+  socket?: ComfyUiSocket;
+}
+
+// Shares of the progress bar: ComfyUI's part, then fetching the file, then our encode.
+const RENDER_END = 0.9;
+const FETCH_END = 0.92;
+// Stop reasons after which another attempt takes over the task and should find the prompt running.
+const HANDED_OVER = new Set<unknown>(['shutdown', 'lease_lost']);
+
+export class ComfyUiGenerator implements Generator {
+  readonly kinds: readonly TaskKind[] = ['generate'];
+  private readonly timings: WatchTimings;
+  private readonly clock: () => number;
+
+  constructor(private readonly o: ComfyUiGeneratorOptions) {
+    checkWorkflows(o.workflows, placeholdersIn);
+    for (const name of o.hosts ?? []) if (!o.pool.has(name)) throw new Error(`ComfyUI: unknown host "${name}"`);
+    this.clock = o.clock ?? Date.now;
+    this.timings = { pollMs: 1000, socketPollMs: 5000, unreachableGraceMs: 20_000, socketTimeoutMs: 5000, ...o.timings };
+  }
+
+  async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
+    if (ctx.signal.aborted) throw canceled();
+    const plan = planRender(job, this.o.workflows);
+    const progress = monotonic(ctx.onProgress);
+    // The contract suite predates checkpoints; outside the engine a memory one does.
+    const checkpoint = ctx.checkpoint ?? memoryCheckpoint();
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort('deadline'), this.o.timeoutMs ?? 30 * 60_000);
+    const signal = AbortSignal.any([ctx.signal, deadline.signal]);
+    let run: Run | undefined;
+    try {
+      run = (await this.reattach(checkpoint, plan, signal)) ?? (await this.submit(job, plan, checkpoint, signal, (r) => (run = r)));
+      progress(0.02);
+      const status = await this.follow(run, signal, (f) => progress(0.02 + (RENDER_END - 0.02) * f));
+      return { path: await this.fetchVideo(run, status, job, plan, ctx.workDir, signal, progress) };
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      if (run && !(ctx.signal.aborted && HANDED_OVER.has(ctx.signal.reason))) await cancelRemote(run.slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
+      throw ctx.signal.aborted ? canceled() : deadlineExceeded();
+    } finally {
+      clearTimeout(timer);
+      run?.socket?.close();
+      run?.slot.release();
+    }
+  }
+
+  /** Follows the prompt an earlier attempt left on its host, if that host still has it alive or done. */
+  private async reattach(checkpoint: BackendCheckpoint, plan: RenderPlan, signal: AbortSignal): Promise<Run | undefined> {
+    const ref = parseRef(await checkpoint.load());
+    if (!ref || !this.o.pool.has(ref.host) || (this.o.hosts && !this.o.hosts.includes(ref.host))) return undefined;
+    const slot = await this.o.pool.acquireOn(ref.host, signal);
+    try {
+      const status = await slot.client.status(ref.promptId, signal);
+      // A failed or interrupted prompt was the last attempt's failure; this attempt is the retry.
+      if (['pending', 'running', 'succeeded'].includes(status.state)) {
+        const socket = status.state === 'succeeded' ? undefined : await this.connect(slot.client, ref.clientId, signal);
+        return { slot, promptId: ref.promptId, clientId: ref.clientId, graph: plan.workflow, socket };
+      }
+    } catch (err) {
+      if (signal.aborted) throw err;
+      // Unreachable: a host that comes back has lost its in-memory queue, so render afresh elsewhere.
+      this.o.pool.markFailed(ref.host);
+    }
+    slot.release();
+    return undefined;
+  }
+
+  /** Uploads, submits and returns the run; `posting` learns of it just before POST /prompt, for cleanup. */
+  private async submit(job: GenerationJob, plan: RenderPlan, checkpoint: BackendCheckpoint, signal: AbortSignal,
+    posting: (run: Run) => void): Promise<Run> {
+    const slot = await this.o.pool.acquire(signal, this.o.hosts);
+    const promptId = promptIdFor(job.taskId, job.attempt);
+    const clientId = clientIdFor(promptId);
+    let socket: ComfyUiSocket | undefined;
+    let posted = false;
+    try {
+      const image = job.images.length > 0
+        ? await slot.client.upload(await readFile(job.images[0]), `vidgen-${promptId}.png`, signal)
+        : undefined;
+      const graph = fillWorkflow(plan.workflow, {
+        prompt: job.prompt, negative_prompt: this.o.workflows.negativePrompt ?? '', image,
+        width: plan.renderWidth, height: plan.renderHeight, length: plan.renderFrames, fps: plan.renderFps,
+        seed: job.seed ?? seedFor(job.taskId), prompt_id: promptId,
+      });
+      // Before submitting, so no early message goes to a client that is not listening yet.
+      socket = await this.connect(slot.client, clientId, signal);
+      const ref: PromptRef = { backend: 'comfyui', host: slot.host, promptId, clientId, submitted: false };
+      if (!(await checkpoint.save(ref))) throw leaseLost();
+      posting({ slot, promptId, clientId, graph, socket });
+      posted = true;
+      const answer = await this.post(slot.client, { prompt: graph, prompt_id: promptId, client_id: clientId }, promptId, signal);
+      if (!answer.accepted) throw workflowRejected(answer.error, answer.nodeErrors);
+      if (Object.keys(answer.nodeErrors).length > 0) {
+        // Queued, but ComfyUI will run only the outputs that validated: take it back off the host.
+        await cancelRemote(slot.client, promptId, this.o.cancelGraceMs ?? 2000);
+        throw workflowRejected(undefined, answer.nodeErrors);
+      }
+      if (!(await checkpoint.save({ ...ref, submitted: true }))) throw leaseLost();
+      this.o.pool.markHealthy(slot.host);
+      return { slot, promptId, clientId, graph, socket };
+    } catch (err) {
+      // Once posted, the caller owns the run: it may have to take the prompt back off the host.
+      if (!posted) {
+        socket?.close();
+        slot.release();
+      }
+      if (err instanceof GenerationError && err.code === 'backend_unavailable') this.o.pool.markFailed(slot.host);
+      throw err;
+    }
+  }
+
+  /** POST /prompt; when the answer is lost, looks the id up before concluding anything. */
+  private async post(client: ComfyUiClient, body: Record<string, unknown>, promptId: string, signal: AbortSignal) {
+    try {
+      return await client.submit(body, signal);
+    } catch (err) {
+      if (signal.aborted || !(err instanceof GenerationError) || !err.transient) throw err;
+      // The request may have reached the host before the connection broke. ComfyUI would queue a
+      // second copy under the same id, so never resubmit blindly: a later attempt checks first.
+      const seen = await client.status(promptId, signal).catch(() => undefined);
+      if (seen && seen.state !== 'unknown') return { accepted: true as const, nodeErrors: {} };
+      throw err;
+    }
+  }
+
+  private connect(client: ComfyUiClient, clientId: string, signal: AbortSignal): Promise<ComfyUiSocket | undefined> {
+    return ComfyUiSocket.connect(client.socketUrl(clientId), client.socketHeaders(), this.timings.socketTimeoutMs, signal);
+  }
+
+  private async follow(run: Run, signal: AbortSignal, onProgress: (f: number) => void): Promise<PromptStatus> {
+    const watch = {
+      client: run.slot.client, promptId: run.promptId, progress: new PromptProgress(run.promptId, run.graph), onProgress,
+      signal, timings: this.timings, socket: run.socket, clock: this.clock,
+      connect: () => this.connect(run.slot.client, run.clientId, signal),
+    };
+    const status = await watchPrompt(watch);
+    run.socket = watch.socket;
+    if (status.state === 'failed') throw executionFailed(status.failure);
+    if (status.state === 'canceled') throw interruptedOnHost();
+    return status;
+  }
+
+  private async fetchVideo(run: Run, status: PromptStatus, job: GenerationJob, plan: RenderPlan, workDir: string,
+    signal: AbortSignal, progress: (f: number) => void): Promise<string> {
+    const file = pickVideo(status.outputs);
+    if (!file) throw noVideoOutput();
+    const local = join(workDir, `comfyui-output${extname(file.filename).toLowerCase()}`);
+    await run.slot.client.download(file, local, this.o.maxOutputBytes ?? 2 * 1024 ** 3, signal);
+    progress(FETCH_END);
+    const path = await normalizeVideo(local, { width: job.width, height: job.height, fps: job.fps, frames: plan.frames }, {
+      ffmpeg: this.o.ffmpeg, ffprobe: this.o.ffprobe, preset: this.o.preset ?? 'veryfast', signal,
+      onProgress: (f) => progress(FETCH_END + (1 - FETCH_END) * f),
+    });
+    progress(1);
+    return path;
+  }
+}
+
+function parseRef(state: unknown): PromptRef | undefined {
+  const s = state as Partial<PromptRef> | undefined;
+  if (!s || s.backend !== 'comfyui' || typeof s.host !== 'string' || typeof s.promptId !== 'string' || typeof s.clientId !== 'string') return undefined;
+  return { backend: 'comfyui', host: s.host, promptId: s.promptId, clientId: s.clientId, submitted: s.submitted === true };
+}
+
+/** Progress callers may rely on: within 0..1 and never backwards. */
+function monotonic(report: (fraction: number) => void): (fraction: number) => void {
+  let last = -1;
+  return (fraction) => {
+    const clamped = Math.min(1, Math.max(0, fraction));
+    if (clamped > last) {
+      last = clamped;
+      report(clamped);
+    }
+  };
+}

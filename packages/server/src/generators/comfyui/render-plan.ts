@@ -1,0 +1,73 @@
+/**
+ * What to ask the model for. A video model renders at its own granularity (Wan 2.2 5B: sides in
+ * multiples of 32 and 4n+1 frames; LTX-Video: multiples of 32 and 8n+1), so the plan asks for the
+ * nearest size and the next frame count it can make; output-video.ts then fits the result exactly.
+ */
+import { GenerationError, type GenerationJob } from '../generator.ts';
+import type { WorkflowGraph } from './workflow-template.ts';
+
+export interface ComfyUiWorkflows {
+  /** API-format graph for jobs without an image. */
+  textToVideo?: WorkflowGraph;
+  /** API-format graph for jobs that start from a first frame; it must use {{image}}. */
+  imageToVideo?: WorkflowGraph;
+  /** The model renders sides in multiples of this; 16 by default. */
+  sizeMultiple?: number;
+  /** The model renders 1 + k × lengthStep frames; 1 (any count) by default. */
+  lengthStep?: number;
+  /** The frame rate the model renders at; the output is resampled to the job's. Defaults to the job's. */
+  renderFps?: number;
+  /** Renders at most this many pixels per frame and scales up afterwards (bounds VRAM for 1080p asks). */
+  maxRenderPixels?: number;
+  /** Fills {{negative_prompt}}. */
+  negativePrompt?: string;
+}
+
+export interface RenderPlan {
+  workflow: WorkflowGraph;
+  /** Frames of the finished video. */
+  frames: number;
+  renderWidth: number;
+  renderHeight: number;
+  renderFrames: number;
+  renderFps: number;
+}
+
+const MAX_SIDE = 4096;
+const MAX_FRAMES = 60 * 60;
+
+export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan {
+  const bad = (message: string) => new GenerationError('invalid_input', message, false);
+  if (job.kind !== 'generate') throw bad(`This model cannot ${job.kind} videos.`);
+  for (const [name, v] of [['width', job.width], ['height', job.height]] as const) {
+    // yuv420p halves chroma in both directions, so H.264 here needs even sides.
+    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0) throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
+  }
+  if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
+  const frames = Math.round(job.duration * job.fps);
+  if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
+  const workflow = job.images.length > 0 ? w.imageToVideo : w.textToVideo;
+  if (!workflow) throw bad(job.images.length > 0 ? 'This model cannot start from an image.' : 'This model needs a first-frame image.');
+
+  const multiple = w.sizeMultiple ?? 16;
+  const pixels = job.width * job.height;
+  const scale = w.maxRenderPixels && pixels > w.maxRenderPixels ? Math.sqrt(w.maxRenderPixels / pixels) : 1;
+  const side = (v: number) => Math.max(multiple, Math.round((v * scale) / multiple) * multiple);
+  const renderFps = w.renderFps ?? job.fps;
+  const step = w.lengthStep ?? 1;
+  const wanted = Math.max(1, Math.ceil(job.duration * renderFps - 1e-9));
+  const renderFrames = step > 1 ? 1 + Math.ceil((wanted - 1) / step) * step : wanted;
+  return { workflow, frames, renderWidth: side(job.width), renderHeight: side(job.height), renderFrames, renderFps };
+}
+
+/** Start-up checks of a workflow set; errors name the problem for the operator. */
+export function checkWorkflows(w: ComfyUiWorkflows, uses: (g: WorkflowGraph) => Set<string>): void {
+  if (!w.textToVideo && !w.imageToVideo) throw new Error('ComfyUI: a model needs a text-to-video or an image-to-video workflow');
+  if (w.imageToVideo && !uses(w.imageToVideo).has('image')) throw new Error('ComfyUI: the image-to-video workflow must use {{image}}');
+  if (w.textToVideo && uses(w.textToVideo).has('image')) throw new Error('ComfyUI: the text-to-video workflow must not use {{image}}');
+  for (const [name, v] of [['sizeMultiple', w.sizeMultiple], ['lengthStep', w.lengthStep]] as const) {
+    if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new Error(`ComfyUI: ${name} must be a whole number >= 1`);
+  }
+  if (w.renderFps !== undefined && !(w.renderFps > 0 && w.renderFps <= 120)) throw new Error('ComfyUI: renderFps must be in (0, 120]');
+  if (w.maxRenderPixels !== undefined && !(w.maxRenderPixels >= 256)) throw new Error('ComfyUI: maxRenderPixels is too small');
+}
