@@ -10,6 +10,7 @@ import { openSqlDatabase } from './store/sql/database.ts';
 import { SqlTaskStore } from './store/sql/sql-task-store.ts';
 import { SqlAccountStore } from './store/sql/sql-account-store.ts';
 import { SqlFileStore } from './store/sql/sql-file-store.ts';
+import { bridgePostgresWakeups } from './store/sql/postgres-wakeups.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import { createModelCatalog } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
@@ -60,11 +61,15 @@ export async function startService(config: Config, logger: Logger = createLogger
   const fetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes, maxRedirects: 5 });
   const images = new ImageRefResolver({ files: fileStore, blobs, fetch });
   const events = new TaskEvents();
+  const stops: Array<(graceMs: number) => Promise<void> | void> = [];
+  if (database.dialect === 'postgres') {
+    const wakeups = await bridgePostgresWakeups(config.databaseUrl!, events, logger);
+    stops.push(() => wakeups.close());
+  }
   const metrics = createPrometheusMetrics(tasks);
   const taskService = new TaskService({ tasks, blobs, catalog, images, events, clock });
   const fileService = new FileService({ files: fileStore, blobs, clock, checkImage: (bytes) => checkImage(bytes, config.maxImagePixels) });
 
-  const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (config.role !== 'api') {
     const workRoot = join(config.dataDir, 'work');
     await mkdir(workRoot, { recursive: true });
@@ -103,7 +108,8 @@ export async function startService(config: Config, logger: Logger = createLogger
     app,
     async close(graceMs = 0) {
       await app.close();
-      for (const stop of stops) await stop(graceMs);
+      // Reverse start order: workers stop before the wake-up bridge and the database go.
+      for (const stop of stops.reverse()) await stop(graceMs);
       await database.close();
     },
   };

@@ -55,7 +55,7 @@ const QUEUE_SIZE = 4;
  * The SDK's pool of 50 would make the 51st concurrent download wait for a free socket (a
  * download holds its socket while a slow client drains it), so the default is larger.
  */
-const DEFAULT_MAX_SOCKETS = 50;
+const DEFAULT_MAX_SOCKETS = 256;
 /** A dead endpoint fails readiness in seconds instead of hanging on the OS's connect timeout. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /** SigV4 presigned URLs cannot live longer than a week. */

@@ -11,22 +11,23 @@ export class TaskEvents {
     this.emitter.setMaxListeners(0);
   }
 
-  taskQueued(backend: string): void {
-    this.emitter.emit('queued', backend);
+  /** `remote`: the hint came from another process (through the database), not from here. */
+  taskQueued(backend: string, remote = false): void {
+    this.emitter.emit('queued', backend, remote);
   }
 
-  onQueued(listener: (backend: string) => void): () => void {
+  onQueued(listener: (backend: string, remote: boolean) => void): () => void {
     this.emitter.on('queued', listener);
     return () => this.emitter.off('queued', listener);
   }
 
   /** A task was canceled: a worker of this process running it stops at once. */
-  taskCanceled(taskId: string): void {
-    this.emitter.emit('canceled', taskId);
+  taskCanceled(taskId: string, remote = false): void {
+    this.emitter.emit('canceled', taskId, remote);
     this.taskChanged(taskId);
   }
 
-  onCanceled(listener: (taskId: string) => void): () => void {
+  onCanceled(listener: (taskId: string, remote: boolean) => void): () => void {
     this.emitter.on('canceled', listener);
     return () => this.emitter.off('canceled', listener);
   }

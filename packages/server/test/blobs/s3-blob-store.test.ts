@@ -70,12 +70,12 @@ describe('S3 blob store', () => {
   it('serves more concurrent downloads than the SDK pools by default', async (t) => {
     if (skip) return t.skip(skip);
     const store = open();
-    await store.putBuffer('popular.mp4', Buffer.from('popular'), 'video/mp4');
-    console.log('DEFAULT', (store as any).client.config.requestHandler);
-    // Each open download holds a socket until it is drained; the SDK's own pool has 50.
-    const open60 = await Promise.all(Array.from({ length: 60 }, () => store.read('popular.mp4')));
+    // Large enough that a response cannot arrive whole before it is read: each open download
+    // holds its socket until drained, and the SDK's own pool has 50.
+    await store.putBuffer('popular.mp4', Buffer.alloc(4 * 1024 * 1024), 'video/mp4');
+    const open60 = await withTimeout(Promise.all(Array.from({ length: 60 }, () => store.read('popular.mp4'))), 5000);
     try {
-      assert.deepEqual(await withTimeout(store.stat('popular.mp4'), 5000), { size: 7 });
+      assert.deepEqual(await withTimeout(store.stat('popular.mp4'), 5000), { size: 4 * 1024 * 1024 });
     } finally {
       for (const stream of open60) stream.destroy();
     }

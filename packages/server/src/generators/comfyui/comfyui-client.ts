@@ -76,7 +76,7 @@ export class ComfyUiClient {
   /** Uploads an input image; returns the name LoadImage must be given ("subfolder/name" or "name"). */
   async upload(bytes: Buffer, filename: string, signal: AbortSignal): Promise<string> {
     const form = new FormData();
-    form.append('image', new Blob([bytes], { type: 'image/png' }), filename);
+    form.append('image', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), filename);
     form.append('type', 'input');
     // Names are unique per attempt; overwrite keeps a retried upload from becoming "name (1).png".
     form.append('overwrite', 'true');
