@@ -10,6 +10,8 @@ export interface Config {
   dataDir: string;
   /** postgres://… for PostgreSQL; unset means the SQLite file in the data dir. */
   databaseUrl?: string;
+  /** S3-compatible object storage for blobs; unset keeps them on the local disk. */
+  s3?: { bucket: string; region: string; endpoint?: string; publicEndpoint?: string; forcePathStyle: boolean; prefix?: string };
   publicUrl?: string;
   allowPrivateUrls: boolean;
   bodyLimitBytes: number;
@@ -59,6 +61,16 @@ export function loadConfig(env: Env): Config {
     port: num('PORT', 8080),
     dataDir: resolve(env.VIDGEN_DATA_DIR || './data'),
     databaseUrl: env.VIDGEN_DATABASE_URL || undefined,
+    s3: env.VIDGEN_S3_BUCKET
+      ? {
+          bucket: env.VIDGEN_S3_BUCKET,
+          region: env.VIDGEN_S3_REGION || env.AWS_REGION || 'us-east-1',
+          endpoint: env.VIDGEN_S3_ENDPOINT || undefined,
+          publicEndpoint: env.VIDGEN_S3_PUBLIC_ENDPOINT || undefined,
+          forcePathStyle: ['1', 'true'].includes(env.VIDGEN_S3_FORCE_PATH_STYLE ?? ''),
+          prefix: env.VIDGEN_S3_PREFIX || undefined,
+        }
+      : undefined,
     publicUrl: env.VIDGEN_PUBLIC_URL || undefined,
     allowPrivateUrls: env.VIDGEN_ALLOW_PRIVATE_URLS === '1' || env.VIDGEN_ALLOW_PRIVATE_URLS === 'true',
     bodyLimitBytes: num('VIDGEN_BODY_LIMIT_MB', 32, 1) * MiB,

@@ -12,6 +12,7 @@ import { SqlAccountStore } from './store/sql/sql-account-store.ts';
 import { SqlFileStore } from './store/sql/sql-file-store.ts';
 import { bridgePostgresWakeups } from './store/sql/postgres-wakeups.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
+import { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { createModelCatalog } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
@@ -51,7 +52,9 @@ export async function startService(config: Config, logger: Logger = createLogger
   const tasks = new SqlTaskStore(database.db, database.dialect);
   const accounts = new SqlAccountStore(database.db);
   const fileStore = new SqlFileStore(database.db);
-  const blobs = new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
+  // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
+  const s3 = config.s3 ? new S3BlobStore(config.s3) : undefined;
+  const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
   await blobs.check();
 
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
@@ -62,6 +65,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const images = new ImageRefResolver({ files: fileStore, blobs, fetch });
   const events = new TaskEvents();
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
+  if (s3) stops.push(() => s3.destroy());
   if (database.dialect === 'postgres') {
     const wakeups = await bridgePostgresWakeups(config.databaseUrl!, events, logger);
     stops.push(() => wakeups.close());

@@ -14,6 +14,7 @@ interface ContentDeps {
   blobs: BlobStore;
   signer: UrlSigner;
   authenticate(request: FastifyRequest): Promise<void>;
+  signedUrlTtlSeconds: number;
   clock: () => number;
 }
 
@@ -34,6 +35,13 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     const { etag, blobKey } = task.result;
     const stat = await deps.blobs.stat(blobKey);
     if (!stat) throw new Gone('video_expired', 'The video is no longer available.');
+    if (deps.blobs.presignedGetUrl) {
+      // Object storage serves the bytes (Range, 206/416) itself; the link lives no longer than ours.
+      const url = await deps.blobs.presignedGetUrl(blobKey, {
+        expiresInSeconds: Math.min(deps.signedUrlTtlSeconds, 3600), contentType: 'video/mp4', filename: `${task.id}.mp4`,
+      });
+      return reply.code(302).header('location', url).header('cache-control', 'private, no-store').send();
+    }
     reply
       .header('content-type', 'video/mp4')
       .header('accept-ranges', 'bytes')
@@ -51,11 +59,14 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     const slice = range.kind === 'partial' ? range.range : { start: 0, end: stat.size - 1 };
     reply.header('content-length', String(slice.end - slice.start + 1));
     if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
-    // For HEAD, Fastify drops the stream unread but keeps the headers set above.
+    // HEAD gets the headers only: handing Fastify a stream would make it read the whole file.
+    if (request.method === 'HEAD' || stat.size === 0) return reply.send();
     return reply.send(await deps.blobs.read(blobKey, slice));
   };
-  // Fastify answers HEAD through this GET route too (exposeHeadRoutes).
-  app.get('/v1/videos/:id/content', { config: { publicWithSignature: true } }, handler);
+  app.route({
+    method: ['GET', 'HEAD'], url: '/v1/videos/:id/content', exposeHeadRoute: false,
+    config: { publicWithSignature: true }, handler,
+  });
 }
 
 async function authorizedTask(request: ContentRequest, deps: ContentDeps): Promise<Task> {

@@ -13,7 +13,7 @@ import { cameraPath, maxZoom, parseCameraMove, viewAt, type CameraPath } from '.
 import { createKernels } from './bilinear-kernels.ts';
 import { FrameResampler, type Size } from './frame-resampler.ts';
 import { canvasSize, imageCanvas, sceneCanvas } from './render-canvas.ts';
-import { canceled, runFfmpeg } from './run-ffmpeg.ts';
+import { canceled, renderFailed, runFfmpeg } from './run-ffmpeg.ts';
 
 export interface FfmpegRendererOptions {
   /** Path of the ffmpeg executable (see media/ffmpeg-binaries.ts). */
@@ -45,6 +45,16 @@ export class FfmpegRenderer implements Generator {
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
+    try {
+      return await this.render(job, ctx);
+    } catch (err) {
+      // Callers may rely on GenerationError; anything else is our own fault, and may pass on retry.
+      if (err instanceof GenerationError) throw err;
+      throw renderFailed();
+    }
+  }
+
+  private async render(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
     const frames = checkJob(job);
     const progress = monotonic(ctx.onProgress);
     if (ctx.signal.aborted) throw canceled();
