@@ -93,7 +93,10 @@ export class ComfyUiGenerator implements Generator {
       const status = await this.follow(run, signal, (f) => progress(0.02 + (RENDER_END - 0.02) * f));
       return { path: await this.fetchVideo(run, status, job, plan, ctx.workDir, signal, progress) };
     } catch (err) {
-      if (!signal.aborted) throw err;
+      if (!signal.aborted) {
+        if (run && err instanceof GenerationError && err.code === 'backend_unavailable') this.o.pool.markFailed(run.slot.host);
+        throw err;
+      }
       if (run && !(ctx.signal.aborted && HANDED_OVER.has(ctx.signal.reason))) await cancelRemote(run.slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
       throw ctx.signal.aborted ? canceled() : deadlineExceeded();
     } finally {

@@ -1,0 +1,125 @@
+import { FAMILY_PATHS, type Family, type VidgenClient } from '@vidgen/client';
+import { h } from './dom.ts';
+import { announce } from './announcer.ts';
+import { describeError } from './describe-error.ts';
+import { promptOf, rememberPrompt } from './session.ts';
+import { statusLabel, toTaskItem, type TaskItem, type WireTask } from './task-item.ts';
+import { TaskRow } from './task-row.ts';
+import { TaskWatcher } from './task-watcher.ts';
+import { showPlayer } from './video-player.ts';
+
+/** Newest tasks of each family shown after a (re)load; older ones stay reachable through the API. */
+const PAGE_SIZE = 50;
+
+/**
+ * "Your videos": both families' listings merged, newest first. The server is the source of
+ * truth, so a reload shows the same list; each row remembers its family for polls and cancels.
+ */
+export class TaskList {
+  readonly el: HTMLElement;
+  private readonly list = h('ul', { class: 'tasks', 'aria-labelledby': 'tasks-title' });
+  private readonly empty = h('p', { class: 'hint', hidden: true }, 'No videos yet. Submit one with the form.');
+  private readonly status = h('p', { class: 'hint', role: 'status' });
+  private readonly rows = new Map<string, TaskRow>();
+  private readonly watcher: TaskWatcher;
+  private readonly ticker: ReturnType<typeof setInterval>;
+
+  constructor(private readonly client: VidgenClient, private readonly onError: (err: unknown) => boolean) {
+    this.watcher = new TaskWatcher(client, {
+      update: (family, task) => this.apply(family, task),
+      gone: (id) => this.remove(id),
+      error: (id, err) => this.pollFailed(id, err),
+    });
+    const refresh = h('button', { type: 'button', class: 'secondary', onclick: () => void this.load() }, 'Refresh');
+    this.el = h('section', { class: 'panel tasks-panel' },
+      h('div', { class: 'panel-head' }, h('h2', { id: 'tasks-title' }, 'Your videos'), refresh), this.status, this.empty, this.list);
+    this.ticker = setInterval(() => this.rows.forEach((row) => row.tick(Date.now())), 1000);
+  }
+
+  async load(): Promise<void> {
+    this.status.textContent = 'Loading your videos…';
+    try {
+      const [a, b] = await Promise.all([this.client.videos.list({ limit: PAGE_SIZE }), this.client.videoGenerations.list({ limit: PAGE_SIZE })]);
+      for (const task of a.data) this.apply('A', task);
+      for (const task of b.data) this.apply('B', task);
+      this.status.textContent = '';
+      this.empty.hidden = this.rows.size > 0;
+    } catch (err) {
+      if (!this.onError(err)) this.status.textContent = `Could not load your videos: ${describeError(err).message}`;
+    }
+  }
+
+  /** A task this tab just submitted. */
+  add(item: TaskItem, prompt: string): void {
+    rememberPrompt(item.id, prompt);
+    this.upsert(item);
+    announce(`Submitted to ${item.model}: ${statusLabel(item)}.`);
+  }
+
+  destroy(): void {
+    clearInterval(this.ticker);
+    this.watcher.stopAll();
+  }
+
+  private apply(family: Family, task: WireTask): void {
+    const id = family === 'A' ? (task as { request_id: string }).request_id : (task as { task_id: string }).task_id;
+    this.upsert(toTaskItem(family, task, this.rows.get(id)?.current));
+  }
+
+  private upsert(item: TaskItem): void {
+    const row = this.rows.get(item.id);
+    if (row) {
+      const before = row.current.phase;
+      row.update(item);
+      if (before === 'pending' && item.phase !== 'pending') announce(`${item.model} video: ${statusLabel(item)}.`);
+    } else {
+      this.insert(new TaskRow(item, promptOf(item.id), { cancel: (i, r) => void this.cancel(i, r), play: (i, r) => void this.play(i, r) }));
+    }
+    this.empty.hidden = true;
+    if (item.phase === 'pending') this.watcher.watch(item);
+  }
+
+  /** Keeps newest first whatever order rows arrive in (two listings, fresh submits). */
+  private insert(row: TaskRow): void {
+    this.rows.set(row.current.id, row);
+    const next = [...this.rows.values()].find((other) => other !== row && other.current.createdAt < row.current.createdAt && other.el.isConnected);
+    this.list.insertBefore(row.el, next?.el ?? null);
+  }
+
+  private remove(id: string): void {
+    this.rows.get(id)?.el.remove();
+    this.rows.delete(id);
+    this.empty.hidden = this.rows.size > 0;
+  }
+
+  private async cancel(item: TaskItem, row: TaskRow): Promise<void> {
+    row.setBusy('cancel', true);
+    try {
+      // The SDK has no cancel method yet; its transport still adds the key, time-out and typed errors.
+      const path = `${FAMILY_PATHS[item.family].poll}${encodeURIComponent(item.id)}/cancel`;
+      const { data } = await this.client.transport.request<WireTask>({ method: 'POST', path, maxRetries: 0 });
+      this.apply(item.family, data);
+    } catch (err) {
+      if (!this.onError(err)) row.showDetail(`Could not cancel: ${describeError(err).message}`);
+    } finally {
+      row.setBusy('cancel', false);
+    }
+  }
+
+  private async play(item: TaskItem, row: TaskRow): Promise<void> {
+    row.setBusy('play', true);
+    try {
+      await showPlayer(this.client, item, row.player);
+    } catch (err) {
+      if (!this.onError(err)) row.showDetail(`Could not play: ${describeError(err).message}`);
+    } finally {
+      row.setBusy('play', false);
+    }
+  }
+
+  private pollFailed(id: string, err: unknown): boolean {
+    if (this.onError(err)) return true;
+    this.rows.get(id)?.showDetail(`Could not check this task: ${describeError(err).message} Trying again shortly.`, 'note');
+    return false;
+  }
+}

@@ -1,0 +1,86 @@
+import { h } from './dom.ts';
+import { formatCreated, formatElapsed, isCanceled, statusLabel, type TaskItem } from './task-item.ts';
+
+export interface RowActions {
+  cancel(item: TaskItem, row: TaskRow): void;
+  play(item: TaskItem, row: TaskRow): void;
+}
+
+/** One task in the list. Built once, then patched in place so focus and a playing video survive updates. */
+export class TaskRow {
+  readonly el: HTMLLIElement;
+  readonly player: HTMLDivElement;
+  private item: TaskItem;
+  private readonly status = h('span', { class: 'task-status' });
+  private readonly progress = h('progress', { max: 100, value: 0 });
+  private readonly elapsed = h('span', { class: 'task-elapsed' });
+  private readonly detail = h('p', { class: 'task-detail', hidden: true });
+  private readonly cancelButton = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  private readonly playButton = h('button', { type: 'button' }, 'Play');
+
+  constructor(item: TaskItem, prompt: string | undefined, actions: RowActions) {
+    this.item = item;
+    const when = formatCreated(item.createdAt);
+    const name = `${item.model} ${when}`;
+    this.progress.setAttribute('aria-label', `Progress of ${name}`);
+    this.cancelButton.setAttribute('aria-label', `Cancel ${name}`);
+    this.playButton.setAttribute('aria-label', `Play ${name}`);
+    this.cancelButton.addEventListener('click', () => actions.cancel(this.item, this));
+    this.playButton.addEventListener('click', () => actions.play(this.item, this));
+    this.player = h('div', { class: 'task-player' });
+    this.el = h('li', { class: 'task', 'data-task-id': item.id, 'data-family': item.family },
+      h('div', { class: 'task-head' },
+        h('span', { class: 'task-model' }, item.model),
+        h('span', { class: 'badge', title: `API family ${item.family}` }, item.family),
+        h('code', { class: 'task-id', title: item.id }, `…${item.id.slice(-8)}`),
+        h('time', { class: 'task-created', datetime: new Date(item.createdAt).toISOString() }, when)),
+      prompt ? h('p', { class: 'task-prompt' }, prompt) : null,
+      h('div', { class: 'task-state' }, this.status, this.progress, this.elapsed),
+      this.detail,
+      h('div', { class: 'task-actions' }, this.cancelButton, this.playButton),
+      this.player);
+    this.update(item);
+  }
+
+  get current(): TaskItem {
+    return this.item;
+  }
+
+  update(item: TaskItem): void {
+    this.item = item;
+    const pending = item.phase === 'pending';
+    Object.assign(this.el.dataset, { phase: item.phase, status: item.status });
+    this.status.textContent = statusLabel(item);
+    this.progress.hidden = !pending;
+    this.progress.value = item.progress ?? 0;
+    this.cancelButton.hidden = !pending;
+    this.playButton.hidden = item.phase !== 'succeeded';
+    this.elapsed.hidden = !pending;
+    this.showDetail(detailOf(item));
+    if (item.phase === 'expired') this.player.replaceChildren();
+    this.tick(Date.now());
+  }
+
+  /** Elapsed time of an unfinished task; runs every second without touching the network. */
+  tick(now: number): void {
+    if (this.item.phase === 'pending') this.elapsed.textContent = `${formatElapsed(now - this.item.createdAt)} elapsed`;
+  }
+
+  /** A message under the status: a failure's reason, or what went wrong with an action. */
+  showDetail(text: string | undefined, kind: 'error' | 'note' = 'error'): void {
+    this.detail.textContent = text ?? '';
+    this.detail.hidden = !text;
+    this.detail.className = `task-detail ${kind}`;
+  }
+
+  setBusy(button: 'cancel' | 'play', busy: boolean): void {
+    (button === 'cancel' ? this.cancelButton : this.playButton).disabled = busy;
+  }
+}
+
+function detailOf(item: TaskItem): string | undefined {
+  if (item.phase === 'expired') return 'The result has expired: it was deleted at the end of its retention period.';
+  if (item.phase !== 'failed') return undefined;
+  if (isCanceled(item)) return 'Canceled.';
+  return `Failed: ${item.error?.message ?? 'the server gave no reason.'}`;
+}

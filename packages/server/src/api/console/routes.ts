@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { loadConsoleAssets, type ConsoleAsset } from '@vidgen/console/assets';
+
+export interface ConsoleDeps {
+  /**
+   * Origins besides this one that may serve videos to the page (e.g. a CDN or S3 host that
+   * signed links redirect to). The page itself only ever plays links the API hands out.
+   */
+  mediaOrigins?: string[];
+}
+
+/**
+ * The web console at `/` and its hashed assets at `/assets/*`. Public: the page holds no data,
+ * everything it shows comes from the API with the key the user types in. The bundle is built
+ * when the server starts (a failed build stops the start, like a bad model catalog does).
+ */
+export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = {}): void {
+  const assets = loadConsoleAssets();
+  // Attach a handler now so a failure surfaces through onReady rather than as an unhandled rejection.
+  assets.catch(() => undefined);
+  app.addHook('onReady', async () => void (await assets));
+  const headers = securityHeaders(deps.mediaOrigins ?? []);
+
+  app.get('/', { config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, headers));
+  app.get<{ Params: { name: string } }>('/assets/:name', { config: { public: true } }, async (request, reply) => {
+    const asset = (await assets).files.get(request.params.name);
+    if (!asset) return reply.callNotFound();
+    return send(request, reply, asset, headers);
+  });
+}
+
+/**
+ * The API key lives in this page, so the policy makes sure nothing it runs can send it
+ * anywhere but this origin: scripts only from here (none inline), fetches only to here,
+ * images and media only from here or in-page blobs, no framing, no form posts elsewhere.
+ */
+function securityHeaders(mediaOrigins: string[]): Record<string, string> {
+  const media = ["'self'", 'blob:', ...mediaOrigins].join(' ');
+  const csp = [
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",
+    "img-src 'self' data: blob:", `media-src ${media}`, "object-src 'none'", "base-uri 'none'",
+    "form-action 'none'", "frame-ancestors 'none'",
+  ].join('; ');
+  return {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+  };
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset, headers: Record<string, string>) {
+  reply.headers(headers).header('content-type', asset.contentType).header('cache-control', asset.cacheControl)
+    .header('etag', asset.etag).header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  const encoding = pickEncoding(request.headers['accept-encoding']);
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);
+}
+
+/** Brotli, else gzip, else plain; a coding listed with `q=0` is refused by the client. */
+function pickEncoding(header: string | string[] | undefined): 'br' | 'gzip' | 'identity' {
+  const accepted = new Set<string>();
+  for (const part of String(header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const refused = params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    if (name && !refused) accepted.add(name);
+  }
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
+  return 'identity';
+}
