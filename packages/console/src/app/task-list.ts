@@ -82,8 +82,8 @@ export class TaskList {
   /** Keeps newest first whatever order rows arrive in (two listings, fresh submits). */
   private insert(row: TaskRow): void {
     this.rows.set(row.current.id, row);
-    const next = [...this.rows.values()].find((other) => other !== row && other.current.createdAt < row.current.createdAt && other.el.isConnected);
-    this.list.insertBefore(row.el, next?.el ?? null);
+    const next = [...this.list.children].find((el) => Number((el as HTMLElement).dataset.created) < row.current.createdAt);
+    this.list.insertBefore(row.el, next ?? null);
   }
 
   private remove(id: string): void {

@@ -28,7 +28,7 @@ export class TaskRow {
     this.cancelButton.addEventListener('click', () => actions.cancel(this.item, this));
     this.playButton.addEventListener('click', () => actions.play(this.item, this));
     this.player = h('div', { class: 'task-player' });
-    this.el = h('li', { class: 'task', 'data-task-id': item.id, 'data-family': item.family },
+    this.el = h('li', { class: 'task', tabindex: -1, 'data-task-id': item.id, 'data-family': item.family, 'data-created': item.createdAt },
       h('div', { class: 'task-head' },
         h('span', { class: 'task-model' }, item.model),
         h('span', { class: 'badge', title: `API family ${item.family}` }, item.family),
@@ -47,6 +47,7 @@ export class TaskRow {
   }
 
   update(item: TaskItem): void {
+    const focused = document.activeElement;
     this.item = item;
     const pending = item.phase === 'pending';
     Object.assign(this.el.dataset, { phase: item.phase, status: item.status });
@@ -59,6 +60,8 @@ export class TaskRow {
     this.showDetail(detailOf(item));
     if (item.phase === 'expired') this.player.replaceChildren();
     this.tick(Date.now());
+    // A button that vanishes under the keyboard (Cancel once canceled) hands focus to its row, not to the page.
+    if (focused instanceof HTMLElement && this.el.contains(focused) && focused.hidden) this.el.focus();
   }
 
   /** Elapsed time of an unfinished task; runs every second without touching the network. */
