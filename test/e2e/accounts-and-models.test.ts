@@ -1,7 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from './support/service.ts';
-import { api } from './support/http.ts';
+import { api, pollUntil } from './support/http.ts';
+import { KEY_CACHE_MS } from '../../packages/server/src/api/authenticate.ts';
 
 describe('accounts, keys and models', () => {
   let svc: TestService;
@@ -24,7 +25,8 @@ describe('accounts, keys and models', () => {
     const key = await svc.createKey('revoked');
     assert.equal((await api(svc.url, key).get('/v1/models')).status, 200);
     await svc.revokeKeyOf(key);
-    assert.equal((await api(svc.url, key).get('/v1/models')).status, 401);
+    // A revocation takes effect within the key cache's lifetime.
+    await pollUntil(() => api(svc.url, key).get('/v1/models'), (a) => a.status === 401, KEY_CACHE_MS + 1000);
   });
 
   it('lists every catalog model with its capabilities for an unrestricted account', async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, runServerCommand } from './support/process.ts';
 import { api, pollUntil } from './support/http.ts';
+import { KEY_CACHE_MS } from '../../packages/server/src/api/authenticate.ts';
 
 describe('operator commands and crash recovery (real processes)', () => {
   it('keys create prints only the key; list and revoke manage it', async () => {
@@ -25,7 +26,7 @@ describe('operator commands and crash recovery (real processes)', () => {
         assert.deepEqual((await client.get('/v1/models')).body.data.map((m: { id: string }) => m.id), ['video-v1-5s']);
         assert.ok(!server.lines.some((l) => l.includes('No API key existed')), 'no bootstrap key when one exists');
         assert.equal((await runServerCommand(['keys', 'revoke', keyId], env)).code, 0);
-        assert.equal((await client.get('/v1/models')).status, 401);
+        await pollUntil(() => client.get('/v1/models'), (a) => a.status === 401, KEY_CACHE_MS + 1000);
         assert.equal((await runServerCommand(['keys', 'revoke', keyId], env)).code, 1);
         assert.equal((await runServerCommand(['keys', 'create'], env)).code, 2);
       } finally {

@@ -15,6 +15,7 @@ import { registerModelRoutes } from './api/models/routes.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
+import { registerConsoleRoutes } from './api/console/routes.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -56,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser(['text/plain']);
   await app.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
 
-  const authenticate = createAuthenticator(deps.accounts);
+  const authenticate = createAuthenticator(deps.accounts, deps.clock);
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerFamilyBRoutes(app, { tasks: deps.tasks });
   registerFileRoutes(app, { files: deps.files });
   registerContentRoutes(app, { ...deps, authenticate });
+  registerConsoleRoutes(app, {});
   return app;
 }
 

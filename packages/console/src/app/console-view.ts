@@ -1,4 +1,4 @@
-import { AuthenticationError, type ModelObject, type VidgenClient } from '@vidgen/client';
+import { AuthenticationError, SubmitOutcomeUnknown, type ModelObject, type VidgenClient } from '@vidgen/client';
 import { h } from './dom.ts';
 import { generateForm } from './generate-form.ts';
 import { TaskList } from './task-list.ts';
@@ -10,10 +10,14 @@ export interface ConsoleView {
 
 /** The signed-in screen: "New video" beside "Your videos" (stacked on a phone). */
 export function consoleView(client: VidgenClient, models: ModelObject[], signOut: (message?: string) => void): ConsoleView {
-  // A revoked key ends the session wherever it is noticed, instead of failing call by call.
+  let ended = false;
   const onError = (err: unknown): boolean => {
+    // The submit may have created a task after all: the listing is where to look.
+    if (err instanceof SubmitOutcomeUnknown) void tasks.load();
     if (!(err instanceof AuthenticationError)) return false;
-    signOut(`Signed out: ${err.error?.message ?? 'the API key is no longer accepted.'}`);
+    // A revoked key ends the session wherever it is noticed (once), instead of failing call by call.
+    if (!ended) signOut(`Signed out: ${err.error?.message ?? 'the API key is no longer accepted.'}`);
+    ended = true;
     return true;
   };
   const tasks = new TaskList(client, onError);

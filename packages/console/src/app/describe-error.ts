@@ -5,6 +5,8 @@ export interface ShownError {
   message: string;
   /** The field the server named (`error.param`), if any. */
   param: string | null;
+  /** `x-request-id`, to quote in a bug report. */
+  requestId?: string;
 }
 
 /** Turns whatever an SDK call threw into words for the page. */
@@ -12,10 +14,7 @@ export function describeError(err: unknown): ShownError {
   if (err instanceof APIConnectionError) {
     return { message: `Could not reach the vidgen server (${err.message}) Check the connection and try again.`, param: null };
   }
-  if (err instanceof APIError) {
-    const message = err.error?.message ?? err.message;
-    return { message: err.status ? `${message}${err.requestId ? ` (request ${err.requestId})` : ''}` : message, param: err.param };
-  }
+  if (err instanceof APIError) return { message: err.error?.message ?? err.message, param: err.param, requestId: err.requestId ?? undefined };
   // The SDK's own message explains what to do: look at the list before submitting again.
   if (err instanceof SubmitOutcomeUnknown) return { message: err.message, param: null };
   return { message: err instanceof Error ? err.message : String(err), param: null };

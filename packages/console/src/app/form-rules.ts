@@ -89,7 +89,7 @@ export function defaultRatio(model: ModelObject): string {
 /** One line on what a model does and accepts, for the form and the model list. */
 export function describeModel(model: ModelObject): string {
   const { min, max } = durationRange(model);
-  const duration = min === max ? `${min} s` : `${min}–${max} s`;
+  const duration = min === max ? `${min}\u00a0s` : `${min}–${max}\u00a0s`;
   const input = model.family === 'A'
     ? (model.requires_image ? 'animates a first frame' : 'text or first frame')
     : (model.requires_image ? 'image-to-video' : 'text-to-video or image-to-video');

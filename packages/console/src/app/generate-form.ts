@@ -1,4 +1,4 @@
-import type { ModelObject, VidgenClient } from '@vidgen/client';
+import { APIError, type ModelObject, type VidgenClient } from '@vidgen/client';
 import { h, field, replace, setFieldError } from './dom.ts';
 import { MAX_PROMPT_LENGTH, checkForm, describeModel, fieldForParam, type FieldErrors } from './form-rules.ts';
 import { modelFields, readValues } from './model-fields.ts';
@@ -22,7 +22,7 @@ export function generateForm(opts: GenerateFormOptions): HTMLElement {
       h('h2', { id: 'new-title' }, 'New video'),
       h('p', { class: 'notice' }, 'This API key’s account may not use any generation model (GET /v1/models lists none).'));
   }
-  const select = h('select', { id: 'model', name: 'model' }, ...usable.map((m) => h('option', { value: m.id }, `${m.id} (family ${m.family})`)));
+  const select = h('select', { id: 'model', name: 'model' }, ...usable.map((m) => h('option', { value: m.id }, m.id)));
   const info = h('p', { class: 'hint', id: 'model-info' });
   const prompt = h('textarea', { id: 'prompt', name: 'prompt', rows: 3, maxlength: MAX_PROMPT_LENGTH, required: true });
   const specific = h('div', { class: 'model-fields' });
@@ -60,9 +60,11 @@ async function send(form: HTMLFormElement, model: ModelObject, button: HTMLButto
     for (const input of form.querySelectorAll<HTMLInputElement>('input[type=file]')) input.value = '';
   } catch (err) {
     if (opts.onError(err)) return;
-    const { message, param } = describeError(err);
+    const { message, param, requestId } = describeError(err);
     const fieldId = fieldForParam(model.family, param, values.imageUrls.length);
-    showErrors(form, formError, fieldId ? { [fieldId]: message } : {}, `The server refused the request: ${message}`);
+    const refused = err instanceof APIError && err.status !== undefined;
+    const summary = `${refused ? 'The server refused the request' : 'Could not submit'}: ${message}${requestId ? ` (request id ${requestId})` : ''}`;
+    showErrors(form, formError, fieldId ? { [fieldId]: message } : {}, summary);
   } finally {
     button.disabled = false;
     button.textContent = 'Generate';

@@ -1,5 +1,5 @@
 import { byId, h, replace } from './dom.ts';
-import { announce } from './announcer.ts';
+import { announce } from './announce.ts';
 import { clearSession, storedApiKey } from './session.ts';
 import { createClient, signInView } from './sign-in-view.ts';
 import { consoleView, type ConsoleView } from './console-view.ts';

@@ -19,7 +19,8 @@ export function signInView(onSignedIn: (client: VidgenClient, models: ModelObjec
   const form = h('form', { class: 'panel sign-in', novalidate: true, 'aria-labelledby': 'sign-in-title' },
     h('h2', { id: 'sign-in-title' }, 'Sign in'),
     h('p', {}, 'Enter a vidgen API key. The console keeps it in this browser tab only and sends it nowhere but this server.'),
-    field('API key', input, 'Ask your vidgen operator, or run: npx vidgen-server keys create --account <name>'),
+    field('API key', input),
+    h('p', { class: 'hint' }, 'No key? Ask your vidgen operator, or on the server run ', h('code', {}, 'npx vidgen-server keys create --account <name>'), '.'),
     button, error);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();

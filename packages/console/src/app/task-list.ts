@@ -1,6 +1,6 @@
 import { FAMILY_PATHS, type Family, type VidgenClient } from '@vidgen/client';
 import { h } from './dom.ts';
-import { announce } from './announcer.ts';
+import { announce } from './announce.ts';
 import { describeError } from './describe-error.ts';
 import { promptOf, rememberPrompt } from './session.ts';
 import { statusLabel, toTaskItem, type TaskItem, type WireTask } from './task-item.ts';
@@ -107,13 +107,16 @@ export class TaskList {
   }
 
   private async play(item: TaskItem, row: TaskRow): Promise<void> {
+    if (row.playerOpen) return row.closePlayer();
     row.setBusy('play', true);
     try {
       await showPlayer(this.client, item, row.player);
     } catch (err) {
+      row.player.replaceChildren();
       if (!this.onError(err)) row.showDetail(`Could not play: ${describeError(err).message}`);
     } finally {
       row.setBusy('play', false);
+      row.markPlayer();
     }
   }
 

@@ -24,10 +24,10 @@ export class TaskRow {
     const name = `${item.model} ${when}`;
     this.progress.setAttribute('aria-label', `Progress of ${name}`);
     this.cancelButton.setAttribute('aria-label', `Cancel ${name}`);
-    this.playButton.setAttribute('aria-label', `Play ${name}`);
+    this.playButton.setAttribute('aria-controls', `player-${item.id}`);
     this.cancelButton.addEventListener('click', () => actions.cancel(this.item, this));
     this.playButton.addEventListener('click', () => actions.play(this.item, this));
-    this.player = h('div', { class: 'task-player' });
+    this.player = h('div', { class: 'task-player', id: `player-${item.id}`, 'aria-label': `Video of ${name}`, role: 'region' });
     this.el = h('li', { class: 'task', tabindex: -1, 'data-task-id': item.id, 'data-family': item.family, 'data-created': item.createdAt },
       h('div', { class: 'task-head' },
         h('span', { class: 'task-model' }, item.model),
@@ -58,7 +58,7 @@ export class TaskRow {
     this.playButton.hidden = item.phase !== 'succeeded';
     this.elapsed.hidden = !pending;
     this.showDetail(detailOf(item));
-    if (item.phase === 'expired') this.player.replaceChildren();
+    if (item.phase === 'expired' && this.playerOpen) this.closePlayer();
     this.tick(Date.now());
     // A button that vanishes under the keyboard (Cancel once canceled) hands focus to its row, not to the page.
     if (focused instanceof HTMLElement && this.el.contains(focused) && focused.hidden) this.el.focus();
@@ -78,6 +78,22 @@ export class TaskRow {
 
   setBusy(button: 'cancel' | 'play', busy: boolean): void {
     (button === 'cancel' ? this.cancelButton : this.playButton).disabled = busy;
+  }
+
+  /** Play opens the player; once open, the same button closes it (and stops the download). */
+  get playerOpen(): boolean {
+    return this.player.childElementCount > 0;
+  }
+
+  closePlayer(): void {
+    this.player.querySelector('video')?.removeAttribute('src');
+    this.player.replaceChildren();
+    this.markPlayer();
+  }
+
+  markPlayer(): void {
+    this.playButton.textContent = this.playerOpen ? 'Hide video' : 'Play';
+    this.playButton.setAttribute('aria-expanded', String(this.playerOpen));
   }
 }
 

@@ -56,6 +56,8 @@ const FAMILY_ENDPOINT: Record<ApiFamily, string> = { A: 'POST /v1/videos/generat
 
 /** Submit and read tasks. Every business rule of a submit lives here, not in the dialects. */
 export class TaskService {
+  private readonly positions = new Map<string, { value: number; at: number }>();
+
   constructor(
     private readonly deps: {
       tasks: TaskStore;
@@ -112,9 +114,20 @@ export class TaskService {
     return canceled;
   }
 
-  /** Where a queued task stands in its lane (an estimate under fair claiming), else undefined. */
+  /**
+   * Where a queued task stands in its lane (an estimate under fair claiming), else undefined.
+   * Kept for a second per task: it costs two queries, and a client polling in a loop would
+   * otherwise pay them on every poll (bench/poll.bench.ts).
+   */
   async queuePosition(task: Task): Promise<number | undefined> {
-    return task.status === 'queued' ? this.deps.tasks.queuePosition(task) : undefined;
+    if (task.status !== 'queued') return undefined;
+    const now = this.deps.clock();
+    const cached = this.positions.get(task.id);
+    if (cached && cached.at > now - 1000) return cached.value;
+    const value = await this.deps.tasks.queuePosition(task);
+    if (this.positions.size >= 10_000) this.positions.clear();
+    this.positions.set(task.id, { value, at: now });
+    return value;
   }
 
   /** One page of the account's tasks of one family, newest first. */

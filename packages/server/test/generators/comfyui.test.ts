@@ -143,15 +143,19 @@ describe('comfyui backend', () => {
   });
 
   it('falls back to /history and /queue on builds without /api/jobs, and learns that once per host', async () => {
-    const s = await host({ jobsApi: false });
+    // An older build also ignores our prompt_id and mints its own.
+    const s = await host({ jobsApi: false, clientPromptIds: false });
     const g = generator([{ name: 'gpu-1', url: s.url }]);
-    for (const j of [job(), job({ images: [picture] })]) {
+    for (const [i, j] of [job(), job({ images: [picture] })].entries()) {
       const { ctx } = await context();
       await verified((await g.generate(j, ctx)).path, j);
+      // The checkpoint follows the id the host chose, so a re-attach finds the prompt.
+      assert.equal(((await ctx.checkpoint.load()) as { promptId: string }).promptId, s.stats.submitted[i]);
     }
     const count = (prefix: string) => s.stats.requests.filter((r) => r.startsWith(prefix)).length;
     assert.equal(count('GET /api/jobs/'), 1);
     assert.ok(count('GET /history/') >= 2 && count('GET /queue') >= 1);
+    assert.equal(s.stats.submitted.length, 2);
   });
 
   it('finishes by polling when the websocket drops mid-run', async () => {

@@ -2,9 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loadConsoleAssets, type ConsoleAsset } from '@vidgen/console/assets';
 
 export interface ConsoleDeps {
+  /** VIDGEN_PUBLIC_URL: signed video links point there, so the page must be allowed to play from it. */
+  publicUrl?: string;
   /**
-   * Origins besides this one that may serve videos to the page (e.g. a CDN or S3 host that
-   * signed links redirect to). The page itself only ever plays links the API hands out.
+   * Further origins that may serve videos to the page (e.g. an S3 host that content links
+   * redirect to). The page only ever plays links the API hands out.
    */
   mediaOrigins?: string[];
 }
@@ -19,7 +21,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = 
   // Attach a handler now so a failure surfaces through onReady rather than as an unhandled rejection.
   assets.catch(() => undefined);
   app.addHook('onReady', async () => void (await assets));
-  const headers = securityHeaders(deps.mediaOrigins ?? []);
+  const headers = securityHeaders([...(deps.publicUrl ? [new URL(deps.publicUrl).origin] : []), ...(deps.mediaOrigins ?? [])]);
 
   app.get('/', { config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, headers));
   app.get<{ Params: { name: string } }>('/assets/:name', { config: { public: true } }, async (request, reply) => {

@@ -19,7 +19,7 @@ export interface ComfyUiClientOptions {
 
 /** ComfyUI's answer to POST /prompt: queued (maybe with errors on some outputs) or refused. */
 export type SubmitAnswer =
-  | { accepted: true; nodeErrors: Record<string, unknown> }
+  | { accepted: true; nodeErrors: Record<string, unknown>; promptId?: string }
   | { accepted: false; error: unknown; nodeErrors: Record<string, unknown> };
 
 export const canceled = () => new GenerationError('canceled', 'The task was canceled.', false);
@@ -65,9 +65,10 @@ export class ComfyUiClient {
   async submit(body: Record<string, unknown>, signal: AbortSignal): Promise<SubmitAnswer> {
     const res = await this.request('POST', 'prompt', signal, { json: body });
     if (res.status === 200 || res.status === 400) {
-      const answer = (await this.json(res)) as { error?: unknown; node_errors?: Record<string, unknown> };
+      const answer = (await this.json(res)) as { error?: unknown; node_errors?: Record<string, unknown>; prompt_id?: unknown };
       const nodeErrors = answer.node_errors && typeof answer.node_errors === 'object' ? answer.node_errors : {};
-      return res.status === 200 ? { accepted: true, nodeErrors } : { accepted: false, error: answer.error, nodeErrors };
+      if (res.status !== 200) return { accepted: false, error: answer.error, nodeErrors };
+      return { accepted: true, nodeErrors, ...(typeof answer.prompt_id === 'string' ? { promptId: answer.prompt_id } : {}) };
     }
     await res.body?.cancel();
     throw unavailable(this.name, `POST /prompt answered ${res.status}`);

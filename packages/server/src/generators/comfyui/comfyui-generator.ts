@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, memoryCheckpoint, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import { GenerationError, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
 import { canceled, type ComfyUiClient } from './comfyui-client.ts';
 import { deadlineExceeded, executionFailed, interruptedOnHost, leaseLost, noVideoOutput, workflowRejected } from './comfyui-failures.ts';
 import type { ComfyUiHostPool, HostSlot } from './comfyui-host-pool.ts';
@@ -81,8 +81,7 @@ export class ComfyUiGenerator implements Generator {
     if (ctx.signal.aborted) throw canceled();
     const plan = planRender(job, this.o.workflows);
     const progress = monotonic(ctx.onProgress);
-    // The contract suite predates checkpoints; outside the engine a memory one does.
-    const checkpoint = ctx.checkpoint ?? memoryCheckpoint();
+    const checkpoint = ctx.checkpoint;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort('deadline'), this.o.timeoutMs ?? 30 * 60_000);
     const signal = AbortSignal.any([ctx.signal, deadline.signal]);
@@ -111,20 +110,22 @@ export class ComfyUiGenerator implements Generator {
     const ref = parseRef(await checkpoint.load());
     if (!ref || !this.o.pool.has(ref.host) || (this.o.hosts && !this.o.hosts.includes(ref.host))) return undefined;
     const slot = await this.o.pool.acquireOn(ref.host, signal);
+    let found: Run | undefined;
     try {
       const status = await slot.client.status(ref.promptId, signal);
       // A failed or interrupted prompt was the last attempt's failure; this attempt is the retry.
       if (['pending', 'running', 'succeeded'].includes(status.state)) {
         const socket = status.state === 'succeeded' ? undefined : await this.connect(slot.client, ref.clientId, signal);
-        return { slot, promptId: ref.promptId, clientId: ref.clientId, graph: plan.workflow, socket };
+        found = { slot, promptId: ref.promptId, clientId: ref.clientId, graph: plan.workflow, socket };
       }
     } catch (err) {
       if (signal.aborted) throw err;
       // Unreachable: a host that comes back has lost its in-memory queue, so render afresh elsewhere.
       this.o.pool.markFailed(ref.host);
+    } finally {
+      if (!found) slot.release();
     }
-    slot.release();
-    return undefined;
+    return found;
   }
 
   /** Uploads, submits and returns the run; `posting` learns of it just before POST /prompt, for cleanup. */
@@ -148,18 +149,21 @@ export class ComfyUiGenerator implements Generator {
       socket = await this.connect(slot.client, clientId, signal);
       const ref: PromptRef = { backend: 'comfyui', host: slot.host, promptId, clientId, submitted: false };
       if (!(await checkpoint.save(ref))) throw leaseLost();
-      posting({ slot, promptId, clientId, graph, socket });
+      const run: Run = { slot, promptId, clientId, graph, socket };
+      posting(run);
       posted = true;
       const answer = await this.post(slot.client, { prompt: graph, prompt_id: promptId, client_id: clientId }, promptId, signal);
       if (!answer.accepted) throw workflowRejected(answer.error, answer.nodeErrors);
+      // Builds from before mid-2025 ignore our prompt_id and pick their own; follow theirs.
+      run.promptId = answer.promptId ?? promptId;
       if (Object.keys(answer.nodeErrors).length > 0) {
         // Queued, but ComfyUI will run only the outputs that validated: take it back off the host.
-        await cancelRemote(slot.client, promptId, this.o.cancelGraceMs ?? 2000);
+        await cancelRemote(slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
         throw workflowRejected(undefined, answer.nodeErrors);
       }
-      if (!(await checkpoint.save({ ...ref, submitted: true }))) throw leaseLost();
+      if (!(await checkpoint.save({ ...ref, promptId: run.promptId, submitted: true }))) throw leaseLost();
       this.o.pool.markHealthy(slot.host);
-      return { slot, promptId, clientId, graph, socket };
+      return run;
     } catch (err) {
       // Once posted, the caller owns the run: it may have to take the prompt back off the host.
       if (!posted) {
@@ -195,8 +199,12 @@ export class ComfyUiGenerator implements Generator {
       signal, timings: this.timings, socket: run.socket, clock: this.clock,
       connect: () => this.connect(run.slot.client, run.clientId, signal),
     };
-    const status = await watchPrompt(watch);
-    run.socket = watch.socket;
+    let status: PromptStatus;
+    try {
+      status = await watchPrompt(watch);
+    } finally {
+      run.socket = watch.socket; // a reconnected socket replaces the first; the caller closes it
+    }
     if (status.state === 'failed') throw executionFailed(status.failure);
     if (status.state === 'canceled') throw interruptedOnHost();
     return status;

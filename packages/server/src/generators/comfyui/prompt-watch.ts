@@ -68,6 +68,7 @@ export async function watchPrompt(w: Watch): Promise<PromptStatus> {
 
     if (!w.socket?.alive && w.clock() - lastConnect >= w.timings.socketPollMs) {
       lastConnect = w.clock();
+      w.socket?.close();
       w.socket = await w.connect();
       listen(w.socket);
     }

@@ -24,6 +24,8 @@ export interface StandInOptions {
   slots?: number;
   /** Whether GET /api/jobs/{id} exists (ComfyUI builds from late 2025 on). */
   jobsApi?: boolean;
+  /** Whether a prompt_id in POST /prompt is honoured (builds from mid-2025 on); older ones mint their own. */
+  clientPromptIds?: boolean;
   models?: Partial<ModelFiles>;
 }
 
@@ -69,6 +71,7 @@ export class ComfyUiStandIn {
   url = '';
   faults: StandInFaults = {};
   jobsApi: boolean;
+  readonly clientPromptIds: boolean;
   readonly stats: StandInStats = { submitted: [], interrupts: [], queueDeletes: [], uploads: [], requests: [], maxOutstanding: 0, crashes: 0 };
   readonly defs: Record<string, NodeDef>;
   queue: QueueItem[] = [];
@@ -90,6 +93,7 @@ export class ComfyUiStandIn {
   ) {
     this.slots = options.slots ?? 1;
     this.jobsApi = options.jobsApi ?? true;
+    this.clientPromptIds = options.clientPromptIds ?? true;
     this.defs = nodeDefs({ ...DEFAULT_MODELS, ...options.models }, (name) => !name.includes('..') && existsSync(join(this.dirs.input, name)));
     this.server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url ?? '/', 'http://x');

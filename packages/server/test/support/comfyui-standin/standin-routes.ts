@@ -65,7 +65,7 @@ export class StandInRoutes {
       return json(res, 400, { error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} }, node_errors: {} });
     }
     let id: string = randomUUID();
-    if (b.prompt_id !== undefined && b.prompt_id !== null) {
+    if (this.s.clientPromptIds && b.prompt_id !== undefined && b.prompt_id !== null) {
       if (typeof b.prompt_id !== 'string' || !UUID.test(b.prompt_id)) {
         const error = { type: 'invalid_prompt_id', message: 'prompt_id must be a valid UUID', details: 'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one', extra_info: {} };
         return json(res, 400, { error, node_errors: {} });

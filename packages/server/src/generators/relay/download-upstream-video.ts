@@ -1,0 +1,124 @@
+/**
+ * Brings a finished upstream video into the attempt's work dir; the engine then verifies and stores
+ * it. Upstream links expire, so this runs as soon as the task is done. Every download is capped in
+ * bytes and time and checked (status, content type, size, the MP4 `ftyp` box) before it counts.
+ *
+ * Trust follows the origin: a URL on the channel's own origin is as trusted as the operator's
+ * config and is streamed with a plain fetch (with the key only for family B's content endpoint);
+ * any other URL the upstream hands out (a CDN, a presigned bucket link) goes through the SSRF-safe
+ * fetcher without the key (DESIGN invariant 5).
+ */
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { GenerationError } from '../generator.ts';
+import { FetchRefused, type SafeFetch } from '../../security/safe-fetch.ts';
+import type { RelayChannelConfig } from './relay-config.ts';
+import { relayFailures } from './relay-failures.ts';
+import { RelayAborted } from './relay-timing.ts';
+
+export interface DownloadRequest {
+  channel: RelayChannelConfig;
+  /** Absolute, or a path on the channel. */
+  url: string;
+  /** Send the channel's key (family B's content endpoint); only ever to the channel's own origin. */
+  withKey: boolean;
+  dest: string;
+  maxBytes: number;
+  timeoutMs: number;
+  fetchForeign: SafeFetch;
+}
+
+const VIDEO_TYPES = new Set(['video/mp4', 'application/mp4', 'application/octet-stream', 'binary/octet-stream']);
+const MAX_REDIRECTS = 3;
+
+export async function downloadUpstreamVideo(req: DownloadRequest, signal: AbortSignal): Promise<void> {
+  const origin = new URL(req.channel.baseUrl).origin;
+  let url = new URL(req.url, req.channel.baseUrl + '/');
+  try {
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      if (url.origin !== origin) return await viaSafeFetch(req, url.href, signal);
+      const next = await streamTrusted(req, url, signal);
+      if (!next) return;
+      url = next;
+    }
+    throw relayFailures.download('too many redirects');
+  } catch (err) {
+    await rm(`${req.dest}.part`, { force: true });
+    if (signal.aborted) throw new RelayAborted();
+    throw err instanceof GenerationError ? err : relayFailures.download('the connection failed');
+  }
+}
+
+/** Streams from the channel's origin; returns the next URL when redirected. */
+async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal): Promise<URL | undefined> {
+  const response = await fetch(url, {
+    headers: req.withKey ? { authorization: req.channel.apiKey.header(), accept: 'video/mp4' } : { accept: 'video/mp4' },
+    redirect: 'manual',
+    signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]),
+  });
+  const location = response.headers.get('location');
+  if (response.status >= 300 && response.status < 400 && location) {
+    await response.body?.cancel();
+    return new URL(location, url);
+  }
+  checkAnswer(response.status, response.headers.get('content-type'), req.maxBytes, Number(response.headers.get('content-length') ?? NaN));
+  if (!response.body) throw relayFailures.download('the answer had no body');
+  let total = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.length;
+      done(total > req.maxBytes ? relayFailures.tooLarge(req.maxBytes) : null, chunk);
+    },
+  });
+  await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, createWriteStream(`${req.dest}.part`));
+  const declared = response.headers.get('content-length');
+  if (declared !== null && Number(declared) !== total) throw relayFailures.download('the file arrived incomplete');
+  await finish(req.dest, total);
+  return undefined;
+}
+
+async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSignal): Promise<void> {
+  let body;
+  try {
+    body = await req.fetchForeign(url, signal);
+  } catch (err) {
+    if (signal.aborted) throw new RelayAborted();
+    if (err instanceof FetchRefused && err.code === 'url_too_large') throw relayFailures.tooLarge(req.maxBytes);
+    if (err instanceof FetchRefused && (err.code === 'url_forbidden' || err.code === 'url_invalid')) {
+      throw new GenerationError('upstream_download_failed', 'The upstream handed out a video link the relay may not fetch.', false);
+    }
+    throw relayFailures.download(err instanceof FetchRefused && err.code === 'url_timeout' ? 'it took too long' : 'the link did not answer with the video');
+  }
+  checkAnswer(200, body.contentType, req.maxBytes, body.bytes.length);
+  await writeFile(`${req.dest}.part`, body.bytes);
+  await finish(req.dest, body.bytes.length, body.bytes);
+}
+
+function checkAnswer(status: number, contentType: string | null, maxBytes: number, length: number): void {
+  if (status === 404 || status === 410) throw relayFailures.expired();
+  if (status !== 200) throw relayFailures.download(`the upstream answered HTTP ${status}`);
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (!VIDEO_TYPES.has(type)) throw relayFailures.download('the answer is not a video');
+  if (length > maxBytes) throw relayFailures.tooLarge(maxBytes);
+}
+
+/** Checks the MP4 signature (an `ftyp` box at byte 4), then moves the file into place. */
+async function finish(dest: string, total: number, head?: Buffer): Promise<void> {
+  const first = head ?? (await readHead(`${dest}.part`));
+  if (total < 8 || first.subarray(4, 8).toString('latin1') !== 'ftyp') throw relayFailures.download('the file is not an MP4');
+  await rename(`${dest}.part`, dest);
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(8);
+    const { bytesRead } = await file.read(buffer, 0, 8, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}

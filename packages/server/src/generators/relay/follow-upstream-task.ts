@@ -1,0 +1,70 @@
+/**
+ * Polls one upstream task to a final state, on its own schedule: long-poll where the upstream
+ * holds `?wait=`, else its Retry-After or the dialect's interval; backoff on errors; 429 is "not
+ * yet", never a failure. Unknown states are tolerated up to a limit, then the attempt ends
+ * transiently (the checkpoint keeps the id, so the next attempt picks the task up again).
+ */
+import type { RelayChannelConfig } from './relay-config.ts';
+import type { RelayDialectSpec, UpstreamState } from './relay-dialects.ts';
+import { relayFailures } from './relay-failures.ts';
+import { callUpstream, retryAfterMs, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
+import { backoffMs, PollPacer, RelayAborted, sleep, type RelayTimings } from './relay-timing.ts';
+
+export interface FollowRequest {
+  channel: RelayChannelConfig;
+  dialect: RelayDialectSpec;
+  id: string;
+  requestTimeoutMs: number;
+  timings: RelayTimings;
+  /** The upstream's own progress, 0..1. */
+  onProgress(fraction: number): void;
+}
+
+/** Resolves with a succeeded, failed or expired state; throws a GenerationError or RelayAborted. */
+export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal): Promise<UpstreamState> {
+  const { channel, dialect, timings } = req;
+  const pacer = new PollPacer(channel.pollIntervalMs, timings.longPollGapMs);
+  let unknown = 0;
+  let errors = 0;
+  for (;;) {
+    const wait = pacer.longPolling ? channel.longPollSeconds : 0;
+    const sentAt = Date.now();
+    const answer = await poll(req, wait, signal);
+    const hint = answer ? retryAfterMs(answer.headers) : undefined;
+    if (!answer || answer.status >= 500) {
+      if (++errors > timings.maxPollErrors) throw relayFailures.unreachable();
+      await sleep(Math.max(hint ?? 0, backoffMs(errors, timings)), signal);
+      continue;
+    }
+    errors = 0;
+    if (answer.status === 429) {
+      await sleep(hint ?? backoffMs(1, timings), signal);
+      continue;
+    }
+    if (answer.status === 401 || answer.status === 403) throw relayFailures.refusedPoll();
+    const state = answer.status === 200 || answer.status === 202 ? dialect.state(answer.status, answer.body) : { phase: 'unknown' as const };
+    if (state.progress !== undefined) req.onProgress(state.progress);
+    if (state.phase === 'succeeded' || state.phase === 'failed' || state.phase === 'expired') return state;
+    if (state.phase === 'unknown') {
+      // Also a 404: some upstreams list a new task a moment after accepting it.
+      if (++unknown > timings.maxUnknownPolls) throw answer.status === 404 ? relayFailures.taskMissing() : relayFailures.unknownState();
+      await sleep(Math.max(hint ?? 0, Math.min(channel.pollIntervalMs, backoffMs(unknown, timings))), signal);
+      continue;
+    }
+    unknown = 0;
+    await sleep(pacer.pause(Date.now() - sentAt, wait, hint), signal);
+  }
+}
+
+async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Promise<UpstreamAnswer | undefined> {
+  try {
+    return await callUpstream(req.channel, {
+      method: 'GET', path: req.dialect.pollPath(req.id), query: { wait: wait > 0 ? wait : undefined },
+      timeoutMs: req.requestTimeoutMs + wait * 1000,
+    }, signal);
+  } catch (err) {
+    if (signal.aborted) throw new RelayAborted();
+    if (err instanceof UpstreamCallFailed) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Builds the relay backends of a backends file (docs/relays.md): every entry with `"type": "relay"`
+ * becomes one generator under its name, which catalog models name in their "backend" field.
+ * Entries of other types are left to their own builders.
+ */
+import type { RelayBackendConfig } from './relay-config.ts';
+import { parseRelayBackend } from './relay-config.ts';
+import { RelayGenerator, type RelayGeneratorOptions } from './relay-generator.ts';
+
+export interface RelayBackends {
+  generators: Record<string, RelayGenerator>;
+  /** Worker slots per backend: following an upstream task is cheap, so more than a renderer gets. */
+  slots: Record<string, number>;
+  /**
+   * The engine's hard limit per attempt: past the relay's own limits, so the relay ends an attempt
+   * itself (transiently, leaving the upstream task to the next attempt) before the engine must.
+   */
+  deadlinesMs: Record<string, number>;
+}
+
+const DEADLINE_MARGIN_MS = 60_000;
+
+export function createRelayBackends(file: unknown, env: Record<string, string | undefined>, options: RelayGeneratorOptions): RelayBackends {
+  const backends = (file as { backends?: unknown } | undefined)?.backends;
+  if (!backends || typeof backends !== 'object' || Array.isArray(backends)) throw new Error('backends file: "backends" must be an object');
+  const result: RelayBackends = { generators: {}, slots: {}, deadlinesMs: {} };
+  for (const [name, raw] of Object.entries(backends as Record<string, unknown>)) {
+    if ((raw as { type?: unknown } | undefined)?.type !== 'relay') continue;
+    const config: RelayBackendConfig = parseRelayBackend(raw, env, `backends.${name}`);
+    result.generators[name] = new RelayGenerator(config, { ...options, logger: options.logger?.child({ backend: name }) });
+    result.slots[name] = config.slots;
+    result.deadlinesMs[name] = config.timeoutMs + config.downloadTimeoutMs + DEADLINE_MARGIN_MS;
+  }
+  return result;
+}

@@ -1,0 +1,166 @@
+/**
+ * The relay backend's config: one entry of the backends file (docs/relays.md). Every mistake stops
+ * the service at start with a message naming the field; a missing key variable is named, never
+ * its value. The key itself is resolved here, so nothing later needs the environment.
+ */
+import { createHash } from 'node:crypto';
+import { ASPECT_RATIOS } from '@vidgen/protocol';
+import { RelayApiKey } from './relay-api-key.ts';
+
+export type RelayDialect = 'A' | 'B';
+
+export interface RelayChannelConfig {
+  /** Shown in logs; never the URL. */
+  name: string;
+  /** Stable identity kept in checkpoints: a hash of dialect and base URL, so reordering the file is safe. */
+  id: string;
+  dialect: RelayDialect;
+  /** Normalised: no trailing slash, no `/v1`. */
+  baseUrl: string;
+  apiKey: RelayApiKey;
+  /** Our model id → the upstream's model id. */
+  models: Record<string, string>;
+  aspectRatios?: string[];
+  durations?: number[];
+  /** Higher is tried first; ties keep file order. */
+  priority: number;
+  /** `?wait=` asked of each poll (0 = never); an upstream that ignores it is detected and polled normally. */
+  longPollSeconds: number;
+  pollIntervalMs: number;
+  /** Declared support for replaying a create by its Idempotency-Key (also learned from answers). */
+  replaysIdempotencyKey: boolean;
+  /** The listing answers `?idempotency_key=` (vidgen upstreams do). */
+  lookupByIdempotencyKey: boolean;
+  cancel: boolean;
+  sendSeed: boolean;
+}
+
+export interface RelayBackendConfig {
+  /** In the order they are tried. */
+  channels: RelayChannelConfig[];
+  /** How long one attempt follows an upstream task before giving the task back for a later attempt. */
+  timeoutMs: number;
+  requestTimeoutMs: number;
+  downloadTimeoutMs: number;
+  maxVideoBytes: number;
+  /** Tasks this backend may follow at once (worker slots): following is cheap, rendering is upstream. */
+  slots: number;
+}
+
+type Raw = Record<string, unknown>;
+type Fail = (what: string) => never;
+
+const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots'];
+const CHANNEL_FIELDS = [
+  'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
+  'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed',
+];
+/** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
+const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15 };
+const MiB = 1024 * 1024;
+
+export function parseRelayBackend(raw: unknown, env: Record<string, string | undefined>, where = 'relay backend'): RelayBackendConfig {
+  const fail: Fail = (what) => {
+    throw new Error(`${where}: ${what}`);
+  };
+  const b = object(raw, fail, 'must be a JSON object');
+  if (b.type !== undefined && b.type !== 'relay') fail('"type" must be "relay"');
+  unknownFields(b, BACKEND_FIELDS, fail);
+  if (!Array.isArray(b.channels) || b.channels.length === 0) fail('"channels" must be a non-empty list');
+  const channels = (b.channels as unknown[]).map((c, i) => parseChannel(c, i, env, (what) => fail(`channels[${i}]: ${what}`)));
+  const ids = new Set<string>();
+  for (const c of channels) {
+    if (ids.has(c.id)) fail(`channel "${c.name}" repeats the dialect and base_url of another channel`);
+    ids.add(c.id);
+  }
+  return {
+    // A stable sort: equal priorities keep the order of the file.
+    channels: channels.map((c, i) => ({ c, i })).sort((x, y) => y.c.priority - x.c.priority || x.i - y.i).map(({ c }) => c),
+    timeoutMs: positive(b.timeout_seconds, 1800, 'timeout_seconds', fail) * 1000,
+    requestTimeoutMs: positive(b.request_timeout_seconds, 30, 'request_timeout_seconds', fail) * 1000,
+    downloadTimeoutMs: positive(b.download_timeout_seconds, 300, 'download_timeout_seconds', fail) * 1000,
+    maxVideoBytes: positive(b.max_video_mb, 512, 'max_video_mb', fail) * MiB,
+    slots: Math.floor(positive(b.slots, 16, 'slots', fail)),
+  };
+}
+
+function parseChannel(raw: unknown, index: number, env: Record<string, string | undefined>, fail: Fail): RelayChannelConfig {
+  const c = object(raw, fail, 'must be an object');
+  unknownFields(c, CHANNEL_FIELDS, fail);
+  const dialect = c.dialect === 'A' || c.dialect === 'B' ? c.dialect : fail('"dialect" must be "A" or "B"');
+  const baseUrl = normaliseBaseUrl(c.base_url, fail);
+  const keyEnv = typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env) ? c.api_key_env : fail('"api_key_env" must name an environment variable');
+  const key = env[keyEnv];
+  if (!key) fail(`the environment variable ${keyEnv} (api_key_env) is not set`);
+  const models = object(c.models, fail, '"models" must map our model ids to upstream model ids');
+  if (Object.keys(models).length === 0) fail('"models" is empty');
+  for (const [ours, theirs] of Object.entries(models)) if (typeof theirs !== 'string' || !theirs) fail(`"models.${ours}" must be an upstream model id`);
+  const name = c.name === undefined ? `${dialect}-${index + 1}` : typeof c.name === 'string' && /^[\w.-]{1,64}$/.test(c.name) ? c.name : fail('"name" must be a short plain name');
+  return {
+    name,
+    id: createHash('sha256').update(`${dialect}\n${baseUrl}`).digest('hex').slice(0, 16),
+    dialect,
+    baseUrl,
+    apiKey: new RelayApiKey(key!),
+    models: models as Record<string, string>,
+    aspectRatios: ratios(c.aspect_ratios, fail),
+    durations: durations(c.durations, fail),
+    priority: c.priority === undefined ? 0 : Number.isFinite(c.priority) ? (c.priority as number) : fail('"priority" must be a number'),
+    longPollSeconds: c.long_poll_seconds === undefined ? 25 : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
+    pollIntervalMs: positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
+    replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
+    lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, true, 'lookup_by_idempotency_key', fail),
+    cancel: bool(c.cancel, true, 'cancel', fail),
+    sendSeed: bool(c.send_seed, false, 'send_seed', fail),
+  };
+}
+
+function normaliseBaseUrl(value: unknown, fail: Fail): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fail('"base_url" must be an http or https URL');
+  if (url.username || url.password) fail('"base_url" must not carry credentials (use api_key_env)');
+  if (url.search || url.hash) fail('"base_url" must not have a query or fragment');
+  // Both "https://host" and "https://host/v1" are common in upstream docs; paths here start at /v1.
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}`;
+}
+
+function ratios(value: unknown, fail: Fail): string[] | undefined {
+  if (value === undefined) return undefined;
+  const known = ASPECT_RATIOS as readonly string[];
+  if (!Array.isArray(value) || value.length === 0 || value.some((r) => !known.includes(r))) fail(`"aspect_ratios" must be a list of ${known.join(', ')}`);
+  return value as string[];
+}
+
+function durations(value: unknown, fail: Fail): number[] | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value) && value.length > 0 && value.every((d) => Number.isInteger(d) && d >= 1 && d <= 60)) return value as number[];
+  const r = value as { min?: unknown; max?: unknown };
+  if (r && Number.isInteger(r.min) && Number.isInteger(r.max) && (r.min as number) >= 1 && (r.min as number) <= (r.max as number)) {
+    return Array.from({ length: (r.max as number) - (r.min as number) + 1 }, (_, i) => (r.min as number) + i);
+  }
+  return fail('"durations" must be a list of seconds or {min, max}');
+}
+
+function object(value: unknown, fail: Fail, message: string): Raw {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Raw) : fail(message);
+}
+
+function unknownFields(value: Raw, known: string[], fail: Fail): void {
+  const extra = Object.keys(value).filter((k) => !known.includes(k));
+  if (extra.length > 0) fail(`unknown field${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}`);
+}
+
+function positive(value: unknown, fallback: number, name: string, fail: Fail): number {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' && value > 0 ? value : fail(`"${name}" must be a positive number`);
+}
+
+function bool(value: unknown, fallback: boolean, name: string, fail: Fail): boolean {
+  if (value === undefined) return fallback;
+  return typeof value === 'boolean' ? value : fail(`"${name}" must be true or false`);
+}

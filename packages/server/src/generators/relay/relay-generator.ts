@@ -1,0 +1,136 @@
+/**
+ * The relay backend: forwards a task to an upstream video service speaking family A (xAI style) or
+ * family B (new-api style) and brings the finished video back for the engine to verify and store.
+ *
+ * Each call follows its own upstream task on its own schedule; the instance is shared by all tasks
+ * of the backend and holds no per-task state. Durability lives in the checkpoint: the channel and
+ * Idempotency-Key before a create is sent, the upstream id before any waiting (attach-upstream-task).
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { TaskKind } from '../../engine/task.ts';
+import { GenerationError, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
+import type { SafeFetch } from '../../security/safe-fetch.ts';
+import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
+import { downloadUpstreamVideo } from './download-upstream-video.ts';
+import { followUpstreamTask } from './follow-upstream-task.ts';
+import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
+import { familyBContentPath, RELAY_DIALECTS, type UpstreamState } from './relay-dialects.ts';
+import { relayFailures } from './relay-failures.ts';
+import { callUpstream } from './relay-http.ts';
+import { planRelayRequest, type RelayJob } from './relay-request.ts';
+import { DEFAULT_RELAY_TIMINGS, type RelayTimings } from './relay-timing.ts';
+
+export interface RelayGeneratorOptions {
+  /** Fetches video links the upstream hands out on other origins: SSRF-safe, capped (security/create-safe-fetch.ts). */
+  fetchForeign: SafeFetch;
+  logger?: Logger;
+  timings?: Partial<RelayTimings>;
+}
+
+// Shares of the progress bar: the upstream's own progress, then the download.
+const SUBMITTED = 0.03;
+const RENDERED = 0.9;
+// Stop reasons after which the task goes on (another attempt follows the same upstream task), so the
+// upstream task must not be canceled. Any other abort is the caller's cancel.
+const TASK_GOES_ON = new Set<unknown>(['shutdown', 'lease_lost', 'deadline']);
+
+export class RelayGenerator implements Generator {
+  readonly kinds: readonly TaskKind[] = ['generate'];
+  private readonly timings: RelayTimings;
+  private readonly learnedReplays = new Set<string>();
+
+  constructor(readonly config: RelayBackendConfig, private readonly options: RelayGeneratorOptions) {
+    this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
+  }
+
+  async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {
+    if (ctx.signal.aborted) throw relayFailures.canceled();
+    const progress = monotonic(ctx.onProgress);
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort('relay_timeout'), this.config.timeoutMs);
+    const signal = AbortSignal.any([ctx.signal, timeout.signal]);
+    let attached: Attached | undefined;
+    try {
+      const plan = await planRelayRequest(job, this.config);
+      attached = await attachUpstreamTask({
+        job, plan, config: this.config, checkpoint: ctx.checkpoint, timings: this.timings, log: (e, c, x) => this.log(e, c, x),
+        replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
+      }, signal);
+      progress(SUBMITTED);
+      const follow = (a: Attached) => this.follow(a, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
+      const path = join(ctx.workDir, 'relay-output.mp4');
+      await this.fetchResult(attached, await follow(attached), path, signal, follow);
+      progress(1);
+      return { path };
+    } catch (err) {
+      if (!signal.aborted) throw this.safe(err);
+      if (!ctx.signal.aborted) throw relayFailures.timeout();
+      if (attached && !TASK_GOES_ON.has(ctx.signal.reason)) await this.cancelUpstream(attached);
+      throw relayFailures.canceled();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private replays(channelId: string): boolean {
+    return this.learnedReplays.has(channelId) || this.config.channels.some((c) => c.id === channelId && c.replaysIdempotencyKey);
+  }
+
+  private async follow(a: Attached, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
+    const dialect = RELAY_DIALECTS[a.channel.dialect];
+    const state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
+    if (state.phase === 'failed') throw relayFailures.failed(state.errorCode);
+    if (state.phase === 'expired') throw relayFailures.expired();
+    return state;
+  }
+
+  /**
+   * Family A's link is signed and short-lived: when it fails, the task is read again once, which
+   * either hands out a fresh link or says the result expired.
+   */
+  private async fetchResult(a: Attached, state: UpstreamState, path: string, signal: AbortSignal, follow: (a: Attached) => Promise<UpstreamState>) {
+    const download = (url: string, withKey: boolean) => downloadUpstreamVideo({
+      channel: a.channel, url, withKey, dest: path, maxBytes: this.config.maxVideoBytes, timeoutMs: this.config.downloadTimeoutMs,
+      fetchForeign: this.options.fetchForeign,
+    }, signal);
+    if (a.channel.dialect === 'B') return download(familyBContentPath(a.id), true);
+    try {
+      await download(state.videoUrl!, false);
+    } catch (err) {
+      if (signal.aborted || !(err instanceof GenerationError) || err.code === 'upstream_video_too_large') throw err;
+      this.log('the video link failed; reading the task again for a fresh one', a.channel, { code: err.code });
+      await download((await follow(a)).videoUrl!, false);
+    }
+  }
+
+  /** Best effort and bounded: the attempt is already over, so this never holds it up for long. */
+  private async cancelUpstream(a: Attached): Promise<void> {
+    if (!a.channel.cancel) return;
+    const path = RELAY_DIALECTS[a.channel.dialect].cancelPath(a.id);
+    const answer = await callUpstream(a.channel, { method: 'POST', path, timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
+    this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
+  }
+
+  /** Unexpected errors may carry URLs or ids in their text: only their kind is kept. */
+  private safe(err: unknown): GenerationError {
+    if (err instanceof GenerationError) return err;
+    this.options.logger?.error({ errorName: err instanceof Error ? err.name : typeof err }, 'relay failed unexpectedly');
+    return new GenerationError('relay_error', 'The relay failed unexpectedly; the task will be retried.', true);
+  }
+
+  /** Logs name the channel, never its URL, key or the upstream's task id. */
+  private log(event: string, channel: RelayChannelConfig, extra: Record<string, unknown> = {}): void {
+    this.options.logger?.info({ channel: channel.name, dialect: channel.dialect, ...extra }, event);
+  }
+}
+
+/** Progress never goes backwards (an upstream may report less after a restart), and stays within 0..1. */
+function monotonic(report: (fraction: number) => void): (fraction: number) => void {
+  let last = -1;
+  return (fraction) => {
+    const next = Math.max(last, Math.min(1, Math.max(0, fraction)));
+    if (next > last) report(next);
+    last = next;
+  };
+}

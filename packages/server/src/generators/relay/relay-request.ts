@@ -1,0 +1,80 @@
+/**
+ * What one job asks of the upstream: which of our models it is, its aspect ratio, the channels
+ * that may take it (in priority order), and the input images as data URIs. Decided once per
+ * attempt, before anything is sent, so a job no channel can take fails at once and costs nothing.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { ASPECT_RATIOS } from '@vidgen/protocol';
+import type { GenerationJob } from '../generator.ts';
+import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
+import type { SubmitPayload } from './relay-dialects.ts';
+import { relayFailures } from './relay-failures.ts';
+
+/** A job as the relay reads it: `model` is our catalog id, when the engine passes it. */
+export type RelayJob = GenerationJob & { model?: string };
+
+export interface RelayPlan {
+  model: string;
+  ratio: string;
+  candidates: RelayChannelConfig[];
+  images: string[];
+}
+
+export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig): Promise<RelayPlan> {
+  const model = modelOf(job, config);
+  const ratio = ratioOf(job.width, job.height);
+  const candidates = config.channels.filter(
+    (c) => c.models[model] !== undefined && (!c.aspectRatios || c.aspectRatios.includes(ratio)) && (!c.durations || c.durations.includes(job.duration)),
+  );
+  if (candidates.length === 0) throw relayFailures.noChannel();
+  return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)) };
+}
+
+export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannelConfig): SubmitPayload {
+  return {
+    upstreamModel: channel.models[plan.model], prompt: job.prompt, duration: job.duration, ratio: plan.ratio, images: plan.images,
+    seed: channel.sendSeed ? job.seed : undefined,
+  };
+}
+
+/**
+ * The create's Idempotency-Key: the same for every attempt of one task on one channel, so a
+ * retry after a lost answer is recognised upstream. Hashed, so our task ids stay ours.
+ */
+export function idempotencyKeyFor(taskId: string, channel: RelayChannelConfig): string {
+  return `vg-${createHash('sha256').update(`vidgen-relay\n${taskId}\n${channel.id}`).digest('hex').slice(0, 40)}`;
+}
+
+/** A backend that relays a single model of ours needs no model in the job; with several it must be told. */
+function modelOf(job: RelayJob, config: RelayBackendConfig): string {
+  if (job.model) return job.model;
+  const served = new Set(config.channels.flatMap((c) => Object.keys(c.models)));
+  if (served.size === 1) return [...served][0];
+  throw relayFailures.noChannel();
+}
+
+/** The listed ratio closest to the output size (sizes are rounded to even pixels, so not always exact). */
+export function ratioOf(width: number, height: number): string {
+  let best: string = ASPECT_RATIOS[0];
+  let bestError = Infinity;
+  for (const ratio of ASPECT_RATIOS) {
+    const [a, b] = ratio.split(':').map(Number);
+    const error = Math.abs(Math.log(width / height) - Math.log(a / b));
+    if (error < bestError) [best, bestError] = [ratio, error];
+  }
+  return best;
+}
+
+/** Input images arrive as re-encoded PNGs; anything else is refused here rather than paid for upstream. */
+async function dataUri(path: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch {
+    throw relayFailures.invalidImage();
+  }
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return `data:image/png;base64,${bytes.toString('base64')}`;
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return `data:image/jpeg;base64,${bytes.toString('base64')}`;
+  throw relayFailures.invalidImage();
+}

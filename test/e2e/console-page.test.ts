@@ -1,0 +1,141 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { startTestService, type TestService } from './support/service.ts';
+import { browserUnavailable, launchBrowser, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
+
+// The console page itself: how it is served (security headers, caching, compression, size),
+// the form's own checks, the server's refusals shown beside the field, keyboard order, cancel.
+const skip = browserUnavailable();
+/** The whole page (HTML + JS + CSS) as sent gzip-compressed; a budget, not a benchmark. */
+const TRANSFER_BUDGET_BYTES = 40 * 1024;
+
+describe('web console page', { skip }, () => {
+  let svc: TestService;
+  let browser: TestBrowser;
+  let page: Page;
+  let key: string;
+  before(async () => {
+    svc = await startTestService();
+    key = await svc.createKey('console-page');
+    const root = await fetch(`${svc.url}/`);
+    if (root.status === 404) throw new Error('console routes not wired in app.ts: GET / answered 404 (add registerConsoleRoutes(app, {}) to buildApp)');
+    browser = await launchBrowser();
+    page = await browser.newPage(DESKTOP);
+  });
+  after(async () => {
+    await browser?.close();
+    await svc?.close();
+  });
+
+  it('is served without a key, with a strict CSP, revalidated HTML and immutable hashed assets', async (t) => {
+    const html = await fetch(`${svc.url}/`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(html.headers.get('cache-control'), 'no-cache');
+    const csp = html.headers.get('content-security-policy') ?? '';
+    for (const rule of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "media-src 'self' blob:", "img-src 'self' data: blob:", "frame-ancestors 'none'"]) {
+      assert.ok(csp.includes(rule), `CSP has ${rule}: ${csp}`);
+    }
+    assert.equal(html.headers.get('x-content-type-options'), 'nosniff');
+    const text = await html.text();
+    assert.doesNotMatch(text, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    assert.doesNotMatch(text, /\sstyle=/, 'no inline style');
+    const again = await fetch(`${svc.url}/`, { headers: { 'if-none-match': html.headers.get('etag')! } });
+    assert.equal(again.status, 304);
+
+    let total = Number(html.headers.get('content-length'));
+    let brotli = Number((await fetch(`${svc.url}/`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-length'));
+    for (const [, path] of text.matchAll(/(?:src|href)="(assets\/[^"]+)"/g)) {
+      const asset = await fetch(`${svc.url}/${path}`, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(asset.status, 200, path);
+      assert.equal(asset.headers.get('content-encoding'), 'gzip');
+      assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      total += Number(asset.headers.get('content-length'));
+      brotli += Number((await fetch(`${svc.url}/${path}`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-length'));
+    }
+    t.diagnostic(`console page transfer: ${total} bytes gzip, ${brotli} bytes brotli (HTML + JS + CSS)`);
+    assert.ok(total > 0 && total < TRANSFER_BUDGET_BYTES, `page transfer ${total} bytes`);
+    const missing = await fetch(`${svc.url}/assets/console-nope.js`);
+    assert.equal(missing.status, 404);
+  });
+
+  it('checks the form before sending anything', async () => {
+    await signIn(page, svc.url, key);
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    await page.getByLabel('Model', { exact: true }).selectOption('vx-imagine-video-1.5-720p');
+    await page.getByLabel('Prompt').fill('   ');
+    await page.getByLabel('Duration').fill('16');
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Please fix the 3 marked fields' }).waitFor();
+    assert.equal(await page.getByLabel('Prompt').getAttribute('aria-invalid'), 'true');
+    assert.match(await page.locator('#duration-error').textContent() ?? '', /from 1 to 15/);
+    assert.match(await page.locator('#first-frame-url-error').textContent() ?? '', /first frame/);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'prompt', 'focus moves to the first marked field');
+    assert.deepEqual(posts, []);
+  });
+
+  it('shows the server’s message beside the field when it refuses a submit or an upload', async () => {
+    const broken = { name: 'broken.png', mimeType: 'image/png', buffer: Buffer.from('this is not a PNG at all') };
+    await page.getByLabel('Model', { exact: true }).selectOption('video-v1-5s');
+    await page.getByLabel('Prompt').fill('city at night, zoom out');
+    await page.getByLabel('Reference image files').setInputFiles(broken);
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The server refused the request' });
+    await alert.waitFor();
+    assert.match(await alert.textContent() ?? '', /data URI declares image\/png/);
+    assert.match(await page.locator('#image-files-error').textContent() ?? '', /data URI declares image\/png/);
+    await screenshot(page, 'refused-desktop');
+    await page.setViewportSize(PHONE);
+    assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');
+    await page.locator('#image-files').scrollIntoViewIfNeeded();
+    await screenshot(page, 'refused-phone');
+    await page.setViewportSize(DESKTOP);
+
+    await page.getByLabel('Model', { exact: true }).selectOption('vx-imagine-video-1.5-720p');
+    await page.getByLabel('First frame file').setInputFiles(broken);
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await page.locator('#first-frame-file-error').filter({ hasText: '`file`' }).waitFor();
+    assert.equal(await page.locator('li.task').count(), 0, 'nothing was created');
+  });
+
+  it('follows a logical keyboard order through the family B form', async () => {
+    await page.getByLabel('Model', { exact: true }).selectOption('video-v1-5s');
+    await page.getByLabel('Model', { exact: true }).focus();
+    const order: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || ''));
+    }
+    assert.deepEqual(order, ['prompt', 'image-urls', 'image-files', 'aspect-ratio', 'Generate']);
+  });
+
+  it('cancels an unfinished task and says so', async () => {
+    await page.getByLabel('Model', { exact: true }).selectOption('video-v1-15s');
+    await page.getByLabel('Prompt').fill('forest in the rain, pan right');
+    await page.getByLabel('Reference image files').setInputFiles([]);
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const task = page.locator('li.task').first();
+    await task.getByRole('button', { name: 'Cancel' }).click();
+    await task.locator('.task-status', { hasText: 'Canceled' }).waitFor();
+    assert.equal(await task.getAttribute('data-status'), 'FAILURE');
+    assert.equal(await task.getByRole('button', { name: 'Cancel' }).isHidden(), true);
+    await page.locator('#announcer', { hasText: 'Canceled' }).waitFor();
+  });
+
+  it('signs out with the server’s reason when the key is revoked mid-session', async () => {
+    await svc.revokeKeyOf(key);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Signed out: The API key is not valid or has been revoked.' }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.deepEqual(browser.problems, [], 'no console errors (CSP violations included)');
+  });
+});
+
+async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}

@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install chromium`); override for other systems. */
+export const CHROMIUM_PATH = process.env.VIDGEN_TEST_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(process.cwd(), 'test-output', 'screenshots');
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 375, height: 812 };
+
+/** Why browser tests cannot run here, or undefined when they can. */
+export function browserUnavailable(): string | undefined {
+  if (existsSync(CHROMIUM_PATH)) return undefined;
+  return `Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set VIDGEN_TEST_CHROMIUM`;
+}
+
+export interface TestBrowser {
+  context: BrowserContext;
+  /** A new tab; every console message of type error and every uncaught exception lands in `problems`. */
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  /** Errors the pages reported (CSP violations show up here too), except HTTP 4xx answers. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Headless Chromium with a fresh profile, so no cache, storage or permission leaks between
+ * runs; background services are off so the browser makes no requests of its own.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const userDataDir = await mkdtemp(join(tmpdir(), 'vidgen-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: DESKTOP,
+  });
+  const problems: string[] = [];
+  const watch = (page: Page) => {
+    page.on('console', (msg) => {
+      // Chromium logs every 4xx answer; the refusals the tests provoke are checked by the tests themselves.
+      if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) {
+        problems.push(`console: ${msg.text()}`);
+      }
+    });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  };
+  context.on('page', watch);
+  return {
+    context,
+    problems,
+    async newPage(viewport = DESKTOP) {
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      return page;
+    },
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a full-page screenshot as `test-output/screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  return path;
+}
+
+/** True when the page is wider than its viewport (a phone would scroll sideways). */
+export function scrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+}
