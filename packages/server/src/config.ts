@@ -31,6 +31,10 @@ export interface Config {
   /** Hard limit of one attempt of the built-in renderer. */
   renderDeadlineSeconds: number;
   metricsToken?: string;
+  /** ComfyUI hosts and backends (docs/comfyui.md). */
+  comfyUiConfigFile?: string;
+  /** Hard limit of one attempt on backends other than the built-in renderer (GPU hosts, relays). */
+  backendDeadlineSeconds: number;
   modelsFile?: string;
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -88,6 +92,8 @@ export function loadConfig(env: Env): Config {
     maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT', 0),
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
     metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
+    comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
+    backendDeadlineSeconds: num('VIDGEN_BACKEND_DEADLINE_SECONDS', 3600, 1),
     modelsFile: env.VIDGEN_MODELS_FILE || undefined,
     ffmpegPath: env.VIDGEN_FFMPEG_PATH || undefined,
     ffprobePath: env.VIDGEN_FFPROBE_PATH || undefined,

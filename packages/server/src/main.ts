@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -18,11 +18,12 @@ import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
 import { ImageRefResolver } from './engine/image-refs.ts';
 import { TaskEvents } from './engine/task-events.ts';
-import { createWorker } from './engine/worker.ts';
+import { createWorker, type Lane } from './engine/worker.ts';
 import { startRetentionSweeper } from './engine/retention-sweeper.ts';
 import { newId } from './engine/ids.ts';
 import { GenerationError, type Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
+import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { verifyVideo } from './media/video-probe.ts';
 import { ImageRejected, normalizeImage, sniffImageType } from './media/image-input.ts';
@@ -58,8 +59,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   await blobs.check();
 
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
-  const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
-  const deadlines: Record<string, number> = { renderer: config.renderDeadlineSeconds * 1000 };
+  const { generators, lanes } = await buildBackends(config, binaries);
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const fetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes, maxRedirects: 5 });
   const images = new ImageRefResolver({ files: fileStore, blobs, fetch });
@@ -80,7 +80,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     const worker = createWorker({
       tasks, blobs, images, generators, events, logger, clock, workRoot, metrics: metrics.engine,
       owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
-      lanes: Object.fromEntries(Object.keys(generators).map((b) => [b, { slots: config.workerConcurrency, deadlineMs: deadlines[b] }])),
+      lanes,
       maxRunningPerAccount: config.maxRunningPerAccount,
       leaseMs: config.leaseSeconds * 1000,
       heartbeatMs: config.heartbeatSeconds * 1000,
@@ -117,6 +117,25 @@ export async function startService(config: Config, logger: Logger = createLogger
       await database.close();
     },
   };
+}
+
+/**
+ * Every backend a catalog model may name, with its lane: the built-in renderer always, plus the
+ * ComfyUI backends of VIDGEN_COMFYUI_CONFIG. API-only processes build them too (the catalog
+ * checks model entries against them); constructing one opens no connection.
+ */
+async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }) {
+  const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
+  const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
+  if (config.comfyUiConfigFile) {
+    const raw = JSON.parse(await readFile(config.comfyUiConfigFile, 'utf8'));
+    const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile) });
+    for (const [name, generator] of Object.entries(comfy.generators)) {
+      generators[name] = generator;
+      lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };
+    }
+  }
+  return { generators, lanes };
 }
 
 /** With no key at all, a newcomer gets one for the account "default", shown once in the log. */

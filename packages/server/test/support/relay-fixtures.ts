@@ -1,0 +1,72 @@
+/**
+ * Shared pieces of the relay tests: short timings, channel configs pointing at a loopback
+ * upstream, and a job/context factory. Production timings are seconds; these are tens of ms.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import assert from 'node:assert/strict';
+import { GenerationError, memoryCheckpoint, type BackendCheckpoint, type GenerationContext } from '../../src/generators/generator.ts';
+import { createSafeFetch } from '../../src/security/create-safe-fetch.ts';
+import { parseRelayBackend } from '../../src/generators/relay/relay-config.ts';
+import { RelayGenerator } from '../../src/generators/relay/relay-generator.ts';
+import type { RelayJob } from '../../src/generators/relay/relay-request.ts';
+import type { RelayTimings } from '../../src/generators/relay/relay-timing.ts';
+
+export const FAST_TIMINGS: Partial<RelayTimings> = {
+  longPollGapMs: 50, backoffBaseMs: 50, backoffMaxMs: 400, reconcileSettleMs: 100, inFlightRetryMs: 100,
+  cancelGraceMs: 1000, maxUnknownPolls: 4, maxPollErrors: 4,
+};
+
+/** Loopback links are allowed here only because the test upstream lives on loopback. */
+export const testFetchForeign = createSafeFetch({ allowPrivate: true, timeoutMs: 15_000, maxBytes: 64 * 1024 * 1024, maxRedirects: 3 });
+
+export type RawChannel = Record<string, unknown>;
+
+/** A channel of dialect A or B at `baseUrl`, its key read from `keyEnv`. */
+export function channel(dialect: 'A' | 'B', baseUrl: string, keyEnv: string, extra: RawChannel = {}): RawChannel {
+  const models = dialect === 'A' ? { 'ours-a': 'tiny-a' } : { 'ours-b-1s': 'tiny-b-1s', 'ours-b-2s': 'tiny-b-2s', 'ours-b-15s': 'tiny-b-15s' };
+  return { dialect, base_url: baseUrl, api_key_env: keyEnv, models, poll_interval_seconds: 0.2, ...extra };
+}
+
+export function relayOf(channels: RawChannel[], env: Record<string, string>, options: { timings?: Partial<RelayTimings>; backend?: Record<string, unknown>; fetchForeign?: typeof testFetchForeign } = {}) {
+  const config = parseRelayBackend({ type: 'relay', channels, request_timeout_seconds: 5, ...options.backend }, env);
+  return new RelayGenerator(config, { fetchForeign: options.fetchForeign ?? testFetchForeign, timings: { ...FAST_TIMINGS, ...options.timings } });
+}
+
+export function job(dialect: 'A' | 'B', overrides: Partial<RelayJob> = {}): RelayJob {
+  const duration = overrides.duration ?? 1;
+  return {
+    taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'a lighthouse at dusk, slow push in', width: 320, height: 180, duration, fps: 24,
+    seed: 3, images: [], model: dialect === 'A' ? 'ours-a' : `ours-b-${duration}s`, ...overrides,
+  };
+}
+
+export interface RecordingContext {
+  ctx: GenerationContext;
+  progress: number[];
+  saves: unknown[];
+}
+
+/** A context whose checkpoint records every save; pass one to share state between attempts. */
+export async function context(root: string, options: { signal?: AbortSignal; checkpoint?: BackendCheckpoint } = {}): Promise<RecordingContext> {
+  const inner = options.checkpoint ?? memoryCheckpoint();
+  const saves: unknown[] = [];
+  const progress: number[] = [];
+  const checkpoint: BackendCheckpoint = { load: () => inner.load(), save: async (s) => (saves.push(structuredClone(s)), inner.save(s)) };
+  const ctx: GenerationContext = {
+    signal: options.signal ?? new AbortController().signal, workDir: await mkdtemp(join(root, 'work-')), onProgress: (p) => progress.push(p), checkpoint,
+  };
+  return { ctx, progress, saves };
+}
+
+export async function failure(p: Promise<unknown>): Promise<GenerationError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof GenerationError, `expected a GenerationError, got ${String(err)}`);
+  return err;
+}
+
+/** Nothing the caller sees may name the upstream: its address, its task ids or the key. */
+export function assertNoLeak(text: string, secrets: string[]): void {
+  for (const s of secrets) assert.ok(!text.includes(s), `"${text}" reveals an upstream detail`);
+}
