@@ -1,18 +1,29 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
 import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialectName } from './database.ts';
 import { reusableQuery } from './reusable-query.ts';
+import { toTask } from './task-row.ts';
+import { FairClaim } from './fair-claim.ts';
+import { IdempotencyKeys } from './idempotency-keys.ts';
+
+type TaskUpdate = Partial<Selectable<TasksTable>>;
+/** Column values, or expressions over the row (e.g. `attempts - 1`). */
+type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
   private readonly byId;
+  private readonly fair: FairClaim;
+  private readonly idempotency: IdempotencyKeys;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialectName,
   ) {
+    this.fair = new FairClaim(db, dialect);
+    this.idempotency = new IdempotencyKeys(db);
     this.byId = reusableQuery<[string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
   }
 
@@ -67,128 +78,16 @@ export class SqlTaskStore implements TaskStore {
     return (await query.execute()).map(toTask);
   }
 
-  async reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
-    const inserted = await this.db
-      .insertInto('idempotency_keys')
-      .values({ account_id: claim.accountId, key: claim.key, request_hash: claim.requestHash, task_id: null, created_at: now })
-      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { kind: 'reserved' };
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('account_id', '=', claim.accountId)
-      .where('key', '=', claim.key)
-      .executeTakeFirst();
-    if (!row) return this.reserveIdempotencyKey(claim, now, staleBefore);
-    if (row.task_id) return { kind: 'existing', taskId: row.task_id, requestHash: row.request_hash };
-    if (row.created_at >= staleBefore) return { kind: 'in_flight', requestHash: row.request_hash };
-    // The first request died mid-way (its process crashed): whoever updates the stale row first takes it over.
-    const takeover = await this.db
-      .updateTable('idempotency_keys')
-      .set({ request_hash: claim.requestHash, created_at: now })
-      .where('account_id', '=', claim.accountId)
-      .where('key', '=', claim.key)
-      .where('task_id', 'is', null)
-      .where('created_at', '=', row.created_at)
-      .executeTakeFirst();
-    return Number(takeover.numUpdatedRows) === 1 ? { kind: 'reserved' } : { kind: 'in_flight', requestHash: row.request_hash };
+  reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
+    return this.idempotency.reserve(claim, now, staleBefore);
   }
 
-  async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('account_id', '=', claim.accountId)
-      .where('key', '=', claim.key)
-      .where('request_hash', '=', claim.requestHash)
-      .where('task_id', 'is', null)
-      .execute();
+  releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    return this.idempotency.release(claim);
   }
 
-  async claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
-    for (const accountId of await this.fairOrder(request)) {
-      const claimed = await this.claimOldestOf(request, accountId);
-      if (claimed) return claimed;
-    }
-    return undefined;
-  }
-
-  /** Accounts with runnable work in the lane, in the order fair claiming serves them. */
-  private async fairOrder({ backend, now, maxRunningPerAccount }: ClaimRequest): Promise<string[]> {
-    const [waiting, running] = await Promise.all([this.waitingAccounts(backend, now), this.runningPerAccount(backend)]);
-    return waiting
-      .map((w) => ({ id: w.account_id, since: Number(w.since), running: running.get(w.account_id) ?? 0 }))
-      .filter((a) => maxRunningPerAccount <= 0 || a.running < maxRunningPerAccount)
-      .sort((a, b) => a.running - b.running || a.since - b.since)
-      .map((a) => a.id);
-  }
-
-  /**
-   * Each account with runnable queued tasks in the lane and its oldest one. A recursive
-   * skip-scan over the (backend, status, account_id, available_at) index: one probe per
-   * account instead of a pass over the whole backlog (a GROUP BY read every queued row and
-   * made a claim cost grow with the queue).
-   */
-  private async waitingAccounts(backend: string, now: number): Promise<Array<{ account_id: string; since: number }>> {
-    const queued = sql`backend = ${backend} AND status = 'queued'`;
-    const result = await sql<{ account_id: string; since: number | null }>`
-      WITH RECURSIVE accounts(account_id) AS (
-        SELECT MIN(account_id) FROM tasks WHERE ${queued}
-        UNION ALL
-        SELECT (SELECT MIN(account_id) FROM tasks WHERE ${queued} AND account_id > accounts.account_id)
-        FROM accounts WHERE accounts.account_id IS NOT NULL
-      )
-      SELECT account_id, (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since
-      FROM accounts WHERE account_id IS NOT NULL`.execute(this.db);
-    return result.rows.filter((r): r is { account_id: string; since: number } => r.since !== null);
-  }
-
-  private async runningPerAccount(backend: string): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('tasks')
-      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('backend', '=', backend)
-      .where('status', '=', 'running')
-      .groupBy('account_id')
-      .execute();
-    return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
-  }
-
-  private async claimOldestOf({ owner, backend, leaseMs, now }: ClaimRequest, accountId: string) {
-    let candidate = this.db
-      .selectFrom('tasks')
-      .select('id')
-      .where('status', '=', 'queued')
-      .where('backend', '=', backend)
-      .where('account_id', '=', accountId)
-      .where('available_at', '<=', now)
-      .orderBy('available_at')
-      .orderBy('id')
-      .limit(1);
-    // Concurrent claimers on PostgreSQL skip each other's rows instead of queueing on them;
-    // SQLite serialises writers, and the outer status check keeps a lost race harmless.
-    if (this.dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
-    const row = await this.db
-      .updateTable('tasks')
-      .set((eb) => ({
-        status: 'running',
-        lease_owner: owner,
-        lease_token: eb('lease_token', '+', 1),
-        lease_expires_at: now + leaseMs,
-        attempts: eb('attempts', '+', 1),
-        started_at: eb.fn.coalesce('started_at', sql.lit(now)),
-      }))
-      .where('id', '=', candidate)
-      .where('status', '=', 'queued')
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) return undefined;
-    await this.db
-      .insertInto('task_attempts')
-      .values({ task_id: row.id, attempt: row.lease_token, worker: owner, started_at: now, ended_at: null, outcome: null, error_code: null })
-      .execute();
-    const task = toTask(row);
-    return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
+  claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
+    return this.fair.claim(request);
   }
 
   async endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
@@ -239,27 +138,8 @@ export class SqlTaskStore implements TaskStore {
     };
   }
 
-  async queuePosition(task: Task): Promise<number> {
-    if (task.status !== 'queued') return 0;
-    const queued = await this.db
-      .selectFrom('tasks')
-      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('backend', '=', task.backend)
-      .where('status', '=', 'queued')
-      .groupBy('account_id')
-      .execute();
-    const ahead = await this.db
-      .selectFrom('tasks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('backend', '=', task.backend)
-      .where('status', '=', 'queued')
-      .where('account_id', '=', task.accountId)
-      .where('id', '<', task.id)
-      .executeTakeFirstOrThrow();
-    // Fair claiming serves accounts in turns: before this task, every other account gets at
-    // most as many starts as this account has tasks ahead of it.
-    const rank = Number(ahead.n);
-    return queued.reduce((sum, q) => (q.account_id === task.accountId ? sum : sum + Math.min(Number(q.n), rank)), rank);
+  queuePosition(task: Task): Promise<number> {
+    return this.fair.queuePosition(task);
   }
 
   async renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined> {
@@ -302,16 +182,10 @@ export class SqlTaskStore implements TaskStore {
     });
   }
 
-  async release(lease: Lease, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('tasks')
-      .set((eb) => ({ status: 'queued', available_at: now, lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1) }))
-      .where('id', '=', lease.taskId)
-      .where('status', '=', 'running')
-      .where('lease_owner', '=', lease.owner)
-      .where('lease_token', '=', lease.token)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  release(lease: Lease, now: number): Promise<boolean> {
+    return this.guarded(lease, (eb) => ({
+      status: 'queued', available_at: now, lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1),
+    }));
   }
 
   async reclaimExpired(now: number, maxAttempts: number): Promise<number> {
@@ -361,10 +235,11 @@ export class SqlTaskStore implements TaskStore {
   }
 
   /** One statement that only changes the row while this lease still holds it. */
-  private async guarded(lease: Lease, values: Partial<Selectable<TasksTable>>): Promise<boolean> {
+  private async guarded(lease: Lease, values: TaskChange): Promise<boolean> {
     const result = await this.db
       .updateTable('tasks')
-      .set(values)
+      // Kysely does not export the type of `set`'s expression form; both forms are valid here.
+      .set(values as never)
       .where('id', '=', lease.taskId)
       .where('status', '=', 'running')
       .where('lease_owner', '=', lease.owner)
@@ -372,26 +247,4 @@ export class SqlTaskStore implements TaskStore {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
-}
-
-function toTask(row: Selectable<TasksTable>): Task {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    family: row.family as Task['family'],
-    kind: row.kind as Task['kind'],
-    model: row.model,
-    backend: row.backend,
-    status: row.status as Task['status'],
-    progress: row.progress,
-    params: JSON.parse(row.params),
-    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
-    result: row.result_key ? { blobKey: row.result_key, bytes: row.result_bytes ?? 0, etag: row.result_etag ?? '' } : null,
-    attempts: row.attempts,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    expiresAt: row.expires_at,
-    idempotencyKey: row.idempotency_key,
-  };
 }

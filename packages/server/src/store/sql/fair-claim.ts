@@ -1,0 +1,127 @@
+import { sql, type Kysely } from 'kysely';
+import type { Lease, Task } from '../../engine/task.ts';
+import type { ClaimRequest } from '../task-store.ts';
+import type { Database } from './schema.ts';
+import type { SqlDialectName } from './database.ts';
+import { toTask } from './task-row.ts';
+
+/**
+ * Fair claiming within a lane (DESIGN: no account starves another): the account with the
+ * fewest running tasks goes first, the one waiting longest among equals, oldest task first
+ * within an account; a per-account cap holds back accounts at their limit.
+ */
+export class FairClaim {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectName,
+  ) {}
+
+  async claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
+    for (const accountId of await this.fairOrder(request)) {
+      const claimed = await this.claimOldestOf(request, accountId);
+      if (claimed) return claimed;
+    }
+    return undefined;
+  }
+
+  /** Accounts with runnable work in the lane, in the order fair claiming serves them. */
+  private async fairOrder({ backend, now, maxRunningPerAccount }: ClaimRequest): Promise<string[]> {
+    const [waiting, running] = await Promise.all([this.waitingAccounts(backend, now), this.runningPerAccount(backend)]);
+    return waiting
+      .map((w) => ({ id: w.account_id, since: Number(w.since), running: running.get(w.account_id) ?? 0 }))
+      .filter((a) => maxRunningPerAccount <= 0 || a.running < maxRunningPerAccount)
+      .sort((a, b) => a.running - b.running || a.since - b.since)
+      .map((a) => a.id);
+  }
+
+  /**
+   * Each account with runnable queued tasks in the lane and its oldest one. A recursive
+   * skip-scan over the (backend, status, account_id, available_at) index: one probe per
+   * account instead of a pass over the whole backlog (a GROUP BY read every queued row and
+   * made a claim cost grow with the queue).
+   */
+  private async waitingAccounts(backend: string, now: number): Promise<Array<{ account_id: string; since: number }>> {
+    const queued = sql`backend = ${backend} AND status = 'queued'`;
+    const result = await sql<{ account_id: string; since: number | null }>`
+      WITH RECURSIVE accounts(account_id) AS (
+        SELECT MIN(account_id) FROM tasks WHERE ${queued}
+        UNION ALL
+        SELECT (SELECT MIN(account_id) FROM tasks WHERE ${queued} AND account_id > accounts.account_id)
+        FROM accounts WHERE accounts.account_id IS NOT NULL
+      )
+      SELECT account_id, (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since
+      FROM accounts WHERE account_id IS NOT NULL`.execute(this.db);
+    return result.rows.filter((r): r is { account_id: string; since: number } => r.since !== null);
+  }
+
+  private async runningPerAccount(backend: string): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('backend', '=', backend)
+      .where('status', '=', 'running')
+      .groupBy('account_id')
+      .execute();
+    return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
+  }
+
+  private async claimOldestOf({ owner, backend, leaseMs, now }: ClaimRequest, accountId: string) {
+    let candidate = this.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('backend', '=', backend)
+      .where('account_id', '=', accountId)
+      .where('available_at', '<=', now)
+      .orderBy('available_at')
+      .orderBy('id')
+      .limit(1);
+    // Concurrent claimers on PostgreSQL skip each other's rows instead of queueing on them;
+    // SQLite serialises writers, and the outer status check keeps a lost race harmless.
+    if (this.dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
+    const row = await this.db
+      .updateTable('tasks')
+      .set((eb) => ({
+        status: 'running',
+        lease_owner: owner,
+        lease_token: eb('lease_token', '+', 1),
+        lease_expires_at: now + leaseMs,
+        attempts: eb('attempts', '+', 1),
+        started_at: eb.fn.coalesce('started_at', sql.lit(now)),
+      }))
+      .where('id', '=', candidate)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    await this.db
+      .insertInto('task_attempts')
+      .values({ task_id: row.id, attempt: row.lease_token, worker: owner, started_at: now, ended_at: null, outcome: null, error_code: null })
+      .execute();
+    const task = toTask(row);
+    return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
+  }
+
+  async queuePosition(task: Task): Promise<number> {
+    if (task.status !== 'queued') return 0;
+    const queued = await this.db
+      .selectFrom('tasks')
+      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('backend', '=', task.backend)
+      .where('status', '=', 'queued')
+      .groupBy('account_id')
+      .execute();
+    const ahead = await this.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('backend', '=', task.backend)
+      .where('status', '=', 'queued')
+      .where('account_id', '=', task.accountId)
+      .where('id', '<', task.id)
+      .executeTakeFirstOrThrow();
+    // Fair claiming serves accounts in turns: before this task, every other account gets at
+    // most as many starts as this account has tasks ahead of it.
+    const rank = Number(ahead.n);
+    return queued.reduce((sum, q) => (q.account_id === task.accountId ? sum : sum + Math.min(Number(q.n), rank)), rank);
+  }
+}

@@ -1,0 +1,26 @@
+import type { Selectable } from 'kysely';
+import type { Task } from '../../engine/task.ts';
+import type { TasksTable } from './schema.ts';
+
+/** A tasks row as the engine's Task. */
+export function toTask(row: Selectable<TasksTable>): Task {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    family: row.family as Task['family'],
+    kind: row.kind as Task['kind'],
+    model: row.model,
+    backend: row.backend,
+    status: row.status as Task['status'],
+    progress: row.progress,
+    params: JSON.parse(row.params),
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    result: row.result_key ? { blobKey: row.result_key, bytes: row.result_bytes ?? 0, etag: row.result_etag ?? '' } : null,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    expiresAt: row.expires_at,
+    idempotencyKey: row.idempotency_key,
+  };
+}
