@@ -102,6 +102,9 @@ describe('web console journey', { skip }, () => {
       assert.match(href ?? '', /\/content\?expires=\d+&kid=.+&sig=/);
     }
     await screenshot(page, 'tasks-done-desktop');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'tasks-done-dark-desktop');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize(PHONE);
     await page.getByText('Models available to this key').click();
     assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');

@@ -2,10 +2,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
+import { startImageServer } from './support/images.ts';
 import { browserUnavailable, launchBrowser, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
 
 // The console page itself: how it is served (security headers, caching, compression, size),
-// the form's own checks, the server's refusals shown beside the field, keyboard order, cancel.
+// the form's own checks, the server's refusals shown beside the field, keyboard order, cancel,
+// failed and expired tasks (results are kept only a few seconds here), a revoked key.
 const skip = browserUnavailable();
 /** The whole page (HTML + JS + CSS) as sent gzip-compressed; a budget, not a benchmark. */
 const TRANSFER_BUDGET_BYTES = 40 * 1024;
@@ -15,8 +17,10 @@ describe('web console page', { skip }, () => {
   let browser: TestBrowser;
   let page: Page;
   let key: string;
+  let images: Awaited<ReturnType<typeof startImageServer>>;
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({ VIDGEN_RETENTION_SECONDS: '4', VIDGEN_SWEEP_INTERVAL_SECONDS: '0.2' });
+    images = await startImageServer();
     key = await svc.createKey('console-page');
     const root = await fetch(`${svc.url}/`);
     if (root.status === 404) throw new Error('console routes not wired in app.ts: GET / answered 404 (add registerConsoleRoutes(app, {}) to buildApp)');
@@ -26,6 +30,7 @@ describe('web console page', { skip }, () => {
   after(async () => {
     await browser?.close();
     await svc?.close();
+    await images?.close();
   });
 
   it('is served without a key, with a strict CSP, revalidated HTML and immutable hashed assets', async (t) => {
@@ -41,7 +46,7 @@ describe('web console page', { skip }, () => {
     const text = await html.text();
     assert.doesNotMatch(text, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
     assert.doesNotMatch(text, /\sstyle=/, 'no inline style');
-    const again = await fetch(`${svc.url}/`, { headers: { 'if-none-match': html.headers.get('etag')! } });
+    const again = await fetch(`${svc.url}/`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': html.headers.get('etag')! } });
     assert.equal(again.status, 304);
 
     let total = Number(html.headers.get('content-length'));
@@ -120,14 +125,47 @@ describe('web console page', { skip }, () => {
     await task.getByRole('button', { name: 'Cancel' }).click();
     await task.locator('.task-status', { hasText: 'Canceled' }).waitFor();
     assert.equal(await task.getAttribute('data-status'), 'FAILURE');
+    assert.equal(await task.getAttribute('data-phase'), 'canceled');
     assert.equal(await task.getByRole('button', { name: 'Cancel' }).isHidden(), true);
     await page.locator('#announcer', { hasText: 'Canceled' }).waitFor();
   });
 
+  it('shows why a task failed, and that a result expired', async () => {
+    await page.getByLabel('Model', { exact: true }).selectOption('video-v1-5s');
+    await page.getByLabel('Prompt').fill('harbour at dusk');
+    await page.getByLabel('Reference image URLs').fill(`${images.url}/gone.png`);
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const failed = page.locator('li.task').first();
+    await failed.locator('.task-status', { hasText: 'Failed' }).waitFor({ timeout: 60_000 });
+    assert.match(await failed.locator('.task-detail').textContent() ?? '', /^The image URL could not be fetched by the server/);
+
+    await page.getByLabel('Model', { exact: true }).selectOption('vx-imagine-video-1.5-720p');
+    await page.getByLabel('First frame URL').fill(`${images.url}/photo.png`);
+    await page.getByLabel('Duration').fill('1');
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const done = page.locator('li.task').first();
+    await done.locator('.task-status', { hasText: 'Done' }).waitFor({ timeout: 120_000 });
+    // Finished tasks are not polled; the next listing (or a Play) shows the expiry.
+    const expired = done.locator('.task-detail', { hasText: 'deleted at the end of its retention period' });
+    for (let i = 0; i < 30 && !(await expired.isVisible()); i++) {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(500);
+    }
+    await expired.waitFor();
+    assert.equal(await done.locator('.task-status').textContent(), 'Expired');
+    assert.equal(await done.getByRole('button', { name: 'Play' }).isHidden(), true);
+    await screenshot(page, 'failed-and-expired-desktop');
+  });
+
   it('signs out with the server’s reason when the key is revoked mid-session', async () => {
     await svc.revokeKeyOf(key);
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Signed out: The API key is not valid or has been revoked.' }).waitFor();
+    // The server may trust a key it just checked for a moment; the next refresh after that is refused.
+    const signedOut = page.getByRole('alert').filter({ hasText: 'Signed out: The API key is not valid or has been revoked.' });
+    for (let i = 0; i < 30 && !(await signedOut.isVisible()); i++) {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(500);
+    }
+    await signedOut.waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
     assert.deepEqual(browser.problems, [], 'no console errors (CSP violations included)');
   });

@@ -26,11 +26,18 @@ export const FamilyACreateBody = Type.Object({
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
 
 /** Edits and extensions take a source video; only models that offer them accept these. */
-export const FamilyAVideoInput = Type.Object({
-  url: Type.Optional(Type.String({ minLength: 1 })),
-  file_id: Type.Optional(Type.String({ minLength: 1 })),
-  request_id: Type.Optional(Type.String({ minLength: 1 })),
-});
+export const FamilyAVideoInput = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1 })),
+    file_id: Type.Optional(Type.String({ minLength: 1 })),
+    request_id: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  {
+    description:
+      'Input video: exactly one of `url` (http/https MP4), `file_id` (an uploaded MP4) or `request_id` (a done task of the same account).',
+  },
+);
+export type FamilyAVideoInput = Static<typeof FamilyAVideoInput>;
 export const FamilyAEditBody = Type.Object({
   model: Type.String({ minLength: 1 }),
   prompt: Type.String(),
@@ -41,7 +48,7 @@ export const FamilyAExtensionBody = Type.Object({
   model: Type.String({ minLength: 1 }),
   prompt: Type.String(),
   video: FamilyAVideoInput,
-  duration: Type.Integer({ minimum: 1, maximum: 10 }),
+  duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
 

@@ -73,7 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerFamilyBRoutes(app, { tasks: deps.tasks });
   registerFileRoutes(app, { files: deps.files });
   registerContentRoutes(app, { ...deps, authenticate });
-  registerConsoleRoutes(app, {});
+  registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
   return app;
 }
 

@@ -110,7 +110,10 @@ export class TaskList {
     if (row.playerOpen) return row.closePlayer();
     row.setBusy('play', true);
     try {
-      await showPlayer(this.client, item, row.player);
+      const task = await showPlayer(this.client, item, row.player);
+      // Finished tasks are not polled, so Play is where a result that expired since the listing shows up.
+      if (task.status === 'expired') this.upsert({ ...row.current, phase: 'expired' });
+      else if (!task.video) row.showDetail(`No video to play: the task is '${task.status}'.`);
     } catch (err) {
       row.player.replaceChildren();
       if (!this.onError(err)) row.showDetail(`Could not play: ${describeError(err).message}`);

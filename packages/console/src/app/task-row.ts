@@ -21,15 +21,16 @@ export class TaskRow {
   constructor(item: TaskItem, prompt: string | undefined, actions: RowActions) {
     this.item = item;
     const when = formatCreated(item.createdAt);
-    const name = `${item.model} ${when}`;
-    this.progress.setAttribute('aria-label', `Progress of ${name}`);
-    this.cancelButton.setAttribute('aria-label', `Cancel ${name}`);
+    const head = `task-${item.id}-head`;
+    // Every row has a "Play" and a "Cancel": the row's heading tells a screen reader which one this is.
+    for (const button of [this.cancelButton, this.playButton]) button.setAttribute('aria-describedby', head);
+    this.progress.setAttribute('aria-label', `Progress of ${item.model} ${when}`);
     this.playButton.setAttribute('aria-controls', `player-${item.id}`);
     this.cancelButton.addEventListener('click', () => actions.cancel(this.item, this));
     this.playButton.addEventListener('click', () => actions.play(this.item, this));
-    this.player = h('div', { class: 'task-player', id: `player-${item.id}`, 'aria-label': `Video of ${name}`, role: 'region' });
+    this.player = h('div', { class: 'task-player', id: `player-${item.id}` });
     this.el = h('li', { class: 'task', tabindex: -1, 'data-task-id': item.id, 'data-family': item.family, 'data-created': item.createdAt },
-      h('div', { class: 'task-head' },
+      h('div', { class: 'task-head', id: head },
         h('span', { class: 'task-model' }, item.model),
         h('span', { class: 'badge', title: `API family ${item.family}` }, item.family),
         h('code', { class: 'task-id', title: item.id }, `…${item.id.slice(-8)}`),
@@ -50,7 +51,7 @@ export class TaskRow {
     const focused = document.activeElement;
     this.item = item;
     const pending = item.phase === 'pending';
-    Object.assign(this.el.dataset, { phase: item.phase, status: item.status });
+    Object.assign(this.el.dataset, { phase: isCanceled(item) ? 'canceled' : item.phase, status: item.status });
     this.status.textContent = statusLabel(item);
     this.progress.hidden = !pending;
     this.progress.value = item.progress ?? 0;
@@ -97,9 +98,9 @@ export class TaskRow {
   }
 }
 
+/** The status says what happened; this line says why, in the server's words for a failure. */
 function detailOf(item: TaskItem): string | undefined {
-  if (item.phase === 'expired') return 'The result has expired: it was deleted at the end of its retention period.';
-  if (item.phase !== 'failed') return undefined;
-  if (isCanceled(item)) return 'Canceled.';
-  return `Failed: ${item.error?.message ?? 'the server gave no reason.'}`;
+  if (item.phase === 'expired') return 'The video was deleted at the end of its retention period.';
+  if (item.phase !== 'failed' || isCanceled(item)) return undefined;
+  return item.error?.message ?? 'The server gave no reason.';
 }

@@ -6,8 +6,10 @@ import { FetchRefused } from '../security/safe-fetch.ts';
 import { InvalidRequest } from '../errors.ts';
 import { GenerationError } from '../generators/generator.ts';
 import { decodeDataUri, ImageRejected, type DecodedImage } from '../media/image-input.ts';
+import type { VideoProber } from '../media/video-input.ts';
 import type { ImageRef } from './task.ts';
 import type { ImageInput } from './task-service.ts';
+import { VideoRefResolver } from './video-refs.ts';
 
 const MAX_URL_LENGTH = 4096;
 
@@ -16,11 +18,16 @@ const PREFIX_HINT = 'an http(s) URL or a Base64 data URI with its MIME prefix (d
 /**
  * Input images from submit to render: checked and stored at submit (so bad input is a 4xx
  * and inline data never bloats the task row), loaded by the worker when the task runs.
+ * `videos` does the same for the input videos of edits and extensions, from the same sources.
  */
 export class ImageRefResolver {
+  readonly videos: VideoRefResolver;
+
   constructor(
-    private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch },
-  ) {}
+    private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch; probeVideo?: VideoProber },
+  ) {
+    this.videos = new VideoRefResolver({ files: deps.files, blobs: deps.blobs, fetch: deps.fetch, probe: deps.probeVideo });
+  }
 
   async accept(account: Account, taskId: string, inputs: ImageInput[]): Promise<ImageRef[]> {
     const refs: ImageRef[] = [];
@@ -63,6 +70,9 @@ export class ImageRefResolver {
       const file = await this.deps.files.get(input.fileId);
       if (!file || file.accountId !== account.id) {
         throw new InvalidRequest('file_not_found', `\`${input.param}\` '${input.fileId}' is not a file of this account.`, input.param);
+      }
+      if (!file.mimeType.startsWith('image/')) {
+        throw new InvalidRequest('invalid_image', `\`${input.param}\` '${input.fileId}' is a video, not an image.`, input.param);
       }
       return { kind: 'file', fileId: file.id };
     }

@@ -9,6 +9,7 @@ import type { TaskEvents } from './task-events.ts';
 import type { Lease, Task, TaskErrorInfo } from './task.ts';
 import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
+import { expectedOutput, jobShape, type OutputExpectation } from './output-expectation.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -20,8 +21,11 @@ export interface TaskRunnerDeps {
   metrics: EngineMetrics;
   /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws a GenerationError when it can't. */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
-  /** Throws a GenerationError unless the file is the video that was asked for (DESIGN invariant 3). */
-  verifyVideo(file: string, expect: { width: number; height: number; durationSeconds: number }): Promise<void>;
+  /**
+   * Throws a GenerationError unless the file is the video that was asked for (DESIGN invariant 3);
+   * may return what it measured, so the result records the real length.
+   */
+  verifyVideo(file: string, expect: OutputExpectation): Promise<{ durationSeconds: number } | void>;
   maxAttempts: number;
   retentionMs: number;
   workRoot: string;
@@ -48,7 +52,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   let outcome: AttemptOutcome = 'lost';
   try {
     const produced = await produce(deps, task, lease, controller, workDir);
-    outcome = produced.ok ? await store(deps, task, lease, produced.path, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+    outcome = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } finally {
     await rm(workDir, { recursive: true, force: true });
     await deps.tasks.endAttempt(lease, outcome, null, deps.clock()).catch(() => undefined);
@@ -57,7 +61,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   }
 }
 
-type Produced = { ok: true; path: string } | { ok: false; error: unknown };
+type Produced = { ok: true; path: string; durationSeconds: number } | { ok: false; error: unknown };
 
 async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: string): Promise<Produced> {
   try {
@@ -65,30 +69,35 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
     if (!generator) throw new GenerationError('backend_unavailable', 'No backend is configured for this model.', true);
     const signal = controller.signal;
     const images = await loadImages(deps, task, signal, workDir);
-    const { width, height, duration, fps, prompt, seed } = task.params;
+    // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
+    const video = task.params.video ? await deps.images.videos.load(task, deps.tasks, workDir, signal) : undefined;
+    const shape = jobShape(task.kind, task.params, video);
+    const { prompt, seed } = task.params;
     const output = await generator.generate(
-      { taskId: task.id, attempt: lease.token, kind: task.kind, prompt, width, height, duration, fps, seed, images },
+      { taskId: task.id, attempt: lease.token, kind: task.kind, prompt, ...shape, seed, images, ...(video ? { video } : {}) },
       {
         signal, workDir, onProgress: progressReporter(deps, lease, controller),
         checkpoint: { load: () => deps.tasks.loadBackendState(task.id), save: (state) => deps.tasks.saveBackendState(lease, state) },
       },
     );
     if (signal.aborted) throw new GenerationError('canceled', 'The attempt was stopped.', false);
-    await deps.verifyVideo(output.path, { width, height, durationSeconds: duration });
-    return { ok: true, path: output.path };
+    const expect = expectedOutput(task.kind, shape, video, output.expect);
+    const measured = await deps.verifyVideo(output.path, expect);
+    return { ok: true, path: output.path, durationSeconds: measured?.durationSeconds ?? expect.durationSeconds };
   } catch (error) {
     return { ok: false, error };
   }
 }
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
-async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, path: string, log: Logger): Promise<AttemptOutcome> {
+async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number }, log: Logger): Promise<AttemptOutcome> {
   const key = `videos/${task.id}/${lease.token}.mp4`;
-  const stored = await deps.blobs.putFile(key, path, 'video/mp4');
+  const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
   // Stored videos never change: the attempt's token and the size identify the bytes.
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
-  if (await deps.tasks.complete(lease, { blobKey: key, bytes: stored.size, etag }, now, now + deps.retentionMs)) {
+  const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds };
+  if (await deps.tasks.complete(lease, result, now, now + deps.retentionMs)) {
     await deps.images.discard(task.params.images);
     log.info({ bytes: stored.size }, 'task succeeded');
     return 'succeeded';

@@ -3,10 +3,11 @@ import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { outputSize, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
 import { Conflict, InvalidRequest, NotFound, Unprocessable } from '../errors.ts';
-import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind } from './task.ts';
+import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from './task.ts';
 import type { IdempotencyClaim, TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from './task-events.ts';
 import type { ImageRefResolver } from './image-refs.ts';
+import type { VideoInput } from './video-refs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
 import { uuidv7 } from './ids.ts';
 
@@ -28,6 +29,8 @@ export interface SubmitInput {
   duration?: number;
   aspectRatio?: string;
   seed?: number;
+  /** Edits and extensions: the input video (`duration` is then the seconds an extension adds). */
+  video?: VideoInput;
   /** Wire names of fields whose names differ between dialects. */
   fields: { aspectRatio: string; duration: string; image: string };
 }
@@ -157,13 +160,10 @@ export class TaskService {
   private async create(account: Account, input: SubmitInput, idempotencyKey?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
     const prompt = checkPrompt(input.prompt);
-    const aspectRatio = checkAspectRatio(model, input.aspectRatio, input.fields.aspectRatio);
-    const duration = checkDuration(model, input.duration, input.fields.duration);
-    if (model.requiresImage && input.images.length === 0) {
-      throw new InvalidRequest('image_required', `Model '${model.id}' animates a first frame: \`${input.fields.image}\` is required.`, input.fields.image);
-    }
     const id = uuidv7(this.deps.clock());
-    const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
+    const params = input.kind === 'generate'
+      ? await this.generationParams(account, id, model, input, prompt)
+      : await this.variantParams(account, model, input, prompt);
     try {
       const task = await this.deps.tasks.insert({
         id,
@@ -172,16 +172,37 @@ export class TaskService {
         kind: input.kind,
         model: model.id,
         backend: model.backend,
-        params: { prompt, images, duration, aspectRatio, ...outputSize(model.shortSide, aspectRatio), fps: model.fps, seed: input.seed },
+        params,
         createdAt: this.deps.clock(),
         idempotencyKey,
       });
       this.deps.events.taskQueued(model.backend);
       return task;
     } catch (err) {
-      await this.deps.images.discard(images);
+      await this.deps.images.discard(params.images);
       throw err;
     }
+  }
+
+  private async generationParams(account: Account, id: string, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
+    const aspectRatio = checkAspectRatio(model, input.aspectRatio, input.fields.aspectRatio);
+    const duration = checkDuration(model, input.duration, input.fields.duration);
+    if (model.requiresImage && input.images.length === 0) {
+      throw new InvalidRequest('image_required', `Model '${model.id}' animates a first frame: \`${input.fields.image}\` is required.`, input.fields.image);
+    }
+    const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
+    return { prompt, images, duration, aspectRatio, ...outputSize(model.shortSide, aspectRatio), fps: model.fps, seed: input.seed };
+  }
+
+  /**
+   * Edits and extensions: the size, rate and length come from the input video, which the worker
+   * probes; here only what a 4xx can name is checked (the source exists, is the caller's, is done).
+   */
+  private async variantParams(account: Account, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
+    if (!input.video) throw new InvalidRequest('missing_field', '`video` is required.', 'video');
+    const duration = input.kind === 'extend' ? checkDuration(model, input.duration, input.fields.duration) : 0;
+    const video = await this.deps.images.videos.accept(account, input.video, this.deps.tasks);
+    return { prompt, images: [], duration, aspectRatio: '', width: 0, height: 0, fps: model.fps, seed: input.seed, video };
   }
 
   /** A task of this account; another account's task is indistinguishable from a missing one. */

@@ -11,22 +11,51 @@ export type ImageRef =
   | { kind: 'file'; fileId: string }
   | { kind: 'blob'; key: string };
 
+/**
+ * Where the input video of an edit or extension comes from. Checked at submit (the file or task
+ * belongs to the account, the task is done); fetched and probed by the worker when the task runs.
+ */
+export type VideoRef =
+  | { kind: 'url'; url: string }
+  | { kind: 'file'; fileId: string }
+  /** `seconds`: the source task's output length, known at submit. */
+  | { kind: 'task'; taskId: string; seconds?: number };
+
 export interface TaskParams {
   prompt: string;
   images: ImageRef[];
-  /** Seconds of output. */
+  /**
+   * Seconds of output for a generation; for an extension the seconds it adds to the input video;
+   * 0 for an edit, whose output keeps the input's length.
+   */
   duration: number;
+  /** For edits and extensions the size comes from the input video: '' and 0 here. */
   aspectRatio: string;
   width: number;
   height: number;
   fps: number;
   seed?: number;
+  /** Edits and extensions: the input video. */
+  video?: VideoRef;
 }
 
 export interface TaskResult {
   blobKey: string;
   bytes: number;
   etag: string;
+  /** Length of the verified output, as measured; absent where the store does not keep it. */
+  durationSeconds?: number;
+}
+
+/**
+ * Seconds of a task's video: measured when known, else what the request fixed (a generation's
+ * duration; an extension's added seconds on top of a source task's known length).
+ */
+export function outputSeconds(task: Pick<Task, 'kind' | 'params' | 'result'>): number {
+  if (task.result?.durationSeconds !== undefined) return task.result.durationSeconds;
+  if (task.kind === 'generate') return task.params.duration;
+  const source = task.params.video?.kind === 'task' ? (task.params.video.seconds ?? 0) : 0;
+  return source + task.params.duration;
 }
 
 export interface TaskErrorInfo {

@@ -1,6 +1,22 @@
 import type { TaskKind } from '../engine/task.ts';
 
-/** Everything a backend needs to make one video. Input images are already local files. */
+/** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
+export interface InputVideo {
+  path: string;
+  /** As probed; may be odd (the job's width and height are these rounded down to even). */
+  width: number;
+  height: number;
+  durationSeconds: number;
+  frames: number;
+  /** The stream's rate exactly as ffprobe states it, e.g. "24/1" or "30000/1001". */
+  frameRate: string;
+}
+
+/**
+ * Everything a backend needs to make one video. Input images are already local files.
+ * For an edit or extension, `video` is the input; `width`/`height` are its size (even), `fps` its
+ * rate, and `duration` its length (edit) or the seconds to add after it (extend).
+ */
 export interface GenerationJob {
   taskId: string;
   /** Lease token of this attempt: unique per attempt, safe to use as an upstream idempotency id. */
@@ -15,6 +31,8 @@ export interface GenerationJob {
   seed?: number;
   /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
   images: string[];
+  /** Edits and extensions only. */
+  video?: InputVideo;
 }
 
 export interface GenerationContext {
@@ -40,6 +58,12 @@ export interface BackendCheckpoint {
 export interface GenerationOutput {
   /** Path of the finished MP4 inside `workDir`. */
   path: string;
+  /**
+   * Size and length of the output where the backend decides them (an edit that crops). The engine
+   * checks them against its own rules (an edit keeps the input's length and never grows it, an
+   * extension keeps its size and adds exactly the requested seconds) before verifying the file.
+   */
+  expect?: { width: number; height: number; durationSeconds: number };
 }
 
 /** One backend (the built-in renderer, a ComfyUI host, a relay). */

@@ -17,6 +17,8 @@ export interface VideoProbe {
   frames?: number;
   /** Average frames per second when known. */
   fps?: number;
+  /** The stream's rate exactly as stated ("24/1", "30000/1001"), when known. */
+  frameRate?: string;
 }
 
 export interface VideoExpectation {
@@ -37,6 +39,7 @@ interface FfprobeStream {
   duration?: string;
   nb_frames?: string;
   avg_frame_rate?: string;
+  r_frame_rate?: string;
 }
 
 const PROBE_TIMEOUT_MS = 30_000;
@@ -72,6 +75,8 @@ function parseProbe(json: string): VideoProbe {
   const duration = Number(stream.duration ?? parsed.format?.duration);
   const frames = Number(stream.nb_frames);
   const fps = parseRate(stream.avg_frame_rate);
+  // The nominal rate is what a re-encode must keep; the average is the fallback for odd streams.
+  const frameRate = [stream.r_frame_rate, stream.avg_frame_rate].find((r) => parseRate(r) !== undefined);
   return {
     codec: stream.codec_name,
     width: stream.width,
@@ -80,12 +85,13 @@ function parseProbe(json: string): VideoProbe {
     pixelFormat: stream.pix_fmt ?? 'unknown',
     ...(Number.isInteger(frames) && frames > 0 ? { frames } : {}),
     ...(fps !== undefined ? { fps } : {}),
+    ...(frameRate !== undefined ? { frameRate } : {}),
   };
 }
 
 /** ffprobe states rates as fractions ("30000/1001"); "0/0" means unknown. */
-function parseRate(rate: string | undefined): number | undefined {
-  const [num, den] = (rate ?? '').split('/').map(Number);
+export function parseRate(rate: string | undefined): number | undefined {
+  const [num, den = 1] = (rate ?? '').split('/').map(Number);
   return num > 0 && den > 0 ? num / den : undefined;
 }
 

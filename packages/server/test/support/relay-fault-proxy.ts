@@ -62,9 +62,9 @@ export class RelayFaultProxy {
     this.rules = [];
   }
 
-  /** Requests seen with this method whose path matches. */
+  /** Requests seen with this method whose path (without the query) matches. */
   seen(method: string, path: RegExp): SeenRequest[] {
-    return this.requests.filter((r) => r.method === method && path.test(r.path));
+    return this.requests.filter((r) => r.method === method && path.test(r.path.split('?')[0]));
   }
 
   async close(): Promise<void> {

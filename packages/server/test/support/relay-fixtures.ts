@@ -6,6 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
+import { pino, type Logger } from 'pino';
 import { GenerationError, memoryCheckpoint, type BackendCheckpoint, type GenerationContext } from '../../src/generators/generator.ts';
 import { createSafeFetch } from '../../src/security/create-safe-fetch.ts';
 import { parseRelayBackend } from '../../src/generators/relay/relay-config.ts';
@@ -29,9 +30,24 @@ export function channel(dialect: 'A' | 'B', baseUrl: string, keyEnv: string, ext
   return { dialect, base_url: baseUrl, api_key_env: keyEnv, models, poll_interval_seconds: 0.2, ...extra };
 }
 
-export function relayOf(channels: RawChannel[], env: Record<string, string>, options: { timings?: Partial<RelayTimings>; backend?: Record<string, unknown>; fetchForeign?: typeof testFetchForeign } = {}) {
+export interface RelayOptions {
+  timings?: Partial<RelayTimings>;
+  backend?: Record<string, unknown>;
+  fetchForeign?: typeof testFetchForeign;
+  logger?: Logger;
+}
+
+export function relayOf(channels: RawChannel[], env: Record<string, string>, options: RelayOptions = {}) {
   const config = parseRelayBackend({ type: 'relay', channels, request_timeout_seconds: 5, ...options.backend }, env);
-  return new RelayGenerator(config, { fetchForeign: options.fetchForeign ?? testFetchForeign, timings: { ...FAST_TIMINGS, ...options.timings } });
+  return new RelayGenerator(config, { fetchForeign: options.fetchForeign ?? testFetchForeign, timings: { ...FAST_TIMINGS, ...options.timings }, logger: options.logger });
+}
+
+/** A real pino logger whose JSON lines are kept, to check what the relay logs (and what it never does). */
+export function capturingLogger(): { logger: Logger; lines: Array<Record<string, any>>; text: () => string } {
+  const lines: Array<Record<string, any>> = [];
+  const raw: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void (raw.push(line), lines.push(JSON.parse(line))) });
+  return { logger, lines, text: () => raw.join('') };
 }
 
 export function job(dialect: 'A' | 'B', overrides: Partial<RelayJob> = {}): RelayJob {

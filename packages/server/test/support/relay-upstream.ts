@@ -43,7 +43,7 @@ export async function startRelayUpstream(options: { separateProcess?: boolean } 
   let stop: () => Promise<void>;
   if (options.separateProcess) {
     const dataDir = join(dir, 'data');
-    const processEnv = { ...env, VIDGEN_DATA_DIR: dataDir, VIDGEN_POLL_MS: '50', VIDGEN_LOG_LEVEL: 'warn' };
+    const processEnv = { ...env, VIDGEN_DATA_DIR: dataDir, VIDGEN_POLL_MS: '50' };
     newKey = async () => (await runServerCommand(['keys', 'create', '--account', `relay-${++accounts}`], processEnv)).stdout.trim();
     await newKey();
     const server = await spawnServer(processEnv);

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loadConsoleAssets, type ConsoleAsset } from '@vidgen/console/assets';
+import type { BlobStore } from '../../blobs/blob-store.ts';
 
 export interface ConsoleDeps {
   /** VIDGEN_PUBLIC_URL: signed video links point there, so the page must be allowed to play from it. */
   publicUrl?: string;
-  /**
-   * Further origins that may serve videos to the page (e.g. an S3 host that content links
-   * redirect to). The page only ever plays links the API hands out.
-   */
+  /** With object storage, content links redirect to its presigned URLs: their origin must be playable too. */
+  blobs?: Pick<BlobStore, 'presignedGetUrl'>;
+  /** Further origins that may serve videos to the page. The page only ever plays links the API hands out. */
   mediaOrigins?: string[];
 }
 
@@ -20,15 +20,36 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = 
   const assets = loadConsoleAssets();
   // Attach a handler now so a failure surfaces through onReady rather than as an unhandled rejection.
   assets.catch(() => undefined);
-  app.addHook('onReady', async () => void (await assets));
-  const headers = securityHeaders([...(deps.publicUrl ? [new URL(deps.publicUrl).origin] : []), ...(deps.mediaOrigins ?? [])]);
+  let headers: Record<string, string> | undefined;
+  app.addHook('onReady', async () => {
+    await assets;
+    headers = securityHeaders(await mediaOrigins(deps, app));
+  });
 
-  app.get('/', { config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, headers));
+  // Requests are only served once the app is ready; the fallback is the strictest policy, never a looser one.
+  const policy = () => headers ?? securityHeaders([]);
+  app.get('/', { config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, policy()));
   app.get<{ Params: { name: string } }>('/assets/:name', { config: { public: true } }, async (request, reply) => {
     const asset = (await assets).files.get(request.params.name);
     if (!asset) return reply.callNotFound();
-    return send(request, reply, asset, headers);
+    return send(request, reply, asset, policy());
   });
+}
+
+/**
+ * Where videos may come from besides this origin. The object store's origin is read off a
+ * presigned link (signing is local, nothing is fetched), so it is exactly what redirects hand out.
+ */
+async function mediaOrigins(deps: ConsoleDeps, app: FastifyInstance): Promise<string[]> {
+  const origins = [...(deps.publicUrl ? [new URL(deps.publicUrl).origin] : []), ...(deps.mediaOrigins ?? [])];
+  if (!deps.blobs?.presignedGetUrl) return origins;
+  try {
+    const sample = await deps.blobs.presignedGetUrl('console-origin-probe', { expiresInSeconds: 60, contentType: 'video/mp4' });
+    return [...origins, new URL(sample).origin];
+  } catch (err) {
+    app.log.warn({ err }, 'console: could not learn the object store origin; videos redirected there will not play in the console');
+    return origins;
+  }
 }
 
 /**
@@ -53,10 +74,12 @@ function securityHeaders(mediaOrigins: string[]): Record<string, string> {
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset, headers: Record<string, string>) {
-  reply.headers(headers).header('content-type', asset.contentType).header('cache-control', asset.cacheControl)
-    .header('etag', asset.etag).header('vary', 'accept-encoding');
-  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
   const encoding = pickEncoding(request.headers['accept-encoding']);
+  // Each encoding is its own representation, so it gets its own validator.
+  const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
+  reply.headers(headers).header('content-type', asset.contentType).header('cache-control', asset.cacheControl)
+    .header('etag', etag).header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);
 }

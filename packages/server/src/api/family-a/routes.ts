@@ -4,6 +4,7 @@ import {
   type FamilyACreateBody as CreateBody, type FamilyAEditBody as EditBody, type FamilyAExtensionBody as ExtensionBody,
 } from '@vidgen/protocol';
 import type { TaskService, ImageInput, SubmitInput } from '../../engine/task-service.ts';
+import type { VideoInput } from '../../engine/video-refs.ts';
 import type { Task, TaskKind } from '../../engine/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
@@ -36,7 +37,7 @@ export function registerFamilyARoutes(app: FastifyInstance, deps: { tasks: TaskS
   const variant = (kind: TaskKind) => async (request: FastifyRequest<{ Body: EditBody | ExtensionBody }>, reply: FastifyReply) => {
     const body = request.body;
     return submit(request, reply, {
-      family: 'A', kind, model: body.model, prompt: body.prompt, images: [],
+      family: 'A', kind, model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video),
       duration: 'duration' in body ? body.duration : undefined, fields: FIELDS,
     });
   };
@@ -79,4 +80,13 @@ function firstFrame(image: { url?: string; file_id?: string }): ImageInput {
     throw new InvalidRequest('invalid_image', '`image` must have exactly one of `url` or `file_id`.', 'image');
   }
   return hasUrl ? { param: 'image.url', url: image.url } : { param: 'image.file_id', fileId: image.file_id };
+}
+
+/** `video` must be an object with exactly one of `url`, `file_id` or `request_id`. */
+function sourceVideo(video: { url?: string; file_id?: string; request_id?: string }): VideoInput {
+  const given = [video.url, video.file_id, video.request_id].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    throw new InvalidRequest('invalid_video', '`video` must have exactly one of `url`, `file_id` or `request_id`.', 'video');
+  }
+  return { param: 'video', url: video.url, fileId: video.file_id, requestId: video.request_id };
 }

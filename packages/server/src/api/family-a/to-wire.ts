@@ -1,5 +1,5 @@
 import type { FamilyAStatus, FamilyATask } from '@vidgen/protocol';
-import type { Task, TaskStatus } from '../../engine/task.ts';
+import { outputSeconds, type Task, type TaskStatus } from '../../engine/task.ts';
 import { publicModelName } from '../../catalog/model-catalog.ts';
 
 const STATUS: Record<TaskStatus, FamilyAStatus> = {
@@ -32,7 +32,8 @@ export function toFamilyATask(task: Task, videoUrl?: string, queuePosition?: num
     progress: task.status === 'succeeded' ? 100 : task.progress,
   };
   if (queuePosition !== undefined) body.queue_position = queuePosition;
-  if (task.status === 'succeeded' && videoUrl) body.video = { url: videoUrl, duration: task.params.duration };
+  // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
+  if (task.status === 'succeeded' && videoUrl) body.video = { url: videoUrl, duration: Math.round(outputSeconds(task)) };
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   return body;
 }

@@ -1,0 +1,144 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Account } from '../store/account-store.ts';
+import type { FileStore } from '../store/file-store.ts';
+import type { TaskStore } from '../store/task-store.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import type { SafeFetch } from '../security/safe-fetch.ts';
+import { FetchRefused } from '../security/safe-fetch.ts';
+import { InvalidRequest } from '../errors.ts';
+import { GenerationError, type InputVideo } from '../generators/generator.ts';
+import { resolveFfmpegBinaries } from '../media/ffmpeg-binaries.ts';
+import { probeVideo } from '../media/video-probe.ts';
+import { checkVideoFile, isMp4, VideoRejected, type VideoProber } from '../media/video-input.ts';
+import { outputSeconds, type Task, type TaskStatus, type VideoRef } from './task.ts';
+
+/** The input video as a dialect received it: exactly one of the three sources. */
+export interface VideoInput {
+  /** The wire name of the field, e.g. `video`; sources are named `video.url` etc. */
+  param: string;
+  url?: string;
+  fileId?: string;
+  requestId?: string;
+}
+
+type TaskReader = Pick<TaskStore, 'get'>;
+
+const MAX_URL_LENGTH = 4096;
+const NOT_DONE: Partial<Record<TaskStatus, string>> = {
+  queued: 'still pending', running: 'still pending', failed: 'failed', canceled: 'canceled',
+  expired: 'expired: its video is no longer kept',
+};
+
+/**
+ * ffprobe as npm ships it. The composition root should pass its own prober (it honours
+ * VIDGEN_FFPROBE_PATH); this is the fallback while it does not.
+ */
+export function bundledVideoProber(): VideoProber {
+  const { ffprobe } = resolveFfmpegBinaries({});
+  return (file, signal) => probeVideo(ffprobe, file, signal);
+}
+
+/**
+ * Input videos of edits and extensions, from submit to render: checked at submit (so a wrong id
+ * is a 4xx naming the field), fetched and probed by the worker when the task runs (so bad bytes
+ * are a permanent task failure with a clear message, never a retry).
+ */
+export class VideoRefResolver {
+  private readonly probe: VideoProber;
+
+  constructor(private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch; probe?: VideoProber }) {
+    this.probe = deps.probe ?? bundledVideoProber();
+  }
+
+  async accept(account: Account, input: VideoInput, tasks: TaskReader): Promise<VideoRef> {
+    if (input.fileId !== undefined) return this.acceptFile(account, input.fileId, `${input.param}.file_id`);
+    if (input.requestId !== undefined) return acceptTask(account, input.requestId, `${input.param}.request_id`, tasks);
+    const param = `${input.param}.url`;
+    const url = (input.url ?? '').trim();
+    if (url.length > MAX_URL_LENGTH) throw new InvalidRequest('invalid_video', `\`${param}\` is longer than ${MAX_URL_LENGTH} characters.`, param);
+    if (!isHttpUrl(url)) {
+      throw new InvalidRequest('invalid_video', `\`${param}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send \`${input.param}.file_id\`.`, param);
+    }
+    return { kind: 'url', url };
+  }
+
+  /** Fetches the input into `workDir` and probes it. Every failure is permanent: retrying cannot mend the input. */
+  async load(task: Task, tasks: TaskReader, workDir: string, signal: AbortSignal): Promise<InputVideo> {
+    const ref = task.params.video;
+    if (!ref) throw new GenerationError('invalid_input', 'The task has no input video.', false);
+    const bytes = await this.bytesOf(task.accountId, ref, tasks, signal);
+    if (!isMp4(bytes)) throw new GenerationError('video_invalid', 'The input video is not an MP4 file.', false);
+    const path = join(workDir, 'input-video.mp4');
+    await writeFile(path, bytes);
+    try {
+      const facts = await checkVideoFile(this.probe, path, signal);
+      return { path, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, frames: facts.frames, frameRate: facts.frameRate };
+    } catch (err) {
+      if (err instanceof VideoRejected) throw new GenerationError(err.code, `The input video was refused: ${lowerFirst(err.message)}`, false);
+      throw err;
+    }
+  }
+
+  private async acceptFile(account: Account, fileId: string, param: string): Promise<VideoRef> {
+    const file = await this.deps.files.get(fileId);
+    if (!file || file.accountId !== account.id) {
+      throw new InvalidRequest('file_not_found', `\`${param}\` '${fileId}' is not a file of this account.`, param);
+    }
+    if (file.mimeType !== 'video/mp4') {
+      throw new InvalidRequest('invalid_video', `\`${param}\` '${fileId}' is ${file.mimeType === 'image/png' || file.mimeType === 'image/jpeg' ? 'an image' : 'not a video'}; upload an MP4.`, param);
+    }
+    return { kind: 'file', fileId: file.id };
+  }
+
+  private async bytesOf(accountId: string, ref: VideoRef, tasks: TaskReader, signal: AbortSignal): Promise<Buffer> {
+    if (ref.kind === 'file') {
+      const file = await this.deps.files.get(ref.fileId);
+      if (!file || file.accountId !== accountId) throw unavailable(`The file '${ref.fileId}' was deleted before the task ran.`);
+      return this.deps.blobs.readBuffer(file.blobKey);
+    }
+    if (ref.kind === 'task') {
+      const source = await tasks.get(ref.taskId);
+      if (!source || source.accountId !== accountId || source.status !== 'succeeded' || !source.result) {
+        throw unavailable(`The video of request '${ref.taskId}' is no longer available.`);
+      }
+      return this.deps.blobs.readBuffer(source.result.blobKey).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') throw unavailable(`The video of request '${ref.taskId}' is no longer available.`);
+        throw err;
+      });
+    }
+    try {
+      return (await this.deps.fetch(ref.url, signal)).bytes;
+    } catch (err) {
+      if (err instanceof FetchRefused) {
+        // The fetcher speaks of images; its reasons (status, size, address) are right for videos too.
+        const reason = err.message.replace(/\bimage\b/g, 'video');
+        throw new GenerationError('video_unreachable', `The video URL could not be fetched by the server: ${reason}`, false);
+      }
+      throw err;
+    }
+  }
+}
+
+async function acceptTask(account: Account, id: string, param: string, tasks: TaskReader): Promise<VideoRef> {
+  const source = await tasks.get(id);
+  if (!source || source.accountId !== account.id) {
+    throw new InvalidRequest('task_not_found', `\`${param}\` '${id}' is not a task of this account.`, param);
+  }
+  if (source.status !== 'succeeded') {
+    throw new InvalidRequest('task_not_done', `\`${param}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`, param);
+  }
+  return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
+}
+
+const unavailable = (message: string) => new GenerationError('video_unavailable', message, false);
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
