@@ -11,6 +11,12 @@ import type { RetrieveOptions } from './videos.ts';
 export class VideoGenerations {
   constructor(private readonly core: ClientCore) {}
 
+  /** Cancels a queued or running task: it ends `FAILURE` with error code `canceled` (ConflictError once it has ended). */
+  async cancel(id: string, opts: RequestOptions = {}): Promise<FamilyBTaskObject> {
+    const { data } = await this.core.transport.request<FamilyBTaskObject>({ method: 'POST', path: `${taskPath('B', id)}/cancel`, maxRetries: 0, ...opts });
+    return data;
+  }
+
   /** Submits text-to-video (prompt only) or image-to-video (`image` or `images`); answers `{task_id, status, seconds}`. */
   async create(body: FamilyBCreateBody, opts?: CreateOptions): Promise<FamilyBCreateResponse> {
     const created = await this.core.submit<FamilyBCreateResponse>({ family: 'B', kind: 'generate', path: FAMILY_PATHS.B.create, body, options: opts });

@@ -36,6 +36,12 @@ export class Videos {
     return data;
   }
 
+  /** Cancels a queued or running task: it ends `failed` with error code `canceled` (ConflictError once it has ended). */
+  async cancel(id: string, opts: RequestOptions = {}): Promise<FamilyATask> {
+    const { data } = await this.core.transport.request<FamilyATask>({ method: 'POST', path: `${taskPath('A', id)}/cancel`, maxRetries: 0, ...opts });
+    return data;
+  }
+
   /** Newest first; `for await` over the page walks every page. */
   async list(params: ListParams = {}, opts: RequestOptions = {}): Promise<Page<Listed<FamilyATask>>> {
     const { data } = await this.core.transport.request<ListResponse<Listed<FamilyATask>>>({ method: 'GET', path: FAMILY_PATHS.A.list, query: { ...params }, ...opts });

@@ -1,4 +1,4 @@
-import { FAMILY_PATHS, type Family, type VidgenClient } from '@vidgen/client';
+import type { Family, VidgenClient } from '@vidgen/client';
 import { h } from './dom.ts';
 import { announce } from './announce.ts';
 import { describeError } from './describe-error.ts';
@@ -95,10 +95,8 @@ export class TaskList {
   private async cancel(item: TaskItem, row: TaskRow): Promise<void> {
     row.setBusy('cancel', true);
     try {
-      // The SDK has no cancel method yet; its transport still adds the key, time-out and typed errors.
-      const path = `${FAMILY_PATHS[item.family].poll}${encodeURIComponent(item.id)}/cancel`;
-      const { data } = await this.client.transport.request<WireTask>({ method: 'POST', path, maxRetries: 0 });
-      this.apply(item.family, data);
+      const data = item.family === 'A' ? await this.client.videos.cancel(item.id) : await this.client.videoGenerations.cancel(item.id);
+      this.apply(item.family, data as WireTask);
     } catch (err) {
       if (!this.onError(err)) row.showDetail(`Could not cancel: ${describeError(err).message}`);
     } finally {
