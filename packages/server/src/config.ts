@@ -33,6 +33,10 @@ export interface Config {
   metricsToken?: string;
   /** ComfyUI hosts and backends (docs/comfyui.md). */
   comfyUiConfigFile?: string;
+  /** Relay backends to upstream services (docs/relays.md). */
+  backendsFile?: string;
+  /** The environment the config came from: relay channels resolve their `api_key_env` names in it. */
+  secretsEnv: Env;
   /** Hard limit of one attempt on backends other than the built-in renderer (GPU hosts, relays). */
   backendDeadlineSeconds: number;
   modelsFile?: string;
@@ -93,6 +97,8 @@ export function loadConfig(env: Env): Config {
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
     metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
     comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
+    backendsFile: env.VIDGEN_BACKENDS_FILE || undefined,
+    secretsEnv: env,
     backendDeadlineSeconds: num('VIDGEN_BACKEND_DEADLINE_SECONDS', 3600, 1),
     modelsFile: env.VIDGEN_MODELS_FILE || undefined,
     ffmpegPath: env.VIDGEN_FFMPEG_PATH || undefined,

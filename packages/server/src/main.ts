@@ -24,6 +24,7 @@ import { newId } from './engine/ids.ts';
 import { GenerationError, type Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
 import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
+import { createRelayBackends } from './generators/relay/relay-backends.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { verifyVideo } from './media/video-probe.ts';
 import { ImageRejected, normalizeImage, sniffImageType } from './media/image-input.ts';
@@ -59,7 +60,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   await blobs.check();
 
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
-  const { generators, lanes } = await buildBackends(config, binaries);
+  const { generators, lanes } = await buildBackends(config, binaries, logger);
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const fetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes, maxRedirects: 5 });
   const images = new ImageRefResolver({ files: fileStore, blobs, fetch });
@@ -121,10 +122,10 @@ export async function startService(config: Config, logger: Logger = createLogger
 
 /**
  * Every backend a catalog model may name, with its lane: the built-in renderer always, plus the
- * ComfyUI backends of VIDGEN_COMFYUI_CONFIG. API-only processes build them too (the catalog
+ * ComfyUI backends of VIDGEN_COMFYUI_CONFIG and the relays of VIDGEN_BACKENDS_FILE. API-only processes build them too (the catalog
  * checks model entries against them); constructing one opens no connection.
  */
-async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }) {
+async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }, logger: Logger) {
   const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
   const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
   if (config.comfyUiConfigFile) {
@@ -133,6 +134,18 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
     for (const [name, generator] of Object.entries(comfy.generators)) {
       generators[name] = generator;
       lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };
+    }
+  }
+  if (config.backendsFile) {
+    const relays = createRelayBackends(JSON.parse(await readFile(config.backendsFile, 'utf8')), config.secretsEnv, {
+      // Links an upstream hands out on other hosts go through the SSRF-safe fetcher, sized for videos.
+      foreignFetch: ({ maxBytes, timeoutMs }) => createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5 }),
+      logger: logger.child({ component: 'relay' }),
+    });
+    for (const [name, generator] of Object.entries(relays.generators)) {
+      if (generators[name]) throw new Error(`backends file: backend "${name}" is already defined`);
+      generators[name] = generator;
+      lanes[name] = { slots: relays.slots[name], deadlineMs: relays.deadlinesMs[name] };
     }
   }
   return { generators, lanes };

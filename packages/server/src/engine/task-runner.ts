@@ -74,7 +74,7 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
     const output = await generator.generate(
-      { taskId: task.id, attempt: lease.token, kind: task.kind, prompt, ...shape, seed, images, ...(video ? { video } : {}) },
+      { taskId: task.id, model: task.model, attempt: lease.token, kind: task.kind, prompt, ...shape, seed, images, ...(video ? { video } : {}) },
       {
         signal, workDir, onProgress: progressReporter(deps, lease, controller),
         checkpoint: { load: () => deps.tasks.loadBackendState(task.id), save: (state) => deps.tasks.saveBackendState(lease, state) },

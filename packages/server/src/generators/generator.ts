@@ -19,6 +19,8 @@ export interface InputVideo {
  */
 export interface GenerationJob {
   taskId: string;
+  /** Our catalog model id (a relay maps it to the upstream's). */
+  model?: string;
   /** Lease token of this attempt: unique per attempt, safe to use as an upstream idempotency id. */
   attempt: number;
   kind: TaskKind;

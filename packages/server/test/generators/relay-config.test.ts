@@ -50,7 +50,7 @@ describe('relay config', () => {
   });
 
   it('builds one generator per relay entry of a backends file and leaves other types alone', () => {
-    const built = createRelayBackends({ backends: { 'relay-main': { type: 'relay', channels: [a, b], slots: 32 }, gpu: { type: 'comfyui' } } }, env, { fetchForeign: testFetchForeign });
+    const built = createRelayBackends({ backends: { 'relay-main': { type: 'relay', channels: [a, b], slots: 32 }, gpu: { type: 'comfyui' } } }, env, { foreignFetch: () => testFetchForeign });
     assert.deepEqual(Object.keys(built.generators), ['relay-main']);
     assert.deepEqual(built.generators['relay-main'].kinds, ['generate']);
     assert.equal(built.slots['relay-main'], 32);

@@ -56,7 +56,8 @@ describe('relay: upstream faults', () => {
     const p = await proxy();
     p.fault({ method: 'POST', path: SUBMIT, action: { kind: 'answer', status: 429, headers: { 'retry-after': '30' } } });
     const err = await failure(relayOf([channel('B', p.url, 'K')], { K: key }).generate(job('B'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_busy', true]);
+    assert.deepEqual([err.code, err.transient], ['backend_unavailable', true]);
+    assert.match(err.message, /rate limiting/);
     assert.equal((await upstream.tasks(key, 'B')).length, 0);
   });
 
@@ -76,7 +77,8 @@ describe('relay: upstream faults', () => {
     await relay.generate(job('A'), (await context(root)).ctx);
     p.fault({ method: 'GET', path: POLL.A, action: { kind: 'rewrite', status: 200, body: (t) => ({ ...t, status: 'thinking' }) } });
     const err = await failure(relay.generate(job('A'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_unknown_state', true]);
+    assert.deepEqual([err.code, err.transient], ['backend_unavailable', true]);
+    assert.match(err.message, /a state the relay does not know/);
   });
 
   it('family A: an expired result fails for good', async () => {
@@ -121,7 +123,7 @@ describe('relay: upstream faults', () => {
     const [first, second] = [await proxy(), await proxy()];
     const relay = relayOf([channel('A', first.url, 'K', { priority: 2 }), channel('A', second.url, 'K', { priority: 1 })], { K: key });
     const err = await failure(relay.generate(job('A', { prompt: '   ' }), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_rejected_input', false]);
+    assert.deepEqual([err.code, err.transient], ['invalid_input', false]);
     assert.match(err.message, /upstream code: invalid_prompt/);
     assert.equal(second.requests.length, 0);
   });
@@ -130,8 +132,8 @@ describe('relay: upstream faults', () => {
     const key = await upstream.newKey();
     const p = await proxy();
     const relay = relayOf([channel('A', p.url, 'K', { aspect_ratios: ['16:9'], durations: [1, 2] })], { K: key });
-    assert.equal((await failure(relay.generate(job('A', { width: 180, height: 320 }), (await context(root)).ctx))).code, 'model_not_supported');
-    assert.equal((await failure(relay.generate(job('A', { duration: 3 }), (await context(root)).ctx))).code, 'model_not_supported');
+    assert.equal((await failure(relay.generate(job('A', { width: 180, height: 320 }), (await context(root)).ctx))).code, 'invalid_input');
+    assert.equal((await failure(relay.generate(job('A', { duration: 3 }), (await context(root)).ctx))).code, 'invalid_input');
     assert.equal(p.requests.length, 0);
   });
 

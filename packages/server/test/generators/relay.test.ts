@@ -64,6 +64,7 @@ describe('relay backend', () => {
         assert.ok(!JSON.stringify(r.saves).includes(proxy.url), 'the checkpoint names the channel by hash, not URL');
         assert.equal(r.progress.at(-1), 1);
         assert.equal(proxy.seen('POST', /generations$/).length, 1);
+        assert.ok(proxy.seen('GET', poll).every((q) => q.path.includes('wait=25')), 'polls long-poll a vidgen upstream');
       } finally {
         await proxy.close();
       }

@@ -88,7 +88,7 @@ async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSign
     if (signal.aborted) throw new RelayAborted();
     if (err instanceof FetchRefused && err.code === 'url_too_large') throw relayFailures.tooLarge(req.maxBytes);
     if (err instanceof FetchRefused && (err.code === 'url_forbidden' || err.code === 'url_invalid')) {
-      throw new GenerationError('upstream_download_failed', 'The upstream handed out a video link the relay may not fetch.', false);
+      throw relayFailures.forbiddenLink();
     }
     throw relayFailures.download(err instanceof FetchRefused && err.code === 'url_timeout' ? 'it took too long' : 'the link did not answer with the video');
   }

@@ -5,7 +5,13 @@
  */
 import type { RelayBackendConfig } from './relay-config.ts';
 import { parseRelayBackend } from './relay-config.ts';
+import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { RelayGenerator, type RelayGeneratorOptions } from './relay-generator.ts';
+
+export interface RelayBackendsOptions extends Omit<RelayGeneratorOptions, 'fetchForeign'> {
+  /** The SSRF-safe fetcher for video links on other origins, made to each backend's limits. */
+  foreignFetch(limits: { maxBytes: number; timeoutMs: number }): SafeFetch;
+}
 
 export interface RelayBackends {
   generators: Record<string, RelayGenerator>;
@@ -20,14 +26,15 @@ export interface RelayBackends {
 
 const DEADLINE_MARGIN_MS = 60_000;
 
-export function createRelayBackends(file: unknown, env: Record<string, string | undefined>, options: RelayGeneratorOptions): RelayBackends {
+export function createRelayBackends(file: unknown, env: Record<string, string | undefined>, options: RelayBackendsOptions): RelayBackends {
   const backends = (file as { backends?: unknown } | undefined)?.backends;
   if (!backends || typeof backends !== 'object' || Array.isArray(backends)) throw new Error('backends file: "backends" must be an object');
   const result: RelayBackends = { generators: {}, slots: {}, deadlinesMs: {} };
   for (const [name, raw] of Object.entries(backends as Record<string, unknown>)) {
     if ((raw as { type?: unknown } | undefined)?.type !== 'relay') continue;
     const config: RelayBackendConfig = parseRelayBackend(raw, env, `backends.${name}`);
-    result.generators[name] = new RelayGenerator(config, { ...options, logger: options.logger?.child({ backend: name }) });
+    const fetchForeign = options.foreignFetch({ maxBytes: config.maxVideoBytes, timeoutMs: config.downloadTimeoutMs });
+    result.generators[name] = new RelayGenerator(config, { fetchForeign, timings: options.timings, logger: options.logger?.child({ backend: name }) });
     result.slots[name] = config.slots;
     result.deadlinesMs[name] = config.timeoutMs + config.downloadTimeoutMs + DEADLINE_MARGIN_MS;
   }

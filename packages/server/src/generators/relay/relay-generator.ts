@@ -98,7 +98,8 @@ export class RelayGenerator implements Generator {
     try {
       await download(state.videoUrl!, false);
     } catch (err) {
-      if (signal.aborted || !(err instanceof GenerationError) || err.code === 'upstream_video_too_large') throw err;
+      // A fresh link helps with an expired or flaky one, not with a file that is too large or a forbidden host.
+      if (signal.aborted || !(err instanceof GenerationError) || !(err.transient || err.code === 'upstream_result_expired')) throw err;
       this.log('the video link failed; reading the task again for a fresh one', a.channel, { code: err.code });
       await download((await follow(a)).videoUrl!, false);
     }
@@ -116,7 +117,7 @@ export class RelayGenerator implements Generator {
   private safe(err: unknown): GenerationError {
     if (err instanceof GenerationError) return err;
     this.options.logger?.error({ errorName: err instanceof Error ? err.name : typeof err }, 'relay failed unexpectedly');
-    return new GenerationError('relay_error', 'The relay failed unexpectedly; the task will be retried.', true);
+    return relayFailures.unexpected();
   }
 
   /** Logs name the channel, never its URL, key or the upstream's task id. */

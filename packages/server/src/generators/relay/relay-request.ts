@@ -12,7 +12,7 @@ import type { SubmitPayload } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
 
 /** A job as the relay reads it: `model` is our catalog id, when the engine passes it. */
-export type RelayJob = GenerationJob & { model?: string };
+export type RelayJob = GenerationJob;
 
 export interface RelayPlan {
   model: string;
