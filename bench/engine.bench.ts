@@ -31,6 +31,9 @@ const N = argIndex >= 0 ? Number(process.argv[argIndex + 1]) : 2000;
 const LATENCY_SAMPLES = 200;
 const params = { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 64, height: 36, fps: 24 };
 
+const unused = async (): Promise<never> => {
+  throw new Error('no-op tasks have no inputs');
+};
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 async function bareQueue(database: SqlDatabase, accountId: string): Promise<number> {
@@ -68,7 +71,7 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
   for (let i = 0; i < N; i++) ids.push(await insert());
   const worker = createWorker({
     tasks, blobs, events, generators: { noop }, metrics: noMetrics, logger: pino({ level: 'silent' }), clock: Date.now,
-    images: new ImageRefResolver({ files: new SqlFileStore(database.db), blobs, fetch: async () => { throw new Error('unused'); } }),
+    images: new ImageRefResolver({ files: new SqlFileStore(database.db), blobs, fetch: unused, fetchVideo: unused, probeVideo: unused }),
     owner: 'bench', lanes: { noop: { slots: 4, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
     pollMs: 50, maxAttempts: 3, retentionMs: 3_600_000, workRoot: dir, normalizeImage: async (b) => b, verifyVideo: async () => undefined,
   });

@@ -34,7 +34,10 @@ describe('accounts, keys and models', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.object, 'list');
     const ids = res.body.data.map((m: { id: string }) => m.id);
-    assert.deepEqual(ids, ['vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5-1080p', 'video-v1-5s', 'video-v1-10s', 'video-v1-15s']);
+    assert.deepEqual(ids, [
+      'vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5-1080p', 'video-v1-5s', 'video-v1-10s', 'video-v1-15s',
+      'vx-imagine-video-edit', 'vx-imagine-video-extend',
+    ]);
     const a = res.body.data[1];
     assert.equal(a.object, 'model');
     assert.equal(typeof a.created, 'number');

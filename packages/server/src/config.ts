@@ -45,6 +45,8 @@ export interface Config {
   renderPreset: string;
   fetchTimeoutMs: number;
   fetchMaxBytes: number;
+  /** Byte cap of input videos (edits, extensions) fetched from URLs or uploaded. */
+  fetchVideoMaxBytes: number;
   maxImagePixels: number;
   logLevel: string;
 }
@@ -82,7 +84,7 @@ export function loadConfig(env: Env): Config {
     publicUrl: env.VIDGEN_PUBLIC_URL || undefined,
     allowPrivateUrls: env.VIDGEN_ALLOW_PRIVATE_URLS === '1' || env.VIDGEN_ALLOW_PRIVATE_URLS === 'true',
     bodyLimitBytes: num('VIDGEN_BODY_LIMIT_MB', 32, 1) * MiB,
-    uploadLimitBytes: num('VIDGEN_UPLOAD_LIMIT_MB', 20, 1) * MiB,
+    uploadLimitBytes: num('VIDGEN_UPLOAD_LIMIT_MB', 100, 1) * MiB,
     retentionSeconds: num('VIDGEN_RETENTION_SECONDS', 24 * 3600, 1),
     signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS', 3600, 1),
     signingSecret: env.VIDGEN_SIGNING_SECRET || undefined,
@@ -106,6 +108,7 @@ export function loadConfig(env: Env): Config {
     renderPreset: env.VIDGEN_RENDER_PRESET || 'veryfast',
     fetchTimeoutMs: num('VIDGEN_FETCH_TIMEOUT_MS', 15_000, 100),
     fetchMaxBytes: num('VIDGEN_FETCH_MAX_MB', 20, 1) * MiB,
+    fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB', 200, 1) * MiB,
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS', 40, 1) * 1_000_000,
     logLevel: env.VIDGEN_LOG_LEVEL || 'info',
   };

@@ -26,7 +26,8 @@ import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
 import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
 import { createRelayBackends } from './generators/relay/relay-backends.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
-import { verifyVideo } from './media/video-probe.ts';
+import { probeVideo, verifyVideo } from './media/video-probe.ts';
+import { checkVideoBytes } from './media/video-input.ts';
 import { ImageRejected, normalizeImage, sniffImageType } from './media/image-input.ts';
 import { createSafeFetch } from './security/create-safe-fetch.ts';
 import { UrlSigner } from './security/url-signer.ts';
@@ -62,8 +63,12 @@ export async function startService(config: Config, logger: Logger = createLogger
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
   const { generators, lanes } = await buildBackends(config, binaries, logger);
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
-  const fetch = createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes, maxRedirects: 5 });
-  const images = new ImageRefResolver({ files: fileStore, blobs, fetch });
+  const safeFetch = (maxBytes: number) =>
+    createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5 });
+  const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
+  const images = new ImageRefResolver({
+    files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes), fetchVideo: safeFetch(config.fetchVideoMaxBytes), probeVideo: probeInputVideo,
+  });
   const events = new TaskEvents();
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
@@ -73,7 +78,11 @@ export async function startService(config: Config, logger: Logger = createLogger
   }
   const metrics = createPrometheusMetrics(tasks);
   const taskService = new TaskService({ tasks, blobs, catalog, images, events, clock });
-  const fileService = new FileService({ files: fileStore, blobs, clock, checkImage: (bytes) => checkImage(bytes, config.maxImagePixels) });
+  const fileService = new FileService({
+    files: fileStore, blobs, clock,
+    checkImage: (bytes) => checkImage(bytes, config.maxImagePixels),
+    checkVideo: async (bytes) => (await checkVideoBytes(probeInputVideo, bytes), { mimeType: 'video/mp4' }),
+  });
 
   if (config.role !== 'api') {
     const workRoot = join(config.dataDir, 'work');
@@ -89,7 +98,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       maxAttempts: config.maxAttempts,
       retentionMs: config.retentionSeconds * 1000,
       normalizeImage: (bytes) => renderableImage(bytes, config.maxImagePixels),
-      verifyVideo: async (file, expect) => void (await verifyVideo(binaries.ffprobe, file, expect)),
+      verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect),
     });
     worker.start();
     stops.push((graceMs) => worker.stop(graceMs));

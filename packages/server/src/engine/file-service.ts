@@ -1,9 +1,8 @@
 import type { FileRecord, FileStore } from '../store/file-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
-import { checkVideoBytes, isMp4 } from '../media/video-input.ts';
+import { isMp4 } from '../media/video-input.ts';
 import { sniffImageType } from '../media/image-input.ts';
-import { bundledVideoProber } from './video-refs.ts';
 import { newId } from './ids.ts';
 
 /** Checks that bytes are a usable image (decodable, under the pixel cap); throws an error with a safe message when not. */
@@ -16,13 +15,9 @@ export type VideoCheck = (bytes: Buffer) => Promise<{ mimeType: 'video/mp4' }>;
  * extensions) refers to. Files belong to the account that uploaded them.
  */
 export class FileService {
-  private readonly checkVideo: VideoCheck;
-
   constructor(
-    private readonly deps: { files: FileStore; blobs: BlobStore; checkImage: ImageCheck; checkVideo?: VideoCheck; clock: () => number },
-  ) {
-    this.checkVideo = deps.checkVideo ?? (async (bytes) => (await checkVideoBytes(bundledVideoProber(), bytes), { mimeType: 'video/mp4' }));
-  }
+    private readonly deps: { files: FileStore; blobs: BlobStore; checkImage: ImageCheck; checkVideo: VideoCheck; clock: () => number },
+  ) {}
 
   async upload(accountId: string, upload: { filename: string; bytes: Buffer; purpose: string }): Promise<FileRecord> {
     if (upload.bytes.length === 0) throw new InvalidRequest('invalid_file', 'The uploaded file is empty.', 'file');
@@ -32,7 +27,7 @@ export class FileService {
     let mimeType: string;
     try {
       // Sniffed, never taken from the part's Content-Type or file name.
-      ({ mimeType } = isMp4(upload.bytes) ? await this.checkVideo(upload.bytes) : await this.deps.checkImage(upload.bytes));
+      ({ mimeType } = isMp4(upload.bytes) ? await this.deps.checkVideo(upload.bytes) : await this.deps.checkImage(upload.bytes));
     } catch (err) {
       throw new InvalidRequest('invalid_file', `\`file\`: ${(err as Error).message}`, 'file');
     }

@@ -24,9 +24,16 @@ export class ImageRefResolver {
   readonly videos: VideoRefResolver;
 
   constructor(
-    private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch; probeVideo?: VideoProber },
+    private readonly deps: {
+      files: FileStore;
+      blobs: BlobStore;
+      fetch: SafeFetch;
+      /** Input videos of edits and extensions: ffprobe, and a fetcher with the video byte cap. */
+      probeVideo: VideoProber;
+      fetchVideo: SafeFetch;
+    },
   ) {
-    this.videos = new VideoRefResolver({ files: deps.files, blobs: deps.blobs, fetch: deps.fetch, probe: deps.probeVideo });
+    this.videos = new VideoRefResolver({ files: deps.files, blobs: deps.blobs, fetch: deps.fetchVideo, probe: deps.probeVideo });
   }
 
   async accept(account: Account, taskId: string, inputs: ImageInput[]): Promise<ImageRef[]> {

@@ -1,5 +1,7 @@
-import { writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Account } from '../store/account-store.ts';
 import type { FileStore } from '../store/file-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
@@ -8,8 +10,6 @@ import type { SafeFetch } from '../security/safe-fetch.ts';
 import { FetchRefused } from '../security/safe-fetch.ts';
 import { InvalidRequest } from '../errors.ts';
 import { GenerationError, type InputVideo } from '../generators/generator.ts';
-import { resolveFfmpegBinaries } from '../media/ffmpeg-binaries.ts';
-import { probeVideo } from '../media/video-probe.ts';
 import { checkVideoFile, isMp4, VideoRejected, type VideoProber } from '../media/video-input.ts';
 import { outputSeconds, type Task, type TaskStatus, type VideoRef } from './task.ts';
 
@@ -31,15 +31,6 @@ const NOT_DONE: Partial<Record<TaskStatus, string>> = {
 };
 
 /**
- * ffprobe as npm ships it. The composition root should pass its own prober (it honours
- * VIDGEN_FFPROBE_PATH); this is the fallback while it does not.
- */
-export function bundledVideoProber(): VideoProber {
-  const { ffprobe } = resolveFfmpegBinaries({});
-  return (file, signal) => probeVideo(ffprobe, file, signal);
-}
-
-/**
  * Input videos of edits and extensions, from submit to render: checked at submit (so a wrong id
  * is a 4xx naming the field), fetched and probed by the worker when the task runs (so bad bytes
  * are a permanent task failure with a clear message, never a retry).
@@ -47,8 +38,8 @@ export function bundledVideoProber(): VideoProber {
 export class VideoRefResolver {
   private readonly probe: VideoProber;
 
-  constructor(private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch; probe?: VideoProber }) {
-    this.probe = deps.probe ?? bundledVideoProber();
+  constructor(private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch; probe: VideoProber }) {
+    this.probe = deps.probe;
   }
 
   async accept(account: Account, input: VideoInput, tasks: TaskReader): Promise<VideoRef> {
@@ -67,10 +58,9 @@ export class VideoRefResolver {
   async load(task: Task, tasks: TaskReader, workDir: string, signal: AbortSignal): Promise<InputVideo> {
     const ref = task.params.video;
     if (!ref) throw new GenerationError('invalid_input', 'The task has no input video.', false);
-    const bytes = await this.bytesOf(task.accountId, ref, tasks, signal);
-    if (!isMp4(bytes)) throw new GenerationError('video_invalid', 'The input video is not an MP4 file.', false);
     const path = join(workDir, 'input-video.mp4');
-    await writeFile(path, bytes);
+    await this.copyTo(path, task.accountId, ref, tasks, signal);
+    if (!isMp4(await head(path))) throw new GenerationError('video_invalid', 'The input video is not an MP4 file.', false);
     try {
       const facts = await checkVideoFile(this.probe, path, signal);
       return { path, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, frames: facts.frames, frameRate: facts.frameRate };
@@ -91,24 +81,21 @@ export class VideoRefResolver {
     return { kind: 'file', fileId: file.id };
   }
 
-  private async bytesOf(accountId: string, ref: VideoRef, tasks: TaskReader, signal: AbortSignal): Promise<Buffer> {
+  /** The input's bytes into `path`: stored ones streamed (a finished video can be large), fetched ones as fetched. */
+  private async copyTo(path: string, accountId: string, ref: VideoRef, tasks: TaskReader, signal: AbortSignal): Promise<void> {
     if (ref.kind === 'file') {
       const file = await this.deps.files.get(ref.fileId);
       if (!file || file.accountId !== accountId) throw unavailable(`The file '${ref.fileId}' was deleted before the task ran.`);
-      return this.deps.blobs.readBuffer(file.blobKey);
+      return this.streamBlob(file.blobKey, path, signal, `The file '${ref.fileId}' was deleted before the task ran.`);
     }
     if (ref.kind === 'task') {
+      const gone = `The video of request '${ref.taskId}' is no longer available.`;
       const source = await tasks.get(ref.taskId);
-      if (!source || source.accountId !== accountId || source.status !== 'succeeded' || !source.result) {
-        throw unavailable(`The video of request '${ref.taskId}' is no longer available.`);
-      }
-      return this.deps.blobs.readBuffer(source.result.blobKey).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') throw unavailable(`The video of request '${ref.taskId}' is no longer available.`);
-        throw err;
-      });
+      if (!source || source.accountId !== accountId || source.status !== 'succeeded' || !source.result) throw unavailable(gone);
+      return this.streamBlob(source.result.blobKey, path, signal, gone);
     }
     try {
-      return (await this.deps.fetch(ref.url, signal)).bytes;
+      await writeFile(path, (await this.deps.fetch(ref.url, signal)).bytes);
     } catch (err) {
       if (err instanceof FetchRefused) {
         // The fetcher speaks of images; its reasons (status, size, address) are right for videos too.
@@ -117,6 +104,26 @@ export class VideoRefResolver {
       }
       throw err;
     }
+  }
+
+  private async streamBlob(key: string, path: string, signal: AbortSignal, gone: string): Promise<void> {
+    try {
+      await pipeline(await this.deps.blobs.read(key), createWriteStream(path), { signal });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unavailable(gone);
+      throw err;
+    }
+  }
+}
+
+/** The first bytes of a file, enough to sniff its type. */
+async function head(path: string): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(12), 0, 12, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
   }
 }
 

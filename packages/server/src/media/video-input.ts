@@ -87,5 +87,8 @@ function checkFacts(facts: VideoProbe): CheckedVideo {
     throw new VideoRejected('video_unsupported', `The video lasts ${seconds.toFixed(1)} s; at most ${maxSeconds} s are accepted.`);
   }
   const frames = facts.frames ?? Math.max(1, Math.round(seconds * rate));
-  return { ...facts, frames, frameRate: facts.frameRate ?? `${rate}` };
+  // ffmpeg turns a rotated picture upright as it decodes: the frames it hands on have these sides.
+  const turned = facts.rotation === 90 || facts.rotation === 270;
+  const sides = turned ? { width: facts.height, height: facts.width } : {};
+  return { ...facts, ...sides, frames, frameRate: facts.frameRate ?? `${rate}` };
 }

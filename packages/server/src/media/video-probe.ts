@@ -19,6 +19,8 @@ export interface VideoProbe {
   fps?: number;
   /** The stream's rate exactly as stated ("24/1", "30000/1001"), when known. */
   frameRate?: string;
+  /** Degrees a player turns the picture (phone videos); decoders turn it too, so 90 or 270 swap the sides. */
+  rotation?: number;
 }
 
 export interface VideoExpectation {
@@ -40,6 +42,8 @@ interface FfprobeStream {
   nb_frames?: string;
   avg_frame_rate?: string;
   r_frame_rate?: string;
+  tags?: { rotate?: string };
+  side_data_list?: Array<{ rotation?: number }>;
 }
 
 const PROBE_TIMEOUT_MS = 30_000;
@@ -86,7 +90,14 @@ function parseProbe(json: string): VideoProbe {
     ...(Number.isInteger(frames) && frames > 0 ? { frames } : {}),
     ...(fps !== undefined ? { fps } : {}),
     ...(frameRate !== undefined ? { frameRate } : {}),
+    ...rotationOf(stream),
   };
+}
+
+function rotationOf(stream: FfprobeStream): { rotation?: number } {
+  const raw = Number(stream.tags?.rotate ?? stream.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? 0);
+  const rotation = ((Math.round(raw) % 360) + 360) % 360;
+  return Number.isFinite(rotation) && rotation !== 0 ? { rotation } : {};
 }
 
 /** ffprobe states rates as fractions ("30000/1001"); "0/0" means unknown. */

@@ -1,6 +1,9 @@
 /**
  * The camera move of a clip: read from the prompt's own words, then turned into a path of views over
  * a still canvas. Pure functions only, so the look of a move is unit-testable without ffmpeg.
+ *
+ * `parseCameraMove` and `cameraPath` describe one move; the renderer reads the whole prompt with
+ * `parseCameraMotion` (moves combined, orbit, shake; camera-shot.ts turns that into views).
  */
 
 export type CameraMoveKind = 'push-in' | 'pull-back' | 'pan-left' | 'pan-right' | 'tilt-up' | 'tilt-down' | 'static';
@@ -19,6 +22,8 @@ export interface CameraView {
   cx: number;
   cy: number;
   zoom: number;
+  /** Vertical magnification when it differs from `zoom` (an extension pulling back from its exact frame). */
+  zoomY?: number;
 }
 
 export interface CameraPath {
@@ -32,8 +37,8 @@ const MOVE_PATTERNS: Array<[CameraMoveKind, RegExp]> = [
   // "Move in/back" only with "camera": "birds moving in the sky" is not a camera move.
   ['push-in', new RegExp(String.raw`\b(?:zoom(?:s|ed|ing)?${W}in(?:to)?|push(?:es|ed|ing)?${W}in|dolly(?:ing)?${W}in|camera${W}mov(?:e|es|ing)${W}(?:in|closer|forward)|mov(?:e|es|ing)${W}closer)\b`)],
   ['pull-back', new RegExp(String.raw`\b(?:zoom(?:s|ed|ing)?${W}out|pull(?:s|ed|ing)?${W}(?:back|out|away)|dolly(?:ing)?${W}(?:out|back)|camera${W}mov(?:e|es|ing)${W}(?:away|back|backwards?))\b`)],
-  ['pan-left', new RegExp(String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?)${W}(?:to${W}the${W})?left(?:wards?)?\b`)],
-  ['pan-right', new RegExp(String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?)${W}(?:to${W}the${W})?right(?:wards?)?\b`)],
+  ['pan-left', new RegExp(String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?left(?:wards?)?\b`)],
+  ['pan-right', new RegExp(String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?right(?:wards?)?\b`)],
   ['tilt-up', new RegExp(String.raw`\b(?:tilt(?:s|ed|ing)?|pan(?:s|ned|ning)?|crane(?:s|ing)?|pedestal)${W}up(?:wards?)?\b`)],
   ['tilt-down', new RegExp(String.raw`\b(?:tilt(?:s|ed|ing)?|pan(?:s|ned|ning)?|crane(?:s|ing)?|pedestal)${W}down(?:wards?)?\b`)],
 ];
@@ -56,11 +61,55 @@ export function parseCameraMove(prompt: string): CameraMove {
   return { kind: found.kind, speed };
 }
 
+/**
+ * Everything the prompt asks of the camera, combined: "zoom in while panning left", "orbit around
+ * the tower", "handheld shot of a street". One direction per axis (the earliest named wins); a
+ * static shot has none of zoom, pan, tilt or orbit, but may still be handheld.
+ */
+export interface CameraMotion {
+  zoom?: 'in' | 'out';
+  pan?: 'left' | 'right';
+  tilt?: 'up' | 'down';
+  /** An orbit-like sweep: sideways travel on an arc that swings closer mid-way. */
+  orbit?: 'left' | 'right';
+  shake?: 'handheld' | 'strong';
+  speed: CameraSpeed;
+}
+
+const ORBIT = new RegExp(String.raw`\b(?:orbit(?:s|ed|ing)?|arc(?:s|ing)?${W}(?:shot|around|over)|circl(?:e|es|ed|ing)${W}(?:around|round)|revolv(?:e|es|ing)${W}around|sweep(?:s|ing)?|360${W}(?:degrees?|shot|spin)?)\b`);
+const ORBIT_LEFT = new RegExp(String.raw`^.{0,40}?\b(?:left(?:wards?)?|counter${W}?clockwise|anti${W}?clockwise)\b`);
+const HANDHELD = new RegExp(String.raw`\b(?:hand${W}?held|documentary${W}style|found${W}footage|shoulder${W}cam(?:era)?|vlog)\b`);
+const SHAKE = new RegExp(String.raw`\b(?:shake|camera${W}shak(?:e|es|ing)|shak(?:y|ing)${W}cam(?:era)?|shaky|jittery|earthquake|tremors?)\b`);
+const GENTLE = /\b(?:slight(?:ly)?|subtle|subtly|gentle|gently|light|mild|soft)\b/;
+
+/** Every move the prompt names, combined; with none at all, the default slow push-in. */
+export function parseCameraMotion(prompt: string): CameraMotion {
+  const text = prompt.toLowerCase();
+  const at = (kind: CameraMoveKind) => text.search(MOVE_PATTERNS.find(([k]) => k === kind)![1]);
+  const first = <T>(options: Array<[T, number]>): T | undefined =>
+    options.filter(([, i]) => i >= 0).sort((a, b) => a[1] - b[1])[0]?.[0];
+  const speed: CameraSpeed = SLOW.test(text) ? 'slow' : FAST.test(text) ? 'fast' : 'normal';
+  const motion: CameraMotion = { speed };
+  const zoom = first<'in' | 'out'>([['in', at('push-in')], ['out', at('pull-back')]]);
+  const pan = first<'left' | 'right'>([['left', at('pan-left')], ['right', at('pan-right')]]);
+  const tilt = first<'up' | 'down'>([['up', at('tilt-up')], ['down', at('tilt-down')]]);
+  const orbitAt = text.search(ORBIT);
+  if (zoom) motion.zoom = zoom;
+  if (orbitAt >= 0) motion.orbit = ORBIT_LEFT.test(text.slice(orbitAt)) ? 'left' : 'right';
+  else if (pan) motion.pan = pan;
+  if (tilt) motion.tilt = tilt;
+  const handheld = HANDHELD.test(text);
+  if (handheld || SHAKE.test(text)) motion.shake = handheld || GENTLE.test(text) ? 'handheld' : 'strong';
+  const moves = motion.zoom || motion.pan || motion.tilt || motion.orbit;
+  if (!moves && !motion.shake && at('static') < 0) return { zoom: 'in', speed: 'slow' };
+  return motion;
+}
+
 // Magnification at the tight end of a zoom, and the framing a pan or tilt travels at.
-const ZOOM: Record<CameraSpeed, number> = { slow: 1.1, normal: 1.16, fast: 1.25 };
-const PAN_ZOOM: Record<CameraSpeed, number> = { slow: 1.1, normal: 1.14, fast: 1.2 };
+export const ZOOM: Record<CameraSpeed, number> = { slow: 1.1, normal: 1.16, fast: 1.25 };
+export const PAN_ZOOM: Record<CameraSpeed, number> = { slow: 1.1, normal: 1.14, fast: 1.2 };
 // Above this the view would be upsampled well past the canvas and go visibly soft.
-const MAX_ZOOM = 1.3;
+export const MAX_ZOOM = 1.3;
 
 /**
  * Longer clips move further so the motion stays visible; short ones move less so it never looks

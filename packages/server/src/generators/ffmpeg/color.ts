@@ -29,3 +29,16 @@ export function hsl(h: number, s: number, l: number): string {
   const [r, g, b] = [[c, x, 0], [x, c, 0], [0, c, x], [0, x, c], [x, 0, c], [c, 0, x]][sector] as Rgb;
   return rgbToHex([(r + m) * 255, (g + m) * 255, (b + m) * 255]);
 }
+
+/** The colour with its hue turned by `degrees` and its lightness scaled: a variation of one palette. */
+export function shiftHue(hex: string, degrees: number, lightness = 1): string {
+  const [r, g, b] = hexToRgb(hex).map((v) => v / 255);
+  const max = Math.max(r, g, b);
+  const min = Math.min(r, g, b);
+  const l = (max + min) / 2;
+  const d = max - min;
+  if (d === 0) return hsl(0, 0, Math.min(1, l * lightness));
+  const s = d / (1 - Math.abs(2 * l - 1));
+  const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return hsl(h * 60 + degrees, Math.min(1, s), Math.min(1, l * lightness));
+}

@@ -1,7 +1,8 @@
 /**
  * The built-in backend: an honest procedural renderer, not a neural model. It takes one still (the
  * caller's first image, or a landscape drawn from the prompt's words), moves a virtual camera over it
- * as the prompt asks, and encodes exactly `duration * fps` frames of H.264.
+ * as the prompt asks, and encodes exactly `duration * fps` frames of H.264. It also edits videos
+ * (colour, blur, timing, crop: video-edit.ts) and extends them from their last frame (video-extend.ts).
  *
  * Frames are cut from the canvas here (frame-resampler.ts) and streamed to ffmpeg as raw yuv420p,
  * just ahead of the encoder: ffmpeg only encodes, and the two run on separate cores.
@@ -9,11 +10,17 @@
 import { join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
 import { GenerationError, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
-import { cameraPath, maxZoom, parseCameraMove, viewAt, type CameraPath } from './camera-move.ts';
+import { parseCameraMotion } from './camera-move.ts';
+import { planShot, type Shot } from './camera-shot.ts';
 import { createKernels } from './bilinear-kernels.ts';
+import { QUIET, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
 import { FrameResampler, type Size } from './frame-resampler.ts';
 import { canvasSize, imageCanvas, sceneCanvas } from './render-canvas.ts';
 import { canceled, renderFailed, runFfmpeg } from './run-ffmpeg.ts';
+import { sceneParticles, type ParticleField } from './scene-particles.ts';
+import { seededRandom } from './seeded-random.ts';
+import { renderEdit } from './video-edit.ts';
+import { renderExtension } from './video-extend.ts';
 
 export interface FfmpegRendererOptions {
   /** Path of the ffmpeg executable (see media/ffmpeg-binaries.ts). */
@@ -29,19 +36,19 @@ const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium
 const PREPARE_SHARE = 0.05;
 const MAX_SIDE = 4096;
 const MAX_FRAMES = 60 * 60;
+// Input videos this renderer edits or extends: what a 2-core box turns around in a minute or two.
+const MAX_INPUT = { seconds: 30, longSide: 1920, shortSide: 1080 };
 
 export class FfmpegRenderer implements Generator {
-  readonly kinds: readonly TaskKind[] = ['generate'];
+  readonly kinds: readonly TaskKind[] = ['generate', 'edit', 'extend'];
   private readonly ffmpeg: string;
-  private readonly preset: string;
-  private readonly threads: number;
+  private readonly encoder: EncoderSettings;
 
   constructor(options: FfmpegRendererOptions) {
     this.ffmpeg = options.ffmpeg;
-    this.preset = options.preset ?? 'veryfast';
-    this.threads = options.threads ?? 0;
-    if (!PRESETS.includes(this.preset)) throw new Error(`Unknown x264 preset '${this.preset}'.`);
-    if (!Number.isInteger(this.threads) || this.threads < 0) throw new Error('threads must be a whole number >= 0.');
+    this.encoder = { preset: options.preset ?? 'veryfast', threads: options.threads ?? 0 };
+    if (!PRESETS.includes(this.encoder.preset)) throw new Error(`Unknown x264 preset '${this.encoder.preset}'.`);
+    if (!Number.isInteger(this.encoder.threads) || this.encoder.threads < 0) throw new Error('threads must be a whole number >= 0.');
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
@@ -58,55 +65,55 @@ export class FfmpegRenderer implements Generator {
     const frames = checkJob(job);
     const progress = monotonic(ctx.onProgress);
     if (ctx.signal.aborted) throw canceled();
+    const run = { ffmpeg: this.ffmpeg, encoder: this.encoder, progress };
+    if (job.kind !== 'generate') {
+      const made = job.kind === 'edit' ? await renderEdit(job, ctx, run) : await renderExtension(job, ctx, run);
+      progress(1);
+      return made;
+    }
     const output: Size = { width: job.width, height: job.height };
-    const path = cameraPath(parseCameraMove(job.prompt), job.duration);
-    const size = canvasSize(output, maxZoom(path));
-    const canvas = job.images.length > 0
-      ? await imageCanvas(job.images[0], size)
-      : await sceneCanvas(job.prompt, job.seed, size);
+    const shot = planShot(parseCameraMotion(job.prompt), job.duration, seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0));
+    const size = canvasSize(output, shot.maxZoom);
+    const textToVideo = job.images.length === 0;
+    const canvas = textToVideo ? await sceneCanvas(job.prompt, job.seed, size) : await imageCanvas(job.images[0], size);
     if (ctx.signal.aborted) throw canceled();
     progress(PREPARE_SHARE);
     const outPath = join(ctx.workDir, 'output.mp4');
     const resampler = new FrameResampler(createKernels(), canvas, output);
+    const particles = textToVideo ? sceneParticles(job.prompt, job.seed, output) : undefined;
     await runFfmpeg(this.ffmpeg, {
-      args: this.encodeArgs(output, job.fps, frames, outPath),
-      stdin: shotFrames(resampler, path, frames),
+      args: [...QUIET, ...rawFramesInput(output, String(job.fps)), '-vf', 'setsar=1', '-frames:v', String(frames), ...x264Output(this.encoder, outPath)],
+      stdin: shotFrames(resampler, shot, frames, job.duration, particles),
       signal: ctx.signal,
       onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
     });
     progress(1);
     return { path: outPath };
   }
-
-  private encodeArgs(output: Size, fps: number, frames: number, outPath: string): string[] {
-    return [
-      '-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1',
-      '-f', 'rawvideo', '-pixel_format', 'yuv420p', '-video_size', `${output.width}x${output.height}`,
-      '-framerate', String(fps), '-i', 'pipe:0',
-      '-vf', 'setsar=1', '-frames:v', String(frames), '-an', '-sn', '-dn',
-      '-c:v', 'libx264', '-preset', this.preset, '-threads', String(this.threads),
-      '-pix_fmt', 'yuv420p', '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709',
-      '-color_range', 'tv', '-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', outPath,
-    ];
-  }
 }
 
 /** The shot's frames in order, made one at a time as ffmpeg asks for them. */
-function* shotFrames(resampler: FrameResampler, path: CameraPath, frames: number): Iterable<Buffer> {
+function* shotFrames(resampler: FrameResampler, shot: Shot, frames: number, seconds: number, particles?: ParticleField): Iterable<Buffer> {
   let last: { key: string; frame: Buffer } | undefined;
   for (let n = 0; n < frames; n++) {
-    const view = viewAt(path, frames > 1 ? n / (frames - 1) : 0);
+    const t = frames > 1 ? n / (frames - 1) : 0;
+    const view = shot.viewAt(t);
     const key = `${view.cx} ${view.cy} ${view.zoom}`;
     // A still camera (and the eased ends of a move) repeat a view: cut it once.
     if (last?.key !== key) last = { key, frame: resampler.frame(view) };
-    yield last.frame;
+    if (!particles) {
+      yield last.frame;
+      continue;
+    }
+    const frame = Buffer.from(last.frame);
+    particles.draw(frame, view, t * seconds);
+    yield frame;
   }
 }
 
 /** The frame count; refuses jobs this renderer cannot make exactly as asked. */
 function checkJob(job: GenerationJob): number {
   const bad = (message: string) => new GenerationError('invalid_input', message, false);
-  if (job.kind !== 'generate') throw bad(`The built-in renderer cannot ${job.kind} videos.`);
   for (const [name, v] of [['width', job.width], ['height', job.height]] as const) {
     // yuv420p halves chroma in both directions, so H.264 here needs even sides.
     if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0) throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
@@ -114,7 +121,23 @@ function checkJob(job: GenerationJob): number {
   if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
   const frames = Math.round(job.duration * job.fps);
   if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
+  if (job.kind !== 'generate') checkInputVideo(job);
   return frames;
+}
+
+function checkInputVideo(job: GenerationJob): void {
+  const video = job.video;
+  if (!video) throw new GenerationError('invalid_input', `An ${job.kind === 'edit' ? 'edit' : 'extension'} needs an input video.`, false);
+  const long = Math.max(video.width, video.height);
+  const short = Math.min(video.width, video.height);
+  if (video.durationSeconds > MAX_INPUT.seconds || long > MAX_INPUT.longSide || short > MAX_INPUT.shortSide) {
+    throw new GenerationError(
+      'video_unsupported',
+      `The built-in renderer edits and extends videos of up to ${MAX_INPUT.seconds} s and 1080p (${MAX_INPUT.longSide}x${MAX_INPUT.shortSide}); `
+        + `this one is ${video.width}x${video.height}, ${video.durationSeconds.toFixed(1)} s.`,
+      false,
+    );
+  }
 }
 
 /** Progress callers may rely on: within 0..1 and never backwards. */

@@ -14,7 +14,7 @@
  */
 import { BLOCK_BYTES, type BilinearKernels } from './bilinear-kernels.ts';
 import type { CameraView } from './camera-move.ts';
-import { planeLayout, rgbToYuv420, type Plane } from './yuv-canvas.ts';
+import { copyYuv420, planeLayout, rgbToYuv420, type Plane } from './yuv-canvas.ts';
 
 export interface Size {
   width: number;
@@ -36,9 +36,13 @@ export class FrameResampler {
   private readonly memory: Uint8Array;
   private readonly view: DataView;
 
+  /**
+   * `canvas` is packed RGB (`data`), or packed yuv420p (`yuv420`, e.g. a decoded video frame),
+   * which is taken as it is so its frame comes out unchanged at zoom 1.
+   */
   constructor(
     private readonly kernels: BilinearKernels,
-    canvas: Size & { data: Uint8Array },
+    canvas: Size & ({ data: Uint8Array } | { yuv420: Uint8Array }),
     private readonly output: Size,
   ) {
     const src = planeLayout(canvas.width, canvas.height, 0);
@@ -50,7 +54,8 @@ export class FrameResampler {
     kernels.reserve(this.scratch + (canvas.height + 2) * this.out[0].stride);
     this.memory = kernels.bytes();
     this.view = new DataView(this.memory.buffer);
-    rgbToYuv420(canvas.data, canvas.width, this.src, this.memory);
+    if ('data' in canvas) rgbToYuv420(canvas.data, canvas.width, this.src, this.memory);
+    else copyYuv420(canvas.yuv420, this.src, this.memory);
   }
 
   /** The frame showing `view`, as packed yuv420p (what ffmpeg's rawvideo input reads). */
@@ -59,7 +64,7 @@ export class FrameResampler {
     let at = 0;
     for (let p = 0; p < 3; p++) {
       const x = this.axis(view.cx, view.zoom, this.src[0].width, this.output.width, p > 0);
-      const y = this.axis(view.cy, view.zoom, this.src[0].height, this.output.height, p > 0);
+      const y = this.axis(view.cy, view.zoomY ?? view.zoom, this.src[0].height, this.output.height, p > 0);
       this.resample(this.src[p], this.out[p], x, y);
       const out = this.out[p];
       for (let row = 0; row < out.height; row++, at += out.width) {

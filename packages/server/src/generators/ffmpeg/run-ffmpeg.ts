@@ -12,7 +12,7 @@ export interface FfmpegRun {
    * Written to ffmpeg's stdin, then closed. An iterable is pulled one item at a time as ffmpeg
    * reads, so frames are made just ahead of the encoder and never pile up in memory.
    */
-  stdin?: Buffer | Iterable<Buffer>;
+  stdin?: Buffer | Iterable<Buffer> | AsyncIterable<Buffer>;
   signal: AbortSignal;
   /** Frames encoded so far, from `-progress pipe:1`. */
   onFrame?: (frame: number) => void;
@@ -38,9 +38,10 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     let stderr = '';
     let aborted = false;
     // A failing frame source must fail the render: ffmpeg alone would see a short input and succeed.
-    let inputFailed = false;
-    source?.on('error', () => {
-      inputFailed = true;
+    // A source that knows why it failed (an undecodable input video) says so; anything else is ours.
+    let inputFailed: unknown;
+    source?.on('error', (err) => {
+      inputFailed = err ?? true;
       child.kill('SIGKILL');
     });
     let killTimer: NodeJS.Timeout | undefined;
@@ -73,6 +74,7 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     child.on('close', (code) => {
       if (aborted) return finish(canceled());
       if (code === 0 && !inputFailed) return finish();
+      if (inputFailed instanceof GenerationError) return finish(inputFailed);
       const err = renderFailed();
       // For an operator's debugger only; ffmpeg's own words may contain paths, so never the message.
       Object.defineProperty(err, 'detail', { value: stderr, enumerable: false });

@@ -20,7 +20,7 @@ export interface SceneOptions {
 
 export function buildSceneSvg({ prompt, seed = 0, width, height }: SceneOptions): string {
   const rnd = seededRandom(prompt, seed);
-  const theme = sceneTheme(prompt, rnd);
+  const theme = sceneTheme(prompt, rnd, seed);
   const frame: SceneFrame = {
     width,
     height,

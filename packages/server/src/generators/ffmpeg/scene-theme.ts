@@ -3,7 +3,7 @@
  * follow. Keyword tables rather than cleverness: predictable, and a person can see why a prompt
  * looks the way it does. Prompts that name nothing known get a palette derived from their hash.
  */
-import { hsl, mix } from './color.ts';
+import { hsl, mix, shiftHue } from './color.ts';
 import type { Random } from './seeded-random.ts';
 
 export type TimeOfDay = 'day' | 'sunset' | 'fire' | 'night';
@@ -66,14 +66,41 @@ const GROUNDS: Record<Exclude<Terrain, 'ocean'>, string[]> = {
   space: ['#3a3f6b', '#5a4d8f', '#8a6fb8', '#c9a0dc'],
 };
 
-export function sceneTheme(prompt: string, rnd: Random): SceneTheme {
+/**
+ * The theme of a prompt. Seed 0 (or none) is the prompt's canonical look; any other seed varies
+ * what the words leave open: the time of day when none is named, the palette's hue and light, and
+ * where the horizon sits, so another seed gives another scene of the same prompt.
+ */
+export function sceneTheme(prompt: string, rnd: Random, seed = 0): SceneTheme {
   const text = prompt.toLowerCase();
-  const time = TIME_WORDS.find(([, re]) => re.test(text))?.[0];
+  const named = TIME_WORDS.find(([, re]) => re.test(text))?.[0];
   // The land named first is usually the subject: "a lake in a forest" is water, "a forest lake" trees.
   const terrain = earliest(text, TERRAIN_WORDS);
-  if (!time && !terrain) return hashTheme(text, rnd);
-  const t: TimeOfDay = terrain === 'space' ? 'night' : (time ?? 'day');
-  return keywordTheme(t, terrain ?? 'hills', rnd);
+  if (!named && !terrain) return hashTheme(text, rnd);
+  const vary = seed !== 0;
+  const time: TimeOfDay = terrain === 'space' ? 'night' : (named ?? (vary ? pickTime(rnd) : 'day'));
+  const theme = keywordTheme(time, terrain ?? 'hills', rnd);
+  return vary ? varied(theme, rnd) : theme;
+}
+
+function pickTime(rnd: Random): TimeOfDay {
+  const x = rnd.next();
+  return x < 0.55 ? 'day' : x < 0.8 ? 'sunset' : 'night';
+}
+
+/** Turns the whole palette by one hue and one light, so it stays coherent; moves the horizon. */
+function varied(theme: SceneTheme, rnd: Random): SceneTheme {
+  const turn = rnd.range(-24, 24);
+  const light = rnd.range(0.86, 1.12);
+  const shift = (c: string) => shiftHue(c, turn, light);
+  return {
+    ...theme,
+    sky: theme.sky.map(shift) as SceneTheme['sky'],
+    ground: theme.ground.map((c) => shiftHue(c, turn * 0.6, light)),
+    water: theme.water.map(shift) as SceneTheme['water'],
+    glow: shift(theme.glow),
+    horizon: theme.terrain === 'space' ? theme.horizon : Math.min(0.78, Math.max(0.45, theme.horizon + rnd.range(-0.06, 0.06))),
+  };
 }
 
 function earliest<T>(text: string, table: Array<[T, RegExp]>): T | undefined {

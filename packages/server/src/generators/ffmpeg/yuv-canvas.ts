@@ -53,3 +53,46 @@ export function rgbToYuv420(rgb: Uint8Array, width: number, planes: [Plane, Plan
     }
   }
 }
+
+/** Writes packed yuv420p (planes back to back, no padding) into `planes` of `memory`. */
+export function copyYuv420(yuv: Uint8Array, planes: [Plane, Plane, Plane], memory: Uint8Array): void {
+  let at = 0;
+  for (const plane of planes) {
+    for (let row = 0; row < plane.height; row++, at += plane.width) {
+      memory.set(yuv.subarray(at, at + plane.width), plane.offset + row * plane.stride);
+    }
+  }
+}
+
+/**
+ * A packed yuv420p frame with its own mirror image around it, `pad` pixels (even) on each side:
+ * room for a camera to pull back from a frame that has nothing beyond its edges.
+ */
+export function mirrorPad(
+  frame: Uint8Array,
+  size: { width: number; height: number },
+  pad: { x: number; y: number },
+): { width: number; height: number; yuv420: Uint8Array } {
+  const width = size.width + 2 * pad.x;
+  const height = size.height + 2 * pad.y;
+  const out = new Uint8Array((width * height * 3) / 2);
+  let src = 0;
+  let dst = 0;
+  for (const [w, h, px, py] of [[size.width, size.height, pad.x, pad.y], ...Array(2).fill([size.width / 2, size.height / 2, pad.x / 2, pad.y / 2])]) {
+    const ow = w + 2 * px;
+    const oh = h + 2 * py;
+    for (let y = 0; y < oh; y++) {
+      const row = src + reflect(y - py, h) * w;
+      for (let x = 0; x < ow; x++) out[dst + y * ow + x] = frame[row + reflect(x - px, w)];
+    }
+    src += w * h;
+    dst += ow * oh;
+  }
+  return { width, height, yuv420: out };
+}
+
+/** Index `i` folded back into 0..n-1 as a mirror does (the edge pixel is not repeated). */
+function reflect(i: number, n: number): number {
+  const folded = i < 0 ? -i - 1 : i >= n ? 2 * n - i - 1 : i;
+  return Math.min(n - 1, Math.max(0, folded));
+}

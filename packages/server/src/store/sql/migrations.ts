@@ -109,6 +109,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('tasks_lane_account').on('tasks').columns(['backend', 'status', 'account_id', 'available_at']).execute();
     },
   },
+  '0005_result_duration': {
+    async up(db: Kysely<any>) {
+      // The measured length of a result: an edit or extension knows it only after probing its input.
+      await db.schema.alterTable('tasks').addColumn('result_duration_ms', 'bigint').execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

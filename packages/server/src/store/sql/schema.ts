@@ -16,6 +16,8 @@ export interface TasksTable {
   result_key: string | null;
   result_bytes: number | null;
   result_etag: string | null;
+  /** Length of the verified output in milliseconds (edits and extensions learn it only when they run). */
+  result_duration_ms: number | null;
   attempts: number;
   lease_owner: string | null;
   lease_token: number;

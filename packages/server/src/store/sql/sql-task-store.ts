@@ -47,7 +47,7 @@ export class SqlTaskStore implements TaskStore {
       .values({
         id: task.id, account_id: task.accountId, family: task.family, kind: task.kind, model: task.model,
         backend: task.backend, status: 'queued', progress: 0, params: JSON.stringify(task.params),
-        error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null,
+        error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null, result_duration_ms: null,
         attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: task.createdAt,
         created_at: task.createdAt, started_at: null, finished_at: null, expires_at: null,
         idempotency_key: task.idempotencyKey ?? null, backend_state: null,
@@ -164,7 +164,7 @@ export class SqlTaskStore implements TaskStore {
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
     return this.guarded(lease, {
       status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
-      result_etag: result.etag, finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
+      result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
     });
   }
 

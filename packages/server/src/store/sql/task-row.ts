@@ -15,7 +15,9 @@ export function toTask(row: Selectable<TasksTable>): Task {
     progress: row.progress,
     params: JSON.parse(row.params),
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
-    result: row.result_key ? { blobKey: row.result_key, bytes: row.result_bytes ?? 0, etag: row.result_etag ?? '' } : null,
+    result: row.result_key
+      ? { blobKey: row.result_key, bytes: row.result_bytes ?? 0, etag: row.result_etag ?? '', ...(row.result_duration_ms !== null ? { durationSeconds: Number(row.result_duration_ms) / 1000 } : {}) }
+      : null,
     attempts: row.attempts,
     createdAt: row.created_at,
     startedAt: row.started_at,

@@ -1,0 +1,94 @@
+/**
+ * Edits of an input video (edit-plan.ts says which), keeping its length: the output has exactly the
+ * input's frame count at the input's frame rate, so the engine's rule "an edit keeps the length"
+ * holds by construction. Audio is dropped: the built-in renderer makes silent videos.
+ *
+ * Most edits are one ffmpeg pass over the input file. Reverse needs every frame before the first
+ * one can be written; ffmpeg's own `reverse` filter holds them all in memory (3 MB a frame at
+ * 1080p), so instead the frames are spilled to disk as high-quality JPEGs (a tenth of that),
+ * renamed into reverse order and encoded in a second pass.
+ */
+import { mkdir, readdir, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GenerationError, type GenerationContext, type GenerationJob, type GenerationOutput } from '../generator.ts';
+import { isEmptyPlan, KNOWN_EDITS, parseEdit, type EditPlan } from './edit-plan.ts';
+import { pictureFilters } from './edit-filters.ts';
+import { QUIET, TO_BT709, x264Output, type EncoderSettings } from './encode-args.ts';
+import type { Size } from './frame-resampler.ts';
+import { runFfmpeg } from './run-ffmpeg.ts';
+
+export interface EditRun {
+  ffmpeg: string;
+  encoder: EncoderSettings;
+  progress(fraction: number): void;
+}
+
+// Share of the progress bar the spill pass of a reverse takes.
+const SPILL_SHARE = 0.4;
+
+export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run: EditRun): Promise<GenerationOutput> {
+  const video = job.video!;
+  const plan = parseEdit(job.prompt);
+  if (isEmptyPlan(plan)) {
+    throw new GenerationError('edit_not_understood', `The prompt names no edit the built-in renderer knows. It can do ${KNOWN_EDITS}.`, false);
+  }
+  const size: Size = { width: job.width, height: job.height };
+  const picture = pictureFilters(plan, size);
+  const frames = video.frames;
+  const outPath = join(ctx.workDir, 'output.mp4');
+  // Odd input sides lose their last row or column: yuv420p H.264 needs even ones.
+  const even = video.width !== size.width || video.height !== size.height ? [`crop=${size.width}:${size.height}:0:0`] : [];
+  const finish = [...picture.filters, 'format=yuv420p', 'setsar=1', `setpts=N/(${video.frameRate})/TB`, `tpad=stop_mode=clone:stop=${frames}`];
+  const start = [...even, ...TO_BT709];
+  const encode = (inputArgs: string[], filters: string[], from: number) => runFfmpeg(run.ffmpeg, {
+    args: [...QUIET, ...inputArgs, '-map', '0:v:0', '-vf', filters.join(','), '-frames:v', String(frames), '-r', video.frameRate, ...x264Output(run.encoder, outPath)],
+    signal: ctx.signal,
+    onFrame: (frame) => run.progress(from + (1 - from) * Math.min(1, frame / frames)),
+  });
+  if (plan.timing?.kind === 'reverse') {
+    const pattern = await spillReversed(run, ctx, video.path, even, frames);
+    // The spilled JPEGs say what they are (BT.601, full range): the same conversion reads them right.
+    await encode(['-framerate', video.frameRate, '-start_number', '0', '-i', pattern], [...TO_BT709, ...finish], SPILL_SHARE);
+  } else {
+    const timing = timingFilters(plan, frames, video.frameRate);
+    await encode([...timing.input, '-i', video.path], [...start, ...timing.filters, ...finish], 0);
+  }
+  return { path: outPath, expect: { width: picture.size.width, height: picture.size.height, durationSeconds: job.duration } };
+}
+
+/** Slow motion and speed-up as filters (and input options) that keep `frames` frames. */
+function timingFilters(plan: EditPlan, frames: number, rate: string): { input: string[]; filters: string[] } {
+  const timing = plan.timing;
+  if (timing?.kind === 'slow') {
+    // The first 1/N of the clip, N times longer; `framerate` blends the in-between frames.
+    const n = timing.factor;
+    return { input: [], filters: [`trim=end_frame=${Math.ceil(frames / n)}`, `setpts=${n}*(PTS-STARTPTS)`, `framerate=fps=${rate}`] };
+  }
+  if (timing?.kind === 'fast') {
+    // Every Nth frame, with the clip looped N times so the length stays the same.
+    const n = timing.factor;
+    return { input: ['-stream_loop', String(n - 1)], filters: [`select='not(mod(n\\,${n}))'`] };
+  }
+  return { input: [], filters: [] };
+}
+
+/** Decodes every frame to a JPEG on disk, then renames them into reverse order; returns the input pattern. */
+async function spillReversed(run: EditRun, ctx: GenerationContext, input: string, even: string[], frames: number): Promise<string> {
+  const dir = join(ctx.workDir, 'frames');
+  await mkdir(dir);
+  await runFfmpeg(run.ffmpeg, {
+    // q 2 is near-transparent. A JPEG is BT.601 full range (yuvj420p): convert the matrix first,
+    // in a filter of its own, then the range; one scale doing both gets the range wrong in ffmpeg 4.1.
+    args: [
+      ...QUIET, '-i', input, '-map', '0:v:0',
+      '-vf', [...even, 'scale=in_color_matrix=auto:in_range=auto:out_color_matrix=bt601:out_range=tv', 'format=yuv420p', 'format=yuvj420p'].join(','),
+      '-q:v', '2', '-start_number', '0', '-f', 'image2', join(dir, 'f-%06d.jpg'),
+    ],
+    signal: ctx.signal,
+    onFrame: (frame) => run.progress(SPILL_SHARE * Math.min(1, frame / frames)),
+  });
+  const names = (await readdir(dir)).filter((n) => n.startsWith('f-')).sort();
+  if (names.length === 0) throw new GenerationError('video_invalid', 'The input video has no frames.', false);
+  for (const [i, name] of names.entries()) await rename(join(dir, name), join(dir, `r-${String(names.length - 1 - i).padStart(6, '0')}.jpg`));
+  return join(dir, 'r-%06d.jpg');
+}
