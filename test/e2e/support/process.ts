@@ -20,7 +20,10 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
   });
   const lines: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${lines.join('\n')}`));
+    }, 30_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
       const parsed = safeJson(line);
