@@ -52,7 +52,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const clock = Date.now;
   await mkdir(config.dataDir, { recursive: true });
   const database = await openSqlDatabase(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'));
-  const tasks = new SqlTaskStore(database.db, database.dialect);
+  const tasks = new SqlTaskStore(database.db, database.dialect, database.sqlite);
   const accounts = new SqlAccountStore(database.db);
   const fileStore = new SqlFileStore(database.db);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).

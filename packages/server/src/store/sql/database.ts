@@ -9,6 +9,8 @@ export type SqlDialectName = 'sqlite' | 'postgres';
 export interface SqlDatabase {
   db: Kysely<Database>;
   dialect: SqlDialectName;
+  /** The SQLite handle itself, for the few reads that skip Kysely (see SqlTaskStore.get). */
+  sqlite?: SqliteDatabase.Database;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -20,13 +22,14 @@ export interface SqlDatabase {
  */
 export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
   const isPostgres = /^postgres(ql)?:\/\//.test(location);
-  const db = isPostgres ? openPostgres(location) : openSqlite(location);
+  const sqlite = isPostgres ? undefined : openSqliteFile(location);
+  const db = sqlite ? sqliteKysely(sqlite) : openPostgres(location);
   await migrateToLatest(db);
   const ping = async () => void (await sql`select 1`.execute(db));
-  return { db, dialect: isPostgres ? 'postgres' : 'sqlite', ping, close: () => db.destroy() };
+  return { db, dialect: isPostgres ? 'postgres' : 'sqlite', sqlite, ping, close: () => db.destroy() };
 }
 
-function openSqlite(path: string): Kysely<Database> {
+function openSqliteFile(path: string): SqliteDatabase.Database {
   const database = new SqliteDatabase(path);
   // WAL lets pollers read while a worker writes; NORMAL sync survives a process crash (kill -9),
   // and busy_timeout makes a second process wait for the write lock instead of failing.
@@ -34,6 +37,10 @@ function openSqlite(path: string): Kysely<Database> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  return database;
+}
+
+function sqliteKysely(database: SqliteDatabase.Database): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
