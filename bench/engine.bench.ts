@@ -5,7 +5,7 @@
  * UPDATE … RETURNING; mark done), the least any SQL queue must do.
  * Aims: ≥ 1000 tasks/s and p99 ≤ 20 ms on SQLite; ≥ 500/s and p99 ≤ 100 ms on PostgreSQL.
  *
- *   node --import tsx bench/engine.bench.ts [--tasks 2000]
+ *   node --import tsx bench/engine.bench.ts [--tasks 2000] [--slots 4]
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,8 +26,12 @@ import { resolveFfmpegBinaries } from '../packages/server/src/media/ffmpeg-binar
 import type { Generator } from '../packages/server/src/generators/generator.ts';
 import { createPostgresDatabase, createSqliteDatabase } from '../packages/server/test/support/databases.ts';
 
-const argIndex = process.argv.indexOf('--tasks');
-const N = argIndex >= 0 ? Number(process.argv[argIndex + 1]) : 2000;
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const N = arg('tasks', 2000);
+const SLOTS = arg('slots', 4);
 const LATENCY_SAMPLES = 200;
 const params = { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 64, height: 36, fps: 24 };
 
@@ -72,7 +76,7 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
   const worker = createWorker({
     tasks, blobs, events, generators: { noop }, metrics: noMetrics, logger: pino({ level: 'silent' }), clock: Date.now,
     images: new ImageRefResolver({ files: new SqlFileStore(database.db), blobs, fetch: unused, fetchVideo: unused, probeVideo: unused }),
-    owner: 'bench', lanes: { noop: { slots: 4, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
+    owner: 'bench', lanes: { noop: { slots: SLOTS, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
     pollMs: 50, maxAttempts: 3, retentionMs: 3_600_000, workRoot: dir, normalizeImage: async (b) => b, verifyVideo: async () => undefined,
   });
   const started = performance.now();
@@ -97,7 +101,7 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
 const sampleDir = await mkdtemp(join(tmpdir(), 'vidgen-bench-sample-'));
 const sample = join(sampleDir, 'sample.mp4');
 execFileSync(resolveFfmpegBinaries({}).ffmpeg, ['-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=64x36:r=24:d=1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-y', sample]);
-console.log(`${N} no-op tasks, 4 slots in one process; latency over ${LATENCY_SAMPLES} tasks submitted one at a time to idle workers`);
+console.log(`${N} no-op tasks, ${SLOTS} slots in one process; latency over ${LATENCY_SAMPLES} tasks submitted one at a time to idle workers`);
 for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
   const created = await create();
   if (typeof created === 'string') {

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat, writeFile, readFile, access, constants } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, stat, writeFile, readFile, access, constants } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -17,7 +17,9 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   async putFile(key: string, path: string): Promise<BlobInfo> {
-    return this.place(key, (tmp) => copyFile(path, tmp));
+    // A hard link costs one metadata write where a copy rewrites the whole video; the source stays
+    // untouched either way. Across file systems (or where links are not allowed) it is a copy.
+    return this.place(key, (tmp) => link(path, tmp).catch(() => copyFile(path, tmp)));
   }
 
   async putBuffer(key: string, data: Buffer): Promise<BlobInfo> {

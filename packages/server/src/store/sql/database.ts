@@ -57,7 +57,9 @@ function withStatementCache(database: SqliteDatabase.Database) {
       let statement = cache.get(text);
       if (!statement) {
         statement = database.prepare(text);
-        if (cache.size < 500) cache.set(text, statement);
+        // Oldest out first: a query built with a changing literal must not crowd out the rest.
+        if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
       }
       return statement;
     },

@@ -87,7 +87,7 @@ export class FairClaim {
         lease_token: eb('lease_token', '+', 1),
         lease_expires_at: now + leaseMs,
         attempts: eb('attempts', '+', 1),
-        started_at: eb.fn.coalesce('started_at', sql.lit(now)),
+        started_at: eb.fn.coalesce('started_at', eb.val(now)),
       }))
       .where('id', '=', candidate)
       .where('status', '=', 'queued')
