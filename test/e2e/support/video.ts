@@ -1,4 +1,4 @@
-import { writeFile, mkdtemp } from 'node:fs/promises';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveFfmpegBinaries } from '../../../packages/server/src/media/ffmpeg-binaries.ts';
@@ -12,7 +12,11 @@ export async function downloadAndProbe(url: string, headers: Record<string, stri
   if (res.status !== 200) throw new Error(`download answered ${res.status}: ${await res.text()}`);
   const bytes = Buffer.from(await res.arrayBuffer());
   const dir = await mkdtemp(join(tmpdir(), 'vidgen-dl-'));
-  const file = join(dir, 'video.mp4');
-  await writeFile(file, bytes);
-  return { res, bytes, probe: await probeVideo(ffprobe, file) };
+  try {
+    const file = join(dir, 'video.mp4');
+    await writeFile(file, bytes);
+    return { res, bytes, probe: await probeVideo(ffprobe, file) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
