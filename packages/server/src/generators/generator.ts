@@ -100,3 +100,15 @@ export function memoryCheckpoint(): BackendCheckpoint {
     },
   };
 }
+
+/** Wraps a progress callback so callers may rely on it: within 0..1 and never backwards. */
+export function monotonicProgress(report: (fraction: number) => void): (fraction: number) => void {
+  let last = -1;
+  return (fraction) => {
+    const clamped = Math.min(1, Math.max(0, fraction));
+    if (clamped > last) {
+      last = clamped;
+      report(clamped);
+    }
+  };
+}

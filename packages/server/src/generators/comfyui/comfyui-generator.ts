@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import { GenerationError, monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
 import { canceled, type ComfyUiClient } from './comfyui-client.ts';
 import { deadlineExceeded, executionFailed, interruptedOnHost, leaseLost, noVideoOutput, workflowRejected } from './comfyui-failures.ts';
 import type { ComfyUiHostPool, HostSlot } from './comfyui-host-pool.ts';
@@ -80,7 +80,7 @@ export class ComfyUiGenerator implements Generator {
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
     if (ctx.signal.aborted) throw canceled();
     const plan = planRender(job, this.o.workflows);
-    const progress = monotonic(ctx.onProgress);
+    const progress = monotonicProgress(ctx.onProgress);
     const checkpoint = ctx.checkpoint;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort('deadline'), this.o.timeoutMs ?? 30 * 60_000);
@@ -232,14 +232,3 @@ function parseRef(state: unknown): PromptRef | undefined {
   return { backend: 'comfyui', host: s.host, promptId: s.promptId, clientId: s.clientId, submitted: s.submitted === true };
 }
 
-/** Progress callers may rely on: within 0..1 and never backwards. */
-function monotonic(report: (fraction: number) => void): (fraction: number) => void {
-  let last = -1;
-  return (fraction) => {
-    const clamped = Math.min(1, Math.max(0, fraction));
-    if (clamped > last) {
-      last = clamped;
-      report(clamped);
-    }
-  };
-}

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import { GenerationError, monotonicProgress, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
 import { parseCameraMotion } from './camera-move.ts';
 import { planShot, type Shot } from './camera-shot.ts';
 import { createKernels } from './bilinear-kernels.ts';
@@ -63,7 +63,7 @@ export class FfmpegRenderer implements Generator {
 
   private async render(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
     const frames = checkJob(job);
-    const progress = monotonic(ctx.onProgress);
+    const progress = monotonicProgress(ctx.onProgress);
     if (ctx.signal.aborted) throw canceled();
     const run = { ffmpeg: this.ffmpeg, encoder: this.encoder, progress };
     if (job.kind !== 'generate') {
@@ -140,14 +140,3 @@ function checkInputVideo(job: GenerationJob): void {
   }
 }
 
-/** Progress callers may rely on: within 0..1 and never backwards. */
-function monotonic(report: (fraction: number) => void): (fraction: number) => void {
-  let last = -1;
-  return (fraction) => {
-    const clamped = Math.min(1, Math.max(0, fraction));
-    if (clamped > last) {
-      last = clamped;
-      report(clamped);
-    }
-  };
-}

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
+import { GenerationError, monotonicProgress, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
@@ -46,7 +46,7 @@ export class RelayGenerator implements Generator {
 
   async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {
     if (ctx.signal.aborted) throw relayFailures.canceled();
-    const progress = monotonic(ctx.onProgress);
+    const progress = monotonicProgress(ctx.onProgress);
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort('relay_timeout'), this.config.timeoutMs);
     const signal = AbortSignal.any([ctx.signal, timeout.signal]);
@@ -126,12 +126,3 @@ export class RelayGenerator implements Generator {
   }
 }
 
-/** Progress never goes backwards (an upstream may report less after a restart), and stays within 0..1. */
-function monotonic(report: (fraction: number) => void): (fraction: number) => void {
-  let last = -1;
-  return (fraction) => {
-    const next = Math.max(last, Math.min(1, Math.max(0, fraction)));
-    if (next > last) report(next);
-    last = next;
-  };
-}
