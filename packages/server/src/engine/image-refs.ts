@@ -4,6 +4,7 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import type { SafeFetch } from '../security/safe-fetch.ts';
 import { FetchRefused } from '../security/safe-fetch.ts';
 import { InvalidRequest } from '../errors.ts';
+import { isHttpUrl } from '../security/http-url.ts';
 import { GenerationError } from '../generators/generator.ts';
 import { decodeDataUri, ImageRejected, type DecodedImage } from '../media/image-input.ts';
 import type { VideoProber } from '../media/video-input.ts';
@@ -107,14 +108,5 @@ function decodeInline(value: string, param: string): DecodedImage | undefined {
   } catch (err) {
     if (err instanceof ImageRejected) throw new InvalidRequest(err.code, `\`${param}\`: ${err.message}`, param);
     throw err;
-  }
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
   }
 }

@@ -12,6 +12,7 @@ import { InvalidRequest } from '../errors.ts';
 import { GenerationError, type InputVideo } from '../generators/generator.ts';
 import { checkVideoFile, isMp4, VideoRejected, type VideoProber } from '../media/video-input.ts';
 import { outputSeconds, type Task, type TaskStatus, type VideoRef } from './task.ts';
+import { isHttpUrl } from '../security/http-url.ts';
 
 /** The input video as a dialect received it: exactly one of the three sources. */
 export interface VideoInput {
@@ -140,12 +141,3 @@ async function acceptTask(account: Account, id: string, param: string, tasks: Ta
 
 const unavailable = (message: string) => new GenerationError('video_unavailable', message, false);
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}

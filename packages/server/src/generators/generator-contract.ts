@@ -196,7 +196,7 @@ async function sha256(file: string): Promise<string> {
 }
 
 /** Live child processes of this process (Linux /proc); elsewhere the leak check is skipped. */
-async function childPids(): Promise<number[]> {
+export async function childPids(): Promise<number[]> {
   if (process.platform !== 'linux') return [];
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { checkVideoFile } from '../../src/media/video-input.ts';
 import { probeVideo } from '../../src/media/video-probe.ts';
 import { expectedOutput, jobShape } from '../../src/engine/output-expectation.ts';
 import { GenerationError, memoryCheckpoint, type GenerationJob, type InputVideo } from '../../src/generators/generator.ts';
+import { childPids } from '../../src/generators/generator-contract.ts';
 
 const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
@@ -167,15 +168,3 @@ describe('ffmpeg renderer: edits and extensions', () => {
   });
 });
 
-/** Live child processes of this process (Linux /proc); elsewhere the check is skipped. */
-async function childPids(): Promise<number[]> {
-  if (process.platform !== 'linux') return [];
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(ppid) === process.pid && state !== 'Z') pids.push(Number(entry));
-  }
-  return pids;
-}
