@@ -8,6 +8,7 @@
  *   - speed up by N ("time-lapse", "2x speed"): the whole clip at N times, played N times over;
  *   - reverse: the clip backwards.
  */
+import { earliestMatch } from './prompt-words.ts';
 
 export type ColourLook = 'black-and-white' | 'sepia' | 'warm' | 'cool' | 'vintage' | 'teal-orange' | 'invert';
 export type Adjustment = 'vivid' | 'muted' | 'brighter' | 'darker' | 'contrast';
@@ -62,7 +63,7 @@ const RATIO_WORDS: Array<[number, RegExp]> = [
 export function parseEdit(prompt: string): EditPlan {
   const text = prompt.toLowerCase();
   const plan: EditPlan = { adjust: ADJUSTMENTS.filter(([, re]) => re.test(text)).map(([a]) => a) };
-  const look = earliest(text, LOOKS);
+  const look = earliestMatch(text, LOOKS);
   if (look) plan.look = look;
   if (BLUR.test(text)) plan.blur = BLUR_HEAVY.test(text) ? 0.025 : BLUR_LIGHT.test(text) ? 0.005 : 0.014;
   const timing = parseTiming(text);
@@ -100,15 +101,6 @@ function parseCrop(text: string): number | undefined {
   }
   if (!words) return undefined;
   return RATIO_WORDS.find(([, re]) => re.test(text))?.[0];
-}
-
-function earliest<T>(text: string, table: Array<[T, RegExp]>): T | undefined {
-  let best: { value: T; at: number } | undefined;
-  for (const [value, re] of table) {
-    const at = text.search(re);
-    if (at >= 0 && (!best || at < best.at)) best = { value, at };
-  }
-  return best?.value;
 }
 
 const clampFactor = (n: number) => Math.min(8, Math.max(2, Math.round(Number.isFinite(n) ? n : 2)));

@@ -5,6 +5,7 @@
  */
 import { hsl, mix, shiftHue } from './color.ts';
 import type { Random } from './seeded-random.ts';
+import { earliestMatch } from './prompt-words.ts';
 
 export type TimeOfDay = 'day' | 'sunset' | 'fire' | 'night';
 export type Terrain = 'ocean' | 'forest' | 'desert' | 'snow' | 'city' | 'mountains' | 'hills' | 'space';
@@ -75,7 +76,7 @@ export function sceneTheme(prompt: string, rnd: Random, seed = 0): SceneTheme {
   const text = prompt.toLowerCase();
   const named = TIME_WORDS.find(([, re]) => re.test(text))?.[0];
   // The land named first is usually the subject: "a lake in a forest" is water, "a forest lake" trees.
-  const terrain = earliest(text, TERRAIN_WORDS);
+  const terrain = earliestMatch(text, TERRAIN_WORDS);
   if (!named && !terrain) return hashTheme(text, rnd);
   const vary = seed !== 0;
   const time: TimeOfDay = terrain === 'space' ? 'night' : (named ?? (vary ? pickTime(rnd) : 'day'));
@@ -101,15 +102,6 @@ function varied(theme: SceneTheme, rnd: Random): SceneTheme {
     glow: shift(theme.glow),
     horizon: theme.terrain === 'space' ? theme.horizon : Math.min(0.78, Math.max(0.45, theme.horizon + rnd.range(-0.06, 0.06))),
   };
-}
-
-function earliest<T>(text: string, table: Array<[T, RegExp]>): T | undefined {
-  let best: { value: T; at: number } | undefined;
-  for (const [value, re] of table) {
-    const at = text.search(re);
-    if (at >= 0 && (!best || at < best.at)) best = { value, at };
-  }
-  return best?.value;
 }
 
 function keywordTheme(time: TimeOfDay, terrain: Terrain, rnd: Random): SceneTheme {
