@@ -7,7 +7,8 @@
 import type { RelayChannelConfig } from './relay-config.ts';
 import type { RelayDialectSpec, UpstreamState } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
-import { callUpstream, retryAfterMs, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
+import { parseRetryAfter } from '@vidgen/client';
+import { callUpstream, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
 import { backoffMs, PollPacer, RelayAborted, sleep, type RelayTimings } from './relay-timing.ts';
 
 export interface FollowRequest {
@@ -30,7 +31,7 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
     const wait = pacer.longPolling ? channel.longPollSeconds : 0;
     const sentAt = Date.now();
     const answer = await poll(req, wait, signal);
-    const hint = answer ? retryAfterMs(answer.headers) : undefined;
+    const hint = answer ? parseRetryAfter(answer.headers) : undefined;
     if (!answer || answer.status >= 500) {
       if (++errors > timings.maxPollErrors) throw relayFailures.unreachable();
       await sleep(Math.max(hint ?? 0, backoffMs(errors, timings)), signal);

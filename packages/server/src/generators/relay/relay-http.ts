@@ -100,18 +100,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date; undefined when absent. */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const raw = headers.get('retry-after');
-  if (raw === null || raw.trim() === '') return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) return Math.round(Number(raw) * 1000);
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** The `error` object of an OpenAI-style error body, or a new-api style `{code, message}`. */
 export function errorOf(body: unknown): { code?: string; type?: string } {
   const b = body as { error?: unknown; code?: unknown; type?: unknown } | undefined;
