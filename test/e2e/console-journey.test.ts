@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
 import { makeImage } from './support/images.ts';
-import { browserUnavailable, launchBrowser, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
+import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
 
 // The web console in real Chromium against a real server: sign in, submit with both families
 // (text-to-video, and image-to-video from an uploaded first frame), watch progress, survive a
@@ -18,10 +18,7 @@ describe('web console journey', { skip }, () => {
   before(async () => {
     svc = await startTestService();
     key = await svc.createKey('console');
-    const root = await fetch(`${svc.url}/`);
-    if (root.status === 404) throw new Error('console routes not wired in app.ts: GET / answered 404 (add registerConsoleRoutes(app, {}) to buildApp)');
-    browser = await launchBrowser();
-    page = await browser.newPage(DESKTOP);
+    ({ browser, page } = await openConsole(svc.url));
   });
   after(async () => {
     await browser?.close();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
 import { startImageServer } from './support/images.ts';
-import { browserUnavailable, launchBrowser, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
+import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
 
 // The console page itself: how it is served (security headers, caching, compression, size),
 // the form's own checks, the server's refusals shown beside the field, keyboard order, cancel,
@@ -22,10 +22,7 @@ describe('web console page', { skip }, () => {
     svc = await startTestService({ VIDGEN_RETENTION_SECONDS: '4', VIDGEN_SWEEP_INTERVAL_SECONDS: '0.2' });
     images = await startImageServer();
     key = await svc.createKey('console-page');
-    const root = await fetch(`${svc.url}/`);
-    if (root.status === 404) throw new Error('console routes not wired in app.ts: GET / answered 404 (add registerConsoleRoutes(app, {}) to buildApp)');
-    browser = await launchBrowser();
-    page = await browser.newPage(DESKTOP);
+    ({ browser, page } = await openConsole(svc.url));
   });
   after(async () => {
     await browser?.close();

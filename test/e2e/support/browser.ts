@@ -76,3 +76,11 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export function scrollsSideways(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 }
+
+/** Chromium with a desktop-sized page, once the service answers the console at `/`. */
+export async function openConsole(serviceUrl: string): Promise<{ browser: TestBrowser; page: Page }> {
+  const root = await fetch(`${serviceUrl}/`);
+  if (root.status === 404) throw new Error('the console is not served: GET / answered 404 (registerConsoleRoutes in app.ts)');
+  const browser = await launchBrowser();
+  return { browser, page: await browser.newPage(DESKTOP) };
+}
