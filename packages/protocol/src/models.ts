@@ -12,7 +12,7 @@ export const ModelObject = Type.Object({
   object: Type.Literal('model'),
   created: Type.Integer(),
   owned_by: Type.String(),
-  family: Type.Union([Type.Literal('A'), Type.Literal('B')]),
+  family: Type.String({ description: 'The API dialect that serves the model: "A" (xAI style) or "B" (new-api style).' }),
   endpoint: Type.String(),
   resolution: Type.String(),
   durations: Type.Array(Type.Integer()),

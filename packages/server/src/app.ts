@@ -9,8 +9,8 @@ import type { UrlSigner } from './security/url-signer.ts';
 import { newId } from './engine/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
 import { createAuthenticator } from './api/authenticate.ts';
-import { registerFamilyARoutes } from './api/family-a/routes.ts';
-import { registerFamilyBRoutes } from './api/family-b/routes.ts';
+import { registerTaskRoutes } from './api/task-routes.ts';
+import type { Dialect } from './api/dialects/dialect.ts';
 import { registerModelRoutes } from './api/models/routes.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
@@ -23,6 +23,8 @@ export interface AppDeps {
   ops: OpsDeps;
   accounts: AccountStore;
   tasks: TaskService;
+  /** The API dialects served, each with its own task routes (family A, family B). */
+  dialects: readonly Dialect[];
   files: FileService;
   blobs: BlobStore;
   signer: UrlSigner;
@@ -63,14 +65,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     if (needsKey(request)) await authenticate(request);
   });
-  installErrorHandling(app);
+  installErrorHandling(app, deps.dialects);
 
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
   const links = { signer: deps.signer, publicUrl: deps.publicUrl, signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
-  registerModelRoutes(app, { tasks: deps.tasks });
-  registerFamilyARoutes(app, { tasks: deps.tasks, links, clock: deps.clock });
-  registerFamilyBRoutes(app, { tasks: deps.tasks });
+  registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
+  for (const dialect of deps.dialects) registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   registerFileRoutes(app, { files: deps.files });
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });

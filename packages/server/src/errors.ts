@@ -65,3 +65,37 @@ export class Gone extends ApiError {
     super(410, 'invalid_request_error', code, message);
   }
 }
+
+/**
+ * A submit rule broken by one field, named in domain words (`aspectRatio`, `images[0].url`,
+ * `video.taskId`): the engine knows no dialect. The error handler asks the route's dialect for
+ * its own name of the field and renders the message with it (`aspect_ratio` or `ratio`).
+ */
+export class InvalidField extends ApiError {
+  constructor(
+    readonly field: string,
+    code: string,
+    readonly describe: (name: string) => string,
+  ) {
+    super(400, 'invalid_request_error', code, describe(field), field);
+  }
+
+  /** The same error, with the field called `name`. */
+  named(name: string): ApiError {
+    return new ApiError(this.status, this.type, this.code, this.describe(name), name);
+  }
+}
+
+/**
+ * The model exists but another dialect serves it. The message names where, which only the API
+ * layer knows: `servedAt` is filled in by the error handler.
+ */
+export class ModelServedElsewhere extends ApiError {
+  constructor(
+    readonly modelId: string,
+    readonly family: string,
+    servedAt?: string,
+  ) {
+    super(400, 'invalid_request_error', 'model_wrong_endpoint', `Model '${modelId}' is served at ${servedAt ?? 'another endpoint'}.`, 'model');
+  }
+}

@@ -6,6 +6,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createLogger } from './logging.ts';
 import { buildApp } from './app.ts';
+import { familyA } from './api/dialects/family-a.ts';
+import { familyB } from './api/dialects/family-b.ts';
+import type { Dialect } from './api/dialects/dialect.ts';
 import { openSqlDatabase } from './store/sql/database.ts';
 import { SqlTaskStore } from './store/sql/sql-task-store.ts';
 import { SqlAccountStore } from './store/sql/sql-account-store.ts';
@@ -44,11 +47,18 @@ export interface RunningService {
   close(graceMs?: number): Promise<void>;
 }
 
+/** The API dialects `npm start` serves. A test may add one: a dialect is one descriptor. */
+export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB];
+
 /**
  * The composition root: the one place that picks implementations. Everything else receives
  * its collaborators.
  */
-export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+  dialects: readonly Dialect[] = DEFAULT_DIALECTS,
+): Promise<RunningService> {
   const clock = Date.now;
   await mkdir(config.dataDir, { recursive: true });
   const database = await openSqlDatabase(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'));
@@ -110,7 +120,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const app = await buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: async () => (await database.ping(), await blobs.check()), metrics: metrics.registry, metricsToken: config.metricsToken },
-    accounts, tasks: taskService, files: fileService, blobs, logger, clock,
+    accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
     signer: new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir)),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,

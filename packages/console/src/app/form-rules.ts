@@ -100,7 +100,7 @@ export function describeModel(model: ModelObject): string {
  * Field ids of the form for the server's `error.param`, so its message lands beside the right
  * control. Family B sends URLs first, then uploaded files, so an index tells which it was.
  */
-export function fieldForParam(family: 'A' | 'B', param: string | null, urlCount: number): string | undefined {
+export function fieldForParam(family: string, param: string | null, urlCount: number): string | undefined {
   if (!param) return undefined;
   if (param === 'prompt' || param === 'model' || param === 'duration') return param;
   if (param === 'aspect_ratio' || param === 'ratio') return 'aspect-ratio';

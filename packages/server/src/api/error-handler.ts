@@ -1,26 +1,39 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, InvalidRequest } from '../errors.ts';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, InvalidField, InvalidRequest, ModelServedElsewhere } from '../errors.ts';
+import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 
 type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
 /**
- * The one place errors become responses (DESIGN invariant 6). Both dialects share the
- * OpenAI-style envelope `{error: {message, type, code, param}}`, which new-api and xAI
- * clients already parse.
+ * The one place errors become responses (DESIGN invariant 6). A route owned by a dialect gets
+ * that dialect's field names and envelope; other routes (models, files, content) the
+ * OpenAI-style envelope `{error: {message, type, code, param}}` that both families' clients parse.
  */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, dialects: readonly Dialect[]): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const apiError = toApiError(err);
+    const dialect = request.routeOptions.config.dialect;
+    const apiError = inDialect(toApiError(err), request, dialect, dialects);
     if (apiError.status >= 500) request.log.error({ err }, 'request failed');
-    const { status, type, code, message, param } = apiError;
-    if (status === 409 && code === 'idempotency_in_flight') reply.header('retry-after', '1');
-    return reply.code(status).send({ error: { message, type, code, param } });
+    if (apiError.status === 409 && apiError.code === 'idempotency_in_flight') {
+      reply.header('retry-after', String(dialect?.inFlightRetryAfterSeconds ?? 1));
+    }
+    return reply.code(apiError.status).send((dialect?.errorBody ?? openAiErrorBody)(apiError));
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
       error: { message: `No route for ${request.method} ${request.url.split('?')[0]}.`, type: 'not_found_error', code: 'route_not_found', param: null },
     }),
   );
+}
+
+/** Engine errors speak domain words: name the field as the caller's dialect does, and where a model is served. */
+function inDialect(error: ApiError, request: FastifyRequest, dialect: Dialect | undefined, dialects: readonly Dialect[]): ApiError {
+  if (error instanceof InvalidField) return dialect ? error.named(dialect.fieldName(error.field, request.body)) : error;
+  if (error instanceof ModelServedElsewhere) {
+    const path = dialects.find((d) => d.family === error.family)?.submits[0]?.path;
+    return new ModelServedElsewhere(error.modelId, error.family, path && `POST ${path}`);
+  }
+  return error;
 }
 
 function toApiError(err: FastifyError): ApiError {

@@ -40,16 +40,17 @@ export function clientGone(request: FastifyRequest): AbortSignal {
 }
 
 /** Listing filters shared by both families; `statuses` maps the family's own state words. */
-export function listQueryOf(query: Record<string, string | undefined>, statuses: Record<string, TaskStatus[]>): ListQuery {
+export function listQueryOf(query: Record<string, string | undefined>, statuses: Record<string, readonly TaskStatus[]>): ListQuery {
   const limit = query.limit === undefined ? 20 : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
   }
   const result: ListQuery = { limit, after: query.after || undefined, model: query.model || undefined, idempotencyKey: query.idempotency_key || undefined };
   if (query.status !== undefined) {
-    const mapped = statuses[query.status];
+    // Own keys only: `?status=constructor` must be a 400, not a lookup on Object.prototype.
+    const mapped = Object.hasOwn(statuses, query.status) ? statuses[query.status] : undefined;
     if (!mapped) throw new InvalidRequest('invalid_status', `\`status\` must be one of ${Object.keys(statuses).join(', ')}.`, 'status');
-    result.statuses = mapped;
+    result.statuses = [...mapped];
   }
   if (query.created_after !== undefined) {
     const seconds = Number(query.created_after);

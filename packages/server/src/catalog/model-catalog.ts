@@ -63,7 +63,8 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     throw new Error(`${where}: ${what}`);
   };
   if (typeof e.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(e.id)) fail('"id" must be a plain identifier');
-  if (e.family !== 'A' && e.family !== 'B') fail('"family" must be "A" or "B"');
+  // The tag of the dialect that serves the model ("A", "B"); one letter, as the tasks table keeps it.
+  if (typeof e.family !== 'string' || !/^[A-Z]$/.test(e.family)) fail('"family" must be "A" or "B" (an API dialect\'s letter)');
   const backend = typeof e.backend === 'string' ? e.backend : fail('"backend" is required');
   const supported = backends[backend] ?? fail(`backend "${backend}" is not configured`);
   const resolution = String(e.resolution ?? '720p');

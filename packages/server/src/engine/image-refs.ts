@@ -3,7 +3,7 @@ import type { FileStore } from '../store/file-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { SafeFetch } from '../security/safe-fetch.ts';
 import { FetchRefused } from '../security/safe-fetch.ts';
-import { InvalidRequest } from '../errors.ts';
+import { InvalidField } from '../errors.ts';
 import { isHttpUrl } from '../security/http-url.ts';
 import { GenerationError } from '../generators/generator.ts';
 import { decodeDataUri, ImageRejected, type DecodedImage } from '../media/image-input.ts';
@@ -75,38 +75,38 @@ export class ImageRefResolver {
 
   private async acceptOne(account: Account, taskId: string, index: number, input: ImageInput): Promise<ImageRef> {
     if (input.fileId !== undefined) {
+      const field = `images[${index}].fileId`;
       const file = await this.deps.files.get(input.fileId);
       if (!file || file.accountId !== account.id) {
-        throw new InvalidRequest('file_not_found', `\`${input.param}\` '${input.fileId}' is not a file of this account.`, input.param);
+        throw new InvalidField(field, 'file_not_found', (name) => `\`${name}\` '${input.fileId}' is not a file of this account.`);
       }
       if (!file.mimeType.startsWith('image/')) {
-        throw new InvalidRequest('invalid_image', `\`${input.param}\` '${input.fileId}' is a video, not an image.`, input.param);
+        throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` '${input.fileId}' is a video, not an image.`);
       }
       return { kind: 'file', fileId: file.id };
     }
+    const field = `images[${index}].url`;
     const value = (input.url ?? '').trim();
-    const inline = decodeInline(value, input.param);
+    const inline = decodeInline(value, field);
     if (inline) {
       const key = `inputs/${taskId}/${index}`;
       await this.deps.blobs.putBuffer(key, inline.bytes, inline.mimeType);
       return { kind: 'blob', key };
     }
     if (value.length > MAX_URL_LENGTH) {
-      throw new InvalidRequest('invalid_image', `\`${input.param}\` is longer than ${MAX_URL_LENGTH} characters.`, input.param);
+      throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` is longer than ${MAX_URL_LENGTH} characters.`);
     }
-    if (!isHttpUrl(value)) {
-      throw new InvalidRequest('invalid_image', `\`${input.param}\` must be ${PREFIX_HINT}.`, input.param);
-    }
+    if (!isHttpUrl(value)) throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` must be ${PREFIX_HINT}.`);
     return { kind: 'url', url: value };
   }
 }
 
 /** The bytes of a data URI, undefined for a URL, or a 4xx naming the field and what is wrong. */
-function decodeInline(value: string, param: string): DecodedImage | undefined {
+function decodeInline(value: string, field: string): DecodedImage | undefined {
   try {
     return decodeDataUri(value);
   } catch (err) {
-    if (err instanceof ImageRejected) throw new InvalidRequest(err.code, `\`${param}\`: ${err.message}`, param);
+    if (err instanceof ImageRejected) throw new InvalidField(field, err.code, (name) => `\`${name}\`: ${err.message}`);
     throw err;
   }
 }

@@ -2,7 +2,7 @@ import type { Account } from '../store/account-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { outputSize, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
-import { Conflict, InvalidRequest, NotFound, Unprocessable } from '../errors.ts';
+import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
 import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from './task.ts';
 import type { IdempotencyClaim, TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from './task-events.ts';
@@ -11,15 +11,17 @@ import type { VideoInput } from './video-refs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
 import { uuidv7 } from './ids.ts';
 
-/** One image as a dialect received it: a URL (http/https or data URI) or a stored file id. */
+/**
+ * One image as a dialect received it: a URL (http/https or data URI) or a stored file id.
+ * Errors name it by its place in the domain's list (`images[1].url`); the dialect renames it.
+ */
 export interface ImageInput {
-  /** The wire name of the field, used in error messages (e.g. `image.url`, `images[1]`). */
-  param: string;
   url?: string;
   fileId?: string;
 }
 
 export interface SubmitInput {
+  /** The tag of the dialect submitting: only models of that family are served through it. */
   family: ApiFamily;
   kind: TaskKind;
   model: string;
@@ -31,8 +33,6 @@ export interface SubmitInput {
   seed?: number;
   /** Edits and extensions: the input video (`duration` is then the seconds an extension adds). */
   video?: VideoInput;
-  /** Wire names of fields whose names differ between dialects. */
-  fields: { aspectRatio: string; duration: string; image: string };
 }
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
@@ -54,8 +54,6 @@ export const MAX_PROMPT_LENGTH = 4000;
 const IDEMPOTENCY_STALE_MS = 60_000;
 /** How often a long-poll re-reads the task, for changes made by workers in other processes. */
 const LONG_POLL_RECHECK_MS = 1000;
-
-const FAMILY_ENDPOINT: Record<ApiFamily, string> = { A: 'POST /v1/videos/generations', B: 'POST /v1/video/generations' };
 
 /** Submit and read tasks. Every business rule of a submit lives here, not in the dialects. */
 export class TaskService {
@@ -185,10 +183,10 @@ export class TaskService {
   }
 
   private async generationParams(account: Account, id: string, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
-    const aspectRatio = checkAspectRatio(model, input.aspectRatio, input.fields.aspectRatio);
-    const duration = checkDuration(model, input.duration, input.fields.duration);
+    const aspectRatio = checkAspectRatio(model, input.aspectRatio);
+    const duration = checkDuration(model, input.duration);
     if (model.requiresImage && input.images.length === 0) {
-      throw new InvalidRequest('image_required', `Model '${model.id}' animates a first frame: \`${input.fields.image}\` is required.`, input.fields.image);
+      throw new InvalidField('images', 'image_required', (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`);
     }
     const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
     return { prompt, images, duration, aspectRatio, ...outputSize(model.shortSide, aspectRatio), fps: model.fps, seed: input.seed };
@@ -199,8 +197,8 @@ export class TaskService {
    * probes; here only what a 4xx can name is checked (the source exists, is the caller's, is done).
    */
   private async variantParams(account: Account, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
-    if (!input.video) throw new InvalidRequest('missing_field', '`video` is required.', 'video');
-    const duration = input.kind === 'extend' ? checkDuration(model, input.duration, input.fields.duration) : 0;
+    if (!input.video) throw new InvalidField('video', 'missing_field', (name) => `\`${name}\` is required.`);
+    const duration = input.kind === 'extend' ? checkDuration(model, input.duration) : 0;
     const video = await this.deps.images.videos.accept(account, input.video, this.deps.tasks);
     return { prompt, images: [], duration, aspectRatio: '', width: 0, height: 0, fps: model.fps, seed: input.seed, video };
   }
@@ -215,14 +213,12 @@ export class TaskService {
   private resolveModel(account: Account, input: SubmitInput): ModelEntry {
     const model = this.deps.catalog.find(input.model);
     if (!model || !isEntitled(account, model)) {
-      throw new InvalidRequest('model_not_found', `The model '${input.model}' does not exist or is not available to this account. See GET /v1/models.`, 'model');
+      throw new InvalidField('model', 'model_not_found', () => `The model '${input.model}' does not exist or is not available to this account. See GET /v1/models.`);
     }
-    if (model.family !== input.family) {
-      throw new InvalidRequest('model_wrong_endpoint', `Model '${model.id}' is served at ${FAMILY_ENDPOINT[model.family]}.`, 'model');
-    }
+    if (model.family !== input.family) throw new ModelServedElsewhere(model.id, model.family);
     if (!model.capabilities[input.kind]) {
       const what = { generate: 'generations', edit: 'edits', extend: 'extensions' }[input.kind];
-      throw new InvalidRequest('model_not_supported', `Model '${model.id}' does not offer ${what}. GET /v1/models lists what each model can do.`, 'model');
+      throw new InvalidField('model', 'model_not_supported', () => `Model '${model.id}' does not offer ${what}. GET /v1/models lists what each model can do.`);
     }
     return model;
   }
@@ -234,34 +230,35 @@ function isEntitled(account: Account, model: ModelEntry): boolean {
 
 function checkPrompt(prompt: string): string {
   const trimmed = prompt.trim();
-  if (!trimmed) throw new InvalidRequest('invalid_prompt', '`prompt` must not be empty.', 'prompt');
+  if (!trimmed) throw new InvalidField('prompt', 'invalid_prompt', (name) => `\`${name}\` must not be empty.`);
   if (trimmed.length > MAX_PROMPT_LENGTH) {
-    throw new InvalidRequest('invalid_prompt', `\`prompt\` must be at most ${MAX_PROMPT_LENGTH} characters.`, 'prompt');
+    throw new InvalidField('prompt', 'invalid_prompt', (name) => `\`${name}\` must be at most ${MAX_PROMPT_LENGTH} characters.`);
   }
   return trimmed;
 }
 
-function checkAspectRatio(model: ModelEntry, requested: string | undefined, param: string): string {
+function checkAspectRatio(model: ModelEntry, requested: string | undefined): string {
   const ratio = requested ?? (model.aspectRatios.includes(DEFAULT_ASPECT_RATIO) ? DEFAULT_ASPECT_RATIO : model.aspectRatios[0]);
+  const supported = model.aspectRatios.join(', ');
   if (!(ASPECT_RATIOS as readonly string[]).includes(ratio)) {
-    throw new InvalidRequest('invalid_aspect_ratio', `\`${param}\` must be one of ${model.aspectRatios.join(', ')}.`, param);
+    throw new InvalidField('aspectRatio', 'invalid_aspect_ratio', (name) => `\`${name}\` must be one of ${supported}.`);
   }
   if (!model.aspectRatios.includes(ratio)) {
-    throw new InvalidRequest(
+    throw new InvalidField(
+      'aspectRatio',
       'unsupported_aspect_ratio',
-      `\`${param}\` '${ratio}' is not supported by model '${model.id}'; it supports ${model.aspectRatios.join(', ')}.`,
-      param,
+      (name) => `\`${name}\` '${ratio}' is not supported by model '${model.id}'; it supports ${supported}.`,
     );
   }
   return ratio;
 }
 
-function checkDuration(model: ModelEntry, requested: number | undefined, param: string): number {
+function checkDuration(model: ModelEntry, requested: number | undefined): number {
   if (requested === undefined) return model.durations[0];
   if (!model.durations.includes(requested)) {
     const min = model.durations[0];
     const max = model.durations[model.durations.length - 1];
-    throw new InvalidRequest('unsupported_duration', `\`${param}\` must be between ${min} and ${max} seconds for model '${model.id}'.`, param);
+    throw new InvalidField('duration', 'unsupported_duration', (name) => `\`${name}\` must be between ${min} and ${max} seconds for model '${model.id}'.`);
   }
   return requested;
 }

@@ -2,7 +2,11 @@
 export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired';
 export const FINISHED_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled', 'expired'];
 
-export type ApiFamily = 'A' | 'B';
+/**
+ * The tag of the API dialect a task was created through ("A", "B"): opaque to the engine, which
+ * uses it only to serve a model through its own dialect and to list a dialect's own tasks.
+ */
+export type ApiFamily = string;
 export type TaskKind = 'generate' | 'edit' | 'extend';
 
 /** Where an input image comes from. Inline data URIs are stored as blobs at submit. */

@@ -8,19 +8,20 @@ import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { SafeFetch } from '../security/safe-fetch.ts';
 import { FetchRefused } from '../security/safe-fetch.ts';
-import { InvalidRequest } from '../errors.ts';
+import { InvalidField } from '../errors.ts';
 import { GenerationError, type InputVideo } from '../generators/generator.ts';
 import { checkVideoFile, isMp4, VideoRejected, type VideoProber } from '../media/video-input.ts';
 import { outputSeconds, type Task, type TaskStatus, type VideoRef } from './task.ts';
 import { isHttpUrl } from '../security/http-url.ts';
 
-/** The input video as a dialect received it: exactly one of the three sources. */
+/**
+ * The input video as a dialect received it: exactly one of the three sources. Errors name them
+ * `video.url`, `video.fileId` and `video.taskId`; the dialect renames them.
+ */
 export interface VideoInput {
-  /** The wire name of the field, e.g. `video`; sources are named `video.url` etc. */
-  param: string;
   url?: string;
   fileId?: string;
-  requestId?: string;
+  taskId?: string;
 }
 
 type TaskReader = Pick<TaskStore, 'get'>;
@@ -44,13 +45,13 @@ export class VideoRefResolver {
   }
 
   async accept(account: Account, input: VideoInput, tasks: TaskReader): Promise<VideoRef> {
-    if (input.fileId !== undefined) return this.acceptFile(account, input.fileId, `${input.param}.file_id`);
-    if (input.requestId !== undefined) return acceptTask(account, input.requestId, `${input.param}.request_id`, tasks);
-    const param = `${input.param}.url`;
+    if (input.fileId !== undefined) return this.acceptFile(account, input.fileId, 'video.fileId');
+    if (input.taskId !== undefined) return acceptTask(account, input.taskId, 'video.taskId', tasks);
+    const field = 'video.url';
     const url = (input.url ?? '').trim();
-    if (url.length > MAX_URL_LENGTH) throw new InvalidRequest('invalid_video', `\`${param}\` is longer than ${MAX_URL_LENGTH} characters.`, param);
+    if (url.length > MAX_URL_LENGTH) throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` is longer than ${MAX_URL_LENGTH} characters.`);
     if (!isHttpUrl(url)) {
-      throw new InvalidRequest('invalid_video', `\`${param}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send \`${input.param}.file_id\`.`, param);
+      throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send its file id instead.`);
     }
     return { kind: 'url', url };
   }
@@ -71,13 +72,14 @@ export class VideoRefResolver {
     }
   }
 
-  private async acceptFile(account: Account, fileId: string, param: string): Promise<VideoRef> {
+  private async acceptFile(account: Account, fileId: string, field: string): Promise<VideoRef> {
     const file = await this.deps.files.get(fileId);
     if (!file || file.accountId !== account.id) {
-      throw new InvalidRequest('file_not_found', `\`${param}\` '${fileId}' is not a file of this account.`, param);
+      throw new InvalidField(field, 'file_not_found', (name) => `\`${name}\` '${fileId}' is not a file of this account.`);
     }
     if (file.mimeType !== 'video/mp4') {
-      throw new InvalidRequest('invalid_video', `\`${param}\` '${fileId}' is ${file.mimeType === 'image/png' || file.mimeType === 'image/jpeg' ? 'an image' : 'not a video'}; upload an MP4.`, param);
+      const what = file.mimeType === 'image/png' || file.mimeType === 'image/jpeg' ? 'an image' : 'not a video';
+      throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` '${fileId}' is ${what}; upload an MP4.`);
     }
     return { kind: 'file', fileId: file.id };
   }
@@ -128,13 +130,13 @@ async function head(path: string): Promise<Buffer> {
   }
 }
 
-async function acceptTask(account: Account, id: string, param: string, tasks: TaskReader): Promise<VideoRef> {
+async function acceptTask(account: Account, id: string, field: string, tasks: TaskReader): Promise<VideoRef> {
   const source = await tasks.get(id);
   if (!source || source.accountId !== account.id) {
-    throw new InvalidRequest('task_not_found', `\`${param}\` '${id}' is not a task of this account.`, param);
+    throw new InvalidField(field, 'task_not_found', (name) => `\`${name}\` '${id}' is not a task of this account.`);
   }
   if (source.status !== 'succeeded') {
-    throw new InvalidRequest('task_not_done', `\`${param}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`, param);
+    throw new InvalidField(field, 'task_not_done', (name) => `\`${name}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`);
   }
   return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
 }

@@ -4,17 +4,17 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { ModelEntry } from '../../catalog/model-catalog.ts';
 import { NotFound } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
+import type { Dialect } from '../dialects/dialect.ts';
 
-const ENDPOINT = { A: '/v1/videos/generations', B: '/v1/video/generations' } as const;
-
-export function toModelObject(m: ModelEntry): ModelObject {
+export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): ModelObject {
   return {
     id: m.id,
     object: 'model',
     created: m.created,
     owned_by: m.ownedBy,
     family: m.family,
-    endpoint: ENDPOINT[m.family],
+    // A model's create endpoint is its dialect's generation route, the first it declares.
+    endpoint: dialects.find((d) => d.family === m.family)?.submits[0]?.path ?? '',
     resolution: m.resolution,
     durations: m.durations,
     aspect_ratios: m.aspectRatios,
@@ -25,15 +25,15 @@ export function toModelObject(m: ModelEntry): ModelObject {
 }
 
 /** `GET /v1/models` lists only what the caller's account may use. */
-export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskService }) {
+export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskService; dialects: readonly Dialect[] }) {
   app.get('/v1/models', async (request): Promise<ModelList> => ({
     object: 'list',
-    data: deps.tasks.modelsFor(callerOf(request).account).map(toModelObject),
+    data: deps.tasks.modelsFor(callerOf(request).account).map((m) => toModelObject(m, deps.dialects)),
   }));
 
   app.get<{ Params: { id: string } }>('/v1/models/:id', async (request) => {
     const model = deps.tasks.modelsFor(callerOf(request).account).find((m) => m.id === request.params.id || m.aliases.includes(request.params.id));
     if (!model) throw new NotFound('model', request.params.id);
-    return toModelObject(model);
+    return toModelObject(model, deps.dialects);
   });
 }

@@ -1,0 +1,56 @@
+import type { Static, TSchema } from '@vidgen/protocol';
+import type { SubmitInput } from '../../engine/task-service.ts';
+import type { Task, TaskKind, TaskStatus } from '../../engine/task.ts';
+import type { ApiError } from '../../errors.ts';
+
+/** One create endpoint of a dialect: its path, its body schema and the wire → domain mapping. */
+export interface SubmitRoute<Body extends TSchema = TSchema> {
+  path: string;
+  kind: TaskKind;
+  body: Body;
+  /** The body in domain words; throws a 4xx naming the wire field for rules only the wire has. */
+  toInput(body: Static<Body>): Omit<SubmitInput, 'family'>;
+  /** The create answer, always the one the task got when it was created (replays included). */
+  answer(task: Task): Record<string, unknown>;
+}
+
+/** What a dialect needs from the request to write a task: links are signed per caller. */
+export interface WireContext {
+  /** Absolute, signed link to the task's video (call only for a succeeded task). */
+  signedContentUrl(task: Task): string;
+}
+
+/**
+ * An API dialect: everything that differs between family A (xAI style), family B (new-api style)
+ * and any later one. `api/task-routes.ts` registers submit, poll, list and cancel from it; the
+ * engine below never sees a wire field name, a path or a status word.
+ */
+export interface Dialect {
+  /** Tag stored with each task it creates (one upper-case letter); catalog models name the family that serves them. */
+  family: string;
+  /** Name of the task id in the wire (`request_id`, `task_id`): the poll path's parameter and the list's `last_id` source. */
+  idField: string;
+  submits: SubmitRoute[];
+  /** Paths; poll and cancel hold the task id as the parameter named `idField` (`/v1/videos/:request_id`). */
+  paths: { poll: string; cancel: string; list: string };
+  /** `?status=` words of the listing, each with the internal states it covers. */
+  statusWords: Record<string, readonly TaskStatus[]>;
+  /** The dialect's name for a field the engine names in domain words (`aspectRatio` → `aspect_ratio`). */
+  fieldName(field: string, body: unknown): string;
+  toWire(task: Task, ctx: WireContext, queuePosition?: number): Record<string, unknown>;
+  /** HTTP status of a poll answer and, while unfinished, how long a client should wait before the next. */
+  pollStatus(task: Task): { code: number; retryAfterSeconds?: number };
+  /** Seconds a client should wait when its Idempotency-Key is still in flight (409). */
+  inFlightRetryAfterSeconds: number;
+  errorBody(error: ApiError): Record<string, unknown>;
+}
+
+/** A submit route with its body type checked against its schema. */
+export function submitRoute<Body extends TSchema>(route: SubmitRoute<Body>): SubmitRoute {
+  return route as unknown as SubmitRoute;
+}
+
+/** The OpenAI-style error envelope, which both xAI and new-api clients parse. */
+export function openAiErrorBody(error: ApiError): Record<string, unknown> {
+  return { error: { message: error.message, type: error.type, code: error.code, param: error.param } };
+}

@@ -1,0 +1,97 @@
+import {
+  FamilyACreateBody, FamilyAEditBody, FamilyAExtensionBody,
+  type FamilyAStatus, type FamilyATask, type FamilyAImage, type FamilyAVideoInput,
+} from '@vidgen/protocol';
+import type { ImageInput } from '../../engine/task-service.ts';
+import type { VideoInput } from '../../engine/video-refs.ts';
+import { outputSeconds, type Task, type TaskStatus } from '../../engine/task.ts';
+import { publicModelName } from '../../catalog/model-catalog.ts';
+import { InvalidRequest } from '../../errors.ts';
+import { openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
+
+const STATUS: Record<TaskStatus, FamilyAStatus> = {
+  queued: 'pending',
+  running: 'pending',
+  succeeded: 'done',
+  failed: 'failed',
+  canceled: 'failed',
+  expired: 'expired',
+};
+
+const FIELD_NAMES: Record<string, string> = {
+  aspectRatio: 'aspect_ratio',
+  images: 'image',
+  'images[0].url': 'image.url',
+  'images[0].fileId': 'image.file_id',
+  'video.fileId': 'video.file_id',
+  'video.taskId': 'video.request_id',
+};
+
+const answer = (task: Task) => ({ request_id: task.id });
+
+/**
+ * Family A (xAI "imagine video" style): `request_id`; a pending poll is HTTP 202 with a JSON
+ * body; a done task carries an absolute signed link. Cancel is a vidgen extension: the task ends
+ * `failed` with error code `canceled`.
+ */
+export const familyA: Dialect = {
+  family: 'A',
+  idField: 'request_id',
+  submits: [
+    submitRoute({
+      path: '/v1/videos/generations', kind: 'generate', body: FamilyACreateBody, answer,
+      toInput: (body) => ({
+        kind: 'generate', model: body.model, prompt: body.prompt, images: body.image === undefined ? [] : [firstFrame(body.image)],
+        duration: body.duration, aspectRatio: body.aspect_ratio, seed: body.seed,
+      }),
+    }),
+    // Edits and extensions: only models whose catalog entry offers them get past the service.
+    submitRoute({
+      path: '/v1/videos/edits', kind: 'edit', body: FamilyAEditBody, answer,
+      toInput: (body) => ({ kind: 'edit', model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video) }),
+    }),
+    submitRoute({
+      path: '/v1/videos/extensions', kind: 'extend', body: FamilyAExtensionBody, answer,
+      toInput: (body) => ({ kind: 'extend', model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video), duration: body.duration }),
+    }),
+  ],
+  paths: { poll: '/v1/videos/:request_id', cancel: '/v1/videos/:request_id/cancel', list: '/v1/videos' },
+  statusWords: { pending: ['queued', 'running'], done: ['succeeded'], failed: ['failed', 'canceled'], expired: ['expired'] },
+  fieldName: (field) => FIELD_NAMES[field] ?? field,
+  toWire: toFamilyATask,
+  // Spec 4.2: poll about every 4 s.
+  pollStatus: (task) => (STATUS[task.status] === 'pending' ? { code: 202, retryAfterSeconds: 4 } : { code: 200 }),
+  inFlightRetryAfterSeconds: 1,
+  errorBody: openAiErrorBody,
+};
+
+function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): FamilyATask {
+  const body: FamilyATask = {
+    request_id: task.id,
+    status: STATUS[task.status],
+    model: publicModelName(task.model),
+    progress: task.status === 'succeeded' ? 100 : task.progress,
+  };
+  if (queuePosition !== undefined) body.queue_position = queuePosition;
+  // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
+  if (task.status === 'succeeded') body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)) };
+  if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
+  return body;
+}
+
+/** `image` must be an object with exactly one of `url` or `file_id` (spec 2.4). */
+function firstFrame(image: FamilyAImage): ImageInput {
+  if ((image.url !== undefined) === (image.file_id !== undefined)) {
+    throw new InvalidRequest('invalid_image', '`image` must have exactly one of `url` or `file_id`.', 'image');
+  }
+  return image.url !== undefined ? { url: image.url } : { fileId: image.file_id };
+}
+
+/** `video` must be an object with exactly one of `url`, `file_id` or `request_id`. */
+function sourceVideo(video: FamilyAVideoInput): VideoInput {
+  const given = [video.url, video.file_id, video.request_id].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    throw new InvalidRequest('invalid_video', '`video` must have exactly one of `url`, `file_id` or `request_id`.', 'video');
+  }
+  return { url: video.url, fileId: video.file_id, taskId: video.request_id };
+}

@@ -1,0 +1,72 @@
+import { FamilyBCreateBody, type FamilyBCreateBody as CreateBody, type FamilyBStatus, type FamilyBTask } from '@vidgen/protocol';
+import type { ImageInput } from '../../engine/task-service.ts';
+import type { Task, TaskStatus } from '../../engine/task.ts';
+import { InvalidRequest } from '../../errors.ts';
+import { contentPath } from '../links.ts';
+import { openAiErrorBody, submitRoute, type Dialect } from './dialect.ts';
+
+/** Family B has no word for an expired result: the task stays SUCCESS, and its content answers 410. */
+const STATUS: Record<TaskStatus, FamilyBStatus> = {
+  queued: 'queued',
+  running: 'IN_PROGRESS',
+  succeeded: 'SUCCESS',
+  failed: 'FAILURE',
+  canceled: 'FAILURE',
+  expired: 'SUCCESS',
+};
+
+const FIELD_NAMES: Record<string, string> = { aspectRatio: 'ratio', duration: 'seconds', images: 'image' };
+
+/**
+ * Family B (new-api relay style): `task_id`, upper-case states, `seconds` as text, content
+ * fetched from a relative path with the key. Cancel is a vidgen extension: the task ends
+ * `FAILURE` with error code `canceled`.
+ */
+export const familyB: Dialect = {
+  family: 'B',
+  idField: 'task_id',
+  submits: [
+    submitRoute({
+      path: '/v1/video/generations', kind: 'generate', body: FamilyBCreateBody,
+      toInput: (body) => ({ kind: 'generate', model: body.model, prompt: body.prompt, images: referenceImages(body), aspectRatio: body.ratio, seed: body.seed }),
+      answer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
+    }),
+  ],
+  paths: { poll: '/v1/video/generations/:task_id', cancel: '/v1/video/generations/:task_id/cancel', list: '/v1/video/generations' },
+  statusWords: { queued: ['queued'], IN_PROGRESS: ['running'], SUCCESS: ['succeeded', 'expired'], FAILURE: ['failed', 'canceled'] },
+  fieldName(field, body) {
+    // One image was sent as `image`, several as `images`: name the one the caller used.
+    const image = /^images\[(\d+)\]\.url$/.exec(field);
+    if (image) return (body as CreateBody | undefined)?.images === undefined ? 'image' : `images[${image[1]}]`;
+    return FIELD_NAMES[field] ?? field;
+  },
+  toWire: (task, _ctx, queuePosition) => toFamilyBTask(task, queuePosition),
+  // Spec 4.6: poll about every 15 s; unfinished answers are 200 like finished ones.
+  pollStatus: (task) => (task.status === 'queued' || task.status === 'running' ? { code: 200, retryAfterSeconds: 15 } : { code: 200 }),
+  inFlightRetryAfterSeconds: 1,
+  errorBody: openAiErrorBody,
+};
+
+function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask & { expired?: true } {
+  const body: FamilyBTask & { expired?: true } = {
+    task_id: task.id,
+    status: STATUS[task.status],
+    progress: task.status === 'succeeded' || task.status === 'expired' ? 100 : task.progress,
+    seconds: String(task.params.duration),
+    model: task.model,
+  };
+  if (queuePosition !== undefined) body.queue_position = queuePosition;
+  if (task.status === 'succeeded') body.result_url = contentPath(task.id);
+  if (task.status === 'expired') body.expired = true;
+  if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
+  return body;
+}
+
+/** `image` (one) or `images` (several), never both (spec 4.5). */
+function referenceImages(body: CreateBody): ImageInput[] {
+  if (body.image !== undefined && body.images !== undefined) {
+    throw new InvalidRequest('invalid_image', 'Use either `image` or `images`, not both.', 'images');
+  }
+  if (body.image !== undefined) return [{ url: body.image }];
+  return (body.images ?? []).map((url) => ({ url }));
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TaskService } from '../engine/task-service.ts';
+import type { Task } from '../engine/task.ts';
+import type { Dialect, WireContext } from './dialects/dialect.ts';
+import { callerOf } from './authenticate.ts';
+import { signedContentUrl, type LinkOptions } from './links.ts';
+import { clientGone, idempotencyOf, listQueryOf, markReplay, waitMsOf } from './request-options.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The dialect that owns the route: its field names and error shape apply to the route's errors. */
+    dialect?: Dialect;
+  }
+}
+
+export interface TaskRouteDeps {
+  tasks: TaskService;
+  links: LinkOptions;
+  clock: () => number;
+}
+
+type IdParams = { Params: Record<string, string>; Querystring: Record<string, string | undefined> };
+
+/**
+ * Submit, poll, list and cancel for one dialect. Everything dialect-specific comes from the
+ * descriptor; everything that is a rule of the service lives in the task service.
+ */
+export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps: TaskRouteDeps): void {
+  const config = { dialect };
+  const context = (request: FastifyRequest): WireContext => ({
+    signedContentUrl: (task: Task) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock()),
+  });
+
+  for (const route of dialect.submits) {
+    app.post(route.path, { schema: { body: route.body }, config }, async (request, reply) => {
+      const input = { ...route.toInput(request.body as never), family: dialect.family };
+      const submitted = await deps.tasks.submit(callerOf(request).account, input, idempotencyOf(request));
+      markReplay(reply, submitted);
+      return route.answer(submitted.task);
+    });
+  }
+
+  app.get<IdParams>(dialect.paths.poll, { config }, async (request, reply) => {
+    const accountId = callerOf(request).account.id;
+    const waitMs = waitMsOf(request.query);
+    const task = waitMs > 0
+      ? await deps.tasks.waitForChange(accountId, request.params[dialect.idField], waitMs, clientGone(request))
+      : await deps.tasks.get(accountId, request.params[dialect.idField]);
+    const { code, retryAfterSeconds } = dialect.pollStatus(task);
+    reply.code(code);
+    if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+    return dialect.toWire(task, context(request), await deps.tasks.queuePosition(task));
+  });
+
+  app.post<IdParams>(dialect.paths.cancel, { config }, async (request) =>
+    dialect.toWire(await deps.tasks.cancel(callerOf(request).account.id, request.params[dialect.idField]), context(request)),
+  );
+
+  app.get<IdParams>(dialect.paths.list, { config }, async (request) => {
+    const query = listQueryOf(request.query, dialect.statusWords);
+    const page = await deps.tasks.list(callerOf(request).account.id, dialect.family, query);
+    const ctx = context(request);
+    const data = page.tasks.map((task) => ({
+      ...dialect.toWire(task, ctx), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey,
+    }));
+    return { object: 'list', data, has_more: page.hasMore, last_id: page.tasks.at(-1)?.id ?? null };
+  });
+}
