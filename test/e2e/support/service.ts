@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../packages/server/src/config.ts';
 import { startService, type RunningService } from '../../../packages/server/src/main.ts';
+import type { Dialect } from '../../../packages/server/src/api/dialects/dialect.ts';
 import { createLogger } from '../../../packages/server/src/logging.ts';
 import { openSqlDatabase } from '../../../packages/server/src/store/sql/database.ts';
 import { SqlAccountStore } from '../../../packages/server/src/store/sql/sql-account-store.ts';
@@ -24,7 +25,7 @@ export interface TestService {
  * `npm start` except where `env` says otherwise. Private URLs are allowed so tests can serve
  * images from loopback.
  */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, dialects?: readonly Dialect[]): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-e2e-'));
   const config = loadConfig({
     VIDGEN_DATA_DIR: dataDir,
@@ -33,7 +34,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     VIDGEN_POLL_MS: '50',
     ...env,
   });
-  const service = await startService(config, createLogger(env.VIDGEN_LOG_LEVEL ?? 'silent'));
+  const service = await startService(config, createLogger(env.VIDGEN_LOG_LEVEL ?? 'silent'), dialects);
   const keysDb = await openSqlDatabase(join(dataDir, 'vidgen.db'));
   const accounts = new SqlAccountStore(keysDb.db);
   return {
