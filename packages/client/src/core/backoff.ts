@@ -1,5 +1,7 @@
 import { APIUserAbortError } from '../errors.ts';
 
+export { parseRetryAfter } from '@vidgen/protocol/retry-after';
+
 export interface BackoffOptions {
   /** Delay before the first retry, before jitter. */
   initialDelayMs: number;
@@ -18,21 +20,6 @@ export function backoffDelay(retry: number, options: BackoffOptions = DEFAULT_BA
   if (retryAfterMs !== undefined && retryAfterMs >= 0) return retryAfterMs;
   const exponential = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** Math.max(0, retry - 1));
   return Math.round(exponential * (1 - options.jitter * random()));
-}
-
-/**
- * Reads `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date).
- * Undefined when absent or unreadable.
- */
-export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const raw = headers.get('retry-after');
-  if (raw === null || raw.trim() === '') return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) return Math.round(Number(raw) * 1000);
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** Resolves after `ms`, or rejects with APIUserAbortError as soon as `signal` fires. */

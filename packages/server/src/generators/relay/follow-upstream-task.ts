@@ -7,7 +7,7 @@
 import type { RelayChannelConfig } from './relay-config.ts';
 import type { RelayDialectSpec, UpstreamState } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
-import { parseRetryAfter } from '@vidgen/client';
+import { parseRetryAfter } from '@vidgen/protocol/retry-after';
 import { callUpstream, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
 import { backoffMs, PollPacer, RelayAborted, sleep, type RelayTimings } from './relay-timing.ts';
 
