@@ -19,13 +19,13 @@ export interface SqlDatabase {
  * PostgreSQL; anything else is the path of an SQLite file (or ":memory:").
  */
 export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
-  const { db, dialect } = /^postgres(ql)?:\/\//.test(location) ? openPostgres(location) : openSqlite(location);
+  const { db, dialect, close } = /^postgres(ql)?:\/\//.test(location) ? openPostgres(location) : openSqlite(location);
   try {
     await migrateToLatest(db);
   } catch (err) {
-    await db.destroy();
+    await close();
     throw err;
   }
   const ping = async () => void (await sql`select 1`.execute(db));
-  return { db, dialect, ping, close: () => db.destroy() };
+  return { db, dialect, ping, close };
 }

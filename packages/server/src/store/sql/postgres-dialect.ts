@@ -13,8 +13,30 @@ export function openPostgres(url: string): OpenedDialect {
       oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
   };
   const pool = new pg.Pool({ connectionString: url, max: 10, types });
+  // An idle pooled connection the server ends (restart, failover, pg_terminate_backend) is
+  // reported as a pool 'error', which unheard crashes the process (invariant 9). The pool has
+  // already dropped that connection; the next query opens a new one, and a real outage shows
+  // in that query's error and in the readiness ping.
+  pool.on('error', () => undefined);
+  const allEnded = trackConnections(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: postgresDialect(url, db) };
+  return { db, dialect: postgresDialect(url, db), close: async () => (await db.destroy(), await allEnded()) };
+}
+
+/**
+ * pg's `pool.end()` resolves once its connections are asked to end, not once they have: a
+ * DROP DATABASE right after it raced them (the contract suite failed one run in three). This
+ * waits for the pool's 'remove' of each one, emitted when its socket has closed.
+ */
+function trackConnections(pool: pg.Pool): () => Promise<void> {
+  const open = new Set<unknown>();
+  let onDrained: (() => void) | undefined;
+  pool.on('connect', (client) => open.add(client));
+  pool.on('remove', (client) => {
+    open.delete(client);
+    if (open.size === 0) onDrained?.();
+  });
+  return () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onDrained = resolve)));
 }
 
 function postgresDialect(url: string, db: Kysely<Database>): SqlDialect {

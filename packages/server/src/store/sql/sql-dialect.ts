@@ -37,4 +37,6 @@ export interface WakeupBridge {
 export interface OpenedDialect {
   db: Kysely<Database>;
   dialect: SqlDialect;
+  /** Resolves once every connection has really ended, so the database can be dropped or moved. */
+  close(): Promise<void>;
 }

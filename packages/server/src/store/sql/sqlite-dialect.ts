@@ -8,7 +8,7 @@ import { reusableSql } from './reusable-query.ts';
 export function openSqlite(path: string): OpenedDialect {
   const handle = openSqliteFile(path);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
-  return { db, dialect: sqliteDialect(handle) };
+  return { db, dialect: sqliteDialect(handle), close: () => db.destroy() };
 }
 
 function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
