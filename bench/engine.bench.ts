@@ -53,7 +53,7 @@ async function bareQueue(database: SqlDatabase, accountId: string): Promise<numb
   const started = performance.now();
   for (;;) {
     const pick = db.selectFrom('tasks').select('id').where('status', '=', 'queued').where('backend', '=', 'bare').orderBy('available_at').limit(1);
-    const row = await db.updateTable('tasks').set({ status: 'running' }).where('id', '=', database.dialect === 'postgres' ? pick.forUpdate().skipLocked() : pick).returning('id').executeTakeFirst();
+    const row = await db.updateTable('tasks').set({ status: 'running' }).where('id', '=', database.dialect.lockForTaking(pick)).returning('id').executeTakeFirst();
     if (!row) break;
     await db.updateTable('tasks').set({ status: 'succeeded' }).where('id', '=', row.id).execute();
   }

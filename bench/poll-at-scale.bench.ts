@@ -24,7 +24,7 @@ const SECONDS = arg('seconds', 8);
 /** Adds `count` finished tasks of another account in one statement (a recursive series works on both databases). */
 async function addTasks(database: SqlDatabase, accountId: string, from: number, count: number) {
   const params = JSON.stringify({ prompt: 'bulk', images: [], duration: 5, aspectRatio: '16:9', width: 1280, height: 720, fps: 24 });
-  const id = database.dialect === 'postgres' ? sql`'bulk-' || lpad(n::text, 10, '0')` : sql`'bulk-' || substr('0000000000' || n, -10, 10)`;
+  const id = database.dialect.name === 'postgres' ? sql`'bulk-' || lpad(n::text, 10, '0')` : sql`'bulk-' || substr('0000000000' || n, -10, 10)`;
   await sql`
     WITH RECURSIVE series(n) AS (SELECT CAST(${from} AS BIGINT) UNION ALL SELECT n + 1 FROM series WHERE n < ${from + count - 1})
     INSERT INTO tasks (id, account_id, family, kind, model, backend, status, progress, params, attempts, lease_token, available_at, created_at, finished_at, result_key, result_bytes, result_etag, expires_at)
@@ -53,7 +53,7 @@ async function run(name: string, location: string | undefined, dataDir: string) 
     const small = await p99(url, key);
     const started = Date.now();
     for (let done = 999; done < ROWS - 1; done += 100_000) await addTasks(database, other, done + 1, Math.min(100_000, ROWS - 1 - done));
-    if (database.dialect === 'postgres') await sql`ANALYZE tasks`.execute(database.db);
+    if (database.dialect.name === 'postgres') await sql`ANALYZE tasks`.execute(database.db);
     const loadSeconds = ((Date.now() - started) / 1000).toFixed(0);
     await p99(url, key);
     const large = await p99(url, key);

@@ -9,11 +9,8 @@ import { buildApp } from './app.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
-import { openSqlDatabase } from './store/sql/database.ts';
-import { SqlTaskStore } from './store/sql/sql-task-store.ts';
-import { SqlAccountStore } from './store/sql/sql-account-store.ts';
-import { SqlFileStore } from './store/sql/sql-file-store.ts';
-import { bridgePostgresWakeups } from './store/sql/postgres-wakeups.ts';
+import { openSqlStores } from './store/sql/open-sql-stores.ts';
+import type { SqlAccountStore } from './store/sql/sql-account-store.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { createModelCatalog } from './catalog/model-catalog.ts';
@@ -61,10 +58,10 @@ export async function startService(
 ): Promise<RunningService> {
   const clock = Date.now;
   await mkdir(config.dataDir, { recursive: true });
-  const database = await openSqlDatabase(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'));
-  const tasks = new SqlTaskStore(database.db, database.dialect, database.sqlite);
-  const accounts = new SqlAccountStore(database.db);
-  const fileStore = new SqlFileStore(database.db);
+  // Created before the database: its wake-ups are bridged to other processes where the database can.
+  const events = new TaskEvents();
+  const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger });
+  const { tasks, accounts, files: fileStore } = database;
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
   const s3 = config.s3 ? new S3BlobStore(config.s3) : undefined;
   const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
@@ -79,13 +76,8 @@ export async function startService(
   const images = new ImageRefResolver({
     files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes), fetchVideo: safeFetch(config.fetchVideoMaxBytes), probeVideo: probeInputVideo,
   });
-  const events = new TaskEvents();
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
-  if (database.dialect === 'postgres') {
-    const wakeups = await bridgePostgresWakeups(config.databaseUrl!, events, logger);
-    stops.push(() => wakeups.close());
-  }
   const metrics = createPrometheusMetrics(tasks);
   const taskService = new TaskService({ tasks, blobs, catalog, images, events, clock });
   const fileService = new FileService({

@@ -1,17 +1,19 @@
 import { runTaskStoreContract } from '../../src/store/task-store.contract.ts';
-import { openSqlDatabase } from '../../src/store/sql/database.ts';
-import { SqlTaskStore } from '../../src/store/sql/sql-task-store.ts';
-import { SqlAccountStore } from '../../src/store/sql/sql-account-store.ts';
+import { openSqlStores } from '../../src/store/sql/open-sql-stores.ts';
+import { TaskEvents } from '../../src/engine/task-events.ts';
+import { createLogger } from '../../src/logging.ts';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../support/databases.ts';
 
+// Built by the same function as the running service, so the dialect's fast read path and the
+// wake-up bridge are the ones under test.
 async function open(created: TestDatabase | string) {
   if (typeof created === 'string') return created;
-  const database = await openSqlDatabase(created.location);
+  const stores = await openSqlStores(created.location, { events: new TaskEvents(), logger: createLogger('silent') });
   return {
-    tasks: new SqlTaskStore(database.db, database.dialect),
-    accounts: new SqlAccountStore(database.db),
+    tasks: stores.tasks,
+    accounts: stores.accounts,
     async close() {
-      await database.close();
+      await stores.close();
       await created.drop();
     },
   };

@@ -17,14 +17,17 @@ export async function createSqliteDatabase(): Promise<TestDatabase> {
 
 /**
  * A fresh PostgreSQL database for one test file, or a reason why there is none (the caller
- * skips with that message: PostgreSQL runs in CI, and may be absent on a laptop).
+ * skips with that message: PostgreSQL may be absent on a laptop). Under CI=true it throws
+ * instead: CI runs PostgreSQL, so a missing one is a failure, never a silent skip.
  */
 export async function createPostgresDatabase(): Promise<TestDatabase | string> {
   const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
   try {
     await admin.connect();
   } catch (err) {
-    return `PostgreSQL is not reachable at ${ADMIN_URL} (${(err as Error).message}); set VIDGEN_TEST_POSTGRES_URL to run these tests`;
+    const reason = `PostgreSQL is not reachable at ${ADMIN_URL} (${(err as Error).message}); set VIDGEN_TEST_POSTGRES_URL to run these tests`;
+    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: a missing service is a failure)`);
+    return reason;
   }
   const name = `vidgen_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   await admin.query(`CREATE DATABASE ${name}`);

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Lease, Task } from '../../engine/task.ts';
 import type { ClaimRequest } from '../task-store.ts';
 import type { Database } from './schema.ts';
-import type { SqlDialectName } from './database.ts';
+import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 
 /**
@@ -13,7 +13,7 @@ import { toTask } from './task-row.ts';
 export class FairClaim {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly dialect: SqlDialectName,
+    private readonly dialect: SqlDialect,
   ) {}
 
   async claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
@@ -66,7 +66,7 @@ export class FairClaim {
   }
 
   private async claimOldestOf({ owner, backend, leaseMs, now }: ClaimRequest, accountId: string) {
-    let candidate = this.db
+    const candidate = this.db
       .selectFrom('tasks')
       .select('id')
       .where('status', '=', 'queued')
@@ -76,9 +76,6 @@ export class FairClaim {
       .orderBy('available_at')
       .orderBy('id')
       .limit(1);
-    // Concurrent claimers on PostgreSQL skip each other's rows instead of queueing on them;
-    // SQLite serialises writers, and the outer status check keeps a lost race harmless.
-    if (this.dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
     const row = await this.db
       .updateTable('tasks')
       .set((eb) => ({
@@ -89,7 +86,7 @@ export class FairClaim {
         attempts: eb('attempts', '+', 1),
         started_at: eb.fn.coalesce('started_at', eb.val(now)),
       }))
-      .where('id', '=', candidate)
+      .where('id', '=', this.dialect.lockForTaking(candidate))
       .where('status', '=', 'queued')
       .returningAll()
       .executeTakeFirst();

@@ -13,6 +13,8 @@ const CANCELED = 'vidgen_task_canceled';
  */
 export async function bridgePostgresWakeups(url: string, events: TaskEvents, logger: Logger): Promise<{ close(): Promise<void> }> {
   const publisher = new pg.Pool({ connectionString: url, max: 1 });
+  // An idle publisher connection the server ends would otherwise crash the process; the next hint reconnects.
+  publisher.on('error', (err) => logger.warn({ err }, 'wake-up publisher connection lost'));
   let listener: pg.Client | undefined;
   let closed = false;
 

@@ -2,14 +2,12 @@ import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
 import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
-import type { SqlDialectName } from './database.ts';
-import { reusableQuery } from './reusable-query.ts';
+import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
-type SqliteHandle = { prepare(sql: string): { get(...params: unknown[]): unknown } };
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
 type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
@@ -19,22 +17,15 @@ export class SqlTaskStore implements TaskStore {
   private readonly fair: FairClaim;
   private readonly idempotency: IdempotencyKeys;
 
-  /** `sqlite`: the raw handle of an SQLite database, for the one read every poll makes. */
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly dialect: SqlDialectName,
-    sqlite?: SqliteHandle,
+    private readonly dialect: SqlDialect,
   ) {
     this.fair = new FairClaim(db, dialect);
     this.idempotency = new IdempotencyKeys(db);
-    const byId = reusableQuery<[string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
-    // Every poll reads one task. On SQLite, a prepared statement called directly took half the
-    // time of the same query through Kysely's single-connection mutex and promise chain
-    // (bench/poll.bench.ts); the SQL text is still Kysely's.
-    const statement = sqlite?.prepare(byId('').sql);
-    this.readById = statement
-      ? async (id) => statement.get(id) as Selectable<TasksTable> | undefined
-      : async (id) => (await db.executeQuery<Selectable<TasksTable>>(byId(id))).rows[0];
+    // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
+    // statement called directly, see bench/poll.bench.ts).
+    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
   }
 
   insert(task: NewTask): Promise<Task> {
@@ -237,7 +228,7 @@ export class SqlTaskStore implements TaskStore {
     const rows = await this.db
       .updateTable('tasks')
       .set({ status: 'expired' })
-      .where('id', 'in', this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+      .where('id', 'in', this.dialect.lockForTaking(due))
       .where('status', '=', 'succeeded')
       .returningAll()
       .execute();

@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+import type { TaskEvents } from '../../engine/task-events.ts';
+import { openSqlDatabase } from './database.ts';
+import { SqlTaskStore } from './sql-task-store.ts';
+import { SqlAccountStore } from './sql-account-store.ts';
+import { SqlFileStore } from './sql-file-store.ts';
+
+export interface SqlStores {
+  tasks: SqlTaskStore;
+  accounts: SqlAccountStore;
+  files: SqlFileStore;
+  /** One round trip, for readiness checks. */
+  ping(): Promise<void>;
+  /** Stops the wake-up bridge, then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything the service keeps in its database, built as production runs it: the contract
+ * suites open their stores here too, so the read path a poll takes is the one under test.
+ * `location` is a `postgres://` URL or an SQLite path; `events` are bridged to the other
+ * processes on the same database where the dialect can.
+ */
+export async function openSqlStores(location: string, wakeups: { events: TaskEvents; logger: Logger }): Promise<SqlStores> {
+  const database = await openSqlDatabase(location);
+  let bridge;
+  try {
+    bridge = await database.dialect.bridgeWakeups(wakeups.events, wakeups.logger);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return {
+    tasks: new SqlTaskStore(database.db, database.dialect),
+    accounts: new SqlAccountStore(database.db),
+    files: new SqlFileStore(database.db),
+    ping: database.ping,
+    async close() {
+      await bridge.close();
+      await database.close();
+    },
+  };
+}

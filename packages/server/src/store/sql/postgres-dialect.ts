@@ -1,0 +1,53 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
+import { reusableQuery } from './reusable-query.ts';
+import { bridgePostgresWakeups } from './postgres-wakeups.ts';
+
+/** PostgreSQL through a `pg` pool: any number of API and worker processes share it. */
+export function openPostgres(url: string): OpenedDialect {
+  // int8 columns hold epoch milliseconds and byte counts, all well inside Number's safe range.
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+  };
+  const pool = new pg.Pool({ connectionString: url, max: 10, types });
+  // An idle pooled connection the server ends (restart, failover, pg_terminate_backend) is
+  // reported as a pool 'error', which unheard crashes the process (invariant 9). The pool has
+  // already dropped that connection; the next query opens a new one, and a real outage shows
+  // in that query's error and in the readiness ping.
+  pool.on('error', () => undefined);
+  const allEnded = trackConnections(pool);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: postgresDialect(url, db), close: async () => (await db.destroy(), await allEnded()) };
+}
+
+/**
+ * pg's `pool.end()` resolves once its connections are asked to end, not once they have: a
+ * DROP DATABASE right after it raced them (the contract suite failed one run in three). This
+ * waits for the pool's 'remove' of each one, emitted when its socket has closed.
+ */
+function trackConnections(pool: pg.Pool): () => Promise<void> {
+  const open = new Set<unknown>();
+  let onDrained: (() => void) | undefined;
+  pool.on('connect', (client) => open.add(client));
+  pool.on('remove', (client) => {
+    open.delete(client);
+    if (open.size === 0) onDrained?.();
+  });
+  return () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onDrained = resolve)));
+}
+
+function postgresDialect(url: string, db: Kysely<Database>): SqlDialect {
+  return {
+    name: 'postgres',
+    // Concurrent claimers in many processes skip each other's rows instead of queueing on them.
+    lockForTaking: (candidates) => candidates.forUpdate().skipLocked(),
+    readOne<Row, P extends unknown[]>(query: Parameters<SqlDialect['readOne']>[0], arity: P['length']) {
+      const compiled = reusableQuery<P>(query, arity);
+      return async (...params: P) => (await db.executeQuery<Row>(compiled(...params))).rows[0];
+    },
+    bridgeWakeups: (events, logger) => bridgePostgresWakeups(url, events, logger),
+  };
+}

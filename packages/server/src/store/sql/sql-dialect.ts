@@ -1,0 +1,42 @@
+import type { Compilable, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Logger } from 'pino';
+import type { TaskEvents } from '../../engine/task-events.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * What differs between the databases the shared Kysely code runs on (SQLite, PostgreSQL).
+ * The store asks this instead of comparing dialect names, so a difference lives in one
+ * place per database and a new one is a new implementation, not a new branch everywhere.
+ */
+export interface SqlDialect {
+  /** For logs and benchmarks; behaviour goes through the members below. */
+  readonly name: 'sqlite' | 'postgres';
+  /**
+   * Row locking for the subquery that picks rows to take (a claim, an expiry sweep), so
+   * concurrent takers skip each other's rows instead of queueing on them. The outer status
+   * check of every taking statement keeps a lost race harmless where there is no locking.
+   */
+  lockForTaking<DB, TB extends keyof DB, O>(candidates: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * A one-row read compiled once and run with new parameters: the fastest path this database
+   * offers, for reads every poll makes.
+   */
+  readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']): (...params: P) => Promise<Row | undefined>;
+  /**
+   * Carries wake-up hints (task queued, task canceled) between processes sharing the
+   * database; a no-op where only one process can use it.
+   */
+  bridgeWakeups(events: TaskEvents, logger: Logger): Promise<WakeupBridge>;
+}
+
+export interface WakeupBridge {
+  close(): Promise<void>;
+}
+
+/** A database opened for one dialect, schema not yet migrated. */
+export interface OpenedDialect {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  /** Resolves once every connection has really ended, so the database can be dropped or moved. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,64 @@
+import { Kysely, SqliteDialect } from 'kysely';
+import SqliteDatabase from 'better-sqlite3';
+import type { Database } from './schema.ts';
+import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
+import { reusableSql } from './reusable-query.ts';
+
+/** SQLite through better-sqlite3: one process owns the file, writers are serialised. */
+export function openSqlite(path: string): OpenedDialect {
+  const handle = openSqliteFile(path);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  return { db, dialect: sqliteDialect(handle), close: () => db.destroy() };
+}
+
+function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
+  return {
+    name: 'sqlite',
+    // SQLite has no row locks to skip: a write locks the whole database, so takers run one
+    // after another anyway.
+    lockForTaking: (candidates) => candidates,
+    readOne<Row, P extends unknown[]>(query: Parameters<SqlDialect['readOne']>[0], arity: P['length']) {
+      // A prepared statement called directly took half the time of the same query through
+      // Kysely's single-connection mutex and promise chain (bench/poll.bench.ts); the SQL
+      // text is still Kysely's.
+      const statement = handle.prepare(reusableSql(query, arity));
+      return async (...params: P) => statement.get(...params) as Row | undefined;
+    },
+    // SQLite has no channel between processes; TaskEvents wakes this process's own workers,
+    // and any other process on the file (the keys CLI, a second worker) polls the tasks table.
+    bridgeWakeups: async () => ({ close: async () => undefined }),
+  };
+}
+
+function openSqliteFile(path: string): SqliteDatabase.Database {
+  const database = new SqliteDatabase(path);
+  // WAL lets pollers read while a worker writes; NORMAL sync survives a process crash (kill -9),
+  // and busy_timeout makes a second process wait for the write lock instead of failing.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  return database;
+}
+
+/**
+ * Kysely prepares every statement anew; preparing cost as much as running a poll's query
+ * (bench/poll.bench.ts), so statements are kept per SQL text. The set of texts is small and
+ * fixed (the queries are built from code, values are bound parameters).
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        // Oldest out first: a query built with a changing literal must not crowd out the rest.
+        if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
