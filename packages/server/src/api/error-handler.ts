@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, InvalidRequest } from '../errors.ts';
+import { ApiError, InvalidRequest, type ApiErrorCode } from '../errors.ts';
 
 type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
@@ -18,7 +18,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
-      error: { message: `No route for ${request.method} ${request.url.split('?')[0]}.`, type: 'not_found_error', code: 'route_not_found', param: null },
+      error: { message: `No route for ${request.method} ${request.url.split('?')[0]}.`, type: 'not_found_error', code: 'route_not_found' satisfies ApiErrorCode, param: null },
     }),
   );
 }

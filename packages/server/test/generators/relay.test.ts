@@ -81,8 +81,8 @@ describe('relay backend', () => {
       // The first attempt is handed back at shutdown while the upstream renders.
       const first = new AbortController();
       const r1 = await context(root, { signal: first.signal, checkpoint });
-      const running = relay.generate(j, { ...r1.ctx, onProgress: (p) => p > 0.03 && first.abort('shutdown') });
-      setTimeout(() => first.abort('shutdown'), 1500);
+      const running = relay.generate(j, { ...r1.ctx, onProgress: (p) => p > 0.03 && first.abort('handover') });
+      setTimeout(() => first.abort('handover'), 1500);
       assert.equal((await failure(running)).code, 'canceled');
       assert.equal(proxy.seen('POST', /cancel$/).length, 0, 'a handed-back task is not canceled upstream');
       const r2 = await context(root, { checkpoint });
@@ -122,7 +122,7 @@ describe('relay backend', () => {
       },
     });
     const err = await failure(running);
-    assert.deepEqual([err.code, err.transient], ['upstream_failed', false]);
+    assert.deepEqual([err.code, err.retryable], ['upstream_failed', false]);
     assert.match(err.message, /upstream code: canceled/);
     const [task] = await upstream.tasks(key, 'A');
     assertNoLeak(`${err.message} ${JSON.stringify(err)}`, [upstream.url, new URL(upstream.url).host, task.request_id, key]);
