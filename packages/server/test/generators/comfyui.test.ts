@@ -95,6 +95,19 @@ describe('comfyui backend', () => {
     assert.equal(s.outstanding, 0);
   });
 
+  it('an attempt stopped at its deadline interrupts its prompt, like a cancel', async () => {
+    const s = await host();
+    s.faults.slow = true;
+    const j = job({ duration: 3 });
+    const stop = new AbortController();
+    const running = generator([{ name: 'gpu-1', url: s.url }]).generate(j, (await context(stop.signal)).ctx);
+    await until(() => s.running.size === 1);
+    stop.abort('deadline');
+    await failure(running);
+    assert.deepEqual(s.stats.interrupts, [promptIdFor(j.taskId, 1)]);
+    assert.equal(s.outstanding, 0);
+  });
+
   it('re-attaches a new attempt to the prompt of a crashed one instead of submitting again', async () => {
     const s = await host();
     s.faults.slow = true;

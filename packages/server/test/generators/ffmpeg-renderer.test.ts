@@ -18,9 +18,9 @@ import { createKernels } from '../../src/generators/ffmpeg/bilinear-kernels.ts';
 import { FrameResampler } from '../../src/generators/ffmpeg/frame-resampler.ts';
 import { planeLayout, rgbToYuv420 } from '../../src/generators/ffmpeg/yuv-canvas.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
-import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { TaskFailure, toTaskFailure } from '../../src/engine/task-failure.ts';
 import { memoryCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
-import { probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
+import { OutputRejected, probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
 
 const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
@@ -257,7 +257,10 @@ describe('video verification', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   const refuses = async (file: string, expect: Parameters<typeof verifyVideo>[2], pattern: RegExp) => {
-    const err = await verifyVideo(bins.ffprobe, file, expect).then(() => undefined, (e: unknown) => e);
+    // media refuses with its own error; the engine's one mapping makes it the task's failure.
+    const refused = await verifyVideo(bins.ffprobe, file, expect).then(() => undefined, (e: unknown) => e);
+    assert.ok(refused instanceof OutputRejected, 'expected an OutputRejected');
+    const err = toTaskFailure(refused);
     assert.ok(err instanceof TaskFailure, 'expected a TaskFailure');
     assert.equal(err.code, 'invalid_output');
     assert.equal(err.retryable, false);

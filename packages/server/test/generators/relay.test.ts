@@ -108,6 +108,20 @@ describe('relay backend', () => {
     });
   }
 
+  for (const dialect of ['A', 'B'] as const) {
+    it(`family ${dialect}: an attempt stopped at its deadline cancels the upstream task too`, async () => {
+      const key = await upstream.newKey();
+      const relay = relayOf([channel(dialect, upstream.url, 'K')], { K: key });
+      const controller = new AbortController();
+      const r = await context(root, { signal: controller.signal });
+      const running = relay.generate(job(dialect, { duration: 15, width: 1280, height: 720 }), { ...r.ctx, onProgress: (p) => p >= 0.03 && controller.abort('deadline') });
+      await failure(running);
+      const [task] = await upstream.tasks(key, dialect);
+      assert.equal(task.status, dialect === 'A' ? 'failed' : 'FAILURE');
+      assert.equal(task.error?.code, 'canceled');
+    });
+  }
+
   it('keeps upstream addresses, ids and keys out of failures', async () => {
     const key = await upstream.newKey();
     const relay = relayOf([channel('A', upstream.url, 'K')], { K: key });
