@@ -80,7 +80,7 @@ async function benchSize(label: string, width: number, height: number, dir: stri
   });
   const render = async (j: GenerationJob) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
-    return (await renderer.generate(j, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
+    return (await renderer.generate(j, { signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
   };
   const i2v = job('a mountain lake in the evening', [still]);
   // Warm-up (sharp, librsvg, page cache), and the moving frames for the motion-encode floor.

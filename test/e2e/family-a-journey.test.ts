@@ -1,5 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { openSqlDatabase } from '../../packages/server/src/store/sql/database.ts';
+import { SqlTaskStore } from '../../packages/server/src/store/sql/sql-task-store.ts';
 import { startTestService, type TestService } from './support/service.ts';
 import { api, pollUntil, type Api } from './support/http.ts';
 import { dataUri, makeImage, startImageServer } from './support/images.ts';
@@ -68,5 +71,23 @@ describe('family A journey', () => {
     assert.equal(end.body.error.code, 'image_unreachable');
     assert.match(end.body.error.message, /could not be fetched by the server/);
     assert.equal(end.body.video, undefined);
+    assert.deepEqual(await endedAttempts(submit.body.request_id), [{ outcome: 'failed', errorCode: 'image_unreachable' }], 'the attempt records why it failed');
   });
+
+  /** How each attempt of a task ended, once all have (the row is written just after the task's). */
+  async function endedAttempts(id: string) {
+    const database = await openSqlDatabase(join(svc.dataDir, 'vidgen.db'));
+    try {
+      const tasks = new SqlTaskStore(database.db, database.dialect);
+      const deadline = Date.now() + 10_000;
+      let attempts = await tasks.attempts(id);
+      while (attempts.some((a) => a.outcome === null) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        attempts = await tasks.attempts(id);
+      }
+      return attempts.map((a) => ({ outcome: a.outcome, errorCode: a.errorCode }));
+    } finally {
+      await database.close();
+    }
+  }
 });

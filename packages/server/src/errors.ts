@@ -1,7 +1,8 @@
 /**
  * Typed errors with stable codes. Engine and API throw these; the single error handler in
  * api/error-handler.ts renders them. Messages are written for the caller and never carry
- * internals (paths, SQL, upstream hosts, keys).
+ * internals (paths, SQL, upstream hosts, keys). Codes come from API_ERROR_CODES only, so
+ * docs/errors.md (checked against this list by a test) names every code a client can see.
  */
 export type ErrorType =
   | 'invalid_request_error'
@@ -12,11 +13,68 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'server_error';
 
+/** Every API error code; one per line, so that additions merge cleanly. */
+export const API_ERROR_CODES = [
+  'missing_field',
+  'invalid_type',
+  'out_of_range',
+  'invalid_value',
+  'too_many_items',
+  'invalid_body',
+  'invalid_json',
+  'invalid_request',
+  'model_not_found',
+  'model_wrong_endpoint',
+  'model_not_supported',
+  'invalid_prompt',
+  'image_required',
+  'invalid_image',
+  'image_prefix_missing',
+  'image_prefix_unsupported',
+  'image_base64_invalid',
+  'image_type_mismatch',
+  'file_not_found',
+  'invalid_video',
+  'task_not_found',
+  'task_not_done',
+  'invalid_aspect_ratio',
+  'unsupported_aspect_ratio',
+  'unsupported_duration',
+  'invalid_file',
+  'invalid_idempotency_key',
+  'invalid_wait',
+  'invalid_limit',
+  'invalid_status',
+  'invalid_created_after',
+  'invalid_api_key',
+  'signature_invalid',
+  'signature_expired',
+  'route_not_found',
+  'video_not_ready',
+  'task_not_cancelable',
+  'idempotency_in_flight',
+  'video_expired',
+  'body_too_large',
+  'unsupported_media_type',
+  'range_not_satisfiable',
+  'idempotency_key_reused',
+  'internal_error',
+] as const;
+
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(API_ERROR_CODES);
+
+/** For codes that come from elsewhere (media's refusal codes): true when a client may see them as they are. */
+export function isApiErrorCode(code: string): code is ApiErrorCode {
+  return KNOWN_CODES.has(code);
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly type: ErrorType,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly param: string | null = null,
   ) {
@@ -25,7 +83,7 @@ export class ApiError extends Error {
 }
 
 export class InvalidRequest extends ApiError {
-  constructor(code: string, message: string, param: string | null = null) {
+  constructor(code: ApiErrorCode, message: string, param: string | null = null) {
     super(400, 'invalid_request_error', code, message, param);
   }
 }
@@ -37,31 +95,31 @@ export class Unauthenticated extends ApiError {
 }
 
 export class Forbidden extends ApiError {
-  constructor(code: string, message: string) {
+  constructor(code: ApiErrorCode, message: string) {
     super(403, 'permission_error', code, message);
   }
 }
 
 export class NotFound extends ApiError {
-  constructor(what: string, id: string, param: string | null = null) {
+  constructor(what: 'task' | 'file' | 'model', id: string, param: string | null = null) {
     super(404, 'not_found_error', `${what}_not_found`, `No ${what} found with id '${id}'.`, param);
   }
 }
 
 export class Conflict extends ApiError {
-  constructor(code: string, message: string) {
+  constructor(code: ApiErrorCode, message: string) {
     super(409, 'conflict_error', code, message);
   }
 }
 
 export class Unprocessable extends ApiError {
-  constructor(code: string, message: string, param: string | null = null) {
+  constructor(code: ApiErrorCode, message: string, param: string | null = null) {
     super(422, 'invalid_request_error', code, message, param);
   }
 }
 
 export class Gone extends ApiError {
-  constructor(code: string, message: string) {
+  constructor(code: ApiErrorCode, message: string) {
     super(410, 'invalid_request_error', code, message);
   }
 }
@@ -74,7 +132,7 @@ export class Gone extends ApiError {
 export class InvalidField extends ApiError {
   constructor(
     readonly field: string,
-    code: string,
+    code: ApiErrorCode,
     readonly describe: (name: string) => string,
   ) {
     super(400, 'invalid_request_error', code, describe(field), field);

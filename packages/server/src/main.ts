@@ -21,14 +21,14 @@ import { TaskEvents } from './engine/task-events.ts';
 import { createWorker, type Lane } from './engine/worker.ts';
 import { startRetentionSweeper } from './engine/retention-sweeper.ts';
 import { newId } from './engine/ids.ts';
-import { GenerationError, type Generator } from './generators/generator.ts';
+import type { Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
 import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
 import { createRelayBackends } from './generators/relay/relay-backends.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { probeVideo, verifyVideo } from './media/video-probe.ts';
 import { checkVideoBytes } from './media/video-input.ts';
-import { ImageRejected, normalizeImage, sniffImageType } from './media/image-input.ts';
+import { normalizeImage, sniffImageType } from './media/image-input.ts';
 import { createSafeFetch } from './security/create-safe-fetch.ts';
 import { UrlSigner } from './security/url-signer.ts';
 import { createPrometheusMetrics } from './observability/prometheus-metrics.ts';
@@ -70,11 +70,11 @@ export async function startService(
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
   const { generators, lanes } = await buildBackends(config, binaries, logger);
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
-  const safeFetch = (maxBytes: number) =>
-    createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5 });
+  const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
+    createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5, what });
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
   const images = new ImageRefResolver({
-    files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes), fetchVideo: safeFetch(config.fetchVideoMaxBytes), probeVideo: probeInputVideo,
+    files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes, 'image'), fetchVideo: safeFetch(config.fetchVideoMaxBytes, 'video'), probeVideo: probeInputVideo,
   });
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
@@ -150,7 +150,7 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
   if (config.backendsFile) {
     const relays = createRelayBackends(JSON.parse(await readFile(config.backendsFile, 'utf8')), config.secretsEnv, {
       // Links an upstream hands out on other hosts go through the SSRF-safe fetcher, sized for videos.
-      foreignFetch: ({ maxBytes, timeoutMs }) => createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5 }),
+      foreignFetch: ({ maxBytes, timeoutMs }) => createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5, what: 'video' }),
       logger: logger.child({ component: 'relay' }),
     });
     for (const [name, generator] of Object.entries(relays.generators)) {
@@ -179,12 +179,7 @@ async function checkImage(bytes: Buffer, maxPixels: number) {
   return { mimeType: sniffImageType(bytes) ?? 'application/octet-stream' };
 }
 
-/** An input image as the worker needs it; a refused image is a permanent task failure. */
+/** An input image as the worker needs it; a refused image (ImageRejected) becomes a task failure in the engine. */
 async function renderableImage(bytes: Buffer, maxPixels: number): Promise<Buffer> {
-  try {
-    return (await normalizeImage(bytes, { maxPixels })).png;
-  } catch (err) {
-    if (err instanceof ImageRejected) throw new GenerationError(err.code, err.message, false);
-    throw err;
-  }
+  return (await normalizeImage(bytes, { maxPixels })).png;
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, InvalidField, InvalidRequest, ModelServedElsewhere } from '../errors.ts';
+import { ApiError, InvalidField, InvalidRequest, ModelServedElsewhere, type ApiErrorCode } from '../errors.ts';
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 
 type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
@@ -21,7 +21,7 @@ export function installErrorHandling(app: FastifyInstance, dialects: readonly Di
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
-      error: { message: `No route for ${request.method} ${request.url.split('?')[0]}.`, type: 'not_found_error', code: 'route_not_found', param: null },
+      error: { message: `No route for ${request.method} ${request.url.split('?')[0]}.`, type: 'not_found_error', code: 'route_not_found' satisfies ApiErrorCode, param: null },
     }),
   );
 }

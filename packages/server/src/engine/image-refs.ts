@@ -3,14 +3,14 @@ import type { FileStore } from '../store/file-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { SafeFetch } from '../security/safe-fetch.ts';
 import { FetchRefused } from '../security/safe-fetch.ts';
-import { InvalidField } from '../errors.ts';
+import { InvalidField, isApiErrorCode } from '../errors.ts';
 import { isHttpUrl } from '../security/http-url.ts';
-import { GenerationError } from '../generators/generator.ts';
 import { decodeDataUri, ImageRejected, type DecodedImage } from '../media/image-input.ts';
 import type { VideoProber } from '../media/video-input.ts';
 import type { ImageRef } from './task.ts';
 import type { ImageInput } from './task-service.ts';
 import { VideoRefResolver } from './video-refs.ts';
+import { FAILURES } from './task-failure.ts';
 
 const MAX_URL_LENGTH = 4096;
 
@@ -59,16 +59,14 @@ export class ImageRefResolver {
     if (ref.kind === 'file') {
       const file = await this.deps.files.get(ref.fileId);
       if (!file || file.accountId !== accountId) {
-        throw new GenerationError('image_unavailable', `The file '${ref.fileId}' was deleted before the task ran.`, false);
+        throw FAILURES.inputUnavailable('image', `The file '${ref.fileId}' was deleted before the task ran.`);
       }
       return this.deps.blobs.readBuffer(file.blobKey);
     }
     try {
       return (await this.deps.fetch(ref.url, signal)).bytes;
     } catch (err) {
-      if (err instanceof FetchRefused) {
-        throw new GenerationError('image_unreachable', `The image URL could not be fetched by the server: ${err.message}`, false);
-      }
+      if (err instanceof FetchRefused) throw FAILURES.inputUnreachable('image', err.message);
       throw err;
     }
   }
@@ -106,7 +104,10 @@ function decodeInline(value: string, field: string): DecodedImage | undefined {
   try {
     return decodeDataUri(value);
   } catch (err) {
-    if (err instanceof ImageRejected) throw new InvalidField(field, err.code, (name) => `\`${name}\`: ${err.message}`);
+    if (err instanceof ImageRejected) {
+      const code = isApiErrorCode(err.code) ? err.code : 'invalid_image';
+      throw new InvalidField(field, code, (name) => `\`${name}\`: ${err.message}`);
+    }
     throw err;
   }
 }

@@ -6,7 +6,8 @@
  * the requested seconds. A backend may say what it made (`GenerationOutput.expect`), and is held
  * to these rules before the file is verified.
  */
-import { GenerationError, type GenerationOutput, type InputVideo } from '../generators/generator.ts';
+import type { GenerationOutput, InputVideo } from '../generators/generator.ts';
+import { FAILURES } from './task-failure.ts';
 import { parseRate } from '../media/video-probe.ts';
 import type { TaskKind } from './task.ts';
 
@@ -54,4 +55,4 @@ export function expectedOutput(kind: TaskKind, job: JobShape, video: InputVideo 
   return { width: claim.width, height: claim.height, durationSeconds, fps };
 }
 
-const breach = (message: string) => new GenerationError('invalid_output', message, false);
+const breach = (message: string) => FAILURES.invalidOutput(message);

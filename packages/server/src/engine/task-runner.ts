@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { GenerationError, type Generator } from '../generators/generator.ts';
+import type { GenerationStop, Generator } from '../generators/generator.ts';
 import type { ImageRefResolver } from './image-refs.ts';
 import type { TaskEvents } from './task-events.ts';
-import type { Lease, Task, TaskErrorInfo } from './task.ts';
+import type { Lease, Task } from './task.ts';
 import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
 import { expectedOutput, jobShape, type OutputExpectation } from './output-expectation.ts';
+import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -19,10 +20,10 @@ export interface TaskRunnerDeps {
   /** Told of every state and progress change, so long-polls in this process answer at once. */
   events: TaskEvents;
   metrics: EngineMetrics;
-  /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws a GenerationError when it can't. */
+  /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws media's ImageRejected when it can't. */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
   /**
-   * Throws a GenerationError unless the file is the video that was asked for (DESIGN invariant 3);
+   * Throws media's OutputRejected unless the file is the video that was asked for (DESIGN invariant 3);
    * may return what it measured, so the result records the real length.
    */
   verifyVideo(file: string, expect: OutputExpectation): Promise<{ durationSeconds: number } | void>;
@@ -36,8 +37,18 @@ export interface TaskRunnerDeps {
 /** Why an attempt was stopped from outside: each leads to a different ending. */
 export type StopReason = 'shutdown' | 'canceled' | 'lease_lost' | 'deadline';
 
-const INTERNAL_ERROR: TaskErrorInfo = { code: 'internal_error', message: 'The video could not be generated because of an internal error.' };
-const DEADLINE: TaskErrorInfo = { code: 'deadline_exceeded', message: 'The backend did not finish within its time limit.' };
+/**
+ * What the backend is told. A lost lease is a handover, not a cancel: the worker that reclaimed the
+ * task follows the same upstream work through the checkpoint, and stopping it would waste what is
+ * paid for. (A lease lost to a cancel from another process is found out and sent as `canceled`.)
+ */
+const GENERATOR_STOP: Record<StopReason, GenerationStop> = { canceled: 'cancel', shutdown: 'handover', deadline: 'deadline', lease_lost: 'handover' };
+
+/** How an attempt ended, as its row in task_attempts records it. */
+interface Ending {
+  outcome: AttemptOutcome;
+  code: FailureCode | null;
+}
 
 /**
  * Runs one claimed task to its end. Every write presents the lease; when a write is refused
@@ -49,14 +60,14 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
   deps.events.taskChanged(task.id);
-  let outcome: AttemptOutcome = 'lost';
+  let ending: Ending = { outcome: 'lost', code: null };
   try {
     const produced = await produce(deps, task, lease, controller, workDir);
-    outcome = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+    ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } finally {
     await rm(workDir, { recursive: true, force: true });
-    await deps.tasks.endAttempt(lease, outcome, null, deps.clock()).catch(() => undefined);
-    deps.metrics.attemptEnded(task.backend, outcome, deps.clock() - started);
+    await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
+    deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
 }
@@ -66,7 +77,7 @@ type Produced = { ok: true; path: string; durationSeconds: number } | { ok: fals
 async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: string): Promise<Produced> {
   try {
     const generator = deps.generators[task.backend];
-    if (!generator) throw new GenerationError('backend_unavailable', 'No backend is configured for this model.', true);
+    if (!generator) throw FAILURES.backendUnavailable('No backend is configured for this model.');
     const signal = controller.signal;
     const images = await loadImages(deps, task, signal, workDir);
     // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
@@ -77,10 +88,11 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
       { taskId: task.id, model: task.model, attempt: lease.token, kind: task.kind, prompt, ...shape, seed, images, ...(video ? { video } : {}) },
       {
         signal, workDir, onProgress: progressReporter(deps, lease, controller),
+        stopReason: () => (signal.aborted ? (GENERATOR_STOP[signal.reason as StopReason] ?? 'cancel') : undefined),
         checkpoint: { load: () => deps.tasks.loadBackendState(task.id), save: (state) => deps.tasks.saveBackendState(lease, state) },
       },
     );
-    if (signal.aborted) throw new GenerationError('canceled', 'The attempt was stopped.', false);
+    if (signal.aborted) throw FAILURES.canceled();
     const expect = expectedOutput(task.kind, shape, video, output.expect);
     const measured = await deps.verifyVideo(output.path, expect);
     return { ok: true, path: output.path, durationSeconds: measured?.durationSeconds ?? expect.durationSeconds };
@@ -90,7 +102,7 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
 }
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
-async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number }, log: Logger): Promise<AttemptOutcome> {
+async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number }, log: Logger): Promise<Ending> {
   const key = `videos/${task.id}/${lease.token}.mp4`;
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
   // Stored videos never change: the attempt's token and the size identify the bytes.
@@ -100,12 +112,12 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   if (await deps.tasks.complete(lease, result, now, now + deps.retentionMs)) {
     await deps.images.discard(task.params.images);
     log.info({ bytes: stored.size }, 'task succeeded');
-    return 'succeeded';
+    return { outcome: 'succeeded', code: null };
   }
   // A zombie's output: another attempt owns the task now, or it was canceled.
   await deps.blobs.delete(key);
   log.warn('lease lost before completion; output discarded');
-  return 'lost';
+  return { outcome: 'lost', code: 'lease_lost' };
 }
 
 async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal, workDir: string): Promise<string[]> {
@@ -131,33 +143,41 @@ function progressReporter(deps: TaskRunnerDeps, lease: Lease, controller: AbortC
     if (percent <= written || percent >= 100) return;
     written = percent;
     deps.tasks.reportProgress(lease, percent).then(
-      (ok) => (ok ? deps.events.taskChanged(lease.taskId) : controller.abort('lease_lost' satisfies StopReason)),
+      async (ok) => (ok ? deps.events.taskChanged(lease.taskId) : controller.abort(await leaseLostReason(deps.tasks, lease.taskId))),
       () => undefined,
     );
   };
 }
 
-async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, error: unknown, signal: AbortSignal, log: Logger): Promise<AttemptOutcome> {
+/** A lease lost to a cancel (from another process) is that cancel; any other loss is a handover. */
+export async function leaseLostReason(tasks: TaskStore, taskId: string): Promise<StopReason> {
+  const task = await tasks.get(taskId).catch(() => undefined);
+  return task?.status === 'canceled' ? 'canceled' : 'lease_lost';
+}
+
+async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, error: unknown, signal: AbortSignal, log: Logger): Promise<Ending> {
   const reason = signal.aborted ? (signal.reason as StopReason) : undefined;
   if (reason === 'shutdown') {
     // Hand the task back without using up the attempt, so another worker starts it at once.
     await deps.tasks.release(lease, deps.clock());
     log.info('attempt handed back at shutdown');
-    return 'released';
+    return { outcome: 'released', code: null };
   }
-  if (reason === 'canceled' || reason === 'lease_lost') return reason === 'canceled' ? 'canceled' : 'lost';
-  const known = error instanceof GenerationError;
-  const info: TaskErrorInfo = reason === 'deadline' ? DEADLINE : known ? { code: error.code, message: error.message } : INTERNAL_ERROR;
+  if (reason === 'canceled') return { outcome: 'canceled', code: 'canceled' };
+  const known = toTaskFailure(error);
+  // The backend's checkpoint write was refused: like a lost heartbeat, nothing more may be written.
+  if (reason === 'lease_lost' || (!reason && known?.code === 'lease_lost')) return { outcome: 'lost', code: 'lease_lost' };
+  const failure = reason === 'deadline' ? FAILURES.deadlineExceeded() : known ?? FAILURES.internalError();
   if (!known && !reason) log.error({ err: error }, 'task failed with an unexpected error');
-  // Unexpected errors and deadlines count as transient: a retry is cheap, a lost paid task is not.
-  const transient = reason === 'deadline' || (known ? error.transient : true);
-  if (transient && task.attempts < deps.maxAttempts) {
+  const info = { code: failure.code, message: failure.message };
+  // Unexpected errors and deadlines are retryable: a retry is cheap, a lost paid task is not.
+  if (failure.retryable && task.attempts < deps.maxAttempts) {
     const at = deps.clock() + retryDelayMs(task.attempts);
     if (await deps.tasks.retry(lease, info, at)) deps.metrics.retried(task.backend);
     log.warn({ code: info.code, retryAt: at }, 'transient failure; retrying');
-    return 'retry';
+    return { outcome: 'retry', code: failure.code };
   }
   if (await deps.tasks.fail(lease, info, deps.clock())) await deps.images.discard(task.params.images);
   log.info({ code: info.code }, 'task failed');
-  return 'failed';
+  return { outcome: 'failed', code: failure.code };
 }

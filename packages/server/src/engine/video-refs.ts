@@ -9,10 +9,11 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import type { SafeFetch } from '../security/safe-fetch.ts';
 import { FetchRefused } from '../security/safe-fetch.ts';
 import { InvalidField } from '../errors.ts';
-import { GenerationError, type InputVideo } from '../generators/generator.ts';
-import { checkVideoFile, isMp4, VideoRejected, type VideoProber } from '../media/video-input.ts';
+import type { InputVideo } from '../generators/generator.ts';
+import { checkVideoFile, isMp4, type VideoProber } from '../media/video-input.ts';
 import { outputSeconds, type Task, type TaskStatus, type VideoRef } from './task.ts';
 import { isHttpUrl } from '../security/http-url.ts';
+import { FAILURES } from './task-failure.ts';
 
 /**
  * The input video as a dialect received it: exactly one of the three sources. Errors name them
@@ -56,20 +57,18 @@ export class VideoRefResolver {
     return { kind: 'url', url };
   }
 
-  /** Fetches the input into `workDir` and probes it. Every failure is permanent: retrying cannot mend the input. */
+  /**
+   * Fetches the input into `workDir` and probes it. Every failure is permanent: retrying cannot mend
+   * the input. A refused video is media's VideoRejected, which the engine maps with the rest.
+   */
   async load(task: Task, tasks: TaskReader, workDir: string, signal: AbortSignal): Promise<InputVideo> {
     const ref = task.params.video;
-    if (!ref) throw new GenerationError('invalid_input', 'The task has no input video.', false);
+    if (!ref) throw FAILURES.invalidInput('The task has no input video.');
     const path = join(workDir, 'input-video.mp4');
     await this.copyTo(path, task.accountId, ref, tasks, signal);
-    if (!isMp4(await head(path))) throw new GenerationError('video_invalid', 'The input video is not an MP4 file.', false);
-    try {
-      const facts = await checkVideoFile(this.probe, path, signal);
-      return { path, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, frames: facts.frames, frameRate: facts.frameRate };
-    } catch (err) {
-      if (err instanceof VideoRejected) throw new GenerationError(err.code, `The input video was refused: ${lowerFirst(err.message)}`, false);
-      throw err;
-    }
+    if (!isMp4(await head(path))) throw FAILURES.videoInvalid('The input video is not an MP4 file.');
+    const facts = await checkVideoFile(this.probe, path, signal);
+    return { path, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, frames: facts.frames, frameRate: facts.frameRate };
   }
 
   private async acceptFile(account: Account, fileId: string, field: string): Promise<VideoRef> {
@@ -100,11 +99,7 @@ export class VideoRefResolver {
     try {
       await writeFile(path, (await this.deps.fetch(ref.url, signal)).bytes);
     } catch (err) {
-      if (err instanceof FetchRefused) {
-        // The fetcher speaks of images; its reasons (status, size, address) are right for videos too.
-        const reason = err.message.replace(/\bimage\b/g, 'video');
-        throw new GenerationError('video_unreachable', `The video URL could not be fetched by the server: ${reason}`, false);
-      }
+      if (err instanceof FetchRefused) throw FAILURES.inputUnreachable('video', err.message);
       throw err;
     }
   }
@@ -141,5 +136,4 @@ async function acceptTask(account: Account, id: string, field: string, tasks: Ta
   return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
 }
 
-const unavailable = (message: string) => new GenerationError('video_unavailable', message, false);
-const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+const unavailable = (message: string) => FAILURES.inputUnavailable('video', message);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { TaskStore } from '../store/task-store.ts';
 import type { Lease, Task } from './task.ts';
-import { runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
+import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
 
 export interface Lane {
   /** Tasks of this backend run at once in this process (a GPU host with N slots: N). */
@@ -81,7 +81,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     const heartbeat = setInterval(async () => {
       const renewed = await deps.tasks.renew(lease, deps.leaseMs, deps.clock()).catch(() => undefined);
       if (renewed) lease.expiresAt = renewed.expiresAt;
-      else stop('lease_lost');
+      else stop(await leaseLostReason(deps.tasks, task.id));
     }, deps.heartbeatMs);
     const deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
     try {

@@ -9,7 +9,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import sharp from 'sharp';
-import { GenerationError, memoryCheckpoint, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
+import { memoryCheckpoint, stopReasonOf, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
+import { TaskFailure } from '../engine/task-failure.ts';
 import { verifyVideo } from '../media/video-probe.ts';
 
 export interface GeneratorFixture {
@@ -74,7 +75,7 @@ class Harness {
   async context(signal = new AbortController().signal) {
     const progress: number[] = [];
     const workDir = await mkdtemp(join(this.root, 'work-'));
-    const ctx: GenerationContext = { signal, workDir, onProgress: (p) => progress.push(p), checkpoint: memoryCheckpoint() };
+    const ctx: GenerationContext = { signal, stopReason: stopReasonOf(signal), workDir, onProgress: (p) => progress.push(p), checkpoint: memoryCheckpoint() };
     return { ctx, progress, workDir };
   }
 
@@ -137,9 +138,9 @@ function progressAndCancelTests(h: Harness, options: GeneratorContractOptions): 
     const timer = setTimeout(abort, 400);
     const err = await running.then(() => undefined, (e: unknown) => e);
     clearTimeout(timer);
-    assert.ok(err instanceof GenerationError, 'an aborted job must reject with a GenerationError');
+    assert.ok(err instanceof TaskFailure, 'an aborted job must reject with a TaskFailure');
     assert.equal(err.code, 'canceled');
-    assert.equal(err.transient, false);
+    assert.equal(err.retryable, false);
     const took = Date.now() - abortedAt;
     assert.ok(took < (options.cancelWithinMs ?? 3000), `cancel took ${took} ms`);
     const leaked = (await childPids()).filter((pid) => !childrenBefore.includes(pid));
@@ -150,7 +151,7 @@ function progressAndCancelTests(h: Harness, options: GeneratorContractOptions): 
     const controller = new AbortController();
     controller.abort();
     const { ctx } = await h.context(controller.signal);
-    await assert.rejects(h.fx.generator.generate(h.job(), ctx), (e: unknown) => e instanceof GenerationError && e.code === 'canceled');
+    await assert.rejects(h.fx.generator.generate(h.job(), ctx), (e: unknown) => e instanceof TaskFailure && e.code === 'canceled');
   });
 }
 
@@ -162,13 +163,13 @@ function sameInputAndFailureTests(h: Harness, options: GeneratorContractOptions)
     assert.equal(await sha256(a.path), await sha256(b.path));
   });
 
-  it('fails with a GenerationError that says whether to retry, and keeps paths out of its message', async () => {
+  it('fails with a TaskFailure that says whether to retry, and keeps paths out of its message', async () => {
     const broken = join(h.root, 'broken.png');
     await writeFile(broken, Buffer.from('this is not a picture'));
     const { ctx } = await h.context();
     const err = await h.fx.generator.generate(h.job({ images: [broken] }), ctx).then(() => undefined, (e: unknown) => e);
-    assert.ok(err instanceof GenerationError, 'failures must be GenerationErrors');
-    assert.equal(typeof err.transient, 'boolean');
+    assert.ok(err instanceof TaskFailure, 'failures must be TaskFailures');
+    assert.equal(typeof err.retryable, 'boolean');
     assert.match(err.code, /^[a-z_]+$/);
     assert.ok(err.message.length > 0);
     assert.ok(!err.message.includes(h.root), 'the message must not reveal file paths');

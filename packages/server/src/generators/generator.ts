@@ -37,8 +37,25 @@ export interface GenerationJob {
   video?: InputVideo;
 }
 
+/**
+ * Why the engine stopped an attempt, in the terms a backend acts on. Every backend does the same:
+ * - `cancel`: nobody wants the video any more; stop the upstream work (best effort), it only costs.
+ * - `deadline`: this attempt ran past its hard limit; stop the upstream work too, as it is hung or
+ *   too slow to trust, and the engine decides about a retry.
+ * - `handover`: another attempt takes the task over (shutdown, a lost lease); leave the upstream
+ *   work running, so that attempt re-attaches to it through the checkpoint instead of paying again.
+ */
+export type GenerationStop = 'cancel' | 'handover' | 'deadline';
+
+/**
+ * Failures are TaskFailures (engine/task-failure.ts), made with FAILURES: a stable code and a
+ * message safe to show the caller. A stopped attempt rejects with `canceled` whatever the stop
+ * reason; the engine records what really happened.
+ */
 export interface GenerationContext {
   signal: AbortSignal;
+  /** Set once `signal` is aborted. */
+  stopReason(): GenerationStop | undefined;
   /** Fraction done, 0..1. Calls must never go backwards. */
   onProgress(fraction: number): void;
   /** A private directory for this attempt; removed by the worker afterwards. */
@@ -76,17 +93,14 @@ export interface Generator {
 }
 
 /**
- * A failure with a stable code and a message safe to show the caller. `transient` failures
- * (a crashed backend, an upstream 5xx) may be retried; permanent ones (bad input) never are.
+ * For running a generator outside the engine (tests, benchmarks): an abort whose reason is a
+ * GenerationStop is that stop, any other abort is a cancel.
  */
-export class GenerationError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly transient: boolean,
-  ) {
-    super(message);
-  }
+export function stopReasonOf(signal: AbortSignal): () => GenerationStop | undefined {
+  return () => {
+    if (!signal.aborted) return undefined;
+    return signal.reason === 'handover' || signal.reason === 'deadline' ? signal.reason : 'cancel';
+  };
 }
 
 /** A checkpoint kept in memory, for running a generator outside the engine (tests, benchmarks). */

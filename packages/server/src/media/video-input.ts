@@ -7,7 +7,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GenerationError } from '../generators/generator.ts';
 import { parseRate, type VideoProbe } from './video-probe.ts';
 
 export type VideoProber = (file: string, signal?: AbortSignal) => Promise<VideoProbe>;
@@ -50,7 +49,7 @@ export async function checkVideoFile(probe: VideoProber, file: string, signal?: 
   try {
     facts = await probe(file, signal);
   } catch (err) {
-    if (signal?.aborted || (err instanceof GenerationError && err.code === 'canceled')) throw err;
+    if (signal?.aborted) throw err;
     throw new VideoRejected('video_invalid', 'The video could not be read: it has no playable video stream.');
   }
   return checkFacts(facts);

@@ -5,7 +5,6 @@
  */
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { GenerationError } from '../generators/generator.ts';
 
 export interface VideoProbe {
   codec: string;
@@ -22,6 +21,9 @@ export interface VideoProbe {
   /** Degrees a player turns the picture (phone videos); decoders turn it too, so 90 or 270 swap the sides. */
   rotation?: number;
 }
+
+/** The file is not the video that was asked for (or no readable video at all); `message` is safe to show the caller. */
+export class OutputRejected extends Error {}
 
 export interface VideoExpectation {
   width: number;
@@ -59,7 +61,8 @@ export async function probeVideo(ffprobePath: string, file: string, signal?: Abo
       (err, out) => (err ? reject(err) : resolve(out)),
     );
   }).catch((err: unknown) => {
-    if (signal?.aborted) throw new GenerationError('canceled', 'The task was canceled.', false);
+    // The caller stopped it (execFile's AbortError): not a verdict on the file.
+    if (signal?.aborted) throw err;
     throw invalid('The output is not a readable video.', err);
   });
   return parseProbe(stdout);
@@ -107,7 +110,7 @@ export function parseRate(rate: string | undefined): number | undefined {
 }
 
 /**
- * Throws `invalid_output` unless `file` is a non-empty H.264 yuv420p video of exactly the expected
+ * Throws OutputRejected unless `file` is a non-empty H.264 yuv420p video of exactly the expected
  * size whose duration is within one frame (+50 ms of container rounding) of the expected one.
  */
 export async function verifyVideo(ffprobePath: string, file: string, expect: VideoExpectation): Promise<VideoProbe> {
@@ -131,8 +134,8 @@ export async function verifyVideo(ffprobePath: string, file: string, expect: Vid
   return probe;
 }
 
-function invalid(message: string, cause?: unknown): GenerationError {
-  const err = new GenerationError('invalid_output', message, false);
+function invalid(message: string, cause?: unknown): OutputRejected {
+  const err = new OutputRejected(message);
   // Kept for operators' logs only; the message above is what callers see.
   if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
   return err;

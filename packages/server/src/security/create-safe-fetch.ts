@@ -104,6 +104,7 @@ interface Hop {
   label: string;
   policy: AddressPolicy;
   maxBytes: number;
+  what: SafeFetchOptions['what'];
   signal: AbortSignal;
 }
 
@@ -141,12 +142,13 @@ function guardedLookup(label: string, policy: AddressPolicy): net.LookupFunction
   };
 }
 
-async function readBody(res: http.IncomingMessage, url: URL, maxBytes: number): Promise<FetchedBody> {
+async function readBody(res: http.IncomingMessage, hop: Hop): Promise<FetchedBody> {
+  const { url, maxBytes, what } = hop;
   const status = res.statusCode ?? 0;
   if (status < 200 || status > 299) {
-    throw new FetchRefused('url_http_error', `The image URL answered with HTTP status ${status}.`);
+    throw new FetchRefused('url_http_error', `The ${what} URL answered with HTTP status ${status}.`);
   }
-  const tooLarge = () => new FetchRefused('url_too_large', `The image at the URL is larger than ${maxBytes} bytes.`);
+  const tooLarge = () => new FetchRefused('url_too_large', `The ${what} at the URL is larger than ${maxBytes} bytes.`);
   if (Number(res.headers['content-length']) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;
@@ -188,7 +190,7 @@ function exchange(hop: Hop): Promise<FetchedBody | { location: string }> {
         settle(() => resolve({ location }));
         return;
       }
-      readBody(res, hop.url, hop.maxBytes).then(
+      readBody(res, hop).then(
         (body) => settle(() => resolve(body)),
         (err: unknown) => settle(() => reject(err)),
       );
@@ -198,37 +200,38 @@ function exchange(hop: Hop): Promise<FetchedBody | { location: string }> {
 }
 
 async function followRedirects(raw: string, options: SafeFetchOptions, policy: AddressPolicy, signal: AbortSignal) {
-  const first = 'The image URL';
-  let hop: Hop = { url: parseTarget(raw, undefined, first, policy), label: first, policy, maxBytes: options.maxBytes, signal };
+  const { what } = options;
+  const first = `The ${what} URL`;
+  let hop: Hop = { url: parseTarget(raw, undefined, first, policy), label: first, policy, maxBytes: options.maxBytes, what, signal };
   for (let redirects = 0; ; redirects++) {
     const result = await exchange(hop);
     if (!('location' in result)) return result;
     if (redirects >= options.maxRedirects) {
-      throw new FetchRefused('url_http_error', `The image URL redirected more than ${options.maxRedirects} times.`);
+      throw new FetchRefused('url_http_error', `The ${what} URL redirected more than ${options.maxRedirects} times.`);
     }
     // Every hop gets the full check; an https→http downgrade is allowed only because it gets it too.
-    const label = "The image URL's redirect target";
+    const label = `The ${what} URL's redirect target`;
     hop = { ...hop, url: parseTarget(result.location, hop.url, label, policy), label };
   }
 }
 
 /** Turns whatever ended the fetch into a FetchRefused whose message is safe to show the caller. */
-function explain(err: unknown, signal: AbortSignal, timeoutMs: number): unknown {
+function explain(err: unknown, signal: AbortSignal, { timeoutMs, what }: SafeFetchOptions): unknown {
   if (err instanceof FetchRefused) return err;
   if (signal.aborted) {
     // An external abort is the caller's own decision: hand its reason back unchanged, as fetch() does.
     if (signal.reason !== TIMED_OUT) return signal.reason;
-    return new FetchRefused('url_timeout', `The image URL did not answer within ${timeoutMs} ms.`);
+    return new FetchRefused('url_timeout', `The ${what} URL did not answer within ${timeoutMs} ms.`);
   }
   const code = String((err as NodeJS.ErrnoException | undefined)?.code ?? '');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
-    return new FetchRefused('url_unreachable', "The image URL's host name could not be resolved from the server.");
+    return new FetchRefused('url_unreachable', `The ${what} URL's host name could not be resolved from the server.`);
   }
   if (/CERT|TLS|SSL/.test(code)) {
-    return new FetchRefused('url_unreachable', "The image URL's TLS certificate could not be verified by the server.");
+    return new FetchRefused('url_unreachable', `The ${what} URL's TLS certificate could not be verified by the server.`);
   }
   // Never the raw error: it can carry resolved addresses and socket details.
-  return new FetchRefused('url_unreachable', 'The image URL could not be reached from the server.');
+  return new FetchRefused('url_unreachable', `The ${what} URL could not be reached from the server.`);
 }
 
 /**
@@ -249,7 +252,7 @@ export function createSafeFetch(
     try {
       return await followRedirects(url, options, policy, deadline.signal);
     } catch (err) {
-      throw explain(err, deadline.signal, options.timeoutMs);
+      throw explain(err, deadline.signal, options);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', forward);

@@ -8,6 +8,8 @@ export interface SafeFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
+  /** What the URL should hold; refusal messages name it ("The video URL answered with…") so callers pass them on as they are. */
+  what: 'image' | 'video' | 'file';
 }
 
 export interface FetchedBody {

@@ -1,35 +1,35 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { API_ERROR_CODES } from '../../src/errors.ts';
+import { FAILURE_CODES, type Retried } from '../../src/engine/task-failure.ts';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const doc = readFileSync(fileURLToPath(new URL('../../../../docs/errors.md', import.meta.url)), 'utf8');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') && !name.endsWith('.contract.ts') ? [path] : [];
-  });
+/** The rows of the first table under `heading`, as cells. */
+function tableRows(heading: string): string[][] {
+  const section = doc.split(/^## /m).find((s) => s.startsWith(heading));
+  assert.ok(section, `docs/errors.md has no section "${heading}"`);
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('|') && !/^\|[\s|-]+\|$/.test(line))
+    .slice(1)
+    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
 }
 
-// Codes are the first string argument of an error constructor, or a `code:` in an error body.
-const PATTERNS = [
-  /new (?:InvalidRequest|Conflict|Forbidden|Gone|Unprocessable|GenerationError|ImageRejected)\(\s*'([a-z_]+)'/g,
-  /new ApiError\(\s*\d+,\s*'[a-z_]+',\s*'([a-z_]+)'/g,
-  /(?<!readonly )code: '([a-z_]+)'/g,
-];
+const codesIn = (cell: string) => [...cell.matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1]);
+const sorted = (codes: Iterable<string>) => [...new Set(codes)].sort();
+const RETRIED_WORDS: Record<string, Retried> = { yes: true, no: false, 'yes/no': 'depends' };
 
-it('docs/errors.md lists every error code the server can produce', () => {
-  const doc = readFileSync(join(root, 'docs/errors.md'), 'utf8');
-  const missing = new Set<string>();
-  for (const file of sources(join(root, 'packages/server/src'))) {
-    const text = readFileSync(file, 'utf8');
-    for (const pattern of PATTERNS) {
-      for (const match of text.matchAll(pattern)) if (!doc.includes(`\`${match[1]}\``)) missing.add(`${match[1]} (${file.slice(root.length)})`);
-    }
-  }
-  for (const what of ['task', 'file', 'model']) if (!doc.includes(`\`${what}_not_found\``)) missing.add(`${what}_not_found`);
-  assert.deepEqual([...missing], [], 'codes missing from docs/errors.md');
+it('docs/errors.md lists exactly the API error codes of errors.ts', () => {
+  const documented = tableRows('Request errors').flatMap((cells) => codesIn(cells[2]));
+  assert.deepEqual(sorted(documented), sorted(API_ERROR_CODES));
+});
+
+it('docs/errors.md lists exactly the task failure codes of engine/task-failure.ts, and whether each is retried', () => {
+  const documented = new Map<string, Retried | undefined>();
+  for (const [codes, retried] of tableRows('Task failure codes')) for (const code of codesIn(codes)) documented.set(code, RETRIED_WORDS[retried]);
+  assert.deepEqual(sorted(documented.keys()), sorted(FAILURE_CODES.map((f) => f.code)));
+  for (const { code, retried } of FAILURE_CODES) assert.equal(documented.get(code), retried, `"retried?" of ${code}`);
 });

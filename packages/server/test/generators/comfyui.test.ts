@@ -6,7 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
-import { GenerationError, memoryCheckpoint, type BackendCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
+import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { memoryCheckpoint, stopReasonOf, type BackendCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
 import { ComfyUiGenerator, type ComfyUiGeneratorOptions } from '../../src/generators/comfyui/comfyui-generator.ts';
 import { ComfyUiHostPool, type ComfyUiHostConfig } from '../../src/generators/comfyui/comfyui-host-pool.ts';
 import { loadPreset } from '../../src/generators/comfyui/workflow-presets.ts';
@@ -59,12 +60,12 @@ describe('comfyui backend', () => {
   });
   const context = async (signal = new AbortController().signal, checkpoint: BackendCheckpoint = memoryCheckpoint()) => {
     const progress: number[] = [];
-    return { ctx: { signal, workDir: await mkdtemp(join(dir, 'work-')), onProgress: (p: number) => progress.push(p), checkpoint }, progress };
+    return { ctx: { signal, stopReason: stopReasonOf(signal), workDir: await mkdtemp(join(dir, 'work-')), onProgress: (p: number) => progress.push(p), checkpoint }, progress };
   };
   const verified = async (path: string, j: GenerationJob) => verifyVideo(bins.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
   const failure = async (p: Promise<unknown>) => {
     const err = await p.then(() => undefined, (e: unknown) => e);
-    assert.ok(err instanceof GenerationError, `expected a GenerationError, got ${String(err)}`);
+    assert.ok(err instanceof TaskFailure, `expected a TaskFailure, got ${String(err)}`);
     return err;
   };
 
@@ -72,7 +73,7 @@ describe('comfyui backend', () => {
     const s = await host({ models: { diffusion_models: ['some_other_model.safetensors'] } });
     const { ctx } = await context();
     const err = await failure(generator([{ name: 'gpu-1', url: s.url }]).generate(job(), ctx));
-    assert.deepEqual([err.code, err.transient], ['invalid_input', false]);
+    assert.deepEqual([err.code, err.retryable], ['invalid_input', false]);
     assert.match(err.message, /UNETLoader \(value_not_in_list\)/);
     assert.ok(!err.message.includes(s.url.split('//')[1]), 'the host address must not leak');
     assert.deepEqual(s.stats.submitted, []);
@@ -86,11 +87,24 @@ describe('comfyui backend', () => {
     const j = job();
     const { ctx } = await context();
     const err = await failure(g.generate(j, ctx));
-    assert.deepEqual([err.code, err.transient], ['invalid_input', false]);
+    assert.deepEqual([err.code, err.retryable], ['invalid_input', false]);
     assert.match(err.message, /SaveVideo \(required_input_missing\)/);
     const id = promptIdFor(j.taskId, j.attempt);
     assert.deepEqual(s.stats.submitted, [id]);
     assert.ok(s.stats.queueDeletes.includes(id) || s.stats.interrupts.includes(id), 'the prompt was neither deleted nor interrupted');
+    assert.equal(s.outstanding, 0);
+  });
+
+  it('an attempt stopped at its deadline interrupts its prompt, like a cancel', async () => {
+    const s = await host();
+    s.faults.slow = true;
+    const j = job({ duration: 3 });
+    const stop = new AbortController();
+    const running = generator([{ name: 'gpu-1', url: s.url }]).generate(j, (await context(stop.signal)).ctx);
+    await until(() => s.running.size === 1);
+    stop.abort('deadline');
+    await failure(running);
+    assert.deepEqual(s.stats.interrupts, [promptIdFor(j.taskId, 1)]);
     assert.equal(s.outstanding, 0);
   });
 
@@ -104,7 +118,7 @@ describe('comfyui backend', () => {
     const attemptA = generator([{ name: 'gpu-1', url: s.url }]).generate(j, ctxA);
     await until(() => s.running.size === 1);
     // The worker goes away (a crash or a shutdown): nothing is sent to the host.
-    first.abort('shutdown');
+    first.abort('handover');
     assert.equal((await failure(attemptA)).code, 'canceled');
     assert.deepEqual(s.stats.interrupts, []);
     assert.equal(s.running.size, 1, 'the prompt must keep running on the host');
@@ -177,17 +191,17 @@ describe('comfyui backend', () => {
       });
     });
     const down = await failure(generator([{ name: 'gpu-1', url: `http://127.0.0.1:${closedPort}` }]).generate(job(), (await context()).ctx));
-    assert.deepEqual([down.code, down.transient], ['backend_unavailable', true]);
+    assert.deepEqual([down.code, down.retryable], ['backend_unavailable', true]);
     assert.ok(!down.message.includes(String(closedPort)) && !down.message.includes('127.0.0.1'));
 
     const s = await host();
     s.faults.serverError = 502;
     const broken = await failure(generator([{ name: 'gpu-1', url: s.url }]).generate(job(), (await context()).ctx));
-    assert.deepEqual([broken.code, broken.transient], ['backend_unavailable', true]);
+    assert.deepEqual([broken.code, broken.retryable], ['backend_unavailable', true]);
 
     s.faults = { slow: true, crashAtProgress: 0.3 };
     const lost = await failure(generator([{ name: 'gpu-1', url: s.url }]).generate(job({ duration: 2 }), (await context()).ctx));
-    assert.deepEqual([lost.code, lost.transient], ['backend_unavailable', true]);
+    assert.deepEqual([lost.code, lost.retryable], ['backend_unavailable', true]);
     assert.match(lost.message, /lost the task/);
     assert.equal(s.stats.crashes, 1);
   });
@@ -197,7 +211,7 @@ describe('comfyui backend', () => {
     s.faults.slow = true;
     const j = job({ duration: 5 });
     const err = await failure(generator([{ name: 'gpu-1', url: s.url }], { timeoutMs: 700 }).generate(j, (await context()).ctx));
-    assert.deepEqual([err.code, err.transient], ['deadline_exceeded', true]);
+    assert.deepEqual([err.code, err.retryable], ['deadline_exceeded', true]);
     assert.deepEqual(s.stats.interrupts, [promptIdFor(j.taskId, 1)]);
     assert.equal(s.outstanding, 0);
   });

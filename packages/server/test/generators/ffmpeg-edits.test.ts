@@ -14,7 +14,8 @@ import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { checkVideoFile } from '../../src/media/video-input.ts';
 import { probeVideo } from '../../src/media/video-probe.ts';
 import { expectedOutput, jobShape } from '../../src/engine/output-expectation.ts';
-import { GenerationError, memoryCheckpoint, type GenerationJob, type InputVideo } from '../../src/generators/generator.ts';
+import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { memoryCheckpoint, stopReasonOf, type GenerationJob, type InputVideo } from '../../src/generators/generator.ts';
 import { childPids } from '../../src/generators/generator-contract.ts';
 
 const run = promisify(execFile);
@@ -60,7 +61,7 @@ describe('engine rules for edits and extensions', () => {
   const video: InputVideo = { path: 'x', width: 321, height: 181, durationSeconds: 4.5, frames: 108, frameRate: '24/1' };
   const params = { width: 0, height: 0, duration: 3, fps: 24 };
   const refused = (fn: () => unknown, pattern: RegExp) =>
-    assert.throws(fn, (e: unknown) => e instanceof GenerationError && e.code === 'invalid_output' && !e.transient && pattern.test(e.message));
+    assert.throws(fn, (e: unknown) => e instanceof TaskFailure && e.code === 'invalid_output' && !e.retryable && pattern.test(e.message));
 
   it('shapes the job from the input: even sides, its rate, its length or the added seconds', () => {
     assert.deepEqual(jobShape('edit', params, video), { width: 320, height: 180, duration: 4.5, fps: 24 });
@@ -106,7 +107,7 @@ describe('ffmpeg renderer: edits and extensions', () => {
 
   async function generate(job: Omit<GenerationJob, 'taskId' | 'attempt'>) {
     const workDir = await mkdtemp(join(dir, 'job-'));
-    return renderer().generate({ taskId: 't', attempt: 1, ...job }, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
+    return renderer().generate({ taskId: 't', attempt: 1, ...job }, { signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
   }
   const edit = (prompt: string) => generate({ kind: 'edit', prompt, width: 320, height: 180, duration: input.durationSeconds, fps: 24, images: [], video: input });
   const extend = (prompt: string, seconds: number) => generate({ kind: 'extend', prompt, width: 320, height: 180, duration: seconds, fps: 24, images: [], video: input });
@@ -126,9 +127,9 @@ describe('ffmpeg renderer: edits and extensions', () => {
 
   it('refuses a prompt with no edit, and inputs past its limits, for good', async () => {
     const err = await edit('a nice day at the beach').catch((e: unknown) => e);
-    assert.ok(err instanceof GenerationError && err.code === 'edit_not_understood' && !err.transient);
+    assert.ok(err instanceof TaskFailure && err.code === 'edit_not_understood' && !err.retryable);
     const big = await generate({ kind: 'edit', prompt: 'sepia', width: 3840, height: 2160, duration: 2, fps: 24, images: [], video: { ...input, width: 3840, height: 2160 } }).catch((e: unknown) => e);
-    assert.ok(big instanceof GenerationError && big.code === 'video_unsupported', String(big));
+    assert.ok(big instanceof TaskFailure && big.code === 'video_unsupported', String(big));
     assert.match(big.message, /up to 30 s and 1080p/);
   });
 
@@ -145,9 +146,9 @@ describe('ffmpeg renderer: edits and extensions', () => {
       const controller = new AbortController();
       const workDir = await mkdtemp(join(dir, 'job-'));
       const job: GenerationJob = { taskId: 't', attempt: 1, kind, prompt, width: 320, height: 180, duration, fps: 24, images: [], video: input };
-      const err = await renderer().generate(job, { signal: controller.signal, onProgress: (p) => p > 0.2 && controller.abort(), workDir, checkpoint: memoryCheckpoint() })
+      const err = await renderer().generate(job, { signal: controller.signal, stopReason: stopReasonOf(controller.signal), onProgress: (p) => p > 0.2 && controller.abort(), workDir, checkpoint: memoryCheckpoint() })
         .catch((e: unknown) => e);
-      assert.ok(err instanceof GenerationError && err.code === 'canceled', `${kind}: ${String(err)}`);
+      assert.ok(err instanceof TaskFailure && err.code === 'canceled', `${kind}: ${String(err)}`);
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual((await childPids()).filter((pid) => !before.includes(pid)), [], `${kind} left processes running`);
     }

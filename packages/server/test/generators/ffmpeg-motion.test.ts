@@ -136,7 +136,7 @@ describe('text-to-video variety and life', () => {
   const render = async (prompt: string, seed: number | undefined, size = { width: 320, height: 180 }, duration = 1) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
     const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt, ...size, duration, fps: 24, seed, images: [] };
-    return (await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
+    return (await renderer().generate(job, { signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
   };
   const sha = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
 
@@ -176,7 +176,7 @@ describe('text-to-video variety and life', () => {
     for (const [name, prompt, images, seed] of samples) {
       const workDir = await mkdtemp(join(dir, 'job-'));
       const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt, width: 640, height: 360, duration: 2, fps: 24, seed, images };
-      const { path } = await renderer().generate(job, { signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
+      const { path } = await renderer().generate(job, { signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
       for (const [label, t] of [['start', 0], ['middle', 1], ['end', 2 - 1.5 / 24]] as const) {
         await run(bins.ffmpeg, ['-v', 'error', '-y', '-ss', String(t), '-i', path, '-frames:v', '1', join(framesDir, `${name}-${label}.png`)]);
       }

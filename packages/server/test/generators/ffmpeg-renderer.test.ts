@@ -18,14 +18,15 @@ import { createKernels } from '../../src/generators/ffmpeg/bilinear-kernels.ts';
 import { FrameResampler } from '../../src/generators/ffmpeg/frame-resampler.ts';
 import { planeLayout, rgbToYuv420 } from '../../src/generators/ffmpeg/yuv-canvas.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
-import { GenerationError, memoryCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
-import { probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
+import { TaskFailure, toTaskFailure } from '../../src/engine/task-failure.ts';
+import { memoryCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
+import { OutputRejected, probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
 
 const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
 // Fixed threads: x264's output depends on its thread count, and the contract checks determinism.
 const renderer = () => new FfmpegRenderer({ ffmpeg: bins.ffmpeg, threads: 2 });
-const context = (workDir: string) => ({ signal: new AbortController().signal, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
+const context = (workDir: string) => ({ signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
 
 runGeneratorContract('ffmpeg renderer', async () => ({ generator: renderer(), ffprobe: bins.ffprobe }));
 
@@ -256,10 +257,13 @@ describe('video verification', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   const refuses = async (file: string, expect: Parameters<typeof verifyVideo>[2], pattern: RegExp) => {
-    const err = await verifyVideo(bins.ffprobe, file, expect).then(() => undefined, (e: unknown) => e);
-    assert.ok(err instanceof GenerationError, 'expected a GenerationError');
+    // media refuses with its own error; the engine's one mapping makes it the task's failure.
+    const refused = await verifyVideo(bins.ffprobe, file, expect).then(() => undefined, (e: unknown) => e);
+    assert.ok(refused instanceof OutputRejected, 'expected an OutputRejected');
+    const err = toTaskFailure(refused);
+    assert.ok(err instanceof TaskFailure, 'expected a TaskFailure');
     assert.equal(err.code, 'invalid_output');
-    assert.equal(err.transient, false);
+    assert.equal(err.retryable, false);
     assert.match(err.message, pattern);
     assert.ok(!err.message.includes(dir), 'the message must not reveal the path');
   };

@@ -56,7 +56,7 @@ describe('relay: upstream faults', () => {
     const p = await proxy();
     p.fault({ method: 'POST', path: SUBMIT, action: { kind: 'answer', status: 429, headers: { 'retry-after': '30' } } });
     const err = await failure(relayOf([channel('B', p.url, 'K')], { K: key }).generate(job('B'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['backend_unavailable', true]);
+    assert.deepEqual([err.code, err.retryable], ['backend_unavailable', true]);
     assert.match(err.message, /rate limiting/);
     assert.equal((await upstream.tasks(key, 'B')).length, 0);
   });
@@ -77,7 +77,7 @@ describe('relay: upstream faults', () => {
     await relay.generate(job('A'), (await context(root)).ctx);
     p.fault({ method: 'GET', path: POLL.A, action: { kind: 'rewrite', status: 200, body: (t) => ({ ...t, status: 'thinking' }) } });
     const err = await failure(relay.generate(job('A'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['backend_unavailable', true]);
+    assert.deepEqual([err.code, err.retryable], ['backend_unavailable', true]);
     assert.match(err.message, /a state the relay does not know/);
   });
 
@@ -86,7 +86,7 @@ describe('relay: upstream faults', () => {
     const p = await proxy();
     p.fault({ method: 'GET', path: POLL.A, action: { kind: 'rewrite', body: (t) => (t.status === 'done' ? { request_id: t.request_id, status: 'expired', model: t.model } : t) } });
     const err = await failure(relayOf([channel('A', p.url, 'K')], { K: key }).generate(job('A'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_result_expired', false]);
+    assert.deepEqual([err.code, err.retryable], ['upstream_result_expired', false]);
   });
 
   it('family B: content answering 410 fails for good', async () => {
@@ -94,7 +94,7 @@ describe('relay: upstream faults', () => {
     const p = await proxy();
     p.fault({ method: 'GET', path: /\/content$/, action: { kind: 'answer', status: 410, body: { error: { code: 'video_expired' } } } });
     const err = await failure(relayOf([channel('B', p.url, 'K')], { K: key }).generate(job('B'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_result_expired', false]);
+    assert.deepEqual([err.code, err.retryable], ['upstream_result_expired', false]);
   });
 
   it('fails over past channels that are down or refuse, by priority, and only creates on the one that accepts', async () => {
@@ -123,7 +123,7 @@ describe('relay: upstream faults', () => {
     const [first, second] = [await proxy(), await proxy()];
     const relay = relayOf([channel('A', first.url, 'K', { priority: 2 }), channel('A', second.url, 'K', { priority: 1 })], { K: key });
     const err = await failure(relay.generate(job('A', { prompt: '   ' }), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['invalid_input', false]);
+    assert.deepEqual([err.code, err.retryable], ['invalid_input', false]);
     assert.match(err.message, /upstream code: invalid_prompt/);
     assert.equal(second.requests.length, 0);
   });
@@ -142,9 +142,9 @@ describe('relay: upstream faults', () => {
     // The upstream sees its own Host, so its links point at it directly, not at the channel's origin.
     const p = await proxy({ rewriteHost: true });
     await relayOf([channel('A', p.url, 'K')], { K: key }).generate(job('A'), (await context(root)).ctx);
-    const strict = createSafeFetch({ allowPrivate: false, timeoutMs: 5000, maxBytes: 1 << 26, maxRedirects: 3 });
+    const strict = createSafeFetch({ allowPrivate: false, timeoutMs: 5000, maxBytes: 1 << 26, maxRedirects: 3, what: 'video' });
     const err = await failure(relayOf([channel('A', p.url, 'K')], { K: key }, { fetchForeign: strict }).generate(job('A'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_download_failed', false]);
+    assert.deepEqual([err.code, err.retryable], ['upstream_download_failed', false]);
     assert.equal(p.seen('GET', /\/content$/).length, 0, 'the link was never fetched through the channel');
   });
 });

@@ -83,7 +83,7 @@ describe('relay: ambiguous submits are reconciled, never paid twice', () => {
     const checkpoint = memoryCheckpoint();
     const j = job('B');
     const first = await failure(relay.generate(j, (await context(root, { checkpoint })).ctx));
-    assert.deepEqual([first.code, first.transient], ['upstream_submit_unconfirmed', true]);
+    assert.deepEqual([first.code, first.retryable], ['upstream_submit_unconfirmed', true]);
     const saved = (await checkpoint.load()) as Record<string, unknown>;
     assert.ok(saved.idempotencyKey && !saved.upstreamId, 'the checkpoint remembers "sent, outcome unknown"');
     assert.equal(proxy.seen('POST', SUBMIT).length, 1);
@@ -98,7 +98,7 @@ describe('relay: ambiguous submits are reconciled, never paid twice', () => {
     const { relay, tasks } = await setup('A', { lookup_by_idempotency_key: false });
     proxy.fault({ method: 'POST', path: SUBMIT, times: 1, action: { kind: 'forward-then-drop' } });
     const err = await failure(relay.generate(job('A'), (await context(root)).ctx));
-    assert.deepEqual([err.code, err.transient], ['upstream_submit_unconfirmed', false]);
+    assert.deepEqual([err.code, err.retryable], ['upstream_submit_unconfirmed', false]);
     assert.equal(proxy.seen('POST', SUBMIT).length, 1);
     assert.equal((await tasks()).length, 1);
   });

@@ -81,8 +81,8 @@ describe('relay backend', () => {
       // The first attempt is handed back at shutdown while the upstream renders.
       const first = new AbortController();
       const r1 = await context(root, { signal: first.signal, checkpoint });
-      const running = relay.generate(j, { ...r1.ctx, onProgress: (p) => p > 0.03 && first.abort('shutdown') });
-      setTimeout(() => first.abort('shutdown'), 1500);
+      const running = relay.generate(j, { ...r1.ctx, onProgress: (p) => p > 0.03 && first.abort('handover') });
+      setTimeout(() => first.abort('handover'), 1500);
       assert.equal((await failure(running)).code, 'canceled');
       assert.equal(proxy.seen('POST', /cancel$/).length, 0, 'a handed-back task is not canceled upstream');
       const r2 = await context(root, { checkpoint });
@@ -108,6 +108,20 @@ describe('relay backend', () => {
     });
   }
 
+  for (const dialect of ['A', 'B'] as const) {
+    it(`family ${dialect}: an attempt stopped at its deadline cancels the upstream task too`, async () => {
+      const key = await upstream.newKey();
+      const relay = relayOf([channel(dialect, upstream.url, 'K')], { K: key });
+      const controller = new AbortController();
+      const r = await context(root, { signal: controller.signal });
+      const running = relay.generate(job(dialect, { duration: 15, width: 1280, height: 720 }), { ...r.ctx, onProgress: (p) => p >= 0.03 && controller.abort('deadline') });
+      await failure(running);
+      const [task] = await upstream.tasks(key, dialect);
+      assert.equal(task.status, dialect === 'A' ? 'failed' : 'FAILURE');
+      assert.equal(task.error?.code, 'canceled');
+    });
+  }
+
   it('keeps upstream addresses, ids and keys out of failures', async () => {
     const key = await upstream.newKey();
     const relay = relayOf([channel('A', upstream.url, 'K')], { K: key });
@@ -122,7 +136,7 @@ describe('relay backend', () => {
       },
     });
     const err = await failure(running);
-    assert.deepEqual([err.code, err.transient], ['upstream_failed', false]);
+    assert.deepEqual([err.code, err.retryable], ['upstream_failed', false]);
     assert.match(err.message, /upstream code: canceled/);
     const [task] = await upstream.tasks(key, 'A');
     assertNoLeak(`${err.message} ${JSON.stringify(err)}`, [upstream.url, new URL(upstream.url).host, task.request_id, key]);

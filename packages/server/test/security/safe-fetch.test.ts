@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createSafeFetch, isPublicAddress } from '../../src/security/create-safe-fetch.ts';
 import { FetchRefused, type SafeFetchOptions } from '../../src/security/safe-fetch.ts';
 
-const LIMITS: SafeFetchOptions = { allowPrivate: true, timeoutMs: 2_000, maxBytes: 64 * 1024, maxRedirects: 3 };
+const LIMITS: SafeFetchOptions = { allowPrivate: true, timeoutMs: 2_000, maxBytes: 64 * 1024, maxRedirects: 3, what: 'image' };
 
 /**
  * Safety net: these tests must never send a packet beyond loopback, even if the fetcher regresses.

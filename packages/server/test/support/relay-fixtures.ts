@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { pino, type Logger } from 'pino';
-import { GenerationError, memoryCheckpoint, type BackendCheckpoint, type GenerationContext } from '../../src/generators/generator.ts';
+import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { memoryCheckpoint, stopReasonOf, type BackendCheckpoint, type GenerationContext } from '../../src/generators/generator.ts';
 import { createSafeFetch } from '../../src/security/create-safe-fetch.ts';
 import { parseRelayBackend } from '../../src/generators/relay/relay-config.ts';
 import { RelayGenerator } from '../../src/generators/relay/relay-generator.ts';
@@ -20,7 +21,7 @@ export const FAST_TIMINGS: Partial<RelayTimings> = {
 };
 
 /** Loopback links are allowed here only because the test upstream lives on loopback. */
-export const testFetchForeign = createSafeFetch({ allowPrivate: true, timeoutMs: 15_000, maxBytes: 64 * 1024 * 1024, maxRedirects: 3 });
+export const testFetchForeign = createSafeFetch({ allowPrivate: true, timeoutMs: 15_000, maxBytes: 64 * 1024 * 1024, maxRedirects: 3, what: 'video' });
 
 export type RawChannel = Record<string, unknown>;
 
@@ -70,15 +71,16 @@ export async function context(root: string, options: { signal?: AbortSignal; che
   const saves: unknown[] = [];
   const progress: number[] = [];
   const checkpoint: BackendCheckpoint = { load: () => inner.load(), save: async (s) => (saves.push(structuredClone(s)), inner.save(s)) };
+  const signal = options.signal ?? new AbortController().signal;
   const ctx: GenerationContext = {
-    signal: options.signal ?? new AbortController().signal, workDir: await mkdtemp(join(root, 'work-')), onProgress: (p) => progress.push(p), checkpoint,
+    signal, stopReason: stopReasonOf(signal), workDir: await mkdtemp(join(root, 'work-')), onProgress: (p) => progress.push(p), checkpoint,
   };
   return { ctx, progress, saves };
 }
 
-export async function failure(p: Promise<unknown>): Promise<GenerationError> {
+export async function failure(p: Promise<unknown>): Promise<TaskFailure> {
   const err = await p.then(() => undefined, (e: unknown) => e);
-  assert.ok(err instanceof GenerationError, `expected a GenerationError, got ${String(err)}`);
+  assert.ok(err instanceof TaskFailure, `expected a TaskFailure, got ${String(err)}`);
   return err;
 }
 

@@ -4,7 +4,7 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 import type { Task } from '../../engine/task.ts';
 import type { UrlSigner } from '../../security/url-signer.ts';
-import { Conflict, Forbidden, Gone } from '../../errors.ts';
+import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { parseRange } from './byte-range.ts';
 
@@ -53,7 +53,7 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     const range = ifRange && ifRange !== etag ? { kind: 'full' as const } : parseRange(request.headers.range, stat.size);
     if (range.kind === 'unsatisfiable') {
       return reply.code(416).header('content-range', `bytes */${stat.size}`).header('content-type', 'application/json').send({
-        error: { message: 'The requested range is outside the file.', type: 'invalid_request_error', code: 'range_not_satisfiable', param: null },
+        error: { message: 'The requested range is outside the file.', type: 'invalid_request_error', code: 'range_not_satisfiable' satisfies ApiErrorCode, param: null },
       });
     }
     const slice = range.kind === 'partial' ? range.range : { start: 0, end: stat.size - 1 };

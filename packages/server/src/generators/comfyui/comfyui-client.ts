@@ -7,7 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GenerationError } from '../generator.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 import { fromHistory, fromJob, fromQueue, UNKNOWN, type OutputFile, type PromptStatus } from './prompt-status.ts';
 
 export interface ComfyUiClientOptions {
@@ -22,11 +22,9 @@ export type SubmitAnswer =
   | { accepted: true; nodeErrors: Record<string, unknown>; promptId?: string }
   | { accepted: false; error: unknown; nodeErrors: Record<string, unknown> };
 
-export const canceled = () => new GenerationError('canceled', 'The task was canceled.', false);
-
 /** A transient failure; `detail` (not enumerable, not in the message) names the host for operators. */
-export function unavailable(host: string, cause?: unknown): GenerationError {
-  const err = new GenerationError('backend_unavailable', 'The GPU host could not be reached or failed; the task can be retried.', true);
+export function unavailable(host: string, cause?: unknown): TaskFailure {
+  const err = FAILURES.backendUnavailable('The GPU host could not be reached or failed; the task can be retried.');
   Object.defineProperty(err, 'detail', { value: { host, cause }, enumerable: false });
   return err;
 }
@@ -82,7 +80,7 @@ export class ComfyUiClient {
     // Names are unique per attempt; overwrite keeps a retried upload from becoming "name (1).png".
     form.append('overwrite', 'true');
     const res = await this.request('POST', 'upload/image', signal, { form });
-    if (res.status === 413) throw new GenerationError('invalid_input', 'The input image is larger than the GPU host accepts.', false);
+    if (res.status === 413) throw FAILURES.invalidInput('The input image is larger than the GPU host accepts.');
     if (!res.ok) {
       await res.body?.cancel();
       throw unavailable(this.name, `POST /upload/image answered ${res.status}`);
@@ -145,14 +143,14 @@ export class ComfyUiClient {
     const limit = new Transform({
       transform(chunk: Buffer, _enc, done) {
         bytes += chunk.length;
-        done(bytes > maxBytes ? new GenerationError('invalid_output', 'The generated video is larger than allowed.', false) : null, chunk);
+        done(bytes > maxBytes ? FAILURES.invalidOutput('The generated video is larger than allowed.') : null, chunk);
       },
     });
     try {
       await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), limit, createWriteStream(dest));
     } catch (err) {
-      if (err instanceof GenerationError) throw err;
-      throw signal.aborted ? canceled() : unavailable(this.name, err);
+      if (err instanceof TaskFailure) throw err;
+      throw signal.aborted ? FAILURES.canceled() : unavailable(this.name, err);
     }
   }
 
@@ -185,7 +183,7 @@ export class ComfyUiClient {
     signal: AbortSignal,
     opts: { json?: unknown; form?: FormData; timeoutMs?: number } = {},
   ): Promise<Response> {
-    if (signal.aborted) throw canceled();
+    if (signal.aborted) throw FAILURES.canceled();
     const headers: Record<string, string> = { ...this.headers };
     let body: string | FormData | undefined = opts.form;
     if (opts.json !== undefined) {
@@ -199,7 +197,7 @@ export class ComfyUiClient {
         signal: AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? this.requestTimeoutMs)]),
       });
     } catch (err) {
-      throw signal.aborted ? canceled() : unavailable(this.name, err);
+      throw signal.aborted ? FAILURES.canceled() : unavailable(this.name, err);
     }
     if (res.status >= 500 || (res.status >= 300 && res.status < 400)) {
       await res.body?.cancel();

@@ -9,8 +9,9 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
-import { canceled, type ComfyUiClient } from './comfyui-client.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import type { ComfyUiClient } from './comfyui-client.ts';
 import { deadlineExceeded, executionFailed, interruptedOnHost, leaseLost, noVideoOutput, workflowRejected } from './comfyui-failures.ts';
 import type { ComfyUiHostPool, HostSlot } from './comfyui-host-pool.ts';
 import { ComfyUiSocket } from './comfyui-socket.ts';
@@ -62,8 +63,6 @@ interface Run {
 // Shares of the progress bar: ComfyUI's part, then fetching the file, then our encode.
 const RENDER_END = 0.9;
 const FETCH_END = 0.92;
-// Stop reasons after which another attempt takes over the task and should find the prompt running.
-const HANDED_OVER = new Set<unknown>(['shutdown', 'lease_lost']);
 
 export class ComfyUiGenerator implements Generator {
   readonly kinds: readonly TaskKind[] = ['generate'];
@@ -78,7 +77,7 @@ export class ComfyUiGenerator implements Generator {
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
-    if (ctx.signal.aborted) throw canceled();
+    if (ctx.signal.aborted) throw FAILURES.canceled();
     const plan = planRender(job, this.o.workflows);
     const progress = monotonicProgress(ctx.onProgress);
     const checkpoint = ctx.checkpoint;
@@ -93,11 +92,13 @@ export class ComfyUiGenerator implements Generator {
       return { path: await this.fetchVideo(run, status, job, plan, ctx.workDir, signal, progress) };
     } catch (err) {
       if (!signal.aborted) {
-        if (run && err instanceof GenerationError && err.code === 'backend_unavailable') this.o.pool.markFailed(run.slot.host);
+        if (run && err instanceof TaskFailure && err.code === 'backend_unavailable') this.o.pool.markFailed(run.slot.host);
         throw err;
       }
-      if (run && !(ctx.signal.aborted && HANDED_OVER.has(ctx.signal.reason))) await cancelRemote(run.slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
-      throw ctx.signal.aborted ? canceled() : deadlineExceeded();
+      // A handover leaves the prompt running for the next attempt to find; a cancel or a deadline
+      // (the engine's or our own) frees the GPU.
+      if (run && !(ctx.signal.aborted && ctx.stopReason() === 'handover')) await cancelRemote(run.slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
+      throw ctx.signal.aborted ? FAILURES.canceled() : deadlineExceeded();
     } finally {
       clearTimeout(timer);
       run?.socket?.close();
@@ -170,7 +171,7 @@ export class ComfyUiGenerator implements Generator {
         socket?.close();
         slot.release();
       }
-      if (err instanceof GenerationError && err.code === 'backend_unavailable') this.o.pool.markFailed(slot.host);
+      if (err instanceof TaskFailure && err.code === 'backend_unavailable') this.o.pool.markFailed(slot.host);
       throw err;
     }
   }
@@ -180,7 +181,7 @@ export class ComfyUiGenerator implements Generator {
     try {
       return await client.submit(body, signal);
     } catch (err) {
-      if (signal.aborted || !(err instanceof GenerationError) || !err.transient) throw err;
+      if (signal.aborted || !(err instanceof TaskFailure) || !err.retryable) throw err;
       // The request may have reached the host before the connection broke. ComfyUI would queue a
       // second copy under the same id, so never resubmit blindly: a later attempt checks first.
       const seen = await client.status(promptId, signal).catch(() => undefined);

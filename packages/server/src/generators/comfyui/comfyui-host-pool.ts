@@ -3,7 +3,8 @@
  * slots than the host runs at once only pre-load its queue. Shared by every model that renders
  * on these hosts, so two models cannot overfill one GPU between them.
  */
-import { ComfyUiClient, canceled, type ComfyUiClientOptions } from './comfyui-client.ts';
+import { ComfyUiClient, type ComfyUiClientOptions } from './comfyui-client.ts';
+import { FAILURES } from '../../engine/task-failure.ts';
 
 export interface ComfyUiHostConfig {
   /** Short name, stored in task checkpoints and shown in logs instead of the URL. */
@@ -96,7 +97,7 @@ export class ComfyUiHostPool {
   }
 
   private wait(signal: AbortSignal, allowed: (h: HostState) => boolean): Promise<HostSlot> {
-    if (signal.aborted) return Promise.reject(canceled());
+    if (signal.aborted) return Promise.reject(FAILURES.canceled());
     const candidates = this.hosts.filter(allowed);
     if (candidates.length === 0) return Promise.reject(new Error('ComfyUI: no configured host matches'));
     const free = this.best(candidates);
@@ -104,7 +105,7 @@ export class ComfyUiHostPool {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(canceled());
+        reject(FAILURES.canceled());
       };
       const waiter: Waiter = {
         fits: allowed,

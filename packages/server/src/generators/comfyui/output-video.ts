@@ -6,7 +6,7 @@
  */
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GenerationError } from '../generator.ts';
+import { FAILURES, type TaskFailure } from '../../engine/task-failure.ts';
 import { probeVideo } from '../../media/video-probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 
@@ -29,7 +29,7 @@ export interface NormalizeOptions {
 export async function normalizeVideo(source: string, target: VideoTarget, opts: NormalizeOptions): Promise<string> {
   const out = join(source, '..', 'output.mp4');
   const probe = await probeVideo(opts.ffprobe, source, opts.signal).catch((err: unknown) => {
-    if (err instanceof GenerationError && err.code === 'canceled') throw err;
+    if (opts.signal.aborted) throw FAILURES.canceled();
     throw unreadable(err);
   });
   const exact = source.toLowerCase().endsWith('.mp4') && probe.codec === 'h264' && probe.pixelFormat === 'yuv420p'
@@ -62,15 +62,15 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
       onFrame: (frame) => opts.onProgress(Math.min(1, frame / frames)),
     });
   } catch (err) {
-    if (err instanceof GenerationError && err.code === 'canceled') throw err;
+    if (opts.signal.aborted) throw FAILURES.canceled();
     throw unreadable(err);
   }
   return out;
 }
 
-function unreadable(cause: unknown): GenerationError {
+function unreadable(cause: unknown): TaskFailure {
   // Transient: a truncated download or a bad encode on the host is worth one more try.
-  const err = new GenerationError('render_failed', 'The GPU host returned a video that could not be converted.', true);
+  const err = FAILURES.renderFailed('The GPU host returned a video that could not be converted.');
   Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
   return err;
 }

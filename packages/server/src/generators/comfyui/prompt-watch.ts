@@ -3,8 +3,8 @@
  * progress and wakes the loop early; the status endpoint, polled throughout, is what decides.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GenerationError } from '../generator.ts';
-import { canceled, type ComfyUiClient } from './comfyui-client.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import type { ComfyUiClient } from './comfyui-client.ts';
 import type { ComfyUiSocket } from './comfyui-socket.ts';
 import { lostOnHost } from './comfyui-failures.ts';
 import type { PromptProgress } from './prompt-progress.ts';
@@ -50,12 +50,12 @@ export async function watchPrompt(w: Watch): Promise<PromptStatus> {
   let failingSince: number | undefined;
   let lastConnect = w.clock();
   for (;;) {
-    if (w.signal.aborted) throw canceled();
+    if (w.signal.aborted) throw FAILURES.canceled();
     const status = await w.client.status(w.promptId, w.signal).then(
       (s) => ((failingSince = undefined), s),
       (err: unknown) => {
-        if (w.signal.aborted) throw canceled();
-        if (!(err instanceof GenerationError) || !err.transient) throw err;
+        if (w.signal.aborted) throw FAILURES.canceled();
+        if (!(err instanceof TaskFailure) || !err.retryable) throw err;
         failingSince ??= w.clock();
         if (w.clock() - failingSince > w.timings.unreachableGraceMs) throw err;
         return undefined;

@@ -3,7 +3,8 @@
  * multiples of 32 and 4n+1 frames; LTX-Video: multiples of 32 and 8n+1), so the plan asks for the
  * nearest size and the next frame count it can make; output-video.ts then fits the result exactly.
  */
-import { GenerationError, type GenerationJob } from '../generator.ts';
+import { FAILURES } from '../../engine/task-failure.ts';
+import type { GenerationJob } from '../generator.ts';
 import type { WorkflowGraph } from './workflow-template.ts';
 
 export interface ComfyUiWorkflows {
@@ -37,7 +38,7 @@ const MAX_SIDE = 4096;
 const MAX_FRAMES = 60 * 60;
 
 export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan {
-  const bad = (message: string) => new GenerationError('invalid_input', message, false);
+  const bad = (message: string) => FAILURES.invalidInput(message);
   if (job.kind !== 'generate') throw bad(`This model cannot ${job.kind} videos.`);
   for (const [name, v] of [['width', job.width], ['height', job.height]] as const) {
     // yuv420p halves chroma in both directions, so H.264 here needs even sides.

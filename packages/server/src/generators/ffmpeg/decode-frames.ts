@@ -4,8 +4,7 @@
  * is killed when the consumer stops early, is aborted, or fails.
  */
 import { spawn } from 'node:child_process';
-import { GenerationError } from '../generator.ts';
-import { canceled } from './run-ffmpeg.ts';
+import { FAILURES } from '../../engine/task-failure.ts';
 
 export interface DecodeRun {
   /** Everything between `ffmpeg` and the output: inputs, filters; the output is rawvideo yuv420p on stdout. */
@@ -14,10 +13,10 @@ export interface DecodeRun {
   signal: AbortSignal;
 }
 
-const undecodable = () => new GenerationError('video_invalid', 'The input video could not be decoded.', false);
+const undecodable = () => FAILURES.videoInvalid('The input video could not be decoded.');
 
 export async function* decodeFrames(bin: string, run: DecodeRun): AsyncGenerator<Buffer> {
-  if (run.signal.aborted) throw canceled();
+  if (run.signal.aborted) throw FAILURES.canceled();
   const child = spawn(bin, ['-hide_banner', '-loglevel', 'error', '-nostdin', ...run.args, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     windowsHide: true,
@@ -45,7 +44,7 @@ export async function* decodeFrames(bin: string, run: DecodeRun): AsyncGenerator
       }
     }
     const code = await exited;
-    if (run.signal.aborted) throw canceled();
+    if (run.signal.aborted) throw FAILURES.canceled();
     if (code !== 0) throw undecodable();
   } finally {
     run.signal.removeEventListener('abort', kill);

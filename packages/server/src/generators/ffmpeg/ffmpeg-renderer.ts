@@ -9,14 +9,15 @@
  */
 import { join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, monotonicProgress, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { monotonicProgress, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
 import { parseCameraMotion } from './camera-move.ts';
 import { planShot, type Shot } from './camera-shot.ts';
 import { createKernels } from './bilinear-kernels.ts';
 import { QUIET, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
 import { FrameResampler, type Size } from './frame-resampler.ts';
 import { canvasSize, imageCanvas, sceneCanvas } from './render-canvas.ts';
-import { canceled, renderFailed, runFfmpeg } from './run-ffmpeg.ts';
+import { renderFailed, runFfmpeg } from './run-ffmpeg.ts';
 import { sceneParticles, type ParticleField } from './scene-particles.ts';
 import { seededRandom } from './seeded-random.ts';
 import { renderEdit } from './video-edit.ts';
@@ -55,8 +56,8 @@ export class FfmpegRenderer implements Generator {
     try {
       return await this.render(job, ctx);
     } catch (err) {
-      // Callers may rely on GenerationError; anything else is our own fault, and may pass on retry.
-      if (err instanceof GenerationError) throw err;
+      // Callers may rely on a TaskFailure; anything else is our own fault, and may pass on retry.
+      if (err instanceof TaskFailure) throw err;
       throw renderFailed();
     }
   }
@@ -64,7 +65,7 @@ export class FfmpegRenderer implements Generator {
   private async render(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
     const frames = checkJob(job);
     const progress = monotonicProgress(ctx.onProgress);
-    if (ctx.signal.aborted) throw canceled();
+    if (ctx.signal.aborted) throw FAILURES.canceled();
     const run = { ffmpeg: this.ffmpeg, encoder: this.encoder, progress };
     if (job.kind !== 'generate') {
       const made = job.kind === 'edit' ? await renderEdit(job, ctx, run) : await renderExtension(job, ctx, run);
@@ -76,7 +77,7 @@ export class FfmpegRenderer implements Generator {
     const size = canvasSize(output, shot.maxZoom);
     const textToVideo = job.images.length === 0;
     const canvas = textToVideo ? await sceneCanvas(job.prompt, job.seed, size) : await imageCanvas(job.images[0], size);
-    if (ctx.signal.aborted) throw canceled();
+    if (ctx.signal.aborted) throw FAILURES.canceled();
     progress(PREPARE_SHARE);
     const outPath = join(ctx.workDir, 'output.mp4');
     const resampler = new FrameResampler(createKernels(), canvas, output);
@@ -113,7 +114,7 @@ function* shotFrames(resampler: FrameResampler, shot: Shot, frames: number, seco
 
 /** The frame count; refuses jobs this renderer cannot make exactly as asked. */
 function checkJob(job: GenerationJob): number {
-  const bad = (message: string) => new GenerationError('invalid_input', message, false);
+  const bad = (message: string) => FAILURES.invalidInput(message);
   for (const [name, v] of [['width', job.width], ['height', job.height]] as const) {
     // yuv420p halves chroma in both directions, so H.264 here needs even sides.
     if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0) throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
@@ -127,15 +128,13 @@ function checkJob(job: GenerationJob): number {
 
 function checkInputVideo(job: GenerationJob): void {
   const video = job.video;
-  if (!video) throw new GenerationError('invalid_input', `An ${job.kind === 'edit' ? 'edit' : 'extension'} needs an input video.`, false);
+  if (!video) throw FAILURES.invalidInput(`An ${job.kind === 'edit' ? 'edit' : 'extension'} needs an input video.`);
   const long = Math.max(video.width, video.height);
   const short = Math.min(video.width, video.height);
   if (video.durationSeconds > MAX_INPUT.seconds || long > MAX_INPUT.longSide || short > MAX_INPUT.shortSide) {
-    throw new GenerationError(
-      'video_unsupported',
+    throw FAILURES.videoUnsupported(
       `The built-in renderer edits and extends videos of up to ${MAX_INPUT.seconds} s and 1080p (${MAX_INPUT.longSide}x${MAX_INPUT.shortSide}); `
         + `this one is ${video.width}x${video.height}, ${video.durationSeconds.toFixed(1)} s.`,
-      false,
     );
   }
 }

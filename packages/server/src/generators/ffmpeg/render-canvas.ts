@@ -4,7 +4,7 @@
  * enlarging past the source's detail.
  */
 import sharp from 'sharp';
-import { GenerationError } from '../generator.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 import { buildSceneSvg } from './scene-svg.ts';
 import type { Size } from './frame-resampler.ts';
 
@@ -36,8 +36,8 @@ export async function imageCanvas(file: string, size: Size): Promise<Canvas> {
       .toBuffer({ resolveWithObject: true });
     return checked(data, info, size);
   } catch (err) {
-    if (err instanceof GenerationError) throw err;
-    throw new GenerationError('invalid_input', 'The input image could not be read.', false);
+    if (err instanceof TaskFailure) throw err;
+    throw FAILURES.invalidInput('The input image could not be read.');
   }
 }
 
@@ -54,7 +54,7 @@ export async function sceneCanvas(prompt: string, seed: number | undefined, size
 
 function checked(data: Buffer, info: sharp.OutputInfo, size: Size): Canvas {
   if (info.width !== size.width || info.height !== size.height || info.channels !== 3) {
-    throw new GenerationError('render_failed', 'The renderer failed to prepare the picture.', true);
+    throw FAILURES.renderFailed('The renderer failed to prepare the picture.');
   }
   return { data, width: info.width, height: info.height };
 }

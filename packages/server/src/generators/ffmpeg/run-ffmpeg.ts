@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Readable, pipeline } from 'node:stream';
-import { GenerationError } from '../generator.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 
 export interface FfmpegRun {
   args: string[];
@@ -22,11 +22,10 @@ export interface FfmpegRun {
 
 const STDERR_TAIL = 4096;
 
-export const canceled = () => new GenerationError('canceled', 'The task was canceled.', false);
-export const renderFailed = () => new GenerationError('render_failed', 'The renderer failed to produce a video.', true);
+export const renderFailed = () => FAILURES.renderFailed('The renderer failed to produce a video.');
 
 export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
-  if (run.signal.aborted) return Promise.reject(canceled());
+  if (run.signal.aborted) return Promise.reject(FAILURES.canceled());
   return new Promise((resolve, reject) => {
     const child = spawn(bin, run.args, { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
     // EPIPE when ffmpeg exits before reading all input; its exit code tells what happened.
@@ -61,7 +60,7 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
     });
     let settled = false;
-    const finish = (err?: GenerationError) => {
+    const finish = (err?: TaskFailure) => {
       if (settled) return;
       settled = true;
       run.signal.removeEventListener('abort', onAbort);
@@ -69,12 +68,12 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
       if (err) reject(err);
       else resolve();
     };
-    child.on('error', () => finish(aborted ? canceled() : renderFailed()));
+    child.on('error', () => finish(aborted ? FAILURES.canceled() : renderFailed()));
     // 'close' comes after the process has exited and its pipes are drained: nothing is left running.
     child.on('close', (code) => {
-      if (aborted) return finish(canceled());
+      if (aborted) return finish(FAILURES.canceled());
       if (code === 0 && !inputFailed) return finish();
-      if (inputFailed instanceof GenerationError) return finish(inputFailed);
+      if (inputFailed instanceof TaskFailure) return finish(inputFailed);
       const err = renderFailed();
       // For an operator's debugger only; ffmpeg's own words may contain paths, so never the message.
       Object.defineProperty(err, 'detail', { value: stderr, enumerable: false });

@@ -10,7 +10,8 @@
  */
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GenerationError, type GenerationContext, type GenerationJob, type GenerationOutput } from '../generator.ts';
+import { FAILURES } from '../../engine/task-failure.ts';
+import { type GenerationContext, type GenerationJob, type GenerationOutput } from '../generator.ts';
 import { isEmptyPlan, KNOWN_EDITS, parseEdit, type EditPlan } from './edit-plan.ts';
 import { pictureFilters } from './edit-filters.ts';
 import { QUIET, TO_BT709, x264Output, type EncoderSettings } from './encode-args.ts';
@@ -30,7 +31,7 @@ export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run
   const video = job.video!;
   const plan = parseEdit(job.prompt);
   if (isEmptyPlan(plan)) {
-    throw new GenerationError('edit_not_understood', `The prompt names no edit the built-in renderer knows. It can do ${KNOWN_EDITS}.`, false);
+    throw FAILURES.editNotUnderstood(`The prompt names no edit the built-in renderer knows. It can do ${KNOWN_EDITS}.`);
   }
   const size: Size = { width: job.width, height: job.height };
   const picture = pictureFilters(plan, size);
@@ -88,7 +89,7 @@ async function spillReversed(run: EditRun, ctx: GenerationContext, input: string
     onFrame: (frame) => run.progress(SPILL_SHARE * Math.min(1, frame / frames)),
   });
   const names = (await readdir(dir)).filter((n) => n.startsWith('f-')).sort();
-  if (names.length === 0) throw new GenerationError('video_invalid', 'The input video has no frames.', false);
+  if (names.length === 0) throw FAILURES.videoInvalid('The input video has no frames.');
   for (const [i, name] of names.entries()) await rename(join(dir, name), join(dir, `r-${String(names.length - 1 - i).padStart(6, '0')}.jpg`));
   return join(dir, 'r-%06d.jpg');
 }

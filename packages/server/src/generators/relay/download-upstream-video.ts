@@ -13,7 +13,7 @@ import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { GenerationError } from '../generator.ts';
+import { TaskFailure } from '../../engine/task-failure.ts';
 import { FetchRefused, type SafeFetch } from '../../security/safe-fetch.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
 import { relayFailures } from './relay-failures.ts';
@@ -48,7 +48,7 @@ export async function downloadUpstreamVideo(req: DownloadRequest, signal: AbortS
   } catch (err) {
     await rm(`${req.dest}.part`, { force: true });
     if (signal.aborted) throw new RelayAborted();
-    throw err instanceof GenerationError ? err : relayFailures.download('the connection failed');
+    throw err instanceof TaskFailure ? err : relayFailures.download('the connection failed');
   }
 }
 

@@ -21,7 +21,7 @@ export interface FollowRequest {
   onProgress(fraction: number): void;
 }
 
-/** Resolves with a succeeded, failed or expired state; throws a GenerationError or RelayAborted. */
+/** Resolves with a succeeded, failed or expired state; throws a TaskFailure or RelayAborted. */
 export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal): Promise<UpstreamState> {
   const { channel, dialect, timings } = req;
   const pacer = new PollPacer(channel.pollIntervalMs, timings.longPollGapMs);

@@ -9,7 +9,8 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../engine/task.ts';
-import { GenerationError, monotonicProgress, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
+import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { monotonicProgress, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
@@ -31,9 +32,6 @@ export interface RelayGeneratorOptions {
 // Shares of the progress bar: the upstream's own progress, then the download.
 const SUBMITTED = 0.03;
 const RENDERED = 0.9;
-// Stop reasons after which the task goes on (another attempt follows the same upstream task), so the
-// upstream task must not be canceled. Any other abort is the caller's cancel.
-const TASK_GOES_ON = new Set<unknown>(['shutdown', 'lease_lost', 'deadline']);
 
 export class RelayGenerator implements Generator {
   readonly kinds: readonly TaskKind[] = ['generate'];
@@ -45,7 +43,7 @@ export class RelayGenerator implements Generator {
   }
 
   async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {
-    if (ctx.signal.aborted) throw relayFailures.canceled();
+    if (ctx.signal.aborted) throw FAILURES.canceled();
     const progress = monotonicProgress(ctx.onProgress);
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort('relay_timeout'), this.config.timeoutMs);
@@ -66,8 +64,11 @@ export class RelayGenerator implements Generator {
     } catch (err) {
       if (!signal.aborted) throw this.safe(err);
       if (!ctx.signal.aborted) throw relayFailures.timeout();
-      if (attached && !TASK_GOES_ON.has(ctx.signal.reason)) await this.cancelUpstream(attached);
-      throw relayFailures.canceled();
+      // Only a handover leaves the upstream task running, for the next attempt to follow. After a
+      // deadline a retry re-attaches to the canceled task and reports the upstream's failure, which
+      // beats paying for a render nobody follows.
+      if (attached && ctx.stopReason() !== 'handover') await this.cancelUpstream(attached);
+      throw FAILURES.canceled();
     } finally {
       clearTimeout(timer);
     }
@@ -99,7 +100,7 @@ export class RelayGenerator implements Generator {
       await download(state.videoUrl!, false);
     } catch (err) {
       // A fresh link helps with an expired or flaky one, not with a file that is too large or a forbidden host.
-      if (signal.aborted || !(err instanceof GenerationError) || !(err.transient || err.code === 'upstream_result_expired')) throw err;
+      if (signal.aborted || !(err instanceof TaskFailure) || !(err.retryable || err.code === 'upstream_result_expired')) throw err;
       this.log('the video link failed; reading the task again for a fresh one', a.channel, { code: err.code });
       await download((await follow(a)).videoUrl!, false);
     }
@@ -114,8 +115,8 @@ export class RelayGenerator implements Generator {
   }
 
   /** Unexpected errors may carry URLs or ids in their text: only their kind is kept. */
-  private safe(err: unknown): GenerationError {
-    if (err instanceof GenerationError) return err;
+  private safe(err: unknown): TaskFailure {
+    if (err instanceof TaskFailure) return err;
     this.options.logger?.error({ errorName: err instanceof Error ? err.name : typeof err }, 'relay failed unexpectedly');
     return relayFailures.unexpected();
   }

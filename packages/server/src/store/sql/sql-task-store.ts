@@ -5,6 +5,7 @@ import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
+import { FAILURES } from '../../engine/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
@@ -110,10 +111,11 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async cancel(taskId: string, now: number): Promise<Task | undefined> {
+    const canceled = FAILURES.canceled();
     const row = await this.db
       .updateTable('tasks')
       .set({
-        status: 'canceled', error_code: 'canceled', error_message: 'The task was canceled.', finished_at: now,
+        status: 'canceled', error_code: canceled.code, error_message: canceled.message, finished_at: now,
         lease_owner: null, lease_expires_at: null,
       })
       .where('id', '=', taskId)
@@ -198,11 +200,12 @@ export class SqlTaskStore implements TaskStore {
         eb.selectFrom('tasks').select('id').where('status', '=', 'running').where('lease_expires_at', '<', now),
       )
       .execute();
+    const lost = FAILURES.workerLost();
     const exhausted = await this.db
       .updateTable('tasks')
       .set({
-        status: 'failed', error_code: 'worker_lost', finished_at: now, lease_owner: null, lease_expires_at: null,
-        error_message: 'The task was interrupted too many times and was not retried again.',
+        status: 'failed', error_code: lost.code, finished_at: now, lease_owner: null, lease_expires_at: null,
+        error_message: lost.message,
       })
       .where('status', '=', 'running')
       .where('lease_expires_at', '<', now)

@@ -1,0 +1,111 @@
+/**
+ * The one vocabulary of task failures (DESIGN "Failures have one vocabulary"). A task's `error.code`
+ * is always one of these: backends build failures only through `FAILURES`, and `media/`'s own typed
+ * errors become failures only in `toTaskFailure`, so no code can appear that docs/errors.md (checked
+ * by a test against this file) does not list. Messages reach the caller: never a path, URL or key.
+ */
+import { ImageRejected } from '../media/image-input.ts';
+import { OutputRejected } from '../media/video-probe.ts';
+import { VideoRejected } from '../media/video-input.ts';
+
+/**
+ * Every code, and whether the engine retries it. `depends` codes are retried or not by the factory's
+ * caller, who knows (e.g. a relay knows whether the upstream can be asked about a lost submit).
+ */
+const RETRIED = {
+  image_unreachable: false,
+  image_unavailable: false,
+  image_invalid: false,
+  image_too_large: false,
+  video_unreachable: false,
+  video_unavailable: false,
+  video_invalid: false,
+  video_unsupported: false,
+  edit_not_understood: false,
+  invalid_input: false,
+  invalid_output: false,
+  render_failed: true,
+  backend_unavailable: true,
+  deadline_exceeded: true,
+  worker_lost: false,
+  upstream_submit_unconfirmed: 'depends',
+  upstream_failed: false,
+  upstream_result_expired: false,
+  upstream_download_failed: 'depends',
+  canceled: false,
+  lease_lost: false,
+  internal_error: true,
+} as const satisfies Record<string, boolean | 'depends'>;
+
+export type FailureCode = keyof typeof RETRIED;
+export type Retried = (typeof RETRIED)[FailureCode];
+
+/** The catalogue as data, for docs/errors.md's test and operators' tooling. */
+export const FAILURE_CODES: ReadonlyArray<{ code: FailureCode; retried: Retried }> = Object.entries(RETRIED).map(
+  ([code, retried]) => ({ code: code as FailureCode, retried }),
+);
+
+// Only this module holds it, so a TaskFailure cannot be made anywhere but in FAILURES below.
+const MINT = Symbol('TaskFailure');
+
+export class TaskFailure extends Error {
+  constructor(
+    token: typeof MINT,
+    readonly code: FailureCode,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    if (token !== MINT) throw new TypeError('TaskFailures are made by FAILURES only.');
+  }
+}
+
+type FixedCode = { [C in FailureCode]: (typeof RETRIED)[C] extends boolean ? C : never }[FailureCode];
+type DependingCode = Exclude<FailureCode, FixedCode>;
+
+const fixed = (code: FixedCode, message: string) => new TaskFailure(MINT, code, message, RETRIED[code]);
+const depending = (code: DependingCode, message: string, retryable: boolean) => new TaskFailure(MINT, code, message, retryable);
+
+/** An input a task fetches when it runs; the codes of each start with its name. */
+export type InputKind = 'image' | 'video';
+
+export const FAILURES = {
+  canceled: () => fixed('canceled', 'The task was canceled.'),
+  /** Never shown to a caller: the attempt's writes are refused, and another attempt (or the cancel) owns the task. */
+  leaseLost: () => fixed('lease_lost', 'The attempt lost its lease and stopped.'),
+  deadlineExceeded: (message = 'The backend did not finish within its time limit.') => fixed('deadline_exceeded', message),
+  workerLost: () => fixed('worker_lost', 'The task was interrupted too many times and was not retried again.'),
+  internalError: (message = 'The video could not be generated because of an internal error.') => fixed('internal_error', message),
+
+  inputUnreachable: (what: InputKind, reason: string) =>
+    fixed(`${what}_unreachable`, `The ${what} URL could not be fetched by the server: ${reason}`),
+  inputUnavailable: (what: InputKind, message: string) => fixed(`${what}_unavailable`, message),
+  imageInvalid: (message: string) => fixed('image_invalid', message),
+  imageTooLarge: (message: string) => fixed('image_too_large', message),
+  videoInvalid: (message: string) => fixed('video_invalid', message),
+  videoUnsupported: (message: string) => fixed('video_unsupported', message),
+  editNotUnderstood: (message: string) => fixed('edit_not_understood', message),
+  invalidInput: (message: string) => fixed('invalid_input', message),
+  invalidOutput: (message: string) => fixed('invalid_output', message),
+
+  renderFailed: (message: string) => fixed('render_failed', message),
+  backendUnavailable: (message: string) => fixed('backend_unavailable', message),
+
+  upstreamSubmitUnconfirmed: (message: string, retryable: boolean) => depending('upstream_submit_unconfirmed', message, retryable),
+  upstreamFailed: (message: string) => fixed('upstream_failed', message),
+  upstreamResultExpired: (message: string) => fixed('upstream_result_expired', message),
+  upstreamDownloadFailed: (message: string, retryable: boolean) => depending('upstream_download_failed', message, retryable),
+};
+
+/**
+ * The single place where other modules' typed errors become task failures. Their messages are
+ * already written for the caller and are passed on as they are. Undefined: not a known failure
+ * (a bug or a fault of the machine), which the engine reports as `internal_error`.
+ */
+export function toTaskFailure(err: unknown): TaskFailure | undefined {
+  if (err instanceof TaskFailure) return err;
+  if (err instanceof ImageRejected) return err.code === 'image_too_large' ? FAILURES.imageTooLarge(err.message) : FAILURES.imageInvalid(err.message);
+  if (err instanceof VideoRejected) return err.code === 'video_unsupported' ? FAILURES.videoUnsupported(err.message) : FAILURES.videoInvalid(err.message);
+  if (err instanceof OutputRejected) return FAILURES.invalidOutput(err.message);
+  return undefined;
+}
