@@ -1,7 +1,7 @@
 import { findByIdempotencyKey } from '../submit/find-by-idempotency-key.ts';
 import { ResultExpiredError, SubmitOutcomeUnknown, TaskFailedError, WaitTimeoutError } from '../task-errors.ts';
 import { taskIdOf, type TaskView } from '../wait/task-view.ts';
-import type { VidgenClient } from '../vidgen-client.ts';
+import type { ClientCore } from '../resources/client-core.ts';
 import type { TaskObject } from '../types.ts';
 import { needsResume, type JournalEntry, type TaskJournal } from './task-journal.ts';
 
@@ -27,7 +27,7 @@ export interface ResumeResult {
 }
 
 /** Resumes entries one after another; one entry's failure never stops the others. */
-export async function resumeJournal(client: VidgenClient, journal: TaskJournal, opts: ResumeOptions): Promise<ResumeResult[]> {
+export async function resumeJournal(client: ClientCore, journal: TaskJournal, opts: ResumeOptions): Promise<ResumeResult[]> {
   const results: ResumeResult[] = [];
   for (const entry of (await journal.list()).filter(needsResume)) {
     try {
@@ -42,7 +42,7 @@ export async function resumeJournal(client: VidgenClient, journal: TaskJournal, 
   return results;
 }
 
-async function resumeEntry(client: VidgenClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<ResumeResult> {
+async function resumeEntry(client: ClientCore, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<ResumeResult> {
   let current = entry;
   if (!current.taskId) {
     const reconciled = await reconcile(client, journal, current, opts);
@@ -61,7 +61,7 @@ async function resumeEntry(client: VidgenClient, journal: TaskJournal, entry: Jo
 }
 
 /** A submit without a known answer: find its task by key, or send it again under the same key if it provably never arrived. */
-async function reconcile(client: VidgenClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<JournalEntry | ResumeResult> {
+async function reconcile(client: ClientCore, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<JournalEntry | ResumeResult> {
   const lookup = await findByIdempotencyKey(client.transport, {
     family: entry.family, idempotencyKey: entry.idempotencyKey, model: entry.model, submittedAt: entry.submittedAt, signal: opts.signal,
   });

@@ -33,7 +33,9 @@ export class TaskList {
     const refresh = h('button', { type: 'button', class: 'secondary', onclick: () => void this.load() }, 'Refresh');
     this.el = h('section', { class: 'panel tasks-panel' },
       h('div', { class: 'panel-head' }, h('h2', { id: 'tasks-title' }, 'Your videos'), refresh), this.status, this.empty, this.list);
-    this.ticker = setInterval(() => this.rows.forEach((row) => row.tick(Date.now())), 1000);
+    this.ticker = setInterval(() => {
+      for (const row of this.rows.values()) row.tick(Date.now());
+    }, 1000);
   }
 
   async load(): Promise<void> {

@@ -108,7 +108,7 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
   for (const i of [0, 1]) {
     const base = frame.horizonY + land * (i === 0 ? 0.05 : 0.25);
     const peak = frame.unit * (i === 0 ? 0.36 : 0.26);
-    const ys = jagged(frame, base, peak, rnd);
+    const ys = jagged(base, peak, rnd);
     const path = ridgePath(frame, ys);
     out.push(`<path d="${path}" fill="${theme.ground[i]}"/>`);
     if (theme.time !== 'fire') {
@@ -130,7 +130,7 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
 }
 
 /** Midpoint displacement: a few random peaks, then ever finer jags. */
-function jagged(frame: SceneFrame, baseY: number, peak: number, rnd: Random): number[] {
+function jagged(baseY: number, peak: number, rnd: Random): number[] {
   let ys = [baseY - peak * 0.3];
   const peaks = rnd.int(2, 4);
   for (let k = 0; k < peaks * 2; k++) ys.push(baseY - peak * (k % 2 === 0 ? rnd.range(0.6, 1) : rnd.range(0.15, 0.45)));

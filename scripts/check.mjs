@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// `npm run check`: the code-health checks CI runs before the tests (docs/code-health.md says why these
+// tools and settings). They run side by side, since on two cores the typecheck alone takes most of the
+// time; each one's output is printed whole under its own header, and the last lines name every check
+// that failed. `npm run check -- lint circular` runs only the named checks.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const bin = (name) => join('node_modules', '.bin', name);
+const CHECKS = {
+  typecheck: [bin('tsc'), '-p', 'tsconfig.json'],
+  // Warnings fail too, so nothing piles up as ignored noise; info-level hints are left to editors.
+  lint: [bin('biome'), 'lint', '--error-on-warnings', '--diagnostic-level=warn', '.'],
+  // Type-only imports count: a circle of types still ties modules together, and it turns into a
+  // runtime circle the day one `import type` becomes a value import.
+  circular: [bin('dpdm'), '--no-tree', '--no-warning', '--no-progress', '--exit-code', 'circular:1', 'packages/*/src/**/*.ts'],
+};
+const TIMEOUT_MS = 5 * 60_000;
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in CHECKS));
+if (unknown.length > 0) {
+  console.error(`unknown check(s): ${unknown.join(', ')}; known: ${Object.keys(CHECKS).join(', ')}`);
+  process.exit(2);
+}
+const names = wanted.length > 0 ? wanted : Object.keys(CHECKS);
+
+function run(name) {
+  const [command, ...args] = CHECKS[name];
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const timer = setTimeout(() => {
+      output += `\n${name}: no answer after ${TIMEOUT_MS / 1000} s, stopped\n`;
+      child.kill('SIGKILL');
+    }, TIMEOUT_MS);
+    const done = (code, error) => {
+      clearTimeout(timer);
+      if (error) output += `\n${name}: could not start ${command}: ${error.message} (did \`npm install\` run?)\n`;
+      resolve({ name, ok: code === 0, output, seconds: (performance.now() - started) / 1000 });
+    };
+    child.on('error', (error) => done(null, error));
+    child.on('close', (code) => done(code));
+  });
+}
+
+const started = performance.now();
+const results = await Promise.all(names.map(run));
+for (const r of results) {
+  console.log(`\n── ${r.name}: ${r.ok ? 'ok' : 'FAILED'} (${r.seconds.toFixed(1)} s) ── ${CHECKS[r.name].join(' ')}`);
+  const text = r.output.trimEnd();
+  if (text) console.log(text);
+}
+const failed = results.filter((r) => !r.ok).map((r) => r.name);
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+if (failed.length === 0) console.log(`\ncheck ok: ${names.join(', ')} (${seconds} s)`);
+else console.log(`\ncheck FAILED: ${failed.join(', ')} (${failed.length} of ${results.length} checks, ${seconds} s)`);
+process.exit(failed.length > 0 ? 1 : 0);
