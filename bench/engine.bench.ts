@@ -17,7 +17,8 @@ import { SqlTaskStore } from '../packages/server/src/store/sql/sql-task-store.ts
 import { SqlAccountStore } from '../packages/server/src/store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../packages/server/src/store/sql/sql-file-store.ts';
 import { LocalDiskBlobStore } from '../packages/server/src/blobs/local-disk-blob-store.ts';
-import { ImageRefResolver } from '../packages/server/src/engine/image-refs.ts';
+import { ImageInputs } from '../packages/server/src/engine/inputs/image-inputs.ts';
+import { VideoInputs } from '../packages/server/src/engine/inputs/video-inputs.ts';
 import { TaskEvents } from '../packages/server/src/engine/task-events.ts';
 import { createWorker } from '../packages/server/src/engine/worker.ts';
 import { noMetrics } from '../packages/server/src/engine/engine-metrics.ts';
@@ -75,7 +76,8 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
   for (let i = 0; i < N; i++) ids.push(await insert());
   const worker = createWorker({
     tasks, blobs, events, generators: { noop }, metrics: noMetrics, logger: pino({ level: 'silent' }), clock: Date.now,
-    images: new ImageRefResolver({ files: new SqlFileStore(database.db), blobs, fetch: unused, fetchVideo: unused, probeVideo: unused }),
+    images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch: unused }),
+    videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
     owner: 'bench', lanes: { noop: { slots: SLOTS, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
     pollMs: 50, maxAttempts: 3, retentionMs: 3_600_000, workRoot: dir, normalizeImage: async (b) => b, verifyVideo: async () => undefined,
   });

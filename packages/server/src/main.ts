@@ -16,7 +16,8 @@ import { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { createModelCatalog } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
-import { ImageRefResolver } from './engine/image-refs.ts';
+import { ImageInputs } from './engine/inputs/image-inputs.ts';
+import { VideoInputs } from './engine/inputs/video-inputs.ts';
 import { TaskEvents } from './engine/task-events.ts';
 import { createWorker, type Lane } from './engine/worker.ts';
 import { startRetentionSweeper } from './engine/retention-sweeper.ts';
@@ -73,13 +74,12 @@ export async function startService(
   const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5, what });
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
-  const images = new ImageRefResolver({
-    files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes, 'image'), fetchVideo: safeFetch(config.fetchVideoMaxBytes, 'video'), probeVideo: probeInputVideo,
-  });
+  const images = new ImageInputs({ files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes, 'image') });
+  const videos = new VideoInputs({ files: fileStore, blobs, tasks, fetch: safeFetch(config.fetchVideoMaxBytes, 'video'), probe: probeInputVideo });
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
   const metrics = createPrometheusMetrics(tasks);
-  const taskService = new TaskService({ tasks, blobs, catalog, images, events, clock });
+  const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
     checkImage: (bytes) => checkImage(bytes, config.maxImagePixels),
@@ -90,7 +90,7 @@ export async function startService(
     const workRoot = join(config.dataDir, 'work');
     await mkdir(workRoot, { recursive: true });
     const worker = createWorker({
-      tasks, blobs, images, generators, events, logger, clock, workRoot, metrics: metrics.engine,
+      tasks, blobs, images, videos, generators, events, logger, clock, workRoot, metrics: metrics.engine,
       owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
       lanes,
       maxRunningPerAccount: config.maxRunningPerAccount,

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { GenerationStop, Generator } from '../generators/generator.ts';
-import type { ImageRefResolver } from './image-refs.ts';
+import type { ImageInputs } from './inputs/image-inputs.ts';
+import type { VideoInputs } from './inputs/video-inputs.ts';
 import type { TaskEvents } from './task-events.ts';
 import type { Lease, Task } from './task.ts';
 import type { EngineMetrics } from './engine-metrics.ts';
@@ -15,7 +16,8 @@ import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
 export interface TaskRunnerDeps {
   tasks: TaskStore;
   blobs: BlobStore;
-  images: ImageRefResolver;
+  images: ImageInputs;
+  videos: VideoInputs;
   generators: Record<string, Generator>;
   /** Told of every state and progress change, so long-polls in this process answer at once. */
   events: TaskEvents;
@@ -81,7 +83,7 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
     const signal = controller.signal;
     const images = await loadImages(deps, task, signal, workDir);
     // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
-    const video = task.params.video ? await deps.images.videos.load(task, deps.tasks, workDir, signal) : undefined;
+    const video = task.params.video ? await deps.videos.load(task, workDir, signal) : undefined;
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
     const output = await generator.generate(

@@ -6,19 +6,12 @@ import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable }
 import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from './task.ts';
 import type { IdempotencyClaim, TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from './task-events.ts';
-import type { ImageRefResolver } from './image-refs.ts';
-import type { VideoInput } from './video-refs.ts';
+import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
+import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
 import { uuidv7 } from './ids.ts';
 
-/**
- * One image as a dialect received it: a URL (http/https or data URI) or a stored file id.
- * Errors name it by its place in the domain's list (`images[1].url`); the dialect renames it.
- */
-export interface ImageInput {
-  url?: string;
-  fileId?: string;
-}
+export type { ImageInput, VideoInput };
 
 export interface SubmitInput {
   /** The tag of the dialect submitting: only models of that family are served through it. */
@@ -64,7 +57,8 @@ export class TaskService {
       tasks: TaskStore;
       blobs: BlobStore;
       catalog: ModelCatalog;
-      images: ImageRefResolver;
+      images: ImageInputs;
+      videos: VideoInputs;
       events: TaskEvents;
       clock: () => number;
     },
@@ -199,7 +193,7 @@ export class TaskService {
   private async variantParams(account: Account, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
     if (!input.video) throw new InvalidField('video', 'missing_field', (name) => `\`${name}\` is required.`);
     const duration = input.kind === 'extend' ? checkDuration(model, input.duration) : 0;
-    const video = await this.deps.images.videos.accept(account, input.video, this.deps.tasks);
+    const video = await this.deps.videos.accept(account, input.video);
     return { prompt, images: [], duration, aspectRatio: '', width: 0, height: 0, fps: model.fps, seed: input.seed, video };
   }
 

@@ -3,7 +3,7 @@ import {
   type FamilyAStatus, type FamilyATask, type FamilyAImage, type FamilyAVideoInput,
 } from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
-import type { VideoInput } from '../../engine/video-refs.ts';
+import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../engine/task.ts';
 import { publicModelName } from '../../catalog/model-catalog.ts';
 import { InvalidRequest } from '../../errors.ts';

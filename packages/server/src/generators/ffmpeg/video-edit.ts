@@ -11,7 +11,7 @@
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FAILURES } from '../../engine/task-failure.ts';
-import { type GenerationContext, type GenerationJob, type GenerationOutput } from '../generator.ts';
+import type { GenerationContext, GenerationJob, GenerationOutput } from '../generator.ts';
 import { isEmptyPlan, KNOWN_EDITS, parseEdit, type EditPlan } from './edit-plan.ts';
 import { pictureFilters } from './edit-filters.ts';
 import { QUIET, TO_BT709, x264Output, type EncoderSettings } from './encode-args.ts';

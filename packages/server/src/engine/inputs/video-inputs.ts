@@ -2,18 +2,18 @@ import { createWriteStream } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Account } from '../store/account-store.ts';
-import type { FileStore } from '../store/file-store.ts';
-import type { TaskStore } from '../store/task-store.ts';
-import type { BlobStore } from '../blobs/blob-store.ts';
-import type { SafeFetch } from '../security/safe-fetch.ts';
-import { FetchRefused } from '../security/safe-fetch.ts';
-import { InvalidField } from '../errors.ts';
-import type { InputVideo } from '../generators/generator.ts';
-import { checkVideoFile, isMp4, type VideoProber } from '../media/video-input.ts';
-import { outputSeconds, type Task, type TaskStatus, type VideoRef } from './task.ts';
-import { isHttpUrl } from '../security/http-url.ts';
-import { FAILURES } from './task-failure.ts';
+import type { Account } from '../../store/account-store.ts';
+import type { FileStore } from '../../store/file-store.ts';
+import type { TaskStore } from '../../store/task-store.ts';
+import type { BlobStore } from '../../blobs/blob-store.ts';
+import type { SafeFetch } from '../../security/safe-fetch.ts';
+import { FetchRefused } from '../../security/safe-fetch.ts';
+import { InvalidField } from '../../errors.ts';
+import type { InputVideo } from '../../generators/generator.ts';
+import { checkVideoFile, isMp4, type VideoProber } from '../../media/video-input.ts';
+import { outputSeconds, type Task, type TaskStatus, type VideoRef } from '../task.ts';
+import { inputUrlProblem, MAX_INPUT_URL_LENGTH } from './input-url.ts';
+import { FAILURES } from '../task-failure.ts';
 
 /**
  * The input video as a dialect received it: exactly one of the three sources. Errors name them
@@ -25,9 +25,9 @@ export interface VideoInput {
   taskId?: string;
 }
 
+/** What an input video may come from besides files: another task's result. */
 type TaskReader = Pick<TaskStore, 'get'>;
 
-const MAX_URL_LENGTH = 4096;
 const NOT_DONE: Partial<Record<TaskStatus, string>> = {
   queued: 'still pending', running: 'still pending', failed: 'failed', canceled: 'canceled',
   expired: 'expired: its video is no longer kept',
@@ -38,20 +38,27 @@ const NOT_DONE: Partial<Record<TaskStatus, string>> = {
  * is a 4xx naming the field), fetched and probed by the worker when the task runs (so bad bytes
  * are a permanent task failure with a clear message, never a retry).
  */
-export class VideoRefResolver {
-  private readonly probe: VideoProber;
+export class VideoInputs {
+  constructor(
+    private readonly deps: {
+      files: FileStore;
+      blobs: BlobStore;
+      /** The source of `{taskId}` inputs: a done task of the same account. */
+      tasks: TaskReader;
+      /** The SSRF-safe fetcher, with the video byte cap. */
+      fetch: SafeFetch;
+      probe: VideoProber;
+    },
+  ) {}
 
-  constructor(private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch; probe: VideoProber }) {
-    this.probe = deps.probe;
-  }
-
-  async accept(account: Account, input: VideoInput, tasks: TaskReader): Promise<VideoRef> {
+  async accept(account: Account, input: VideoInput): Promise<VideoRef> {
     if (input.fileId !== undefined) return this.acceptFile(account, input.fileId, 'video.fileId');
-    if (input.taskId !== undefined) return acceptTask(account, input.taskId, 'video.taskId', tasks);
+    if (input.taskId !== undefined) return this.acceptTask(account, input.taskId, 'video.taskId');
     const field = 'video.url';
     const url = (input.url ?? '').trim();
-    if (url.length > MAX_URL_LENGTH) throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` is longer than ${MAX_URL_LENGTH} characters.`);
-    if (!isHttpUrl(url)) {
+    const problem = inputUrlProblem(url);
+    if (problem === 'too_long') throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` is longer than ${MAX_INPUT_URL_LENGTH} characters.`);
+    if (problem === 'not_http') {
       throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send its file id instead.`);
     }
     return { kind: 'url', url };
@@ -61,14 +68,25 @@ export class VideoRefResolver {
    * Fetches the input into `workDir` and probes it. Every failure is permanent: retrying cannot mend
    * the input. A refused video is media's VideoRejected, which the engine maps with the rest.
    */
-  async load(task: Task, tasks: TaskReader, workDir: string, signal: AbortSignal): Promise<InputVideo> {
+  async load(task: Task, workDir: string, signal: AbortSignal): Promise<InputVideo> {
     const ref = task.params.video;
     if (!ref) throw FAILURES.invalidInput('The task has no input video.');
     const path = join(workDir, 'input-video.mp4');
-    await this.copyTo(path, task.accountId, ref, tasks, signal);
+    await this.copyTo(path, task.accountId, ref, signal);
     if (!isMp4(await head(path))) throw FAILURES.videoInvalid('The input video is not an MP4 file.');
-    const facts = await checkVideoFile(this.probe, path, signal);
+    const facts = await checkVideoFile(this.deps.probe, path, signal);
     return { path, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, frames: facts.frames, frameRate: facts.frameRate };
+  }
+
+  private async acceptTask(account: Account, id: string, field: string): Promise<VideoRef> {
+    const source = await this.deps.tasks.get(id);
+    if (!source || source.accountId !== account.id) {
+      throw new InvalidField(field, 'task_not_found', (name) => `\`${name}\` '${id}' is not a task of this account.`);
+    }
+    if (source.status !== 'succeeded') {
+      throw new InvalidField(field, 'task_not_done', (name) => `\`${name}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`);
+    }
+    return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
   }
 
   private async acceptFile(account: Account, fileId: string, field: string): Promise<VideoRef> {
@@ -84,7 +102,7 @@ export class VideoRefResolver {
   }
 
   /** The input's bytes into `path`: stored ones streamed (a finished video can be large), fetched ones as fetched. */
-  private async copyTo(path: string, accountId: string, ref: VideoRef, tasks: TaskReader, signal: AbortSignal): Promise<void> {
+  private async copyTo(path: string, accountId: string, ref: VideoRef, signal: AbortSignal): Promise<void> {
     if (ref.kind === 'file') {
       const file = await this.deps.files.get(ref.fileId);
       if (!file || file.accountId !== accountId) throw unavailable(`The file '${ref.fileId}' was deleted before the task ran.`);
@@ -92,7 +110,7 @@ export class VideoRefResolver {
     }
     if (ref.kind === 'task') {
       const gone = `The video of request '${ref.taskId}' is no longer available.`;
-      const source = await tasks.get(ref.taskId);
+      const source = await this.deps.tasks.get(ref.taskId);
       if (!source || source.accountId !== accountId || source.status !== 'succeeded' || !source.result) throw unavailable(gone);
       return this.streamBlob(source.result.blobKey, path, signal, gone);
     }
@@ -125,15 +143,5 @@ async function head(path: string): Promise<Buffer> {
   }
 }
 
-async function acceptTask(account: Account, id: string, field: string, tasks: TaskReader): Promise<VideoRef> {
-  const source = await tasks.get(id);
-  if (!source || source.accountId !== account.id) {
-    throw new InvalidField(field, 'task_not_found', (name) => `\`${name}\` '${id}' is not a task of this account.`);
-  }
-  if (source.status !== 'succeeded') {
-    throw new InvalidField(field, 'task_not_done', (name) => `\`${name}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`);
-  }
-  return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
-}
 
 const unavailable = (message: string) => FAILURES.inputUnavailable('video', message);

@@ -1,41 +1,32 @@
-import type { Account } from '../store/account-store.ts';
-import type { FileStore } from '../store/file-store.ts';
-import type { BlobStore } from '../blobs/blob-store.ts';
-import type { SafeFetch } from '../security/safe-fetch.ts';
-import { FetchRefused } from '../security/safe-fetch.ts';
-import { InvalidField, isApiErrorCode } from '../errors.ts';
-import { isHttpUrl } from '../security/http-url.ts';
-import { decodeDataUri, ImageRejected, type DecodedImage } from '../media/image-input.ts';
-import type { VideoProber } from '../media/video-input.ts';
-import type { ImageRef } from './task.ts';
-import type { ImageInput } from './task-service.ts';
-import { VideoRefResolver } from './video-refs.ts';
-import { FAILURES } from './task-failure.ts';
+import type { Account } from '../../store/account-store.ts';
+import type { FileStore } from '../../store/file-store.ts';
+import type { BlobStore } from '../../blobs/blob-store.ts';
+import type { SafeFetch } from '../../security/safe-fetch.ts';
+import { FetchRefused } from '../../security/safe-fetch.ts';
+import { InvalidField, isApiErrorCode } from '../../errors.ts';
+import { inputUrlProblem, MAX_INPUT_URL_LENGTH } from './input-url.ts';
+import { decodeDataUri, ImageRejected, type DecodedImage } from '../../media/image-input.ts';
+import type { ImageRef } from '../task.ts';
+import { FAILURES } from '../task-failure.ts';
 
-const MAX_URL_LENGTH = 4096;
+/**
+ * One image as a dialect received it: a URL (http/https or data URI) or a stored file id.
+ * Errors name it by its place in the list (`images[1].url`); the dialect renames it.
+ */
+export interface ImageInput {
+  url?: string;
+  fileId?: string;
+}
 
 const PREFIX_HINT = 'an http(s) URL or a Base64 data URI with its MIME prefix (data:image/jpeg;base64, or data:image/png;base64,)';
 
 /**
  * Input images from submit to render: checked and stored at submit (so bad input is a 4xx
  * and inline data never bloats the task row), loaded by the worker when the task runs.
- * `videos` does the same for the input videos of edits and extensions, from the same sources.
+ * Its sibling `video-inputs.ts` does the same for the input videos of edits and extensions.
  */
-export class ImageRefResolver {
-  readonly videos: VideoRefResolver;
-
-  constructor(
-    private readonly deps: {
-      files: FileStore;
-      blobs: BlobStore;
-      fetch: SafeFetch;
-      /** Input videos of edits and extensions: ffprobe, and a fetcher with the video byte cap. */
-      probeVideo: VideoProber;
-      fetchVideo: SafeFetch;
-    },
-  ) {
-    this.videos = new VideoRefResolver({ files: deps.files, blobs: deps.blobs, fetch: deps.fetchVideo, probe: deps.probeVideo });
-  }
+export class ImageInputs {
+  constructor(private readonly deps: { files: FileStore; blobs: BlobStore; fetch: SafeFetch }) {}
 
   async accept(account: Account, taskId: string, inputs: ImageInput[]): Promise<ImageRef[]> {
     const refs: ImageRef[] = [];
@@ -91,10 +82,11 @@ export class ImageRefResolver {
       await this.deps.blobs.putBuffer(key, inline.bytes, inline.mimeType);
       return { kind: 'blob', key };
     }
-    if (value.length > MAX_URL_LENGTH) {
-      throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` is longer than ${MAX_URL_LENGTH} characters.`);
+    const problem = inputUrlProblem(value);
+    if (problem === 'too_long') {
+      throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` is longer than ${MAX_INPUT_URL_LENGTH} characters.`);
     }
-    if (!isHttpUrl(value)) throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` must be ${PREFIX_HINT}.`);
+    if (problem === 'not_http') throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` must be ${PREFIX_HINT}.`);
     return { kind: 'url', url: value };
   }
 }
