@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Compilable } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
@@ -44,7 +44,7 @@ function postgresDialect(url: string, db: Kysely<Database>): SqlDialect {
     name: 'postgres',
     // Concurrent claimers in many processes skip each other's rows instead of queueing on them.
     lockForTaking: (candidates) => candidates.forUpdate().skipLocked(),
-    readOne<Row, P extends unknown[]>(query: Parameters<SqlDialect['readOne']>[0], arity: P['length']) {
+    readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']) {
       const compiled = reusableQuery<P>(query, arity);
       return async (...params: P) => (await db.executeQuery<Row>(compiled(...params))).rows[0];
     },

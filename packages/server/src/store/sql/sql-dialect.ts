@@ -24,7 +24,8 @@ export interface SqlDialect {
   readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']): (...params: P) => Promise<Row | undefined>;
   /**
    * Carries wake-up hints (task queued, task canceled) between processes sharing the
-   * database; a no-op where only one process can use it.
+   * database; a no-op where the database has no channel for them (other processes then
+   * learn by polling the tasks table, which stays the truth).
    */
   bridgeWakeups(events: TaskEvents, logger: Logger): Promise<WakeupBridge>;
 }

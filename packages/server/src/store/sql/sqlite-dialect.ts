@@ -1,10 +1,10 @@
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import type { Database } from './schema.ts';
 import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
 import { reusableSql } from './reusable-query.ts';
 
-/** SQLite through better-sqlite3: one process owns the file, writers are serialised. */
+/** SQLite through better-sqlite3, the embedded default: one file, writers serialised by its lock. */
 export function openSqlite(path: string): OpenedDialect {
   const handle = openSqliteFile(path);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
@@ -17,7 +17,7 @@ function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
     // SQLite has no row locks to skip: a write locks the whole database, so takers run one
     // after another anyway.
     lockForTaking: (candidates) => candidates,
-    readOne<Row, P extends unknown[]>(query: Parameters<SqlDialect['readOne']>[0], arity: P['length']) {
+    readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']) {
       // A prepared statement called directly took half the time of the same query through
       // Kysely's single-connection mutex and promise chain (bench/poll.bench.ts); the SQL
       // text is still Kysely's.
