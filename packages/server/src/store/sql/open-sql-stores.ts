@@ -4,6 +4,7 @@ import { openSqlDatabase } from './database.ts';
 import { SqlTaskStore } from './sql-task-store.ts';
 import { SqlAccountStore } from './sql-account-store.ts';
 import { SqlFileStore } from './sql-file-store.ts';
+import type { TransitionEffects } from './transition-effects.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
@@ -21,17 +22,20 @@ export interface SqlStores {
  * `location` is a `postgres://` URL or an SQLite path; `events` are bridged to the other
  * processes on the same database where the dialect can.
  */
-export async function openSqlStores(location: string, wakeups: { events: TaskEvents; logger: Logger }): Promise<SqlStores> {
+export async function openSqlStores(
+  location: string,
+  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[] },
+): Promise<SqlStores> {
   const database = await openSqlDatabase(location);
   let bridge;
   try {
-    bridge = await database.dialect.bridgeWakeups(wakeups.events, wakeups.logger);
+    bridge = await database.dialect.bridgeWakeups(options.events, options.logger);
   } catch (err) {
     await database.close();
     throw err;
   }
   return {
-    tasks: new SqlTaskStore(database.db, database.dialect),
+    tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
     ping: database.ping,

@@ -7,6 +7,7 @@ import { toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
 import { FAILURES } from '../../engine/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
+import type { TransitionEffects } from './transition-effects.ts';
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
@@ -21,6 +22,8 @@ export class SqlTaskStore implements TaskStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
+    /** Ledger, outbox: written in the same transaction as the task changes they follow. */
+    private readonly effects: readonly TransitionEffects[] = [],
   ) {
     this.fair = new FairClaim(db, dialect);
     this.idempotency = new IdempotencyKeys(db);
@@ -30,15 +33,19 @@ export class SqlTaskStore implements TaskStore {
   }
 
   insert(task: NewTask): Promise<Task> {
-    if (!task.idempotencyKey) return this.insertRow(this.db, task);
+    const created = this.effects.filter((e) => e.created);
+    if (!task.idempotencyKey && created.length === 0) return this.insertRow(this.db, task);
     return this.db.transaction().execute(async (trx) => {
       const inserted = await this.insertRow(trx, task);
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ task_id: task.id })
-        .where('account_id', '=', task.accountId)
-        .where('key', '=', task.idempotencyKey!)
-        .execute();
+      if (task.idempotencyKey) {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ task_id: task.id })
+          .where('account_id', '=', task.accountId)
+          .where('key', '=', task.idempotencyKey)
+          .execute();
+      }
+      for (const effect of created) await effect.created!(trx, inserted);
       return inserted;
     });
   }
@@ -112,17 +119,19 @@ export class SqlTaskStore implements TaskStore {
 
   async cancel(taskId: string, now: number): Promise<Task | undefined> {
     const canceled = FAILURES.canceled();
-    const row = await this.db
-      .updateTable('tasks')
-      .set({
-        status: 'canceled', error_code: canceled.code, error_message: canceled.message, finished_at: now,
-        lease_owner: null, lease_expires_at: null,
-      })
-      .where('id', '=', taskId)
-      .where('status', 'in', ['queued', 'running'])
-      .returningAll()
-      .executeTakeFirst();
-    return row ? toTask(row) : undefined;
+    const [task] = await this.finishing((db) =>
+      db
+        .updateTable('tasks')
+        .set({
+          status: 'canceled', error_code: canceled.code, error_message: canceled.message, finished_at: now,
+          lease_owner: null, lease_expires_at: null,
+        })
+        .where('id', '=', taskId)
+        .where('status', 'in', ['queued', 'running'])
+        .returningAll()
+        .execute(),
+    );
+    return task;
   }
 
   async laneStats(): Promise<LaneStats> {
@@ -165,14 +174,14 @@ export class SqlTaskStore implements TaskStore {
   }
 
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return this.guarded(lease, {
+    return this.guardedFinish(lease, {
       status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
       result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
     });
   }
 
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
-    return this.guarded(lease, {
+    return this.guardedFinish(lease, {
       status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
       lease_owner: null, lease_expires_at: null,
     });
@@ -201,23 +210,26 @@ export class SqlTaskStore implements TaskStore {
       )
       .execute();
     const lost = FAILURES.workerLost();
-    const exhausted = await this.db
-      .updateTable('tasks')
-      .set({
-        status: 'failed', error_code: lost.code, finished_at: now, lease_owner: null, lease_expires_at: null,
-        error_message: lost.message,
-      })
-      .where('status', '=', 'running')
-      .where('lease_expires_at', '<', now)
-      .where('attempts', '>=', maxAttempts)
-      .executeTakeFirst();
+    const exhausted = await this.finishing((db) =>
+      db
+        .updateTable('tasks')
+        .set({
+          status: 'failed', error_code: lost.code, finished_at: now, lease_owner: null, lease_expires_at: null,
+          error_message: lost.message,
+        })
+        .where('status', '=', 'running')
+        .where('lease_expires_at', '<', now)
+        .where('attempts', '>=', maxAttempts)
+        .returningAll()
+        .execute(),
+    );
     const requeued = await this.db
       .updateTable('tasks')
       .set({ status: 'queued', lease_owner: null, lease_expires_at: null, available_at: now })
       .where('status', '=', 'running')
       .where('lease_expires_at', '<', now)
       .executeTakeFirst();
-    return Number(exhausted.numUpdatedRows) + Number(requeued.numUpdatedRows);
+    return exhausted.length + Number(requeued.numUpdatedRows);
   }
 
   async expireDue(now: number, limit: number): Promise<Task[]> {
@@ -228,14 +240,45 @@ export class SqlTaskStore implements TaskStore {
       .where('expires_at', '<=', now)
       .limit(limit);
     // The outer status check makes concurrent sweepers take each task once.
-    const rows = await this.db
-      .updateTable('tasks')
-      .set({ status: 'expired' })
-      .where('id', 'in', this.dialect.lockForTaking(due))
-      .where('status', '=', 'succeeded')
-      .returningAll()
-      .execute();
-    return rows.map(toTask);
+    return this.finishing((db) =>
+      db
+        .updateTable('tasks')
+        .set({ status: 'expired' })
+        .where('id', 'in', this.dialect.lockForTaking(due))
+        .where('status', '=', 'succeeded')
+        .returningAll()
+        .execute(),
+    );
+  }
+
+  /**
+   * Runs a statement that moves tasks to a final state, and the effects that must commit with
+   * it, in one transaction (none is opened when nothing follows the change).
+   */
+  private async finishing(change: (db: Kysely<Database>) => Promise<Selectable<TasksTable>[]>): Promise<Task[]> {
+    const finished = this.effects.filter((e) => e.finished);
+    if (finished.length === 0) return (await change(this.db)).map(toTask);
+    return this.db.transaction().execute(async (trx) => {
+      const tasks = (await change(trx)).map(toTask);
+      for (const task of tasks) for (const effect of finished) await effect.finished!(trx, task);
+      return tasks;
+    });
+  }
+
+  /** `guarded` for a change to a final state: the effects that follow it commit with it. */
+  private async guardedFinish(lease: Lease, values: TaskUpdate): Promise<boolean> {
+    const changed = await this.finishing((db) =>
+      db
+        .updateTable('tasks')
+        .set(values)
+        .where('id', '=', lease.taskId)
+        .where('status', '=', 'running')
+        .where('lease_owner', '=', lease.owner)
+        .where('lease_token', '=', lease.token)
+        .returningAll()
+        .execute(),
+    );
+    return changed.length === 1;
   }
 
   /** One statement that only changes the row while this lease still holds it. */
