@@ -1,6 +1,7 @@
 import { findByIdempotencyKey } from '../submit/find-by-idempotency-key.ts';
 import { ResultExpiredError, SubmitOutcomeUnknown, TaskFailedError, WaitTimeoutError } from '../task-errors.ts';
 import { taskIdOf, type TaskView } from '../wait/task-view.ts';
+import type { PollPlan } from '../wait/wait-for.ts';
 import type { VidgenClient } from '../vidgen-client.ts';
 import type { TaskObject } from '../types.ts';
 import { needsResume, type JournalEntry, type TaskJournal } from './task-journal.ts';
@@ -10,7 +11,7 @@ export interface ResumeOptions {
   intervalMs?: number;
   longPollSeconds?: number;
   signal?: AbortSignal;
-  onProgress?: (entry: JournalEntry, view: TaskView) => void;
+  onProgress?: (entry: JournalEntry, view: TaskView, poll: PollPlan) => void;
   /** Saves a finished result (Node: `NodeVidgenClient` downloads to `entry.downloadTo`); returns where it went. */
   onSucceeded?: (entry: JournalEntry, task: TaskObject<JournalEntry['family']>) => Promise<string | undefined>;
   /** Send again, with the same key, a submit that a lookup proved the server never received. Default true. */
@@ -51,7 +52,7 @@ async function resumeEntry(client: VidgenClient, journal: TaskJournal, entry: Jo
   }
   const task = await client.waitFor(current.taskId!, {
     family: current.family, maxWaitMs: opts.maxWaitMs, intervalMs: opts.intervalMs, longPollSeconds: opts.longPollSeconds,
-    signal: opts.signal, onProgress: (view) => opts.onProgress?.(current, view),
+    signal: opts.signal, onProgress: (view, _task, poll) => opts.onProgress?.(current, view, poll),
   });
   current = (await journal.get(current.idempotencyKey)) ?? current;
   if (!current.downloadTo || !opts.onSucceeded) return { entry: current, outcome: 'succeeded', task };

@@ -21,7 +21,8 @@ export async function resumeCommand(ctx: CliContext): Promise<number> {
       signal: ctx.signal, download: ctx.flags['no-download'] !== true,
       maxWaitMs: secondsFlag(ctx.flags, 'max-wait'), intervalMs: secondsFlag(ctx.flags, 'interval'),
       longPollSeconds: numberFlag(ctx.flags, 'long-poll'), downloadTimeoutMs: secondsFlag(ctx.flags, 'download-timeout'),
-      onProgress: (_entry, view) => progress.task(view),
+      onProgress: (_entry, view, poll) => progress.task(view, poll),
+      onDownloadProgress: (received, total) => progress.download(received, total),
     });
   } finally {
     progress.done();

@@ -45,9 +45,10 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
 
 export async function waitWithProgress<F extends Family>(ctx: CliContext, id: string, family: F): Promise<TaskObject<F>> {
   const progress = new ProgressReporter(ctx.io.stderr);
+  progress.begin(id);
   try {
     return await ctx.client.waitFor(id, {
-      family, signal: ctx.signal, onProgress: (view) => progress.task(view),
+      family, signal: ctx.signal, onProgress: (view, _task, poll) => progress.task(view, poll),
       maxWaitMs: secondsFlag(ctx.flags, 'max-wait'), intervalMs: secondsFlag(ctx.flags, 'interval'),
       longPollSeconds: numberFlag(ctx.flags, 'long-poll'),
     });
@@ -57,7 +58,16 @@ export async function waitWithProgress<F extends Family>(ctx: CliContext, id: st
 }
 
 export async function downloadWithNotes(ctx: CliContext, target: DownloadTarget, output: string): Promise<DownloadResult> {
-  const saved = await ctx.client.download(target, { path: output, timeoutMs: secondsFlag(ctx.flags, 'download-timeout'), signal: ctx.signal });
+  const progress = new ProgressReporter(ctx.io.stderr);
+  let saved: DownloadResult;
+  try {
+    saved = await ctx.client.download(target, {
+      path: output, timeoutMs: secondsFlag(ctx.flags, 'download-timeout'), signal: ctx.signal,
+      onProgress: (received, total) => progress.download(received, total),
+    });
+  } finally {
+    progress.done();
+  }
   ctx.note(`saved ${saved.bytes} bytes to ${saved.path}${saved.resumed ? ' (resumed)' : ''}`);
   return saved;
 }

@@ -56,6 +56,7 @@ export function registerFamilyARoutes(app: FastifyInstance, deps: { tasks: TaskS
       ? await deps.tasks.waitForChange(accountId, request.params.request_id, waitMs, clientGone(request))
       : await deps.tasks.get(accountId, request.params.request_id);
     if (familyAStatus(task) === 'pending') reply.code(202).header('retry-after', '4');
+    if (waitMs > 0) reply.header('x-vidgen-long-poll', String(waitMs)); // this server holds ?wait= polls (docs/long-poll.md)
     return wire(request, task, await deps.tasks.queuePosition(task));
   });
 

@@ -34,6 +34,7 @@ export function registerFamilyBRoutes(app: FastifyInstance, deps: { tasks: TaskS
       ? await deps.tasks.waitForChange(accountId, request.params.task_id, waitMs, clientGone(request))
       : await deps.tasks.get(accountId, request.params.task_id);
     if (task.status === 'queued' || task.status === 'running') reply.header('retry-after', '15');
+    if (waitMs > 0) reply.header('x-vidgen-long-poll', String(waitMs)); // this server holds ?wait= polls (docs/long-poll.md)
     return toFamilyBTask(task, await deps.tasks.queuePosition(task));
   });
 
