@@ -21,6 +21,7 @@ export { DEFAULT_MAX_WAIT_MS, LONG_POLL_HEADER, type WaitOptions, type PollPlan 
 export { findByIdempotencyKey, type Lookup } from './submit/find-by-idempotency-key.ts';
 export { needsResume, type TaskJournal, type JournalEntry, type JournalState, type TaskKind } from './journal/task-journal.ts';
 export type { ResumeOptions, ResumeResult, ResumeOutcome } from './journal/resume-journal.ts';
+export { accountOf, inScope, type JournalScope } from './journal/journal-scope.ts';
 export { checkMp4Signature, checkContentType } from './download-checks.ts';
 export type { RetrieveOptions } from './resources/videos.ts';
 export type { FileCreateParams } from './resources/files.ts';

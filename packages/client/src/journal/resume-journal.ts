@@ -5,6 +5,8 @@ import type { PollPlan } from '../wait/wait-for.ts';
 import type { VidgenClient } from '../vidgen-client.ts';
 import type { TaskObject } from '../types.ts';
 import { needsResume, type JournalEntry, type TaskJournal } from './task-journal.ts';
+import { inScope } from './journal-scope.ts';
+import { APIConnectionError, AuthenticationError, NotFoundError, PermissionDeniedError } from '../errors.ts';
 
 export interface ResumeOptions {
   maxWaitMs?: number;
@@ -18,7 +20,8 @@ export interface ResumeOptions {
   resubmit?: boolean;
 }
 
-export type ResumeOutcome = 'downloaded' | 'succeeded' | 'failed' | 'expired' | 'unknown' | 'not_received' | 'timeout' | 'error';
+/** `elsewhere`: the entry belongs to another server or key and was left alone (see `JournalScope`). */
+export type ResumeOutcome = 'downloaded' | 'succeeded' | 'failed' | 'expired' | 'unknown' | 'not_received' | 'timeout' | 'error' | 'elsewhere';
 
 export interface ResumeResult {
   entry: JournalEntry;
@@ -27,20 +30,58 @@ export interface ResumeResult {
   error?: unknown;
 }
 
-/** Resumes entries one after another; one entry's failure never stops the others. */
+/** Entries resumed at once: one long task must not hold up the others, nor a hundred open many sockets. */
+const CONCURRENCY = 4;
+
+/**
+ * Resumes the entries of this client's server and key, a few at a time; one entry's failure never
+ * stops the others. Entries of other servers or keys are reported, untouched. A server that cannot
+ * be reached (or refuses the key) is found out once, up front, so resume reports instead of stalling.
+ */
 export async function resumeJournal(client: VidgenClient, journal: TaskJournal, opts: ResumeOptions): Promise<ResumeResult[]> {
-  const results: ResumeResult[] = [];
-  for (const entry of (await journal.list()).filter(needsResume)) {
-    try {
-      results.push(await resumeEntry(client, journal, entry, opts));
-    } catch (err) {
-      if (opts.signal?.aborted) throw err;
-      // A poll that says expired is journaled by the wait; a download answered 410 is journaled here.
-      if (err instanceof ResultExpiredError) await journal.update(entry.idempotencyKey, { state: 'expired', updatedAt: Date.now() });
-      results.push({ entry: (await journal.get(entry.idempotencyKey)) ?? entry, outcome: outcomeOf(err), error: err });
+  const scope = await client.journalScope();
+  const open = (await journal.list()).filter(needsResume);
+  const elsewhere = open.filter((e) => !inScope(e, scope)).map((entry): ResumeResult => ({ entry, outcome: 'elsewhere' }));
+  const mine = open.filter((e) => inScope(e, scope));
+  if (mine.length === 0) return elsewhere;
+  const unreachable = await probe(client, opts.signal);
+  if (unreachable) return [...mine.map((entry): ResumeResult => ({ entry, outcome: 'error', error: unreachable })), ...elsewhere];
+  const results: ResumeResult[] = new Array(mine.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < mine.length) {
+      const i = next++;
+      results[i] = await settle(client, journal, mine[i], opts);
     }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, mine.length) }, lane));
+  return [...results, ...elsewhere];
+}
+
+async function settle(client: VidgenClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<ResumeResult> {
+  try {
+    return await resumeEntry(client, journal, entry, opts);
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    // A poll that says expired is journaled by the wait; a download answered 410 is journaled here.
+    if (err instanceof ResultExpiredError) await journal.update(entry.idempotencyKey, { state: 'expired', updatedAt: Date.now() });
+    // The server has no such task (its data was reset, or the task was purged): nothing left to chase.
+    if (err instanceof NotFoundError) {
+      await journal.update(entry.idempotencyKey, { state: 'failed', error: { code: 'not_found', message: err.message }, updatedAt: Date.now() });
+    }
+    return { entry: (await journal.get(entry.idempotencyKey)) ?? entry, outcome: outcomeOf(err), error: err };
   }
-  return results;
+}
+
+/** One cheap authenticated call: undefined when the server answers, else the error every entry would hit. */
+async function probe(client: VidgenClient, signal: AbortSignal | undefined): Promise<unknown> {
+  try {
+    await client.models.list({ signal, maxRetries: 1 });
+    return undefined;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return err instanceof APIConnectionError || err instanceof AuthenticationError || err instanceof PermissionDeniedError ? err : undefined;
+  }
 }
 
 async function resumeEntry(client: VidgenClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<ResumeResult> {

@@ -22,6 +22,8 @@ export interface WaitOptions<F extends Family = Family> {
 
 export interface WaitContext {
   transport: Transport;
+  /** The journal entries of this client's server and key (another server's task may share an id). */
+  journalEntries?: () => Promise<JournalEntry[]>;
   /** Recommended poll intervals (spec §8): A 3–5 s, B about 15 s. */
   intervals: Record<Family, number>;
   journal?: TaskJournal;
@@ -139,7 +141,8 @@ class JournalTracker {
 
   static async find(ctx: WaitContext, taskId: string): Promise<JournalTracker | undefined> {
     if (!ctx.journal) return undefined;
-    const entry = (await ctx.journal.list()).find((e) => e.taskId === taskId);
+    const entries = ctx.journalEntries ? await ctx.journalEntries() : await ctx.journal.list();
+    const entry = entries.find((e) => e.taskId === taskId);
     return entry ? new JournalTracker(ctx.journal, entry, ctx.now) : undefined;
   }
 

@@ -50,7 +50,7 @@ function serverRow(family: Family, task: Parameters<typeof viewOf>[1] & { create
 }
 
 async function journalRows(ctx: CliContext): Promise<Row[]> {
-  const entries = ctx.client.journal ? await ctx.client.journal.list() : [];
+  const entries = await ctx.client.journalEntries();
   const only = familyFlag(ctx.flags);
   return entries
     .filter((e) => !only || e.family === only)

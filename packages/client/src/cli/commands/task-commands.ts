@@ -80,14 +80,14 @@ function targetOf(family: Family, task: TaskObject<Family>): DownloadTarget {
 async function familyOf(ctx: CliContext, id: string): Promise<Family> {
   const flagged = familyFlag(ctx.flags);
   if (flagged) return flagged;
-  const entry = ctx.client.journal && (await ctx.client.journal.list()).find((e) => e.taskId === id);
+  const entry = (await ctx.client.journalEntries()).find((e) => e.taskId === id);
   if (entry) return entry.family;
   return (await findTask(ctx, id)).family;
 }
 
 async function findTask(ctx: CliContext, id: string): Promise<{ family: Family; task: TaskObject<Family> }> {
   const flagged = familyFlag(ctx.flags);
-  const entry = !flagged && ctx.client.journal ? (await ctx.client.journal.list()).find((e) => e.taskId === id) : undefined;
+  const entry = flagged ? undefined : (await ctx.client.journalEntries()).find((e) => e.taskId === id);
   const known = flagged ?? entry?.family;
   if (known) return { family: known, task: await ctx.client.retrieveTask(known, id, { signal: ctx.signal }) };
   try {
