@@ -9,4 +9,5 @@ process.once('SIGINT', () => {
   controller.abort();
   process.once('SIGINT', () => process.exit(130));
 });
-process.exitCode = await runCli(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr }, controller.signal);
+const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+process.exitCode = await runCli(process.argv.slice(2), process.env, io, controller.signal);

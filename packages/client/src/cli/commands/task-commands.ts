@@ -33,6 +33,16 @@ export async function waitCommand(ctx: CliContext): Promise<number> {
   return EXIT.ok;
 }
 
+/** `vidgen cancel <id>`: the task ends failed (A) or FAILURE (B) with error code `canceled`. */
+export async function cancelCommand(ctx: CliContext): Promise<number> {
+  const id = ctx.positional('task-id');
+  const family = await familyOf(ctx, id);
+  const task = family === 'A' ? await ctx.client.videos.cancel(id, { signal: ctx.signal }) : await ctx.client.videoGenerations.cancel(id, { signal: ctx.signal });
+  const view = viewOf(family, task);
+  ctx.result({ family, ...task }, `${id}: ${view.status}${view.error ? ` (${view.error.code})` : ''}`);
+  return EXIT.ok;
+}
+
 /** `vidgen download <id> --output file`. */
 export async function downloadCommand(ctx: CliContext): Promise<number> {
   const id = ctx.positional('task-id');
