@@ -10,6 +10,7 @@ import { startTestService, type TestService } from './support/service.ts';
 import { browserUnavailable, launchBrowser } from './support/browser.ts';
 
 const CLIENT_DIR = fileURLToPath(new URL('../../packages/client/', import.meta.url));
+const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const isMp4 = (bytes: Uint8Array) => Buffer.from(bytes.subarray(4, 8)).toString('latin1') === 'ftyp';
 
 // `@vidgen/client` as a user outside this repository gets it: `npm pack`, `npm install <tarball>`
@@ -44,6 +45,18 @@ describe('the packed SDK in a project outside the repository', () => {
     assert.ok(!files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.d.cts')), 'no TypeScript sources');
     const types = await readFile(join(project, 'node_modules/@vidgen/client/dist/index.d.ts'), 'utf8');
     assert.doesNotMatch(types, /from '@vidgen\/protocol'|@sinclair/, 'declarations name no unpublished package');
+    // The declarations type-check in a strict project of the user's, without skipLibCheck.
+    await writeFile(join(project, 'check.ts'), `
+      import { VidgenClient, type FamilyBTask } from '@vidgen/client';
+      const client = new VidgenClient({ baseURL: 'http://127.0.0.1:1', apiKey: 'k' });
+      export const task: Promise<FamilyBTask> = client.videoGenerations.wait('t', { onProgress: (v, _t, plan) => console.log(v.status, plan.longPoll) });
+    `);
+    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [], noEmit: true },
+      files: ['check.ts'],
+    }));
+    const tsc = await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
+    assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
   });
 
   it('generates and downloads a video from plain `node file.mjs`', async () => {
