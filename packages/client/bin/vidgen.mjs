@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: no build step between a checkout and a working CLI.
-import { register } from 'tsx/esm/api';
+// Runs the built CLI (plain JavaScript): no TypeScript loader at run time. In this repository
+// `npm install` builds it (the package's `prepare` script).
+import { runCli } from '../dist/cli/main.js';
 
-register();
-const { runCli } = await import('../src/cli/main.ts');
 const controller = new AbortController();
 // First Ctrl-C stops waiting cleanly (the task goes on on the server); a second one exits at once.
 process.once('SIGINT', () => {
   controller.abort();
   process.once('SIGINT', () => process.exit(130));
 });
-process.exitCode = await runCli(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr }, controller.signal);
+const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+process.exitCode = await runCli(process.argv.slice(2), process.env, io, controller.signal);

@@ -17,10 +17,11 @@ export { backoffDelay, parseRetryAfter, DEFAULT_BACKOFF, type BackoffOptions } f
 export { canonicalJson, requestFingerprint, newIdempotencyKey } from './core/fingerprint.ts';
 export { isRetryable, wasUndelivered, type FetchLike } from './core/transport.ts';
 export { viewOf, taskIdOf, FAMILY_PATHS, type TaskView, type TaskPhase } from './wait/task-view.ts';
-export { DEFAULT_MAX_WAIT_MS, type WaitOptions } from './wait/wait-for.ts';
+export { DEFAULT_MAX_WAIT_MS, LONG_POLL_HEADER, type WaitOptions, type PollPlan } from './wait/wait-for.ts';
 export { findByIdempotencyKey, type Lookup } from './submit/find-by-idempotency-key.ts';
 export { needsResume, type TaskJournal, type JournalEntry, type JournalState, type TaskKind } from './journal/task-journal.ts';
 export type { ResumeOptions, ResumeResult, ResumeOutcome } from './journal/resume-journal.ts';
+export { accountOf, inScope, type JournalScope } from './journal/journal-scope.ts';
 export { checkMp4Signature, checkContentType } from './download-checks.ts';
 export type { RetrieveOptions } from './resources/videos.ts';
 export type { FileCreateParams } from './resources/files.ts';

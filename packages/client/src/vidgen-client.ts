@@ -3,7 +3,8 @@ import { DEFAULT_BACKOFF, type BackoffOptions } from './core/backoff.ts';
 import { submitTask, type SubmitContext, type SubmitRequest } from './submit/submit-task.ts';
 import { waitFor, type WaitOptions } from './wait/wait-for.ts';
 import { taskPath } from './wait/task-view.ts';
-import type { TaskJournal } from './journal/task-journal.ts';
+import type { JournalEntry, TaskJournal } from './journal/task-journal.ts';
+import { accountOf, inScope, type JournalScope } from './journal/journal-scope.ts';
 import { resumeJournal, type ResumeOptions, type ResumeResult } from './journal/resume-journal.ts';
 import { Videos } from './resources/videos.ts';
 import { VideoGenerations } from './resources/video-generations.ts';
@@ -47,6 +48,7 @@ export class VidgenClient implements ClientCore {
   readonly pollIntervals: Record<Family, number>;
   /** What this client learned: once the server replays a create, retries with the same key are known safe. */
   readonly server = { idempotency: false };
+  private scope: Promise<JournalScope> | undefined;
 
   constructor(options: ClientOptions = {}) {
     const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
@@ -76,7 +78,7 @@ export class VidgenClient implements ClientCore {
 
   /** Low-level create with every safeguard; resources call this. Returns the key and whether the answer was replayed. */
   submit<T>(req: SubmitRequest): Promise<Created<T>> {
-    const ctx: SubmitContext = { transport: this.transport, journal: this.journal, server: this.server, now: Date.now };
+    const ctx: SubmitContext = { transport: this.transport, journal: this.journal, server: this.server, now: Date.now, scope: () => this.journalScope() };
     return submitTask<T>(ctx, req);
   }
 
@@ -99,8 +101,21 @@ export class VidgenClient implements ClientCore {
     return resumeJournal(this, this.journal, opts);
   }
 
+  /** The server and account this client's journal entries belong to. */
+  journalScope(): Promise<JournalScope> {
+    this.scope ??= accountOf(this.transport.options.apiKey).then((account) => ({ server: this.baseURL, account }));
+    return this.scope;
+  }
+
+  /** This client's journal entries: those of its server and key, oldest first. */
+  async journalEntries(): Promise<JournalEntry[]> {
+    if (!this.journal) return [];
+    const scope = await this.journalScope();
+    return (await this.journal.list()).filter((e) => inScope(e, scope));
+  }
+
   private waitContext() {
-    return { transport: this.transport, intervals: this.pollIntervals, journal: this.journal, now: Date.now };
+    return { transport: this.transport, intervals: this.pollIntervals, journal: this.journal, journalEntries: () => this.journalEntries(), now: Date.now };
   }
 }
 

@@ -8,6 +8,7 @@ import { resolveConfig } from '../src/cli/cli-context.ts';
 import { EXIT, UsageError, exitCodeFor } from '../src/cli/exit-codes.ts';
 import { ProgressReporter } from '../src/cli/progress-reporter.ts';
 import { runCli } from '../src/cli/main.ts';
+import { VERSION } from '../src/version.ts';
 import {
   APIError, APIConnectionError, DownloadCheckError, ResultExpiredError, SubmitOutcomeUnknown, TaskFailedError, WaitTimeoutError,
 } from '../src/index.ts';
@@ -49,6 +50,21 @@ describe('vidgen CLI parts', () => {
     assert.equal(resolveConfig({}, {}).baseURL, 'http://127.0.0.1:8080');
   });
 
+  it('uses the saved profile below the environment, and its key only for its own server', () => {
+    const profile = { baseURL: 'http://saved:3/v1', apiKey: 'saved-key' };
+    assert.deepEqual(resolveConfig({}, { VIDGEN_JOURNAL_DIR: '/tmp/j' }, profile), { baseURL: 'http://saved:3/v1', apiKey: 'saved-key', journalDir: '/tmp/j' });
+    assert.equal(resolveConfig({}, { VIDGEN_API_KEY: 'env-key' }, profile).apiKey, 'env-key');
+    assert.equal(resolveConfig({}, { VIDGEN_API_KEY: '' }, profile).apiKey, 'saved-key', 'an empty variable is unset');
+    const other = resolveConfig({ 'base-url': 'http://other:4' }, {}, profile);
+    assert.equal(other.apiKey, undefined, 'the saved key never goes to another server');
+    assert.equal(resolveConfig({ 'base-url': 'http://saved:3' }, {}, profile).apiKey, 'saved-key');
+  });
+
+  it('keeps the version in step with package.json', async () => {
+    const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    assert.equal(VERSION, manifest.version);
+  });
+
   it('draws a bar in place on a terminal and plain lines elsewhere', () => {
     const tty = { text: '', isTTY: true, write(s: string) { this.text += s; } };
     const view = { id: 't1', family: 'B' as const, status: 'IN_PROGRESS', phase: 'pending' as const, progress: 50, error: undefined };
@@ -71,6 +87,11 @@ describe('vidgen CLI parts', () => {
     assert.match(out.text, /Exit codes:/);
     assert.equal(await runCli(['nope'], {}, { stdout: out, stderr: err }), 1);
     assert.match(err.text, /unknown command 'nope'/);
+    assert.equal(await runCli(['wiat'], {}, { stdout: out, stderr: err }), 1);
+    assert.match(err.text, /unknown command 'wiat'. Did you mean 'wait'\?/);
+    out.text = '';
+    assert.equal(await runCli(['help', 'resume'], {}, { stdout: out, stderr: err }), 0);
+    assert.match(out.text, /^Finish what the journal still owes/);
   });
 });
 

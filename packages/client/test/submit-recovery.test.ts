@@ -23,8 +23,9 @@ describe('submit recovery', async () => {
   const created = json(200, { task_id: 't-1', status: 'queued', seconds: '5' });
   const stall: Handler = () => undefined;
   const posts = () => server.seen.filter((r) => r.method === 'POST');
-  const client = (journalDir?: string) =>
-    new VidgenClient({ baseURL: server.url, apiKey: 'k', timeout: 150, maxRetries: 2, backoff: { initialDelayMs: 5, maxDelayMs: 10 }, journal: journalDir ? new FileJournal(journalDir) : undefined });
+  // 150 ms makes the time-out cases quick; a test that expects an answer gives the cold first request more.
+  const client = (journalDir?: string, timeout = 150) =>
+    new VidgenClient({ baseURL: server.url, apiKey: 'k', timeout, maxRetries: 2, backoff: { initialDelayMs: 5, maxDelayMs: 10 }, journal: journalDir ? new FileJournal(journalDir) : undefined });
   const reset = (...handlers: Handler[]) => {
     server.seen.length = 0;
     server.script(...handlers);
@@ -37,7 +38,7 @@ describe('submit recovery', async () => {
       seenAtPost = (await journal.list())[0];
       return created(req, res, '');
     });
-    await client(journal.dir).videoGenerations.create(body);
+    await client(journal.dir, 5_000).videoGenerations.create(body);
     const atPost = seenAtPost as { state: string; idempotencyKey: string; fingerprint: string };
     assert.equal(atPost.state, 'submitting');
     assert.equal(atPost.idempotencyKey, posts()[0].headers['idempotency-key']);

@@ -1,6 +1,6 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { VidgenClient, WaitTimeoutError, TaskFailedError, ResultExpiredError, APIUserAbortError, type TaskView } from '../src/index.ts';
+import { VidgenClient, WaitTimeoutError, TaskFailedError, ResultExpiredError, APIUserAbortError, LONG_POLL_HEADER, type PollPlan, type TaskView } from '../src/index.ts';
 import { json, startScriptedServer } from './support/scripted-server.ts';
 
 // Obligation 3: a bounded wait that ends on the family's final states and survives hiccups.
@@ -29,6 +29,24 @@ describe('waitFor', async () => {
     reset(b('IN_PROGRESS'), b('SUCCESS', { result_url: '/v1/videos/t1/content' }));
     await client.videoGenerations.wait('t1', { intervalMs: 10, longPollSeconds: 90 });
     assert.equal(server.seen[0].url, '/v1/video/generations/t1?wait=60', 'capped at 60 s');
+  });
+
+  it('keeps long-polling through quick answers while the server declares that it holds', async () => {
+    const held = (status: string) => json(200, { task_id: 't1', status, progress: 50, seconds: '5', model: 'm' }, { [LONG_POLL_HEADER]: '30000', 'retry-after': '15' });
+    reset(held('queued'), held('IN_PROGRESS'), held('IN_PROGRESS'), held('IN_PROGRESS'), held('SUCCESS'));
+    const plans: PollPlan[] = [];
+    await client.videoGenerations.wait('t1', { onProgress: (_v, _t, plan) => plans.push(plan) });
+    assert.equal(plans.length, 5);
+    assert.ok(plans.every((p) => p.longPoll), JSON.stringify(plans));
+    assert.ok(plans.slice(0, -1).every((p) => p.nextPollInMs <= 250), 'no fall-back to the 15 s interval');
+    assert.ok(server.seen.every((r) => /[?&]wait=30\b/.test(r.url)));
+  });
+
+  it('falls back to interval polling after quick answers without the header', async () => {
+    reset(b('IN_PROGRESS'), b('IN_PROGRESS'), b('IN_PROGRESS'), b('SUCCESS'));
+    const plans: PollPlan[] = [];
+    await client.videoGenerations.wait('t1', { intervalMs: 10, onProgress: (_v, _t, plan) => plans.push(plan) });
+    assert.deepEqual(plans.map((p) => p.longPoll), [true, false, false, false], 'one early probe, then the interval');
   });
 
   it('uses the server’s Retry-After hint when no interval is set', async () => {

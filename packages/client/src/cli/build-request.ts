@@ -1,5 +1,6 @@
 import type { NodeVidgenClient } from '../node/node-vidgen-client.ts';
-import { familyAImage, familyBImage } from '../node/local-image.ts';
+import { access } from 'node:fs/promises';
+import { familyAImage, familyBImage, isRemoteImage } from '../node/local-image.ts';
 import type { FamilyACreateBody, FamilyBCreateBody, ModelObject } from '../types.ts';
 import { numberFlag, requireFlag, type Flags } from './cli-args.ts';
 import { EXIT, UsageError } from './exit-codes.ts';
@@ -21,6 +22,8 @@ export async function findModel(client: NodeVidgenClient, id: string): Promise<M
 
 /** Builds the family's body from the flags; local image files become a data URI (B) or an upload (A). */
 export async function buildRequest(client: NodeVidgenClient, flags: Flags): Promise<BuiltRequest> {
+  // A missing local image is found before anything is asked of the server.
+  await Promise.all((flags.image ?? []).filter((ref) => !isRemoteImage(ref)).map((path) => access(path)));
   const model = await findModel(client, requireFlag(flags, 'model'));
   const prompt = requireFlag(flags, 'prompt');
   const images = flags.image ?? [];

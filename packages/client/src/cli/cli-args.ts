@@ -9,6 +9,8 @@ const OPTIONS = {
   'no-journal': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  video: { type: 'string' },
   model: { type: 'string', short: 'm' },
   prompt: { type: 'string', short: 'p' },
   image: { type: 'string', short: 'i', multiple: true },
@@ -63,7 +65,7 @@ export function numberFlag(flags: Flags, name: keyof Flags): number | undefined 
   return value;
 }
 
-export function requireFlag(flags: Flags, name: 'model' | 'prompt' | 'output'): string {
+export function requireFlag(flags: Flags, name: 'model' | 'prompt' | 'output' | 'video'): string {
   const value = flags[name];
   if (!value) throw new UsageError(`--${name} is required.`);
   return value;

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NodeVidgenClient } from '../node/node-vidgen-client.ts';
-import { DEFAULT_BASE_URL } from '../vidgen-client.ts';
+import { DEFAULT_BASE_URL, normalizeBaseURL } from '../vidgen-client.ts';
+import type { Profile } from './profile.ts';
 import type { Flags } from './cli-args.ts';
 import { UsageError } from './exit-codes.ts';
 
@@ -13,6 +14,8 @@ export interface Stream {
 export interface CliIO {
   stdout: Stream;
   stderr: Stream;
+  /** For `vidgen login` reading a key from a pipe. */
+  stdin?: AsyncIterable<unknown> & { isTTY?: boolean };
 }
 
 export interface CliConfig {
@@ -22,12 +25,17 @@ export interface CliConfig {
   journalDir: string | undefined;
 }
 
-/** Flags win over the environment; the environment wins over defaults. */
-export function resolveConfig(flags: Flags, env: Record<string, string | undefined>): CliConfig {
+/** Flags win over the environment, the environment over the saved profile, the profile over defaults. */
+export function resolveConfig(flags: Flags, rawEnv: Record<string, string | undefined>, profile: Profile = {}): CliConfig {
+  // `VIDGEN_API_KEY= vidgen …` means unset, as shells treat it.
+  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, v]) => v !== ''));
   const journalDir = flags['no-journal'] ? undefined : flags['journal-dir'] ?? env.VIDGEN_JOURNAL_DIR ?? join(homedir(), '.vidgen', 'journal');
+  const baseURL = flags['base-url'] ?? env.VIDGEN_BASE_URL ?? profile.baseURL ?? DEFAULT_BASE_URL;
+  // The profile's key belongs to the profile's server: it is never sent to another one.
+  const profileKey = profile.baseURL && normalizeBaseURL(profile.baseURL) === normalizeBaseURL(baseURL) ? profile.apiKey : undefined;
   return {
-    baseURL: flags['base-url'] ?? env.VIDGEN_BASE_URL ?? DEFAULT_BASE_URL,
-    apiKey: flags['api-key'] ?? env.VIDGEN_API_KEY,
+    baseURL,
+    apiKey: flags['api-key'] ?? env.VIDGEN_API_KEY ?? profileKey,
     journalDir: journalDir ? resolve(journalDir) : undefined,
   };
 }
@@ -42,6 +50,7 @@ export class CliContext {
     readonly config: CliConfig,
     readonly io: CliIO,
     readonly signal: AbortSignal,
+    readonly env: Record<string, string | undefined> = {},
   ) {}
 
   get json(): boolean {
@@ -49,8 +58,12 @@ export class CliContext {
   }
 
   get client(): NodeVidgenClient {
-    this.clientInstance ??= new NodeVidgenClient({ baseURL: this.config.baseURL, apiKey: this.config.apiKey, journalDir: this.config.journalDir });
+    this.clientInstance ??= this.clientFor({ baseURL: this.config.baseURL, apiKey: this.config.apiKey });
     return this.clientInstance;
+  }
+
+  clientFor(target: { baseURL: string; apiKey: string | undefined }): NodeVidgenClient {
+    return new NodeVidgenClient({ ...target, journalDir: this.config.journalDir });
   }
 
   /** Human-oriented notes go to stderr, so stdout stays clean for the result. */

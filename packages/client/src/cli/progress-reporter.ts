@@ -1,38 +1,100 @@
 import type { TaskView } from '../wait/task-view.ts';
+import type { PollPlan } from '../wait/wait-for.ts';
 import type { Stream } from './cli-context.ts';
 
 const BAR_WIDTH = 24;
 
 /**
- * Shows a wait: a bar redrawn in place on a terminal, and one plain line per change otherwise
- * (logs and CI keep a readable history instead of carriage-return noise).
+ * Shows a wait and a download: a line redrawn in place on a terminal — every second, so the
+ * clock never looks frozen between answers — and one plain line per change otherwise (logs and CI
+ * keep a readable history instead of carriage-return noise).
  */
 export class ProgressReporter {
   private lastLine = '';
   private drawn = false;
   private readonly started = Date.now();
+  private view: TaskView | undefined;
+  private nextPollAt: number | undefined;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  private mode: 'unknown' | 'live' | 'interval' = 'unknown';
 
   constructor(private readonly stream: Stream) {}
 
-  task(view: TaskView): void {
-    const pct = view.progress === undefined ? undefined : Math.max(0, Math.min(100, Math.round(view.progress)));
-    if (this.stream.isTTY) {
-      const filled = Math.round(((pct ?? 0) / 100) * BAR_WIDTH);
-      const bar = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
-      const secs = Math.round((Date.now() - this.started) / 1000);
-      this.stream.write(`\r\x1b[2K${view.id} [${bar}] ${pct ?? '?'}% ${view.status} ${secs}s`);
-      this.drawn = true;
-      return;
-    }
+  /** Shows the wait before the first answer, which a holding server may keep for a while. */
+  begin(id: string): void {
+    if (this.stream.isTTY) this.show({ id, family: 'A', status: 'waiting', phase: 'pending', progress: undefined, error: undefined });
+  }
+
+  task(view: TaskView, poll?: PollPlan): void {
+    if (!this.stream.isTTY) return this.plain(view);
+    this.mode = poll === undefined ? 'unknown' : poll.longPoll ? 'live' : 'interval';
+    this.nextPollAt = poll && !poll.longPoll ? Date.now() + poll.nextPollInMs : undefined;
+    this.show(view);
+  }
+
+  private show(view: TaskView): void {
+    this.view = view;
+    this.drawTask();
+    this.ticker ??= setInterval(() => this.drawTask(), 1000);
+    // The ticker must never keep a finished CLI alive.
+    this.ticker.unref?.();
+  }
+
+  download(received: number, total: number | undefined): void {
+    if (!this.stream.isTTY) return;
+    this.stopTicker();
+    const pct = total ? Math.min(100, Math.floor((received / total) * 100)) : undefined;
+    const size = total ? `${mb(received)} of ${mb(total)}` : mb(received);
+    this.draw(`downloading ${pct === undefined ? '' : `${bar(pct)} ${pct}% `}${size}`);
+  }
+
+  /** Ends the in-place line so later output starts on its own line. */
+  done(): void {
+    this.stopTicker();
+    if (this.drawn) this.stream.write('\n');
+    this.drawn = false;
+  }
+
+  private drawTask(): void {
+    const view = this.view;
+    if (!view) return;
+    const pct = percent(view);
+    const secs = Math.round((Date.now() - this.started) / 1000);
+    // Long-polling answers the moment something happens; otherwise say when the next look is due.
+    const mode = view.phase !== 'pending' || this.mode === 'unknown' ? ''
+      : this.mode === 'live' ? ' · live' : ` · next check in ${Math.max(0, Math.ceil(((this.nextPollAt ?? 0) - Date.now()) / 1000))}s`;
+    this.draw(`${view.id} ${bar(pct ?? 0)} ${pct ?? '?'}% ${view.status} ${secs}s${mode}`);
+  }
+
+  private draw(line: string): void {
+    this.stream.write(`\r\x1b[2K${line}`);
+    this.drawn = true;
+  }
+
+  private plain(view: TaskView): void {
+    const pct = percent(view);
     const line = `task ${view.id}: ${view.status}${pct === undefined ? '' : ` ${pct}%`}`;
     if (line === this.lastLine) return;
     this.lastLine = line;
     this.stream.write(`${line}\n`);
   }
 
-  /** Ends the in-place line so later output starts on its own line. */
-  done(): void {
-    if (this.drawn) this.stream.write('\n');
-    this.drawn = false;
+  private stopTicker(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
   }
+}
+
+function percent(view: TaskView): number | undefined {
+  return view.progress === undefined ? undefined : Math.max(0, Math.min(100, Math.round(view.progress)));
+}
+
+function bar(pct: number): string {
+  const filled = Math.round((pct / 100) * BAR_WIDTH);
+  return `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }

@@ -46,6 +46,10 @@ export interface JournalEntry {
   /** Where the result should be saved (set by whoever submitted), for `resume`. */
   downloadTo?: string;
   downloadedTo?: string;
+  /** The server (normalised base URL) the submit went to; see journal-scope.ts. */
+  server?: string;
+  /** Which key submitted it: a hash, never the key. */
+  account?: string;
 }
 
 export interface TaskJournal {

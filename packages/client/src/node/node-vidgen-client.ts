@@ -25,7 +25,7 @@ export class NodeVidgenClient extends VidgenClient {
   /** Downloads a finished task's video to `opts.path`, checked and atomic; marks its journal entry downloaded. */
   async download(target: DownloadTarget, opts: DownloadOptions): Promise<DownloadResult> {
     const result = await downloadVideo(this, target, opts);
-    const entry = this.journal && (await this.journal.list()).find((e) => e.taskId === result.taskId);
+    const entry = (await this.journalEntries()).find((e) => e.taskId === result.taskId);
     if (entry) await this.journal!.update(entry.idempotencyKey, { state: 'downloaded', downloadedTo: result.path, updatedAt: Date.now() });
     return result;
   }

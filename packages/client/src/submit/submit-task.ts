@@ -7,6 +7,7 @@ import type { JournalEntry, JournalState, TaskJournal, TaskKind } from '../journ
 import { taskIdOf } from '../wait/task-view.ts';
 import type { CreateOptions, Created, Family } from '../types.ts';
 import { findByIdempotencyKey } from './find-by-idempotency-key.ts';
+import type { JournalScope } from '../journal/journal-scope.ts';
 
 export interface SubmitContext {
   transport: Transport;
@@ -14,6 +15,8 @@ export interface SubmitContext {
   /** What this client learned about the server; shared by all its submits. */
   server: { idempotency: boolean };
   now: () => number;
+  /** Whose entry a new submit writes (server and account). */
+  scope: () => Promise<JournalScope>;
 }
 
 export interface SubmitRequest {
@@ -63,6 +66,7 @@ class Submission {
     const entry: JournalEntry = known ?? {
       idempotencyKey: key, family: req.family, kind: req.kind, path: req.path, model: req.body.model, fingerprint,
       submittedAt: now, updatedAt: now, state: 'submitting', body: req.body, downloadTo: req.options?.downloadTo,
+      ...(ctx.journal ? await ctx.scope() : {}),
     };
     // Written before the request is sent: a crash mid-submit still leaves something to reconcile.
     if (!known) await ctx.journal?.record(entry);

@@ -15,21 +15,40 @@ export interface WaitOptions<F extends Family = Family> {
   intervalMs?: number;
   /** Ask the server to hold each poll up to this many seconds (`?wait=`, at most 60; 0 = never). Default 30. */
   longPollSeconds?: number;
-  onProgress?: (view: TaskView, task: TaskObject<F>) => void;
+  /** Called with every answer; `poll` says how the next poll goes (for a countdown or a "live" mark). */
+  onProgress?: (view: TaskView, task: TaskObject<F>, poll: PollPlan) => void;
   signal?: AbortSignal;
 }
 
 export interface WaitContext {
   transport: Transport;
+  /** The journal entries of this client's server and key (another server's task may share an id). */
+  journalEntries?: () => Promise<JournalEntry[]>;
   /** Recommended poll intervals (spec §8): A 3–5 s, B about 15 s. */
   intervals: Record<Family, number>;
   journal?: TaskJournal;
   now: () => number;
 }
 
+/** How the wait goes on after an answer. */
+export interface PollPlan {
+  /** The server holds polls (it said so with `X-Vidgen-Long-Poll`, or an answer was held): the next poll goes out at once. */
+  longPoll: boolean;
+  /** Milliseconds until the next poll is sent (0 once the task has ended). */
+  nextPollInMs: number;
+}
+
 export const DEFAULT_MAX_WAIT_MS = 20 * 60_000;
+/**
+ * Sent by a vidgen server on every answer to a `?wait=` poll: its value is the hold it granted, in
+ * milliseconds. Such a server answers early only on a state change or a progress step worth
+ * reporting, so a quick answer is news, not proof that it cannot hold (docs/long-poll.md).
+ */
+export const LONG_POLL_HEADER = 'x-vidgen-long-poll';
 /** A server that holds polls answers on change, so asking again soon is what long-polling is for; a second apart keeps a waiting task to one request a second. */
 const LONG_POLL_GAP_MS = 1000;
+/** Against a server that declares long-polling, at most this often: bounds a misbehaving one that answers at once. */
+const DECLARED_MIN_CYCLE_MS = 250;
 
 /**
  * Polls a task to its end: done/failed/expired (A) or SUCCESS/FAILURE (B). Transient errors
@@ -62,34 +81,45 @@ export async function waitFor<F extends Family>(ctx: WaitContext, id: string, op
       continue;
     }
     last = viewOf(opts.family, answer.data);
-    opts.onProgress?.(last, answer.data);
+    const declared = wait > 0 && answer.response.headers.has(LONG_POLL_HEADER);
+    const plan = last.phase === 'pending'
+      ? pacer.plan(ctx.now() - sentAt, wait, parseRetryAfter(answer.response.headers), declared)
+      : { longPoll: declared, nextPollInMs: 0 };
+    opts.onProgress?.(last, answer.data, plan);
     await journal?.track(last);
     if (last.phase !== 'pending') return finish(id, last, answer.data);
-    const pause = pacer.pause(ctx.now() - sentAt, wait, parseRetryAfter(answer.response.headers));
-    await sleep(Math.min(pause, Math.max(0, deadline - ctx.now())), opts.signal);
+    await sleep(Math.min(plan.nextPollInMs, Math.max(0, deadline - ctx.now())), opts.signal);
   }
 }
 
 /**
  * Decides the pause before the next poll. A server that honours `?wait=` answers on change
  * or at the deadline, so polling again soon is right; one that ignores it must get the
- * recommended interval. A held answer proves support; one quick answer may just be a change
- * (queued → running), so it earns a single early probe before falling back to the interval.
+ * recommended interval. A server that sends `X-Vidgen-Long-Poll` says it holds, whatever an
+ * answer's timing. Without the header, a held answer proves support; one quick answer may just
+ * be a change (queued → running), so it earns a single early probe before falling back.
  */
 class PollPacer {
   private support: 'unknown' | 'probing' | 'yes' | 'no' = 'unknown';
 
   constructor(private readonly intervalMs: number, private readonly explicit: boolean) {}
 
-  pause(elapsedMs: number, waitSeconds: number, hintMs: number | undefined): number {
+  plan(elapsedMs: number, waitSeconds: number, hintMs: number | undefined, declared: boolean): PollPlan {
+    if (declared) {
+      this.support = 'yes';
+      const cycle = this.explicit ? Math.min(DECLARED_MIN_CYCLE_MS, this.intervalMs) : DECLARED_MIN_CYCLE_MS;
+      return { longPoll: true, nextPollInMs: Math.max(0, cycle - elapsedMs) };
+    }
     // A normal poll takes milliseconds; one that took a second or more was held by the server.
     if (waitSeconds > 0 && elapsedMs >= Math.min(waitSeconds * 800, 1000)) this.support = 'yes';
     else if (waitSeconds > 0 && this.support === 'unknown') this.support = 'probing';
     else if (this.support === 'probing') this.support = 'no';
-    if (this.support === 'yes' || this.support === 'probing') return this.explicit ? Math.min(LONG_POLL_GAP_MS, this.intervalMs) : LONG_POLL_GAP_MS;
+    if (this.support === 'yes' || this.support === 'probing') {
+      return { longPoll: true, nextPollInMs: this.explicit ? Math.min(LONG_POLL_GAP_MS, this.intervalMs) : LONG_POLL_GAP_MS };
+    }
     // An interval the caller chose wins over the server's hint; otherwise the hint, then the family's default.
     const interval = this.explicit ? this.intervalMs : hintMs ?? this.intervalMs;
-    return Math.max(0, interval - elapsedMs);
+    return { longPoll: false, nextPollInMs: Math.max(0, interval - elapsedMs) };
   }
 }
 
@@ -111,7 +141,8 @@ class JournalTracker {
 
   static async find(ctx: WaitContext, taskId: string): Promise<JournalTracker | undefined> {
     if (!ctx.journal) return undefined;
-    const entry = (await ctx.journal.list()).find((e) => e.taskId === taskId);
+    const entries = ctx.journalEntries ? await ctx.journalEntries() : await ctx.journal.list();
+    const entry = entries.find((e) => e.taskId === taskId);
     return entry ? new JournalTracker(ctx.journal, entry, ctx.now) : undefined;
   }
 

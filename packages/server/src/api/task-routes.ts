@@ -48,6 +48,8 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
       : await deps.tasks.get(accountId, request.params[dialect.idField]);
     const { code, retryAfterSeconds } = dialect.pollStatus(task);
     reply.code(code);
+    // Tells a waiting client this server holds polls (docs/long-poll.md), so it keeps long-polling.
+    if (waitMs > 0) reply.header('x-vidgen-long-poll', String(waitMs));
     if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
     return dialect.toWire(task, context(request), await deps.tasks.queuePosition(task));
   });

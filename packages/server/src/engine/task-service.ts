@@ -136,6 +136,10 @@ export class TaskService {
    * the deadline (long-poll). Finished tasks answer at once.
    */
   async waitForChange(accountId: string, id: string, waitMs: number, signal?: AbortSignal): Promise<Task> {
+    // Answering every progress tick made a held poll look like no long-poll at all to clients,
+    // which then fell back to interval polling (issue 14): only a state change or a step this
+    // large ends the hold early, so a task answers a holding client at most about a dozen times.
+    const progressStep = 10;
     const seen = await this.get(accountId, id);
     const deadline = this.deps.clock() + waitMs;
     let current = seen;
@@ -144,7 +148,7 @@ export class TaskService {
       if (remaining <= 0) break;
       await this.deps.events.nextChange(id, Math.min(remaining, LONG_POLL_RECHECK_MS), signal);
       current = await this.get(accountId, id);
-      if (current.status !== seen.status || current.progress !== seen.progress) break;
+      if (current.status !== seen.status || current.progress - seen.progress >= progressStep) break;
     }
     return current;
   }

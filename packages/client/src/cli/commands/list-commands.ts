@@ -30,9 +30,11 @@ export async function tasksCommand(ctx: CliContext): Promise<number> {
   return EXIT.ok;
 }
 
+/** Each family's listing is asked for `limit` rows, so the newest `limit` of both are among them. */
 async function serverRows(ctx: CliContext): Promise<Row[]> {
   const only = familyFlag(ctx.flags);
-  const params: ListParams = { limit: numberFlag(ctx.flags, 'limit') ?? 20, status: ctx.flags.status, model: ctx.flags.model, after: ctx.flags.after };
+  const limit = numberFlag(ctx.flags, 'limit') ?? 20;
+  const params: ListParams = { limit, status: ctx.flags.status, model: ctx.flags.model, after: ctx.flags.after };
   const rows: Row[] = [];
   try {
     if (only !== 'B') for (const t of (await ctx.client.videos.list(params, { signal: ctx.signal })).data) rows.push(serverRow('A', t));
@@ -42,7 +44,7 @@ async function serverRows(ctx: CliContext): Promise<Row[]> {
     ctx.note('this server has no task listing; showing the local journal instead');
     return journalRows(ctx);
   }
-  return rows.sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0));
+  return rows.sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0)).slice(0, limit);
 }
 
 function serverRow(family: Family, task: Parameters<typeof viewOf>[1] & { created_at: number; model: string }): Row {
@@ -50,10 +52,12 @@ function serverRow(family: Family, task: Parameters<typeof viewOf>[1] & { create
 }
 
 async function journalRows(ctx: CliContext): Promise<Row[]> {
-  const entries = ctx.client.journal ? await ctx.client.journal.list() : [];
+  const entries = await ctx.client.journalEntries();
   const only = familyFlag(ctx.flags);
+  const limit = numberFlag(ctx.flags, 'limit') ?? 20;
   return entries
     .filter((e) => !only || e.family === only)
     .reverse()
+    .slice(0, limit)
     .map((e) => ({ id: e.taskId ?? null, family: e.family, status: e.status ?? e.state, model: e.model, created_at: Math.floor(e.submittedAt / 1000), source: 'journal' as const }));
 }

@@ -3,6 +3,7 @@ import { numberFlag, secondsFlag } from '../cli-args.ts';
 import type { CliContext } from '../cli-context.ts';
 import { EXIT, UsageError, exitCodeFor } from '../exit-codes.ts';
 import { ProgressReporter } from '../progress-reporter.ts';
+import { describeScope } from '../../journal/journal-scope.ts';
 
 const OUTCOME_EXIT: Partial<Record<ResumeOutcome, number>> = {
   failed: EXIT.taskFailed, timeout: EXIT.waitTimeout, unknown: EXIT.submitUnknown, expired: EXIT.resultExpired,
@@ -21,20 +22,23 @@ export async function resumeCommand(ctx: CliContext): Promise<number> {
       signal: ctx.signal, download: ctx.flags['no-download'] !== true,
       maxWaitMs: secondsFlag(ctx.flags, 'max-wait'), intervalMs: secondsFlag(ctx.flags, 'interval'),
       longPollSeconds: numberFlag(ctx.flags, 'long-poll'), downloadTimeoutMs: secondsFlag(ctx.flags, 'download-timeout'),
-      onProgress: (_entry, view) => progress.task(view),
+      onProgress: (_entry, view, poll) => progress.task(view, poll),
+      onDownloadProgress: (received, total) => progress.download(received, total),
     });
   } finally {
     progress.done();
   }
   const lines = results.map((r) => `${r.entry.taskId ?? `(key ${r.entry.idempotencyKey})`}: ${r.outcome}${detail(r)}`);
   ctx.result(results.map(toJson), lines.length ? lines.join('\n') : 'nothing to resume');
-  const failed = results.find((r) => r.outcome !== 'downloaded' && r.outcome !== 'succeeded');
+  // Another server's entries are not this run's failures: they wait for a resume against their server.
+  const failed = results.find((r) => r.outcome !== 'downloaded' && r.outcome !== 'succeeded' && r.outcome !== 'elsewhere');
   if (!failed) return EXIT.ok;
   return OUTCOME_EXIT[failed.outcome] ?? (failed.error ? exitCodeFor(failed.error) : EXIT.other);
 }
 
 function detail(r: ResumeResult): string {
   if (r.outcome === 'downloaded') return ` → ${r.entry.downloadedTo}`;
+  if (r.outcome === 'elsewhere') return ` (left alone: it belongs to ${describeScope(r.entry)}; resume with that server and key, or \`vidgen forget ${r.entry.taskId ?? r.entry.idempotencyKey}\`)`;
   return r.error instanceof Error ? ` (${r.error.message})` : '';
 }
 
@@ -43,6 +47,7 @@ function toJson(r: ResumeResult) {
   return {
     id: e.taskId ?? null, family: e.family, model: e.model, idempotency_key: e.idempotencyKey, outcome: r.outcome,
     status: e.status ?? null, output: e.downloadedTo ?? e.downloadTo ?? null, error: r.error instanceof Error ? r.error.message : null,
+    server: e.server ?? null,
   };
 }
 

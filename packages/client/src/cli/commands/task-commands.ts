@@ -33,6 +33,16 @@ export async function waitCommand(ctx: CliContext): Promise<number> {
   return EXIT.ok;
 }
 
+/** `vidgen cancel <id>`: the task ends failed (A) or FAILURE (B) with error code `canceled`. */
+export async function cancelCommand(ctx: CliContext): Promise<number> {
+  const id = ctx.positional('task-id');
+  const family = await familyOf(ctx, id);
+  const task = family === 'A' ? await ctx.client.videos.cancel(id, { signal: ctx.signal }) : await ctx.client.videoGenerations.cancel(id, { signal: ctx.signal });
+  const view = viewOf(family, task);
+  ctx.result({ family, ...task }, `${id}: ${view.status}${view.error ? ` (${view.error.code})` : ''}`);
+  return EXIT.ok;
+}
+
 /** `vidgen download <id> --output file`. */
 export async function downloadCommand(ctx: CliContext): Promise<number> {
   const id = ctx.positional('task-id');
@@ -45,9 +55,10 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
 
 export async function waitWithProgress<F extends Family>(ctx: CliContext, id: string, family: F): Promise<TaskObject<F>> {
   const progress = new ProgressReporter(ctx.io.stderr);
+  progress.begin(id);
   try {
     return await ctx.client.waitFor(id, {
-      family, signal: ctx.signal, onProgress: (view) => progress.task(view),
+      family, signal: ctx.signal, onProgress: (view, _task, poll) => progress.task(view, poll),
       maxWaitMs: secondsFlag(ctx.flags, 'max-wait'), intervalMs: secondsFlag(ctx.flags, 'interval'),
       longPollSeconds: numberFlag(ctx.flags, 'long-poll'),
     });
@@ -57,7 +68,16 @@ export async function waitWithProgress<F extends Family>(ctx: CliContext, id: st
 }
 
 export async function downloadWithNotes(ctx: CliContext, target: DownloadTarget, output: string): Promise<DownloadResult> {
-  const saved = await ctx.client.download(target, { path: output, timeoutMs: secondsFlag(ctx.flags, 'download-timeout'), signal: ctx.signal });
+  const progress = new ProgressReporter(ctx.io.stderr);
+  let saved: DownloadResult;
+  try {
+    saved = await ctx.client.download(target, {
+      path: output, timeoutMs: secondsFlag(ctx.flags, 'download-timeout'), signal: ctx.signal,
+      onProgress: (received, total) => progress.download(received, total),
+    });
+  } finally {
+    progress.done();
+  }
   ctx.note(`saved ${saved.bytes} bytes to ${saved.path}${saved.resumed ? ' (resumed)' : ''}`);
   return saved;
 }
@@ -70,14 +90,14 @@ function targetOf(family: Family, task: TaskObject<Family>): DownloadTarget {
 async function familyOf(ctx: CliContext, id: string): Promise<Family> {
   const flagged = familyFlag(ctx.flags);
   if (flagged) return flagged;
-  const entry = ctx.client.journal && (await ctx.client.journal.list()).find((e) => e.taskId === id);
+  const entry = (await ctx.client.journalEntries()).find((e) => e.taskId === id);
   if (entry) return entry.family;
   return (await findTask(ctx, id)).family;
 }
 
 async function findTask(ctx: CliContext, id: string): Promise<{ family: Family; task: TaskObject<Family> }> {
   const flagged = familyFlag(ctx.flags);
-  const entry = !flagged && ctx.client.journal ? (await ctx.client.journal.list()).find((e) => e.taskId === id) : undefined;
+  const entry = flagged ? undefined : (await ctx.client.journalEntries()).find((e) => e.taskId === id);
   const known = flagged ?? entry?.family;
   if (known) return { family: known, task: await ctx.client.retrieveTask(known, id, { signal: ctx.signal }) };
   try {

@@ -1,0 +1,42 @@
+import { normalizeBaseURL } from '../../vidgen-client.ts';
+import { accountOf } from '../../journal/journal-scope.ts';
+import type { CliContext } from '../cli-context.ts';
+import { EXIT, UsageError } from '../exit-codes.ts';
+import { profilePath, removeProfile, writeProfile } from '../profile.ts';
+
+/**
+ * `vidgen login`: checks the key against the server, then saves both as the default profile.
+ * Like `gh auth login --with-token`, the key may come on standard input, so it stays out of the
+ * shell history.
+ */
+export async function loginCommand(ctx: CliContext): Promise<number> {
+  const apiKey = ctx.flags['api-key'] || ctx.env.VIDGEN_API_KEY || (await readKey(ctx));
+  if (!apiKey) throw new UsageError('no API key: pass --api-key, set VIDGEN_API_KEY, or pipe the key to `vidgen login`.');
+  const baseURL = normalizeBaseURL(ctx.config.baseURL);
+  const client = ctx.clientFor({ baseURL, apiKey });
+  const { data } = await client.models.list({ signal: ctx.signal });
+  const path = profilePath(ctx.env);
+  await writeProfile(path, { baseURL, apiKey });
+  const account = await accountOf(apiKey);
+  ctx.result({ base_url: baseURL, account, models: data.length, profile: path }, `Logged in to ${baseURL} (${account}, ${data.length} models). Saved to ${path}.`);
+  return EXIT.ok;
+}
+
+export async function logoutCommand(ctx: CliContext): Promise<number> {
+  const path = profilePath(ctx.env);
+  const removed = await removeProfile(path);
+  ctx.result({ removed, profile: path }, removed ? `Removed ${path}.` : `No profile at ${path}.`);
+  return EXIT.ok;
+}
+
+async function readKey(ctx: CliContext): Promise<string | undefined> {
+  const stdin = ctx.io.stdin;
+  if (!stdin) return undefined;
+  if (stdin.isTTY) ctx.io.stderr.write('API key: ');
+  let text = '';
+  for await (const chunk of stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split('\n')[0].trim() || undefined;
+}

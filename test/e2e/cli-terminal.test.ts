@@ -1,0 +1,106 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestService, type TestService } from './support/service.ts';
+import { makeImage } from './support/images.ts';
+
+const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
+
+/**
+ * `vidgen generate` on a real terminal (a pseudo-terminal from util-linux `script`). The task's
+ * image is held back by the test, so the task keeps running for as long as the test needs: no
+ * timing assumption, the test releases it once it has seen what it checks.
+ */
+describe('vidgen generate on a terminal', () => {
+  let svc: TestService;
+  let dir: string;
+  const image = gatedImageServer();
+  before(async () => {
+    svc = await startTestService({ VIDGEN_FETCH_TIMEOUT_MS: '120000' });
+    await image.start();
+    dir = await mkdtemp(join(tmpdir(), 'vidgen-tty-'));
+  });
+  after(async () => {
+    image.release();
+    await image.close();
+    await svc.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the progress line moving while the task runs, long-polling throughout, then shows the download', async () => {
+    const output = join(dir, 'tty.mp4');
+    const args = [process.execPath, VIDGEN_BIN, 'generate', '--model', 'video-v1-5s', '--prompt', 'harbour at dawn', '--image', image.url, '--output', output, '--long-poll', '2'];
+    const env = { ...process.env, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: await svc.createKey('tty'), VIDGEN_JOURNAL_DIR: join(dir, 'journal') };
+    const child = spawn('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let screen = '';
+    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+    const taskLines = () => screen.split(/[\r\n]/).filter((l) => /\[[█░]+\] \S+% /.test(l));
+    const seconds = () => new Set(taskLines().map((l) => / (\d+)s( ·|$)/.exec(l)?.[1]));
+    const answered = () => taskLines().filter((l) => / (queued|IN_PROGRESS) /.test(l));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d) => {
+        screen += d;
+        // Three clock readings and answers to held polls (2 s each, short so the test is quick),
+        // all while the task cannot have finished: the line redraws by itself.
+        if (seconds().size >= 3 && answered().length >= 2) resolve();
+      });
+      void exited.then((code) => reject(new Error(`vidgen exited (${code}) early:\n${screen}`)));
+    });
+    assert.ok(image.requested, 'the task is running: the server is fetching its image');
+    image.release();
+    const code = await exited;
+    assert.equal(code, 0, screen);
+    // Every redraw after the server's first answer shows the CLI still long-polling.
+    const notLive = answered().filter((l) => !l.endsWith(' · live'));
+    assert.deepEqual(notLive, [], 'long-polling on every redraw');
+    assert.doesNotMatch(screen, /next check in/);
+    assert.match(screen, /downloading /);
+    assert.match(screen, /saved \d+ bytes to /);
+    assert.equal((await readFile(output)).subarray(4, 8).toString('latin1'), 'ftyp');
+  });
+});
+
+/** Serves one PNG, but only once `release()` is called; requests wait until then. */
+function gatedImageServer() {
+  const waiting: ServerResponse[] = [];
+  let png: Buffer;
+  let released = false;
+  let requested = false;
+  const send = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+  const server = createServer((_req, res) => {
+    requested = true;
+    if (released) send(res);
+    else waiting.push(res);
+  });
+  return {
+    get url() {
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/photo.png`;
+    },
+    get requested() {
+      return requested;
+    },
+    async start() {
+      png = await makeImage(400, 300, 'png');
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    },
+    release() {
+      released = true;
+      for (const res of waiting.splice(0)) send(res);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function shellQuote(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
