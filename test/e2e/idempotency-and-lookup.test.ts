@@ -95,6 +95,9 @@ describe('idempotency and lookup', () => {
     assert.deepEqual(page.body.data.map((t: { task_id: string }) => t.task_id), [...ids].reverse());
     assert.equal(page.body.has_more, false);
     assert.equal(typeof page.body.data[0].created_at, 'number');
+    // Answers are serialized from the route schemas: a field they forgot would vanish here.
+    assert.equal(page.body.data[0].idempotency_key, null);
+    assert.equal(page.body.last_id, ids[0]);
     assert.equal(page.body.data[0].status, 'queued');
     assert.deepEqual((await mine.get('/v1/video/generations?model=video-v1-10s')).body.data.map((t: { task_id: string }) => t.task_id), [ids[2]]);
     assert.equal((await mine.get('/v1/video/generations?status=queued')).body.data.length, 3);
@@ -108,6 +111,9 @@ describe('idempotency and lookup', () => {
       assert.equal(res.status, 400, bad);
       assert.equal(res.body.error.param, bad.split('=')[0]);
     }
+    const unauthenticated = await api(svc.url).get('/v1/video/generations');
+    assert.deepEqual(Object.keys(unauthenticated.body.error), ['message', 'type', 'code', 'param']);
+    assert.equal(unauthenticated.body.error.param, null);
   });
 
   it('paginates stably while tasks are being created', async () => {

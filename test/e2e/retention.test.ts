@@ -18,6 +18,9 @@ describe('retention', () => {
       assert.equal(expired.body.video, undefined);
       const familyB = await client.get(`/v1/video/generations/${id}`);
       assert.equal(familyB.body.result_url, undefined);
+      // Family B has no word for it: the status stays SUCCESS with vidgen's `expired: true`.
+      assert.equal(familyB.body.status, 'SUCCESS');
+      assert.equal(familyB.body.expired, true);
       const content = await client.get(`/v1/videos/${id}/content`);
       assert.equal(content.status, 410);
       assert.equal(content.body.error.code, 'video_expired');

@@ -1,34 +1,22 @@
 /**
- * Wire types. The shapes come from @vidgen/protocol (type-only imports, erased at run time, so
- * the SDK keeps zero runtime dependencies); list shapes are declared here until the protocol has them.
+ * Wire types. Every shape comes from @vidgen/protocol, the schemas the server validates and
+ * answers with: type-only imports, erased at run time, so the SDK keeps zero runtime dependencies.
  */
-import type {
-  FamilyACreateBody, FamilyAEditBody, FamilyAExtensionBody, FamilyACreateResponse, FamilyATask,
-  FamilyBCreateBody, FamilyBCreateResponse, FamilyBTask, ModelObject, ModelList, FileObject, FileDeleted, TaskError,
-} from '@vidgen/protocol';
+import type { FamilyATask, FamilyBTask } from '@vidgen/protocol';
 
 export type {
   FamilyACreateBody, FamilyAEditBody, FamilyAExtensionBody, FamilyACreateResponse, FamilyATask,
   FamilyBCreateBody, FamilyBCreateResponse, FamilyBTask, ModelObject, ModelList, FileObject, FileDeleted, TaskError,
-};
+  // `expired: true` (a vidgen extension) is part of the protocol's family B task; the old name stays for SDK users.
+  FamilyBTask as FamilyBTaskObject,
+  // A listing entry (poll object + `created_at`, `idempotency_key`) and the page envelope around it.
+  Listed, ListEnvelope as ListResponse,
+} from '@vidgen/protocol';
 
 /** A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id, queued/IN_PROGRESS/SUCCESS/FAILURE). */
 export type Family = 'A' | 'B';
 
-/** Family B marks a result whose retention ended with `expired: true` (it stays SUCCESS). */
-export type FamilyBTaskObject = FamilyBTask & { expired?: boolean };
-
-export type TaskObject<F extends Family> = F extends 'A' ? FamilyATask : FamilyBTaskObject;
-
-/** One entry of a listing: the poll object plus its creation time (unix seconds). */
-export type Listed<T> = T & { created_at: number; idempotency_key?: string };
-
-export interface ListResponse<T> {
-  object: 'list';
-  data: T[];
-  has_more: boolean;
-  last_id: string | null;
-}
+export type TaskObject<F extends Family> = F extends 'A' ? FamilyATask : FamilyBTask;
 
 export interface ListParams {
   /** 1–100, default 20. */

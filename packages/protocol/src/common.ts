@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 
 /** Every aspect ratio the service understands (spec 4.1); a model may allow fewer. */
 export const ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3'] as const;
@@ -8,14 +8,22 @@ export const DEFAULT_ASPECT_RATIO: AspectRatio = '16:9';
 /** The only data-URI prefixes accepted for inline images (spec 2.4). */
 export const DATA_URI_PREFIXES = ['data:image/jpeg;base64,', 'data:image/png;base64,'] as const;
 
+/**
+ * A closed set of words as one `enum`, not a union of literals: the OpenAPI document reads
+ * better, and the response serializer writes it without trying each branch in turn.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
 export const ErrorBody = Type.Object({
   error: Type.Object({
     message: Type.String(),
     type: Type.String(),
     code: Type.Union([Type.String(), Type.Null()]),
-    param: Type.Union([Type.String(), Type.Null()]),
+    param: Type.Union([Type.String(), Type.Null()], { description: 'The request field the error is about, as the caller named it.' }),
   }),
-});
+}, { description: 'The OpenAI-style error envelope; `error.code` is listed in docs/errors.md.' });
 export type ErrorBody = Static<typeof ErrorBody>;
 
 export const TaskError = Type.Object({ code: Type.String(), message: Type.String() });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TaskError } from './common.ts';
+import { StringEnum, TaskError } from './common.ts';
 
 /**
  * Family A (xAI "imagine video" style). Rules that need a message a person can act on
@@ -60,11 +60,10 @@ export type FamilyAStatus = (typeof FAMILY_A_STATUSES)[number];
 
 export const FamilyATask = Type.Object({
   request_id: Type.String(),
-  status: Type.Union(FAMILY_A_STATUSES.map((s) => Type.Literal(s))),
+  status: StringEnum(FAMILY_A_STATUSES, { description: 'pending (queued or running), done, failed (canceled included) or expired (the video was deleted).' }),
   model: Type.String(),
   progress: Type.Number({ minimum: 0, maximum: 100 }),
-  /** While queued: tasks the fair scheduler will start before this one (an estimate). */
-  queue_position: Type.Optional(Type.Integer({ minimum: 0 })),
+  queue_position: Type.Optional(Type.Integer({ minimum: 0, description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).' })),
   video: Type.Optional(Type.Object({ url: Type.String(), duration: Type.Number() })),
   error: Type.Optional(TaskError),
 });

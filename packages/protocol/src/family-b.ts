@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TaskError } from './common.ts';
+import { StringEnum, TaskError } from './common.ts';
 
 /** Family B (new-api relay style). `image` and `images` are alternatives, checked by the service. */
 export const FamilyBCreateBody = Type.Object({
@@ -14,7 +14,7 @@ export type FamilyBCreateBody = Static<typeof FamilyBCreateBody>;
 
 export const FAMILY_B_STATUSES = ['queued', 'IN_PROGRESS', 'SUCCESS', 'FAILURE'] as const;
 export type FamilyBStatus = (typeof FAMILY_B_STATUSES)[number];
-const FamilyBStatusSchema = Type.Union(FAMILY_B_STATUSES.map((s) => Type.Literal(s)));
+const FamilyBStatusSchema = StringEnum(FAMILY_B_STATUSES);
 
 export const FamilyBCreateResponse = Type.Object({
   task_id: Type.String(),
@@ -23,15 +23,21 @@ export const FamilyBCreateResponse = Type.Object({
 });
 export type FamilyBCreateResponse = Static<typeof FamilyBCreateResponse>;
 
+/**
+ * A family B task. Field order is the order the service writes them in, so answers keep their
+ * byte layout now that they are serialized from this schema.
+ */
 export const FamilyBTask = Type.Object({
   task_id: Type.String(),
   status: FamilyBStatusSchema,
   progress: Type.Number({ minimum: 0, maximum: 100 }),
-  /** While queued: tasks the fair scheduler will start before this one (an estimate). */
-  queue_position: Type.Optional(Type.Integer({ minimum: 0 })),
   seconds: Type.String(),
   model: Type.String(),
-  result_url: Type.Optional(Type.String()),
+  queue_position: Type.Optional(Type.Integer({ minimum: 0, description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).' })),
+  result_url: Type.Optional(Type.String({ description: 'Relative path of the video; fetch it with the API key.' })),
+  expired: Type.Optional(Type.Literal(true, {
+    description: 'vidgen extension: the result was deleted when its retention ended. Family B has no word for it, so the status stays SUCCESS and the content answers 410.',
+  })),
   error: Type.Optional(TaskError),
 });
 export type FamilyBTask = Static<typeof FamilyBTask>;

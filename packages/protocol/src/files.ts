@@ -14,3 +14,9 @@ export type FileObject = Static<typeof FileObject>;
 
 export const FileDeleted = Type.Object({ id: Type.String(), object: Type.Literal('file'), deleted: Type.Boolean() });
 export type FileDeleted = Static<typeof FileDeleted>;
+
+/** The multipart form of `POST /v1/files` (documentation only: multipart is parsed by the route). */
+export const FileUpload = Type.Object({
+  file: Type.String({ format: 'binary', description: 'A JPEG or PNG image, or an MP4 video.' }),
+  purpose: Type.Optional(Type.String({ description: 'Default `vision`.' })),
+});

@@ -1,6 +1,11 @@
 export * from './common.ts';
 export * from './family-a.ts';
 export * from './family-b.ts';
+export * from './lists.ts';
 export * from './models.ts';
 export * from './files.ts';
-export type { Static, TSchema } from '@sinclair/typebox';
+export * from './content.ts';
+export * from './ops.ts';
+// The schema builder itself, so routes (and a new dialect) compose schemas without a TypeBox of their own.
+export { Type } from '@sinclair/typebox';
+export type { Static, TSchema, TObject } from '@sinclair/typebox';

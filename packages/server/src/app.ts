@@ -16,6 +16,7 @@ import { registerFileRoutes } from './api/files/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
+import { registerOpenApi } from './api/openapi/routes.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps.dialects);
 
+  await registerOpenApi(app, { publicUrl: deps.publicUrl });
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
   const links = { signer: deps.signer, publicUrl: deps.publicUrl, signedUrlTtlSeconds: deps.signedUrlTtlSeconds };

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@vidgen/protocol';
 import type { Task, TaskStatus } from '../../../packages/server/src/engine/task.ts';
 import { submitRoute, type Dialect } from '../../../packages/server/src/api/dialects/dialect.ts';
 
@@ -19,6 +19,19 @@ const ToyJobBody = Type.Object({
   length_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
 });
 
+// What the toy answers with. Answers are serialized from these, so they declare every field sent.
+const ToyJob = Type.Object({
+  job: Type.String(),
+  state: Type.String(),
+  percent: Type.Number(),
+  download: Type.Optional(Type.String()),
+  problem: Type.Optional(Type.String()),
+});
+const ToyError = Type.Object({
+  ok: Type.Literal(false),
+  problem: Type.Object({ code: Type.String(), field: Type.Union([Type.String(), Type.Null()]), text: Type.String() }),
+});
+
 export const toyDialect: Dialect = {
   family: 'C',
   idField: 'job',
@@ -26,10 +39,19 @@ export const toyDialect: Dialect = {
     submitRoute({
       path: '/toy/v2/jobs', kind: 'generate', body: ToyJobBody,
       toInput: (body) => ({ kind: 'generate', model: body.engine, prompt: body.text, images: [], aspectRatio: body.shape, duration: body.length_s }),
-      answer: (task) => ({ job: task.id, state: 'WAITING' }),
+      answer: Type.Object({ job: Type.String(), state: Type.String() }),
+      toAnswer: (task) => ({ job: task.id, state: 'WAITING' }),
+      operationId: 'createToyJob', summary: 'Toy: start a job',
     }),
   ],
   paths: { poll: '/toy/v2/jobs/:job', cancel: '/toy/v2/jobs/:job/abort', list: '/toy/v2/jobs' },
+  operations: {
+    poll: { operationId: 'getToyJob', summary: 'Toy: look at a job', statusCodes: { 200: 'The job' } },
+    cancel: { operationId: 'abortToyJob', summary: 'Toy: abort a job' },
+    list: { operationId: 'listToyJobs', summary: 'Toy: list jobs' },
+  },
+  tag: 'Toy',
+  schemas: { task: ToyJob, error: ToyError },
   statusWords: { WAITING: ['queued'], WORKING: ['running'], READY: ['succeeded'], BROKEN: ['failed', 'canceled'], GONE: ['expired'] },
   fieldName: (field) => NAMES[field] ?? field,
   toWire: (task: Task) => ({

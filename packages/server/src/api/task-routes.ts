@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import { PollQuery, TaskList, TaskListQuery, Type } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
 import type { Task } from '../engine/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { signedContentUrl, type LinkOptions } from './links.ts';
 import { clientGone, idempotencyOf, listQueryOf, markReplay, waitMsOf } from './request-options.ts';
+import { described, errorResponses, idParams } from './route-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,20 +29,21 @@ type IdParams = { Params: Record<string, string>; Querystring: Record<string, st
  */
 export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps: TaskRouteDeps): void {
   const config = { dialect };
+  const schemas = taskRouteSchemas(dialect);
   const context = (request: FastifyRequest): WireContext => ({
     signedContentUrl: (task: Task) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock()),
   });
 
-  for (const route of dialect.submits) {
-    app.post(route.path, { schema: { body: route.body }, config }, async (request, reply) => {
+  dialect.submits.forEach((route, i) => {
+    app.post(route.path, { schema: schemas.submits[i], config }, async (request, reply) => {
       const input = { ...route.toInput(request.body as never), family: dialect.family };
       const submitted = await deps.tasks.submit(callerOf(request).account, input, idempotencyOf(request));
       markReplay(reply, submitted);
-      return route.answer(submitted.task);
+      return route.toAnswer(submitted.task);
     });
-  }
+  });
 
-  app.get<IdParams>(dialect.paths.poll, { config }, async (request, reply) => {
+  app.get<IdParams>(dialect.paths.poll, { schema: schemas.poll, config }, async (request, reply) => {
     const accountId = callerOf(request).account.id;
     const waitMs = waitMsOf(request.query);
     const task = waitMs > 0
@@ -54,11 +57,11 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     return dialect.toWire(task, context(request), await deps.tasks.queuePosition(task));
   });
 
-  app.post<IdParams>(dialect.paths.cancel, { config }, async (request) =>
+  app.post<IdParams>(dialect.paths.cancel, { schema: schemas.cancel, config }, async (request) =>
     dialect.toWire(await deps.tasks.cancel(callerOf(request).account.id, request.params[dialect.idField]), context(request)),
   );
 
-  app.get<IdParams>(dialect.paths.list, { config }, async (request) => {
+  app.get<IdParams>(dialect.paths.list, { schema: schemas.list, config }, async (request) => {
     const query = listQueryOf(request.query, dialect.statusWords);
     const page = await deps.tasks.list(callerOf(request).account.id, dialect.family, query);
     const ctx = context(request);
@@ -67,4 +70,38 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     }));
     return { object: 'list', data, has_more: page.hasMore, last_id: page.tasks.at(-1)?.id ?? null };
   });
+}
+
+const IdempotencyHeader = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({
+    description: 'Same key and body replay the first answer (`Idempotent-Replayed: true`); another body is 422; still in flight is 409. 1–255 visible ASCII characters.',
+  })),
+});
+
+/**
+ * The schemas of a dialect's routes, from its descriptor: they validate requests, serialize
+ * answers and make the OpenAPI document. Query values and headers are declared as the strings
+ * they arrive as, so the service's own checks (with their field-naming messages) still decide.
+ */
+function taskRouteSchemas(dialect: Dialect) {
+  const { operations: ops, schemas, idField } = dialect;
+  const errors = errorResponses(schemas.error);
+  const tags = [dialect.tag];
+  const params = idParams(idField);
+  const submits: FastifySchema[] = dialect.submits.map((route) => ({
+    operationId: route.operationId, summary: route.summary, description: route.description, tags,
+    body: route.body, headers: IdempotencyHeader,
+    response: { 200: described(route.answer, 'Task created (or, for a reused Idempotency-Key, the first answer again)'), ...errors },
+  }));
+  const pollAnswers = Object.fromEntries(Object.entries(ops.poll.statusCodes).map(([code, text]) => [code, described(schemas.task, text)]));
+  return {
+    submits,
+    poll: { ...operation(ops.poll), tags, params, querystring: PollQuery, response: { ...pollAnswers, ...errors } },
+    cancel: { ...operation(ops.cancel), tags, params, response: { 200: described(schemas.task, 'The task, now canceled'), ...errors } },
+    list: { ...operation(ops.list), tags, querystring: TaskListQuery, response: { 200: described(TaskList(schemas.task), 'A page of tasks'), ...errors } },
+  } satisfies Record<string, FastifySchema | FastifySchema[]>;
+}
+
+function operation({ operationId, summary, description }: { operationId: string; summary: string; description?: string }) {
+  return description === undefined ? { operationId, summary } : { operationId, summary, description };
 }

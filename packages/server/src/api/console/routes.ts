@@ -28,8 +28,10 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = 
 
   // Requests are only served once the app is ready; the fallback is the strictest policy, never a looser one.
   const policy = () => headers ?? securityHeaders([]);
-  app.get('/', { config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, policy()));
-  app.get<{ Params: { name: string } }>('/assets/:name', { config: { public: true } }, async (request, reply) => {
+  // The page and its assets are not part of the API: hidden from the OpenAPI document.
+  const schema = { hide: true };
+  app.get('/', { schema, config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, policy()));
+  app.get<{ Params: { name: string } }>('/assets/:name', { schema, config: { public: true } }, async (request, reply) => {
     const asset = (await assets).files.get(request.params.name);
     if (!asset) return reply.callNotFound();
     return send(request, reply, asset, policy());

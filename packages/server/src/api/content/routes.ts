@@ -7,6 +7,8 @@ import type { UrlSigner } from '../../security/url-signer.ts';
 import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { parseRange } from './byte-range.ts';
+import { Mp4Video, SignedLinkQuery, Type } from '@vidgen/protocol';
+import { errorResponses, idParams, KEY_OPTIONAL } from '../route-schemas.ts';
 
 interface ContentDeps {
   tasks: TaskService;
@@ -63,10 +65,36 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     if (request.method === 'HEAD' || stat.size === 0) return reply.send();
     return reply.send(await deps.blobs.read(blobKey, slice));
   };
+  const url = '/v1/videos/:id/content';
+  const config = { publicWithSignature: true };
+  // GET and HEAD are separate routes so the document lists both with distinct operationIds
+  // (the swagger plugin suffixes a HEAD route's id: `downloadVideo-head`).
+  app.route({ method: 'GET', url, exposeHeadRoute: false, config, handler, schema: contentSchema('Download the MP4 (Range supported)') });
   app.route({
-    method: ['GET', 'HEAD'], url: '/v1/videos/:id/content', exposeHeadRoute: false,
-    config: { publicWithSignature: true }, handler,
+    method: 'HEAD', url, config: { ...config, swagger: { exposeHeadRoute: true } }, handler,
+    schema: contentSchema('The headers of the MP4 download (size, ETag) without its bytes'),
   });
+}
+
+const mp4 = (description: string) => ({ description, content: { 'video/mp4': { schema: Mp4Video } } });
+const empty = (description: string) => Type.Null({ description });
+
+/** Bytes are streamed, never serialized; only the JSON errors go through the error schema. */
+function contentSchema(summary: string) {
+  return {
+    operationId: 'downloadVideo', summary, tags: ['Content'],
+    description: 'Authorized by the API key, or by the signed link a family A poll hands out (`expires`, `kid`, `sig`), valid until it expires or its key is revoked.',
+    ...KEY_OPTIONAL,
+    params: idParams('id'),
+    querystring: SignedLinkQuery,
+    response: {
+      200: mp4('The video'),
+      206: mp4('The requested byte range of the video'),
+      302: empty('With object storage: a redirect to a short-lived presigned URL of the video'),
+      304: empty('Not modified (`If-None-Match` matched the ETag)'),
+      ...errorResponses(),
+    },
+  };
 }
 
 async function authorizedTask(request: ContentRequest, deps: ContentDeps): Promise<Task> {

@@ -1,17 +1,29 @@
-import type { Static, TSchema } from '@vidgen/protocol';
+import type { Static, TObject, TSchema } from '@vidgen/protocol';
 import type { SubmitInput } from '../../engine/task-service.ts';
 import type { Task, TaskKind, TaskStatus } from '../../engine/task.ts';
 import type { ApiError } from '../../errors.ts';
 
-/** One create endpoint of a dialect: its path, its body schema and the wire → domain mapping. */
-export interface SubmitRoute<Body extends TSchema = TSchema> {
+/** How a route appears in the OpenAPI document: a stable `operationId` (SDK generators name methods after it) and one line. */
+export interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+}
+
+/** One create endpoint of a dialect: its path, its body and answer schemas and the wire → domain mapping. */
+export interface SubmitRoute<Body extends TSchema = TSchema> extends Operation {
   path: string;
   kind: TaskKind;
   body: Body;
+  /**
+   * Schema of the create answer. Answers are serialized from it, which drops every field it
+   * does not declare: it must name all that `toAnswer` writes.
+   */
+  answer: TSchema;
   /** The body in domain words; throws a 4xx naming the wire field for rules only the wire has. */
   toInput(body: Static<Body>): Omit<SubmitInput, 'family'>;
   /** The create answer, always the one the task got when it was created (replays included). */
-  answer(task: Task): Record<string, unknown>;
+  toAnswer(task: Task): Record<string, unknown>;
 }
 
 /** What a dialect needs from the request to write a task: links are signed per caller. */
@@ -33,6 +45,16 @@ export interface Dialect {
   submits: SubmitRoute[];
   /** Paths; poll and cancel hold the task id as the parameter named `idField` (`/v1/videos/:request_id`). */
   paths: { poll: string; cancel: string; list: string };
+  /** The poll's `statusCodes` are the HTTP codes `pollStatus` answers with, each described for the document. */
+  operations: { poll: Operation & { statusCodes: Record<number, string> }; cancel: Operation; list: Operation };
+  /** Groups the dialect's operations in the OpenAPI document. */
+  tag: string;
+  /**
+   * What the dialect answers with: `task` (poll, cancel, and listing entries) and `error` (every
+   * 4xx/5xx of its routes). Answers are serialized from these schemas, which drops every field
+   * they do not declare: they must name all that `toWire` and `errorBody` write.
+   */
+  schemas: { task: TObject; error: TSchema };
   /** `?status=` words of the listing, each with the internal states it covers. */
   statusWords: Record<string, readonly TaskStatus[]>;
   /** The dialect's name for a field the engine names in domain words (`aspectRatio` → `aspect_ratio`). */

@@ -1,5 +1,5 @@
 import {
-  FamilyACreateBody, FamilyAEditBody, FamilyAExtensionBody,
+  ErrorBody, FamilyACreateBody, FamilyACreateResponse, FamilyAEditBody, FamilyAExtensionBody, FamilyATask as FamilyATaskSchema,
   type FamilyAStatus, type FamilyATask, type FamilyAImage, type FamilyAVideoInput,
 } from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
@@ -27,7 +27,8 @@ const FIELD_NAMES: Record<string, string> = {
   'video.taskId': 'video.request_id',
 };
 
-const answer = (task: Task) => ({ request_id: task.id });
+const toAnswer = (task: Task) => ({ request_id: task.id });
+const answer = FamilyACreateResponse;
 
 /**
  * Family A (xAI "imagine video" style): `request_id`; a pending poll is HTTP 202 with a JSON
@@ -39,7 +40,8 @@ export const familyA: Dialect = {
   idField: 'request_id',
   submits: [
     submitRoute({
-      path: '/v1/videos/generations', kind: 'generate', body: FamilyACreateBody, answer,
+      path: '/v1/videos/generations', kind: 'generate', body: FamilyACreateBody, answer, toAnswer,
+      operationId: 'createVideoA', summary: 'Family A: generate a video from a prompt (and a first frame)',
       toInput: (body) => ({
         kind: 'generate', model: body.model, prompt: body.prompt, images: body.image === undefined ? [] : [firstFrame(body.image)],
         duration: body.duration, aspectRatio: body.aspect_ratio, seed: body.seed,
@@ -47,15 +49,27 @@ export const familyA: Dialect = {
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
     submitRoute({
-      path: '/v1/videos/edits', kind: 'edit', body: FamilyAEditBody, answer,
+      path: '/v1/videos/edits', kind: 'edit', body: FamilyAEditBody, answer, toAnswer,
+      operationId: 'editVideoA', summary: 'Family A: edit a video (models that offer it)',
       toInput: (body) => ({ kind: 'edit', model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video) }),
     }),
     submitRoute({
-      path: '/v1/videos/extensions', kind: 'extend', body: FamilyAExtensionBody, answer,
+      path: '/v1/videos/extensions', kind: 'extend', body: FamilyAExtensionBody, answer, toAnswer,
+      operationId: 'extendVideoA', summary: 'Family A: extend a video (models that offer it)',
       toInput: (body) => ({ kind: 'extend', model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video), duration: body.duration }),
     }),
   ],
   paths: { poll: '/v1/videos/:request_id', cancel: '/v1/videos/:request_id/cancel', list: '/v1/videos' },
+  operations: {
+    poll: {
+      operationId: 'getVideoA', summary: 'Family A: poll a task',
+      statusCodes: { 200: 'Finished: done, failed or expired', 202: 'Pending: poll again after `Retry-After` seconds' },
+    },
+    cancel: { operationId: 'cancelVideoA', summary: 'Family A: cancel a queued or running task (it ends failed, code canceled; vidgen extension)' },
+    list: { operationId: 'listVideosA', summary: "Family A: list the account's tasks, newest first" },
+  },
+  tag: 'Family A',
+  schemas: { task: FamilyATaskSchema, error: ErrorBody },
   statusWords: { pending: ['queued', 'running'], done: ['succeeded'], failed: ['failed', 'canceled'], expired: ['expired'] },
   fieldName: (field) => FIELD_NAMES[field] ?? field,
   toWire: toFamilyATask,

@@ -1,4 +1,7 @@
-import { FamilyBCreateBody, type FamilyBCreateBody as CreateBody, type FamilyBStatus, type FamilyBTask } from '@vidgen/protocol';
+import {
+  ErrorBody, FamilyBCreateBody, FamilyBCreateResponse, FamilyBTask as FamilyBTaskSchema,
+  type FamilyBCreateBody as CreateBody, type FamilyBStatus, type FamilyBTask,
+} from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
 import type { Task, TaskStatus } from '../../engine/task.ts';
 import { InvalidRequest } from '../../errors.ts';
@@ -27,12 +30,23 @@ export const familyB: Dialect = {
   idField: 'task_id',
   submits: [
     submitRoute({
-      path: '/v1/video/generations', kind: 'generate', body: FamilyBCreateBody,
+      path: '/v1/video/generations', kind: 'generate', body: FamilyBCreateBody, answer: FamilyBCreateResponse,
+      operationId: 'createVideoB', summary: 'Family B: generate a video from a prompt (and reference images)',
       toInput: (body) => ({ kind: 'generate', model: body.model, prompt: body.prompt, images: referenceImages(body), aspectRatio: body.ratio, seed: body.seed }),
-      answer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
+      toAnswer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
     }),
   ],
   paths: { poll: '/v1/video/generations/:task_id', cancel: '/v1/video/generations/:task_id/cancel', list: '/v1/video/generations' },
+  operations: {
+    poll: {
+      operationId: 'getVideoB', summary: 'Family B: poll a task',
+      statusCodes: { 200: 'The task; while queued or IN_PROGRESS, poll again after `Retry-After` seconds' },
+    },
+    cancel: { operationId: 'cancelVideoB', summary: 'Family B: cancel a queued or running task (it ends FAILURE, code canceled; vidgen extension)' },
+    list: { operationId: 'listVideosB', summary: "Family B: list the account's tasks, newest first" },
+  },
+  tag: 'Family B',
+  schemas: { task: FamilyBTaskSchema, error: ErrorBody },
   statusWords: { queued: ['queued'], IN_PROGRESS: ['running'], SUCCESS: ['succeeded', 'expired'], FAILURE: ['failed', 'canceled'] },
   fieldName(field, body) {
     // One image was sent as `image`, several as `images`: name the one the caller used.
@@ -47,8 +61,8 @@ export const familyB: Dialect = {
   errorBody: openAiErrorBody,
 };
 
-function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask & { expired?: true } {
-  const body: FamilyBTask & { expired?: true } = {
+function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
+  const body: FamilyBTask = {
     task_id: task.id,
     status: STATUS[task.status],
     progress: task.status === 'succeeded' || task.status === 'expired' ? 100 : task.progress,

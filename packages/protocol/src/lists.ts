@@ -1,0 +1,43 @@
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+
+/** What a listing adds to each poll object; `idempotency_key` is null for a task created without one. */
+export const ListedFields = Type.Object({
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+  idempotency_key: Type.Union([Type.String(), Type.Null()], { description: 'The `Idempotency-Key` the task was created with.' }),
+});
+export type Listed<T> = T & Static<typeof ListedFields>;
+
+/** A page of a cursor listing, newest first: pass `last_id` as `after` while `has_more`. */
+export interface ListEnvelope<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  last_id: string | null;
+}
+
+/** The listing of a dialect's tasks: its poll object plus {@link ListedFields}, in the list envelope. */
+export function TaskList(task: TObject) {
+  return Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(Type.Composite([task, ListedFields])),
+    has_more: Type.Boolean(),
+    last_id: Type.Union([Type.String(), Type.Null()]),
+  });
+}
+
+/**
+ * Filters of a task listing. Query values stay strings, as they arrive: the service checks
+ * them itself so each refusal names the field in words a person can act on.
+ */
+export const TaskListQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
+  after: Type.Optional(Type.String({ description: 'A task id: the page after it.' })),
+  status: Type.Optional(Type.String({ description: "A status in the dialect's own words." })),
+  model: Type.Optional(Type.String()),
+  created_after: Type.Optional(Type.String({ description: 'Unix seconds.' })),
+  idempotency_key: Type.Optional(Type.String({ description: 'Only the task created with this `Idempotency-Key`.' })),
+});
+
+export const PollQuery = Type.Object({
+  wait: Type.Optional(Type.String({ description: 'Long-poll: answer when the task changes or after this many seconds (0–60).' })),
+});
