@@ -11,8 +11,9 @@ export type ImageCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;
 export type VideoCheck = (bytes: Buffer) => Promise<{ mimeType: 'video/mp4' }>;
 
 /**
- * Uploaded images that `image.file_id` refers to, and MP4 videos that `video.file_id` (edits,
- * extensions) refers to. Files belong to the account that uploaded them.
+ * Uploaded files: images a task may start from, and MP4 videos an edit or extension may take
+ * as its input (each dialect names the reference its own way). Files belong to the account
+ * that uploaded them.
  */
 export class FileService {
   constructor(
