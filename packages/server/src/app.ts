@@ -8,7 +8,7 @@ import type { FileService } from './engine/file-service.ts';
 import type { UrlSigner } from './security/url-signer.ts';
 import { newId } from './engine/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
-import { frameworkRefusals, installEdgeGuards, MAX_PARAM_LENGTH } from './api/edge-guards.ts';
+import { frameworkRefusals, installEdgeGuards } from './api/edge-guards.ts';
 import { createAuthenticator } from './api/authenticate.ts';
 import { registerTaskRoutes } from './api/task-routes.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
@@ -54,7 +54,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: nextRequestId,
-    maxParamLength: MAX_PARAM_LENGTH,
     ...frameworkRefusals(deps.dialects, nextRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
   });

@@ -5,7 +5,7 @@ import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 
 /** No request body of this API nests deeper than a few levels; the request fingerprint and the schema walk recurse. */
 export const MAX_JSON_DEPTH = 32;
-/** Path parameters are ids (64 characters in the store); find-my-way answers longer ones with FST_ERR_MAX_PARAM_LENGTH. */
+/** Fastify's default maxParamLength: ids are at most 64 characters in the store, so longer ones are refused as 414. */
 export const MAX_PARAM_LENGTH = 100;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
