@@ -24,13 +24,14 @@ describe('database connection loss on PostgreSQL', () => {
   let admin: pg.Client;
   let key: string;
   let dbName: string;
+  let env: Record<string, string>;
 
   before(async () => {
     database = await createPostgresDatabase();
     if (typeof database === 'string') return;
     dbName = new URL(database.location).pathname.slice(1);
     dataDir = await mkdtemp(join(tmpdir(), 'vidgen-dbloss-'));
-    const env = {
+    env = {
       VIDGEN_DATA_DIR: dataDir, VIDGEN_DATABASE_URL: database.location, VIDGEN_SIGNING_SECRET: 'dbloss',
       VIDGEN_POLL_MS: '200', VIDGEN_LEASE_SECONDS: '6', VIDGEN_HEARTBEAT_SECONDS: '1', VIDGEN_WORKER_CONCURRENCY: '2',
     };
@@ -161,5 +162,24 @@ describe('database connection loss on PostgreSQL', () => {
     }
     assert.equal(status, 'SUCCESS');
     for (const p of processes) assert.equal(p.child.exitCode, null, 'no process exited');
+  });
+
+  it('a process started during an outage waits for the database instead of exiting', async (t) => {
+    if (typeof database === 'string') return t.skip(database);
+    await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
+    let allowed = false;
+    const allow = setTimeout(async () => {
+      allowed = true;
+      await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS true`);
+    }, 2000);
+    try {
+      const late = await spawnServer(env, ['--role', 'worker']);
+      processes.push(late);
+      assert.ok(allowed, 'it started only once the database accepted connections');
+      assert.equal((await fetch(`${late.url}/readyz`)).status, 200);
+    } finally {
+      clearTimeout(allow);
+      await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS true`);
+    }
   });
 });
