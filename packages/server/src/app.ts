@@ -8,6 +8,7 @@ import type { FileService } from './engine/file-service.ts';
 import type { UrlSigner } from './security/url-signer.ts';
 import { newId } from './engine/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
+import { frameworkRefusals, installEdgeGuards } from './api/edge-guards.ts';
 import { createAuthenticator } from './api/authenticate.ts';
 import { registerTaskRoutes } from './api/task-routes.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
@@ -48,16 +49,19 @@ declare module 'fastify' {
 
 /** The HTTP API. Never listens by itself: `main.ts` (or a test) decides where. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const nextRequestId = requestIds();
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: false,
-    genReqId: requestIds(),
+    genReqId: nextRequestId,
+    ...frameworkRefusals(deps.dialects, nextRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
   });
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
   // but a 415 tells the caller what to change.
-  app.removeContentTypeParser(['text/plain']);
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  installEdgeGuards(app);
   await app.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);

@@ -59,6 +59,12 @@ export const API_ERROR_CODES = [
   'range_not_satisfiable',
   'idempotency_key_reused',
   'internal_error',
+  'invalid_url',
+  'uri_too_long',
+  'headers_too_large',
+  'request_timeout',
+  'invalid_multipart',
+  'service_unavailable',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

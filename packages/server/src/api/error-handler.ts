@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, InvalidField, InvalidRequest, ModelServedElsewhere, type ApiErrorCode } from '../errors.ts';
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
+import { unavailableFor } from './unavailable.ts';
 
 type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
@@ -12,8 +13,10 @@ type SchemaIssue = { instancePath: string; keyword: string; params: Record<strin
 export function installErrorHandling(app: FastifyInstance, dialects: readonly Dialect[]): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const dialect = request.routeOptions.config.dialect;
-    const apiError = inDialect(toApiError(err), request, dialect, dialects);
-    if (apiError.status >= 500) request.log.error({ err }, 'request failed');
+    const unavailable = unavailableFor(err, reply);
+    const apiError = unavailable ?? inDialect(toApiError(err), request, dialect, dialects);
+    if (unavailable) request.log.warn({ err }, 'storage unavailable');
+    else if (apiError.status >= 500) request.log.error({ err }, 'request failed');
     if (apiError.status === 409 && apiError.code === 'idempotency_in_flight') {
       reply.header('retry-after', String(dialect?.inFlightRetryAfterSeconds ?? 1));
     }

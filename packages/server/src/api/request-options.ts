@@ -5,6 +5,8 @@ import { requestFingerprint } from '../engine/request-fingerprint.ts';
 import { InvalidRequest } from '../errors.ts';
 
 export const MAX_WAIT_SECONDS = 60;
+/** Year 5138: far past any task, well inside a 64-bit column and Number's safe integers once in milliseconds. */
+const MAX_UNIX_SECONDS = 1e11;
 
 /** The `Idempotency-Key` header with the fingerprint of this route and body, if the caller sent one. */
 export function idempotencyOf(request: FastifyRequest): Idempotency | undefined {
@@ -41,7 +43,7 @@ export function clientGone(request: FastifyRequest): AbortSignal {
 
 /** Listing filters shared by both families; `statuses` maps the family's own state words. */
 export function listQueryOf(query: Record<string, string | undefined>, statuses: Record<string, readonly TaskStatus[]>): ListQuery {
-  const limit = query.limit === undefined ? 20 : Number(query.limit);
+  const limit = query.limit === undefined ? 20 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
   }
@@ -53,9 +55,13 @@ export function listQueryOf(query: Record<string, string | undefined>, statuses:
     result.statuses = [...mapped];
   }
   if (query.created_after !== undefined) {
-    const seconds = Number(query.created_after);
-    if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidRequest('invalid_created_after', '`created_after` must be a Unix time in seconds.', 'created_after');
-    result.createdAfter = seconds * 1000;
+    // Decimal digits only: `Number()` would also take `0x10`, `1e-400` and ` 1`.
+    const seconds = /^\d{1,15}(\.\d{1,9})?$/.test(query.created_after) ? Number(query.created_after) : Number.NaN;
+    // Bounded, and whole milliseconds: the column is a 64-bit integer on every store.
+    if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_UNIX_SECONDS) {
+      throw new InvalidRequest('invalid_created_after', `\`created_after\` must be a Unix time in seconds from 0 to ${MAX_UNIX_SECONDS}.`, 'created_after');
+    }
+    result.createdAfter = Math.floor(seconds * 1000);
   }
   return result;
 }

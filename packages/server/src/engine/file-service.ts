@@ -38,7 +38,13 @@ export class FileService {
       purpose: upload.purpose, blobKey: `files/${id}`, createdAt: this.deps.clock(),
     };
     await this.deps.blobs.putBuffer(record.blobKey, upload.bytes, mimeType);
-    await this.deps.files.insert(record);
+    try {
+      await this.deps.files.insert(record);
+    } catch (err) {
+      // No row, no file: a blob nothing refers to would never be deleted.
+      await this.deps.blobs.delete(record.blobKey).catch(() => undefined);
+      throw err;
+    }
     return record;
   }
 

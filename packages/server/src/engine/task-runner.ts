@@ -12,6 +12,8 @@ import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
 import { expectedOutput, jobShape, type OutputExpectation } from './output-expectation.ts';
 import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
+import { isStorageFault } from './storage-faults.ts';
+import { persistently } from './storage-retry.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -58,16 +60,21 @@ interface Ending {
  * attempt's output is dropped.
  */
 export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController): Promise<void> {
-  const workDir = await mkdtemp(join(deps.workRoot, 'task-'));
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
   deps.events.taskChanged(task.id);
   let ending: Ending = { outcome: 'lost', code: null };
+  let workDir: string | undefined;
   try {
+    // Inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back below.
+    workDir = await mkdtemp(join(deps.workRoot, 'task-'));
     const produced = await produce(deps, task, lease, controller, workDir);
     ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+  } catch (err) {
+    if (!isStorageFault(err)) throw err;
+    ending = await handBack(deps, lease, err, log);
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
@@ -111,7 +118,10 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
   const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds };
-  if (await deps.tasks.complete(lease, result, now, now + deps.retentionMs)) {
+  // A connection lost mid-write is retried while the lease holds; a repeat of a write that did
+  // commit unseen is refused, so a refusal is checked against the task before the file goes.
+  const completed = await persistently(() => deps.tasks.complete(lease, result, now, now + deps.retentionMs), lease.expiresAt, deps.clock);
+  if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
     await deps.images.discard(task.params.images);
     log.info({ bytes: stored.size }, 'task succeeded');
     return { outcome: 'succeeded', code: null };
@@ -166,6 +176,7 @@ async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, err
     return { outcome: 'released', code: null };
   }
   if (reason === 'canceled') return { outcome: 'canceled', code: 'canceled' };
+  if (!reason && isStorageFault(error)) return handBack(deps, lease, error, log);
   const known = toTaskFailure(error);
   // The backend's checkpoint write was refused: like a lost heartbeat, nothing more may be written.
   if (reason === 'lease_lost' || (!reason && known?.code === 'lease_lost')) return { outcome: 'lost', code: 'lease_lost' };
@@ -182,4 +193,19 @@ async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, err
   if (await deps.tasks.fail(lease, info, deps.clock())) await deps.images.discard(task.params.images);
   log.info({ code: info.code }, 'task failed');
   return { outcome: 'failed', code: failure.code };
+}
+
+/** After a storage fault, gives the task back without using up the attempt: neither the task nor the worker is at fault. */
+const STORAGE_FAULT_BACKOFF_MS = 2000;
+
+/**
+ * A storage fault (database unreachable, work or blob directory full or read-only) is nobody's
+ * fault: the task goes back to the queue a little later without using up an attempt, so it
+ * runs again once the storage is back, and never ends as `worker_lost` because of it.
+ */
+async function handBack(deps: TaskRunnerDeps, lease: Lease, error: unknown, log: Logger): Promise<Ending> {
+  log.warn({ err: error }, 'storage fault; task handed back to the queue');
+  const released = await persistently(() => deps.tasks.release(lease, deps.clock() + STORAGE_FAULT_BACKOFF_MS), lease.expiresAt, deps.clock).catch(() => false);
+  // Not released: the lease runs out and the reaper returns the task to the queue.
+  return released ? { outcome: 'released', code: null } : { outcome: 'lost', code: null };
 }

@@ -79,7 +79,13 @@ export function createWorker(deps: WorkerDeps): Worker {
     const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
     running.set(task.id, controller);
     const heartbeat = setInterval(async () => {
-      const renewed = await deps.tasks.renew(lease, deps.leaseMs, deps.clock()).catch(() => undefined);
+      let renewed: Lease | undefined;
+      try {
+        renewed = await deps.tasks.renew(lease, deps.leaseMs, deps.clock());
+      } catch {
+        // The store could not be asked (connection lost): the lease holds until it expires, so keep working till then.
+        if (deps.clock() < lease.expiresAt) return;
+      }
       if (renewed) lease.expiresAt = renewed.expiresAt;
       else stop(await leaseLostReason(deps.tasks, task.id));
     }, deps.heartbeatMs);

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { FileDeleted, FileObject, FileUpload } from '@vidgen/protocol';
 import type { FileRecord } from '../../store/file-store.ts';
 import type { FileService } from '../../engine/file-service.ts';
-import { ApiError, InvalidRequest } from '../../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
+import { readUpload } from './multipart-upload.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
 
 const tags = ['Files'];
@@ -27,12 +28,8 @@ export function registerFileRoutes(app: FastifyInstance, deps: { files: FileServ
     if (!request.isMultipart()) {
       throw new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Upload files as multipart/form-data with the image in the field `file`.');
     }
-    const part = await request.file();
-    if (!part || part.fieldname !== 'file') throw new InvalidRequest('missing_field', '`file` is required.', 'file');
-    const bytes = await part.toBuffer();
-    const purposeField = part.fields.purpose as { value?: unknown } | undefined;
-    const purpose = typeof purposeField?.value === 'string' && purposeField.value ? purposeField.value : 'vision';
-    const file = await deps.files.upload(callerOf(request).account.id, { filename: part.filename, bytes, purpose });
+    const upload = await readUpload(request);
+    const file = await deps.files.upload(callerOf(request).account.id, upload);
     return toFileObject(file);
   });
 

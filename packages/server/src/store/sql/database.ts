@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
+import { isStorageFault } from '../../engine/storage-faults.ts';
 import { openSqlite } from './sqlite-dialect.ts';
 import { openPostgres } from './postgres-dialect.ts';
 
@@ -21,11 +22,30 @@ export interface SqlDatabase {
 export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
   const { db, dialect, close } = /^postgres(ql)?:\/\//.test(location) ? openPostgres(location) : openSqlite(location);
   try {
-    await migrateToLatest(db);
+    await migrateWhenReachable(db, Date.now() + MIGRATION_WAIT_MS);
   } catch (err) {
     await close();
     throw err;
   }
   const ping = async () => void (await sql`select 1`.execute(db));
   return { db, dialect, ping, close };
+}
+
+/** How long a starting process waits for an unreachable database (a restart, a failover) before giving up. */
+const MIGRATION_WAIT_MS = 60_000;
+
+/**
+ * Migrations run at start, often right when the database itself restarts: a lost or refused
+ * connection is retried (each migration is its own transaction, and the migrator resumes
+ * after the last one applied); a migration that fails for any other reason stops the start.
+ */
+async function migrateWhenReachable(db: Kysely<Database>, until: number): Promise<void> {
+  for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
+    try {
+      return await migrateToLatest(db);
+    } catch (err) {
+      if (!isStorageFault(err) || Date.now() + delayMs > until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }

@@ -18,6 +18,10 @@ export function openPostgres(url: string): OpenedDialect {
   // already dropped that connection; the next query opens a new one, and a real outage shows
   // in that query's error and in the readiness ping.
   pool.on('error', () => undefined);
+  // The same for a connection checked out between two statements of a transaction: pg emits
+  // 'error' on the client itself, and nobody listens there. The statement in flight (or the
+  // next one) fails with the connection error instead, and the pool drops the client on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const allEnded = trackConnections(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: postgresDialect(url, db), close: async () => (await db.destroy(), await allEnded()) };

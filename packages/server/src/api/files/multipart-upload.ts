@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError, InvalidRequest } from '../../errors.ts';
+
+export interface Upload {
+  filename: string;
+  bytes: Buffer;
+  purpose: string;
+}
+
+const PURPOSE = /^[\x21-\x7e]{1,50}$/;
+
+/**
+ * The whole multipart form of an upload, read and checked before anything is stored: one part
+ * `file`, an optional `purpose` (before or after it). A form the parser cannot read is the
+ * caller's fault (400), never a 500.
+ */
+export async function readUpload(request: FastifyRequest): Promise<Upload> {
+  let file: { filename: string; bytes: Buffer } | undefined;
+  const fields: Record<string, string> = {};
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        const bytes = await part.toBuffer();
+        if (part.fieldname !== 'file') continue;
+        file = { filename: part.filename, bytes };
+      } else {
+        fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+      }
+    }
+  } catch (err) {
+    throw multipartRefusal(err as Error & { code?: string; statusCode?: number });
+  }
+  if (!file) throw new InvalidRequest('missing_field', '`file` is required.', 'file');
+  const purpose = fields.purpose || 'vision';
+  if (!PURPOSE.test(purpose)) throw new InvalidRequest('invalid_value', '`purpose` must be 1–50 visible ASCII characters.', 'purpose');
+  return { ...file, purpose };
+}
+
+function multipartRefusal(err: Error & { code?: string; statusCode?: number }): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err.code === 'FST_REQ_FILE_TOO_LARGE') {
+    return new ApiError(413, 'invalid_request_error', 'body_too_large', 'The uploaded file is larger than this server accepts.', 'file');
+  }
+  if (err.code === 'FST_FILES_LIMIT') return new InvalidRequest('invalid_multipart', 'Send one file per upload, in the field `file`.', 'file');
+  if (err.code === 'FST_FIELDS_LIMIT' || err.code === 'FST_PARTS_LIMIT') {
+    return new InvalidRequest('invalid_multipart', 'The form has more fields than an upload takes (`file` and `purpose`).');
+  }
+  return new InvalidRequest('invalid_multipart', 'The upload is not well-formed multipart/form-data (missing boundary, or the body ends early).');
+}
