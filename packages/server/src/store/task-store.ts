@@ -1,5 +1,7 @@
 import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult, TaskStatus } from '../engine/task.ts';
 
+import type { QueueSnapshot } from '../engine/queue-snapshot.ts';
+
 export type { ImageRef };
 
 export interface NewTask {
@@ -99,6 +101,8 @@ export interface TaskStore {
   laneStats(): Promise<LaneStats>;
   /** Queued tasks of the lane that fair claiming would start before this one (0 = next). */
   queuePosition(task: Task): Promise<number>;
+  /** The lane's queued tasks at this moment, from which every position is computed without a query. */
+  queueSnapshot(backend: string): Promise<QueueSnapshot>;
   renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined>;
   reportProgress(lease: Lease, progress: number): Promise<boolean>;
   /** The backend's own state for this task (see GenerationContext.checkpoint), undefined when none. */

@@ -4,6 +4,7 @@ import type { ClaimRequest } from '../task-store.ts';
 import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
+import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 
 /**
  * Fair claiming within a lane (DESIGN: no account starves another): the account with the
@@ -99,26 +100,14 @@ export class FairClaim {
     return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
   }
 
-  async queuePosition(task: Task): Promise<number> {
-    if (task.status !== 'queued') return 0;
-    const queued = await this.db
+  /** The lane's queued tasks, in one read of the (backend, status, account_id, …) index. */
+  async queueSnapshot(backend: string): Promise<QueueSnapshot> {
+    const rows = await this.db
       .selectFrom('tasks')
-      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('backend', '=', task.backend)
+      .select(['account_id', 'id'])
+      .where('backend', '=', backend)
       .where('status', '=', 'queued')
-      .groupBy('account_id')
       .execute();
-    const ahead = await this.db
-      .selectFrom('tasks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('backend', '=', task.backend)
-      .where('status', '=', 'queued')
-      .where('account_id', '=', task.accountId)
-      .where('id', '<', task.id)
-      .executeTakeFirstOrThrow();
-    // Fair claiming serves accounts in turns: before this task, every other account gets at
-    // most as many starts as this account has tasks ahead of it.
-    const rank = Number(ahead.n);
-    return queued.reduce((sum, q) => (q.account_id === task.accountId ? sum : sum + Math.min(Number(q.n), rank)), rank);
+    return new QueueSnapshot(rows.map((r) => ({ accountId: r.account_id, id: r.id })));
   }
 }

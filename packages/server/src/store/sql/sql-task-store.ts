@@ -1,10 +1,11 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
+import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
 import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
+import type { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 import { FAILURES } from '../../engine/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
@@ -71,7 +72,19 @@ export class SqlTaskStore implements TaskStore {
     return row ? toTask(row) : undefined;
   }
 
+  /**
+   * One page, newest first. Each state is read on its own through the (account, family, status, id)
+   * index and the pages merged: a single `status IN (…)` query would have to sort every match of
+   * the account before the limit applies, so a page costs at most limit rows per state.
+   */
   async list(q: TaskQuery): Promise<Task[]> {
+    const statuses = q.statuses?.length ? [...new Set(q.statuses)] : [undefined];
+    const pages = await Promise.all(statuses.map((status) => this.listQuery(q, status).execute()));
+    const rows = pages.length === 1 ? pages[0] : pages.flat().sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, q.limit);
+    return rows.map(toTask);
+  }
+
+  private listQuery(q: TaskQuery, status: TaskStatus | undefined) {
     let query = this.db
       .selectFrom('tasks')
       .selectAll()
@@ -80,11 +93,11 @@ export class SqlTaskStore implements TaskStore {
       .orderBy('id', 'desc')
       .limit(q.limit);
     if (q.after) query = query.where('id', '<', q.after);
-    if (q.statuses?.length) query = query.where('status', 'in', q.statuses);
+    if (status) query = query.where('status', '=', status);
     if (q.model) query = query.where('model', '=', q.model);
     if (q.createdAfter !== undefined) query = query.where('created_at', '>', q.createdAfter);
     if (q.idempotencyKey) query = query.where('idempotency_key', '=', q.idempotencyKey);
-    return (await query.execute()).map(toTask);
+    return query;
   }
 
   reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
@@ -150,8 +163,12 @@ export class SqlTaskStore implements TaskStore {
     };
   }
 
-  queuePosition(task: Task): Promise<number> {
-    return this.fair.queuePosition(task);
+  async queuePosition(task: Task): Promise<number> {
+    return task.status === 'queued' ? (await this.fair.queueSnapshot(task.backend)).positionOf(task) : 0;
+  }
+
+  queueSnapshot(backend: string): Promise<QueueSnapshot> {
+    return this.fair.queueSnapshot(backend);
   }
 
   async renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined> {
