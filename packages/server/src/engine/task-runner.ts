@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
@@ -12,6 +12,7 @@ import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
 import { expectedOutput, jobShape, type OutputExpectation } from './output-expectation.ts';
 import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
+import { makeWorkDir, removeWorkDir } from './work-dir.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -50,6 +51,8 @@ const GENERATOR_STOP: Record<StopReason, GenerationStop> = { canceled: 'cancel',
 interface Ending {
   outcome: AttemptOutcome;
   code: FailureCode | null;
+  /** The store already ended the attempt's row with the task's final change. */
+  recorded?: boolean;
 }
 
 /**
@@ -58,7 +61,7 @@ interface Ending {
  * attempt's output is dropped.
  */
 export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController): Promise<void> {
-  const workDir = await mkdtemp(join(deps.workRoot, 'task-'));
+  const workDir = makeWorkDir(deps.workRoot);
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
   deps.events.taskChanged(task.id);
@@ -67,8 +70,8 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
     const produced = await produce(deps, task, lease, controller, workDir);
     ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } finally {
-    await rm(workDir, { recursive: true, force: true });
-    await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
+    await removeWorkDir(workDir);
+    if (!ending.recorded) await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
@@ -114,7 +117,7 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   if (await deps.tasks.complete(lease, result, now, now + deps.retentionMs)) {
     await deps.images.discard(task.params.images);
     log.info({ bytes: stored.size }, 'task succeeded');
-    return { outcome: 'succeeded', code: null };
+    return { outcome: 'succeeded', code: null, recorded: true };
   }
   // A zombie's output: another attempt owns the task now, or it was canceled.
   await deps.blobs.delete(key);
@@ -179,7 +182,8 @@ async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, err
     log.warn({ code: info.code, retryAt: at }, 'transient failure; retrying');
     return { outcome: 'retry', code: failure.code };
   }
-  if (await deps.tasks.fail(lease, info, deps.clock())) await deps.images.discard(task.params.images);
+  const failed = await deps.tasks.fail(lease, info, deps.clock());
+  if (failed) await deps.images.discard(task.params.images);
   log.info({ code: info.code }, 'task failed');
-  return { outcome: 'failed', code: failure.code };
+  return { outcome: 'failed', code: failure.code, recorded: failed };
 }

@@ -112,8 +112,16 @@ export class SqlTaskStore implements TaskStore {
     return this.fair.claim(request);
   }
 
+  claimSeveral(request: ClaimRequest, max: number): Promise<Array<{ task: Task; lease: Lease }>> {
+    return this.fair.claimSeveral(request, max);
+  }
+
   async endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
-    await this.db
+    await this.endAttemptIn(this.db, lease, outcome, errorCode, now);
+  }
+
+  private async endAttemptIn(db: Kysely<Database>, lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
+    await db
       .updateTable('task_attempts')
       .set({ ended_at: now, outcome, error_code: errorCode })
       .where('task_id', '=', lease.taskId)
@@ -191,14 +199,14 @@ export class SqlTaskStore implements TaskStore {
   }
 
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return this.guardedFinish(lease, {
+    return this.guardedFinish(lease, now, null, {
       status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
       result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
     });
   }
 
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
-    return this.guardedFinish(lease, {
+    return this.guardedFinish(lease, now, error.code, {
       status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
       lease_owner: null, lease_expires_at: null,
     });
@@ -282,10 +290,14 @@ export class SqlTaskStore implements TaskStore {
     });
   }
 
-  /** `guarded` for a change to a final state: the effects that follow it commit with it. */
-  private async guardedFinish(lease: Lease, values: TaskUpdate): Promise<boolean> {
-    const changed = await this.finishing((db) =>
-      db
+  /**
+   * `guarded` for a change to a final state: the attempt's row is ended and the effects that follow
+   * the change commit with it (one transaction, one commit, instead of a second one for the attempt).
+   */
+  private async guardedFinish(lease: Lease, now: number, errorCode: string | null, values: TaskUpdate): Promise<boolean> {
+    const finished = this.effects.filter((e) => e.finished);
+    return this.db.transaction().execute(async (trx) => {
+      const [row] = await trx
         .updateTable('tasks')
         .set(values)
         .where('id', '=', lease.taskId)
@@ -293,9 +305,13 @@ export class SqlTaskStore implements TaskStore {
         .where('lease_owner', '=', lease.owner)
         .where('lease_token', '=', lease.token)
         .returningAll()
-        .execute(),
-    );
-    return changed.length === 1;
+        .execute();
+      if (!row) return false;
+      await this.endAttemptIn(trx, lease, values.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
+      const task = toTask(row);
+      for (const effect of finished) await effect.finished!(trx, task);
+      return true;
+    });
   }
 
   /** One statement that only changes the row while this lease still holds it. */
