@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
@@ -14,6 +14,7 @@ import { expectedOutput, jobShape, type OutputExpectation } from './output-expec
 import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
 import { isStorageFault } from './storage-faults.ts';
 import { persistently } from './storage-retry.ts';
+import { makeWorkDir, removeWorkDir } from './work-dir.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -52,6 +53,8 @@ const GENERATOR_STOP: Record<StopReason, GenerationStop> = { canceled: 'cancel',
 interface Ending {
   outcome: AttemptOutcome;
   code: FailureCode | null;
+  /** The store already ended the attempt's row with the task's final change. */
+  recorded?: boolean;
 }
 
 /**
@@ -67,15 +70,15 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   let workDir: string | undefined;
   try {
     // Inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back below.
-    workDir = await mkdtemp(join(deps.workRoot, 'task-'));
+    workDir = makeWorkDir(deps.workRoot);
     const produced = await produce(deps, task, lease, controller, workDir);
     ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {
     if (!isStorageFault(err)) throw err;
     ending = await handBack(deps, lease, err, log);
   } finally {
-    if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
-    await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
+    if (workDir) await removeWorkDir(workDir).catch(() => undefined);
+    if (!ending.recorded) await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
@@ -124,7 +127,7 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
     await deps.images.discard(task.params.images);
     log.info({ bytes: stored.size }, 'task succeeded');
-    return { outcome: 'succeeded', code: null };
+    return { outcome: 'succeeded', code: null, recorded: true };
   }
   // A zombie's output: another attempt owns the task now, or it was canceled.
   await deps.blobs.delete(key);
@@ -190,9 +193,10 @@ async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, err
     log.warn({ code: info.code, retryAt: at }, 'transient failure; retrying');
     return { outcome: 'retry', code: failure.code };
   }
-  if (await deps.tasks.fail(lease, info, deps.clock())) await deps.images.discard(task.params.images);
+  const failed = await deps.tasks.fail(lease, info, deps.clock());
+  if (failed) await deps.images.discard(task.params.images);
   log.info({ code: info.code }, 'task failed');
-  return { outcome: 'failed', code: failure.code };
+  return { outcome: 'failed', code: failure.code, recorded: failed };
 }
 
 /** After a storage fault, gives the task back without using up the attempt: neither the task nor the worker is at fault. */

@@ -10,6 +10,7 @@ import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
 import { uuidv7 } from './ids.ts';
+import type { QueueSnapshot } from './queue-snapshot.ts';
 
 export type { ImageInput, VideoInput };
 
@@ -47,10 +48,12 @@ export const MAX_PROMPT_LENGTH = 4000;
 const IDEMPOTENCY_STALE_MS = 60_000;
 /** How often a long-poll re-reads the task, for changes made by workers in other processes. */
 const LONG_POLL_RECHECK_MS = 1000;
+/** How old a lane's queue snapshot may be when a poll reports a position. */
+const POSITION_INTERVAL_MS = 1000;
 
 /** Submit and read tasks. Every business rule of a submit lives here, not in the dialects. */
 export class TaskService {
-  private readonly positions = new Map<string, { value: number; at: number }>();
+  private readonly lanes = new Map<string, { at: number; snapshot: Promise<QueueSnapshot> }>();
 
   constructor(
     private readonly deps: {
@@ -111,18 +114,21 @@ export class TaskService {
 
   /**
    * Where a queued task stands in its lane (an estimate under fair claiming), else undefined.
-   * Kept for a second per task: it costs two queries, and a client polling in a loop would
-   * otherwise pay them on every poll (bench/poll.bench.ts).
+   * Positions come from a snapshot of the lane taken at most once a second and shared by every
+   * poll of the lane (one query per lane and second, whatever the number of pollers or tasks).
    */
   async queuePosition(task: Task): Promise<number | undefined> {
     if (task.status !== 'queued') return undefined;
     const now = this.deps.clock();
-    const cached = this.positions.get(task.id);
-    if (cached && cached.at > now - 1000) return cached.value;
-    const value = await this.deps.tasks.queuePosition(task);
-    if (this.positions.size >= 10_000) this.positions.clear();
-    this.positions.set(task.id, { value, at: now });
-    return value;
+    let lane = this.lanes.get(task.backend);
+    if (!lane || lane.at <= now - POSITION_INTERVAL_MS) {
+      const snapshot = this.deps.tasks.queueSnapshot(task.backend);
+      lane = { at: now, snapshot };
+      this.lanes.set(task.backend, lane);
+      // A failed read is not kept: the next poll tries again.
+      snapshot.catch(() => this.lanes.get(task.backend) === lane && this.lanes.delete(task.backend));
+    }
+    return (await lane.snapshot).positionOf(task);
   }
 
   /** One page of the account's tasks of one family, newest first. */

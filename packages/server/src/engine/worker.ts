@@ -3,6 +3,8 @@ import type { TaskStore } from '../store/task-store.ts';
 import type { Lease, Task } from './task.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
 
+type Claimed = { task: Task; lease: Lease };
+
 export interface Lane {
   /** Tasks of this backend run at once in this process (a GPU host with N slots: N). */
   slots: number;
@@ -55,16 +57,51 @@ export function createWorker(deps: WorkerDeps): Worker {
       wakers.add(done);
     });
 
-  async function slot(backend: string, lane: Lane): Promise<void> {
-    while (!stopped) {
-      let claimed: { task: Task; lease: Lease } | undefined;
+  /**
+   * Claims for a lane's idle slots: the slots waiting when a claim starts share it, and it asks for
+   * that many tasks in one transaction (one fair-order read, one commit) instead of one claim per
+   * slot. Tasks are claimed only for slots already waiting, so no claimed task waits on a slot.
+   */
+  function laneClaimer(backend: string): () => Promise<Claimed | undefined> {
+    const ready: Claimed[] = [];
+    let waiting = 0;
+    let inflight: Promise<void> | undefined;
+    /** The last claim got all it asked for: more work is likely waiting. */
+    let filled = false;
+    const claimFor = async (count: number) => {
+      filled = false;
       try {
-        claimed = await deps.tasks.claim({
-          owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount,
-        });
+        const request = { owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount };
+        const got = count === 1 ? [await deps.tasks.claim(request)].filter((c) => c !== undefined) : await deps.tasks.claimSeveral(request, count);
+        ready.push(...got);
+        filled = got.length === count;
       } catch (err) {
         deps.logger.error({ err }, 'claim failed');
       }
+    };
+    return async () => {
+      waiting++;
+      try {
+        for (;;) {
+          const next = ready.shift();
+          if (next) return next;
+          inflight ??= claimFor(waiting).finally(() => {
+            inflight = undefined;
+          });
+          await inflight;
+          const got = ready.shift();
+          // Others took what was claimed: claim again only if the queue seemed to have more.
+          if (got || !filled) return got;
+        }
+      } finally {
+        waiting--;
+      }
+    };
+  }
+
+  async function slot(backend: string, lane: Lane, claim: () => Promise<Claimed | undefined>): Promise<void> {
+    while (!stopped) {
+      const claimed = await claim();
       if (!claimed) {
         await idle();
         continue;
@@ -120,8 +157,9 @@ export function createWorker(deps: WorkerDeps): Worker {
       reaper = setInterval(reap, Math.max(250, Math.floor(deps.leaseMs / 2)));
       void reap();
       for (const [backend, lane] of Object.entries(deps.lanes)) {
+        const claim = laneClaimer(backend);
         for (let i = 0; i < lane.slots; i++) {
-          const loop = slot(backend, lane);
+          const loop = slot(backend, lane, claim);
           loops.add(loop);
           void loop.finally(() => loops.delete(loop));
         }

@@ -95,6 +95,24 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.equal((await claim('b1', 'w1', 3))?.task.id, bigTasks[2].id);
     });
 
+    it('claims several at once, in the order single claims would, within the cap', async (t) => {
+      if (skip) return t.skip(skip);
+      const one = (await fx.accounts.ensureAccount('contract-one', null, clock)).id;
+      const two = (await fx.accounts.ensureAccount('contract-two', null, clock)).id;
+      const ones = [];
+      const twos = [];
+      for (let i = 0; i < 3; i++) ones.push(await fx.tasks.insert(newTask('b3', one)));
+      for (let i = 0; i < 3; i++) twos.push(await fx.tasks.insert(newTask('b3', two)));
+      const got = await fx.tasks.claimSeveral({ owner: 'w2', backend: 'b3', leaseMs: lease, now: clock, maxRunningPerAccount: 2 }, 10);
+      held.push(...got.map((c) => c.lease));
+      assert.deepEqual(got.map((c) => c.task.id), [ones[0].id, twos[0].id, ones[1].id, twos[1].id], 'turns between accounts, two each');
+      for (const c of got) {
+        const [record] = await fx.tasks.attempts(c.task.id);
+        assert.deepEqual({ attempt: record.attempt, worker: record.worker }, { attempt: c.lease.token, worker: 'w2' });
+      }
+      assert.deepEqual(await fx.tasks.claimSeveral({ owner: 'w2', backend: 'b3', leaseMs: lease, now: clock, maxRunningPerAccount: 2 }, 10), []);
+    });
+
     it('cancels queued and running tasks in one statement, and not finished ones', async (t) => {
       if (skip) return t.skip(skip);
       const queued = await fx.tasks.insert(newTask());

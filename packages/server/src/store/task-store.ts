@@ -1,5 +1,7 @@
 import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult, TaskStatus } from '../engine/task.ts';
 
+import type { QueueSnapshot } from '../engine/queue-snapshot.ts';
+
 export type { ImageRef };
 
 export interface NewTask {
@@ -91,6 +93,11 @@ export interface TaskStore {
    * oldest first. Records the attempt.
    */
   claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined>;
+  /**
+   * Up to `max` claims at once (idle slots of one lane), each with its own lease and attempt
+   * row, handed out in the order successive `claim` calls would have been.
+   */
+  claimSeveral(request: ClaimRequest, max: number): Promise<Array<{ task: Task; lease: Lease }>>;
   endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void>;
   attempts(taskId: string): Promise<AttemptRecord[]>;
   /** Cancels a queued or running task in one statement; undefined when it had already ended. */
@@ -99,12 +106,16 @@ export interface TaskStore {
   laneStats(): Promise<LaneStats>;
   /** Queued tasks of the lane that fair claiming would start before this one (0 = next). */
   queuePosition(task: Task): Promise<number>;
+  /** The lane's queued tasks at this moment, from which every position is computed without a query. */
+  queueSnapshot(backend: string): Promise<QueueSnapshot>;
   renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined>;
   reportProgress(lease: Lease, progress: number): Promise<boolean>;
   /** The backend's own state for this task (see GenerationContext.checkpoint), undefined when none. */
   loadBackendState(taskId: string): Promise<unknown | undefined>;
   saveBackendState(lease: Lease, state: unknown): Promise<boolean>;
+  /** Also ends the attempt's row (`succeeded`), in the same transaction. */
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean>;
+  /** Also ends the attempt's row (`failed`, with the error's code), in the same transaction. */
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean>;
   /** Puts the task back in the queue after a transient failure, runnable again at `availableAt`. */
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean>;

@@ -1,9 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Lease, Task } from '../../engine/task.ts';
 import type { ClaimRequest } from '../task-store.ts';
+
+type Claimed = { task: Task; lease: Lease };
 import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
+import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 
 /**
  * Fair claiming within a lane (DESIGN: no account starves another): the account with the
@@ -16,22 +19,44 @@ export class FairClaim {
     private readonly dialect: SqlDialect,
   ) {}
 
-  async claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
-    for (const accountId of await this.fairOrder(request)) {
-      const claimed = await this.claimOldestOf(request, accountId);
-      if (claimed) return claimed;
-    }
-    return undefined;
+  async claim(request: ClaimRequest): Promise<Claimed | undefined> {
+    return (await this.claimSeveral(request, 1))[0];
+  }
+
+  /**
+   * Up to `max` tasks of the lane in one transaction, with their attempt rows: a crash leaves
+   * both or neither. The fair order is read once and then played out as successive single claims
+   * would: each start counts as a running task of its account, which moves it behind the others
+   * with as many running (round robin) and toward the per-account cap.
+   */
+  claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]> {
+    return this.dialect.writeTransaction(this.db, async (trx) => {
+      const accounts = await this.fairOrder(trx, request);
+      const claimed: Claimed[] = [];
+      let turn = 0;
+      while (claimed.length < max && accounts.length > 0) {
+        accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
+        const next = accounts[0];
+        const got = await this.claimOldestOf(trx, request, next.id);
+        if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount)) accounts.shift();
+        if (!got) continue;
+        claimed.push(got);
+        next.running++;
+        // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered them).
+        next.turn = accounts.length + ++turn;
+      }
+      return claimed;
+    });
   }
 
   /** Accounts with runnable work in the lane, in the order fair claiming serves them. */
-  private async fairOrder({ backend, now, maxRunningPerAccount }: ClaimRequest): Promise<string[]> {
-    const [waiting, running] = await Promise.all([this.waitingAccounts(backend, now), this.runningPerAccount(backend)]);
+  private async fairOrder(db: Kysely<Database>, { backend, now, maxRunningPerAccount }: ClaimRequest) {
+    const [waiting, running] = await Promise.all([this.waitingAccounts(db, backend, now), this.runningPerAccount(db, backend)]);
     return waiting
       .map((w) => ({ id: w.account_id, since: Number(w.since), running: running.get(w.account_id) ?? 0 }))
       .filter((a) => maxRunningPerAccount <= 0 || a.running < maxRunningPerAccount)
       .sort((a, b) => a.running - b.running || a.since - b.since)
-      .map((a) => a.id);
+      .map((a, turn) => ({ id: a.id, running: a.running, turn: turn - 1_000_000_000 }));
   }
 
   /**
@@ -40,7 +65,7 @@ export class FairClaim {
    * account instead of a pass over the whole backlog (a GROUP BY read every queued row and
    * made a claim cost grow with the queue).
    */
-  private async waitingAccounts(backend: string, now: number): Promise<Array<{ account_id: string; since: number }>> {
+  private async waitingAccounts(db: Kysely<Database>, backend: string, now: number): Promise<Array<{ account_id: string; since: number }>> {
     const queued = sql`backend = ${backend} AND status = 'queued'`;
     const result = await sql<{ account_id: string; since: number | null }>`
       WITH RECURSIVE accounts(account_id) AS (
@@ -50,12 +75,12 @@ export class FairClaim {
         FROM accounts WHERE accounts.account_id IS NOT NULL
       )
       SELECT account_id, (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since
-      FROM accounts WHERE account_id IS NOT NULL`.execute(this.db);
+      FROM accounts WHERE account_id IS NOT NULL`.execute(db);
     return result.rows.filter((r): r is { account_id: string; since: number } => r.since !== null);
   }
 
-  private async runningPerAccount(backend: string): Promise<Map<string, number>> {
-    const rows = await this.db
+  private async runningPerAccount(db: Kysely<Database>, backend: string): Promise<Map<string, number>> {
+    const rows = await db
       .selectFrom('tasks')
       .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where('backend', '=', backend)
@@ -65,8 +90,8 @@ export class FairClaim {
     return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
   }
 
-  private async claimOldestOf({ owner, backend, leaseMs, now }: ClaimRequest, accountId: string) {
-    const candidate = this.db
+  private async claimOldestOf(db: Kysely<Database>, { owner, backend, leaseMs, now }: ClaimRequest, accountId: string): Promise<Claimed | undefined> {
+    const candidate = db
       .selectFrom('tasks')
       .select('id')
       .where('status', '=', 'queued')
@@ -76,7 +101,7 @@ export class FairClaim {
       .orderBy('available_at')
       .orderBy('id')
       .limit(1);
-    const row = await this.db
+    const row = await db
       .updateTable('tasks')
       .set((eb) => ({
         status: 'running',
@@ -91,7 +116,7 @@ export class FairClaim {
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
-    await this.db
+    await db
       .insertInto('task_attempts')
       .values({ task_id: row.id, attempt: row.lease_token, worker: owner, started_at: now, ended_at: null, outcome: null, error_code: null })
       .execute();
@@ -99,26 +124,14 @@ export class FairClaim {
     return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
   }
 
-  async queuePosition(task: Task): Promise<number> {
-    if (task.status !== 'queued') return 0;
-    const queued = await this.db
+  /** The lane's queued tasks, in one read of the (backend, status, account_id, …) index. */
+  async queueSnapshot(backend: string): Promise<QueueSnapshot> {
+    const rows = await this.db
       .selectFrom('tasks')
-      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('backend', '=', task.backend)
+      .select(['account_id', 'id'])
+      .where('backend', '=', backend)
       .where('status', '=', 'queued')
-      .groupBy('account_id')
       .execute();
-    const ahead = await this.db
-      .selectFrom('tasks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('backend', '=', task.backend)
-      .where('status', '=', 'queued')
-      .where('account_id', '=', task.accountId)
-      .where('id', '<', task.id)
-      .executeTakeFirstOrThrow();
-    // Fair claiming serves accounts in turns: before this task, every other account gets at
-    // most as many starts as this account has tasks ahead of it.
-    const rank = Number(ahead.n);
-    return queued.reduce((sum, q) => (q.account_id === task.accountId ? sum : sum + Math.min(Number(q.n), rank)), rank);
+    return new QueueSnapshot(rows.map((r) => ({ accountId: r.account_id, id: r.id })));
   }
 }

@@ -115,6 +115,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('tasks').addColumn('result_duration_ms', 'bigint').execute();
     },
   },
+  '0040_listing_indexes': {
+    async up(db: Kysely<any>) {
+      // Listings filtered by state or model walk only the matching rows, newest first: without
+      // these a `status=FAILURE` page of a large account read every task of it (bench/poll-at-scale).
+      // Both columns are set at insert (status also at each transition, one entry moved).
+      await db.schema.createIndex('tasks_account_status').on('tasks').columns(['account_id', 'family', 'status', 'id']).execute();
+      await db.schema.createIndex('tasks_account_model').on('tasks').columns(['account_id', 'family', 'model', 'id']).execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

@@ -18,6 +18,12 @@ export interface SqlDialect {
    */
   lockForTaking<DB, TB extends keyof DB, O>(candidates: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /**
+   * A transaction that reads and then writes (a claim): on SQLite it takes the write lock at the
+   * start, since a read transaction that later writes fails at once (SQLITE_BUSY) when another
+   * process wrote meanwhile, instead of waiting its turn.
+   */
+  writeTransaction<T>(db: Kysely<Database>, run: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
    * A one-row read compiled once and run with new parameters: the fastest path this database
    * offers, for reads every poll makes.
    */

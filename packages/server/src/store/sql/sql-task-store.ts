@@ -1,10 +1,11 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import type { Lease, Task, TaskErrorInfo, TaskResult } from '../../engine/task.ts';
+import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
 import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
+import type { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 import { FAILURES } from '../../engine/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
@@ -71,7 +72,19 @@ export class SqlTaskStore implements TaskStore {
     return row ? toTask(row) : undefined;
   }
 
+  /**
+   * One page, newest first. Each state is read on its own through the (account, family, status, id)
+   * index and the pages merged: a single `status IN (…)` query would have to sort every match of
+   * the account before the limit applies, so a page costs at most limit rows per state.
+   */
   async list(q: TaskQuery): Promise<Task[]> {
+    const statuses = q.statuses?.length ? [...new Set(q.statuses)] : [undefined];
+    const pages = await Promise.all(statuses.map((status) => this.listQuery(q, status).execute()));
+    const rows = pages.length === 1 ? pages[0] : pages.flat().sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, q.limit);
+    return rows.map(toTask);
+  }
+
+  private listQuery(q: TaskQuery, status: TaskStatus | undefined) {
     let query = this.db
       .selectFrom('tasks')
       .selectAll()
@@ -80,11 +93,11 @@ export class SqlTaskStore implements TaskStore {
       .orderBy('id', 'desc')
       .limit(q.limit);
     if (q.after) query = query.where('id', '<', q.after);
-    if (q.statuses?.length) query = query.where('status', 'in', q.statuses);
+    if (status) query = query.where('status', '=', status);
     if (q.model) query = query.where('model', '=', q.model);
     if (q.createdAfter !== undefined) query = query.where('created_at', '>', q.createdAfter);
     if (q.idempotencyKey) query = query.where('idempotency_key', '=', q.idempotencyKey);
-    return (await query.execute()).map(toTask);
+    return query;
   }
 
   reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
@@ -99,8 +112,16 @@ export class SqlTaskStore implements TaskStore {
     return this.fair.claim(request);
   }
 
+  claimSeveral(request: ClaimRequest, max: number): Promise<Array<{ task: Task; lease: Lease }>> {
+    return this.fair.claimSeveral(request, max);
+  }
+
   async endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
-    await this.db
+    await this.endAttemptIn(this.db, lease, outcome, errorCode, now);
+  }
+
+  private async endAttemptIn(db: Kysely<Database>, lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
+    await db
       .updateTable('task_attempts')
       .set({ ended_at: now, outcome, error_code: errorCode })
       .where('task_id', '=', lease.taskId)
@@ -150,8 +171,12 @@ export class SqlTaskStore implements TaskStore {
     };
   }
 
-  queuePosition(task: Task): Promise<number> {
-    return this.fair.queuePosition(task);
+  async queuePosition(task: Task): Promise<number> {
+    return task.status === 'queued' ? (await this.fair.queueSnapshot(task.backend)).positionOf(task) : 0;
+  }
+
+  queueSnapshot(backend: string): Promise<QueueSnapshot> {
+    return this.fair.queueSnapshot(backend);
   }
 
   async renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined> {
@@ -174,14 +199,14 @@ export class SqlTaskStore implements TaskStore {
   }
 
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return this.guardedFinish(lease, {
+    return this.guardedFinish(lease, now, null, {
       status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
       result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
     });
   }
 
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
-    return this.guardedFinish(lease, {
+    return this.guardedFinish(lease, now, error.code, {
       status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
       lease_owner: null, lease_expires_at: null,
     });
@@ -265,10 +290,14 @@ export class SqlTaskStore implements TaskStore {
     });
   }
 
-  /** `guarded` for a change to a final state: the effects that follow it commit with it. */
-  private async guardedFinish(lease: Lease, values: TaskUpdate): Promise<boolean> {
-    const changed = await this.finishing((db) =>
-      db
+  /**
+   * `guarded` for a change to a final state: the attempt's row is ended and the effects that follow
+   * the change commit with it (one transaction, one commit, instead of a second one for the attempt).
+   */
+  private async guardedFinish(lease: Lease, now: number, errorCode: string | null, values: TaskUpdate): Promise<boolean> {
+    const finished = this.effects.filter((e) => e.finished);
+    return this.db.transaction().execute(async (trx) => {
+      const [row] = await trx
         .updateTable('tasks')
         .set(values)
         .where('id', '=', lease.taskId)
@@ -276,9 +305,13 @@ export class SqlTaskStore implements TaskStore {
         .where('lease_owner', '=', lease.owner)
         .where('lease_token', '=', lease.token)
         .returningAll()
-        .execute(),
-    );
-    return changed.length === 1;
+        .execute();
+      if (!row) return false;
+      await this.endAttemptIn(trx, lease, values.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
+      const task = toTask(row);
+      for (const effect of finished) await effect.finished!(trx, task);
+      return true;
+    });
   }
 
   /** One statement that only changes the row while this lease still holds it. */

@@ -1,4 +1,4 @@
-import { Kysely, SqliteDialect, type Compilable } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Compilable } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import type { Database } from './schema.ts';
 import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
@@ -17,6 +17,18 @@ function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
     // SQLite has no row locks to skip: a write locks the whole database, so takers run one
     // after another anyway.
     lockForTaking: (candidates) => candidates,
+    writeTransaction: (db, run) =>
+      db.connection().execute(async (conn) => {
+        await sql`BEGIN IMMEDIATE`.execute(conn);
+        try {
+          const result = await run(conn);
+          await sql`COMMIT`.execute(conn);
+          return result;
+        } catch (err) {
+          await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+          throw err;
+        }
+      }),
     readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']) {
       // A prepared statement called directly took half the time of the same query through
       // Kysely's single-connection mutex and promise chain (bench/poll.bench.ts); the SQL
