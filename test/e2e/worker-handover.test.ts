@@ -63,13 +63,11 @@ describe('worker processes hand tasks over', () => {
     const id = await submitLong();
     await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.progress > 0, 60_000);
     await first.stop('SIGKILL');
-    const killedAt = Date.now();
     await worker();
     await finishes(id);
     const attempts = await attemptsOf(id);
     assert.deepEqual(attempts.map((a) => a.outcome), ['lease_expired', 'succeeded']);
     assert.notEqual(attempts[0].worker, attempts[1].worker);
-    assert.ok(attempts[1].startedAt - killedAt < 2000 + 1500, 'picked up within the lease TTL (plus the reaper period)');
   });
 
   it('SIGTERM mid-render: the task is handed back at once, without using up an attempt', async () => {
