@@ -31,6 +31,8 @@ export interface Config {
   /** Hard limit of one attempt of the built-in renderer. */
   renderDeadlineSeconds: number;
   metricsToken?: string;
+  /** Bearer token of the admin API (`/admin/v1/`); unset disables it. */
+  adminToken?: string;
   /** ComfyUI hosts and backends (docs/comfyui.md). */
   comfyUiConfigFile?: string;
   /** Relay backends to upstream services (docs/relays.md). */
@@ -98,6 +100,7 @@ export function loadConfig(env: Env): Config {
     maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT', 0),
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
     metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
+    adminToken: env.VIDGEN_ADMIN_TOKEN || undefined,
     comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
     backendsFile: env.VIDGEN_BACKENDS_FILE || undefined,
     secretsEnv: env,
