@@ -68,7 +68,7 @@ export async function startService(
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   // The ledger holds, settles and releases in the transactions of the task changes (invariant 7).
   const effects = [ledgerEffects(catalog, clock)];
-  const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger, effects });
+  const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger, effects, rateWindowMs: config.rateWindowSeconds * 1000 });
   const { tasks, accounts, files: fileStore, ledger } = database;
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
   const s3 = config.s3 ? new S3BlobStore(config.s3) : undefined;

@@ -28,7 +28,7 @@ export interface SqlStores {
  */
 export async function openSqlStores(
   location: string,
-  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[] },
+  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[]; rateWindowMs?: number },
 ): Promise<SqlStores> {
   const database = await openSqlDatabase(location);
   let bridge;
@@ -43,7 +43,7 @@ export async function openSqlStores(
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
     ledger: new SqlLedger(database.db),
-    rateLimits: new SqlRateLimits(database.db),
+    rateLimits: new SqlRateLimits(database.db, options.rateWindowMs),
     ping: database.ping,
     async close() {
       await bridge.close();
