@@ -25,6 +25,7 @@ export const PRICED_MODELS = {
 
 export interface EconomicsService {
   url: string;
+  dataDir: string;
   service: RunningService;
   admin: Api;
   /** Creates an account through the admin API and returns a new key of it. */
@@ -47,6 +48,7 @@ export async function startEconomicsService(databaseUrl?: string, env: Record<st
   const admin = api(service.url, ADMIN_TOKEN);
   return {
     url: service.url,
+    dataDir,
     service,
     admin,
     async account(id, body = {}) {
