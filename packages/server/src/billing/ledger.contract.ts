@@ -6,7 +6,7 @@ import { uuidv7 } from '../engine/ids.ts';
 import { createLogger } from '../logging.ts';
 import { createModelCatalog } from '../catalog/model-catalog.ts';
 import type { NewTask } from '../store/task-store.ts';
-import { ApiError } from '../errors.ts';
+import type { ApiError } from '../errors.ts';
 import { ledgerEffects } from './ledger-effects.ts';
 
 const PER_SECOND = 1000;
