@@ -28,3 +28,9 @@ export type ErrorBody = Static<typeof ErrorBody>;
 
 export const TaskError = Type.Object({ code: Type.String(), message: Type.String() });
 export type TaskError = Static<typeof TaskError>;
+
+/** What a settled task cost, in xAI's unit and field name: integer USD ticks (1 tick = 10⁻¹⁰ USD). */
+export const TaskUsage = Type.Object({
+  cost_in_usd_ticks: Type.Integer({ minimum: 0, description: 'The settled price: the verified output, never more than was held at submit; 0 for a task that ended without a result.' }),
+}, { description: 'Present once the task is settled (it ended).' });
+export type TaskUsage = Static<typeof TaskUsage>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, TaskError } from './common.ts';
+import { StringEnum, TaskError, TaskUsage } from './common.ts';
 
 /**
  * Family A (xAI "imagine video" style). Rules that need a message a person can act on
@@ -66,5 +66,6 @@ export const FamilyATask = Type.Object({
   queue_position: Type.Optional(Type.Integer({ minimum: 0, description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).' })),
   video: Type.Optional(Type.Object({ url: Type.String(), duration: Type.Number() })),
   error: Type.Optional(TaskError),
+  usage: Type.Optional(TaskUsage),
 });
 export type FamilyATask = Static<typeof FamilyATask>;

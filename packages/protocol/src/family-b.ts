@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, TaskError } from './common.ts';
+import { StringEnum, TaskError, TaskUsage } from './common.ts';
 
 /** Family B (new-api relay style). `image` and `images` are alternatives, checked by the service. */
 export const FamilyBCreateBody = Type.Object({
@@ -39,5 +39,6 @@ export const FamilyBTask = Type.Object({
     description: 'vidgen extension: the result was deleted when its retention ended. Family B has no word for it, so the status stays SUCCESS and the content answers 410.',
   })),
   error: Type.Optional(TaskError),
+  usage: Type.Optional(TaskUsage),
 });
 export type FamilyBTask = Static<typeof FamilyBTask>;

@@ -9,3 +9,4 @@ export * from './ops.ts';
 // The schema builder itself, so routes (and a new dialect) compose schemas without a TypeBox of their own.
 export { Type } from '@sinclair/typebox';
 export type { Static, TSchema, TObject } from '@sinclair/typebox';
+export * from './billing.ts';

@@ -20,6 +20,10 @@ export const ModelObject = Type.Object({
   requires_image: Type.Boolean(),
   capabilities: ModelCapabilities,
   aliases: Type.Array(Type.String()),
+  pricing: Type.Optional(Type.Object({
+    usd_ticks_per_second: Type.Integer({ minimum: 0 }),
+    by_resolution: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }))),
+  }, { description: 'vidgen extension: the price per output second in USD ticks (1 tick = 10⁻¹⁰ USD), optionally by output resolution.' })),
 });
 export type ModelObject = Static<typeof ModelObject>;
 

@@ -18,6 +18,9 @@ import { registerContentRoutes } from './api/content/routes.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
+import { registerAccountRoutes } from './api/account/routes.ts';
+import { registerAdminRoutes } from './api/admin/routes.ts';
+import type { BillingService } from './billing/billing-service.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -36,6 +39,10 @@ export interface AppDeps {
   publicUrl?: string;
   signedUrlTtlSeconds: number;
   clock: () => number;
+  /** Accounts, credits, ledger and usage (`/v1/account`, `/v1/usage`, `/admin/v1/*`). */
+  billing: BillingService;
+  /** VIDGEN_ADMIN_TOKEN; the admin API is disabled without it. */
+  adminToken?: string;
 }
 
 declare module 'fastify' {
@@ -81,6 +88,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerFileRoutes(app, { files: deps.files });
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
+  registerAccountRoutes(app, { billing: deps.billing });
+  registerAdminRoutes(app, { billing: deps.billing, adminToken: deps.adminToken });
   return app;
 }
 

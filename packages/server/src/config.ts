@@ -31,6 +31,10 @@ export interface Config {
   /** Hard limit of one attempt of the built-in renderer. */
   renderDeadlineSeconds: number;
   metricsToken?: string;
+  /** Bearer token of the admin API (`/admin/v1/`); unset disables it. */
+  adminToken?: string;
+  /** Length of the window per-key request limits count in (60: requests per minute). */
+  rateWindowSeconds: number;
   /** ComfyUI hosts and backends (docs/comfyui.md). */
   comfyUiConfigFile?: string;
   /** Relay backends to upstream services (docs/relays.md). */
@@ -98,6 +102,8 @@ export function loadConfig(env: Env): Config {
     maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT', 0),
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
     metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
+    adminToken: env.VIDGEN_ADMIN_TOKEN || undefined,
+    rateWindowSeconds: num('VIDGEN_RATE_WINDOW_SECONDS', 60, 1),
     comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
     backendsFile: env.VIDGEN_BACKENDS_FILE || undefined,
     secretsEnv: env,

@@ -11,6 +11,7 @@ export type ErrorType =
   | 'not_found_error'
   | 'conflict_error'
   | 'rate_limit_error'
+  | 'billing_error'
   | 'server_error';
 
 /** Every API error code; one per line, so that additions merge cleanly. */
@@ -65,6 +66,15 @@ export const API_ERROR_CODES = [
   'request_timeout',
   'invalid_multipart',
   'service_unavailable',
+  'insufficient_credits',
+  'rate_limit_exceeded',
+  'too_many_tasks',
+  'account_not_found',
+  'key_not_found',
+  'account_exists',
+  'invalid_amount',
+  'invalid_admin_token',
+  'admin_disabled',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -86,6 +96,9 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /** Seconds the client should wait before trying again, sent as `Retry-After`. */
+  retryAfterSeconds?: number;
 }
 
 export class InvalidRequest extends ApiError {
@@ -107,7 +120,7 @@ export class Forbidden extends ApiError {
 }
 
 export class NotFound extends ApiError {
-  constructor(what: 'task' | 'file' | 'model', id: string, param: string | null = null) {
+  constructor(what: 'task' | 'file' | 'model' | 'account' | 'key', id: string, param: string | null = null) {
     super(404, 'not_found_error', `${what}_not_found`, `No ${what} found with id '${id}'.`, param);
   }
 }
@@ -161,5 +174,21 @@ export class ModelServedElsewhere extends ApiError {
     servedAt?: string,
   ) {
     super(400, 'invalid_request_error', 'model_wrong_endpoint', `Model '${modelId}' is served at ${servedAt ?? 'another endpoint'}.`, 'model');
+  }
+}
+
+/** A metered account's available balance (balance − holds) does not cover the price (DESIGN invariant 7). */
+export class InsufficientCredits extends ApiError {
+  constructor(priceUsdTicks: number, availableUsdTicks?: number) {
+    const available = availableUsdTicks === undefined ? '' : ` (available ${availableUsdTicks})`;
+    super(402, 'billing_error', 'insufficient_credits', `The account's available credits${available} do not cover this request's price of ${priceUsdTicks} USD ticks.`);
+  }
+}
+
+/** A limit refused the request for now; `Retry-After` says when it will be accepted (or worth retrying). */
+export class TooManyRequests extends ApiError {
+  constructor(code: 'rate_limit_exceeded' | 'too_many_tasks', message: string, retryAfterSeconds: number) {
+    super(429, 'rate_limit_error', code, message);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -35,6 +35,8 @@ import { UrlSigner } from './security/url-signer.ts';
 import { createPrometheusMetrics } from './observability/prometheus-metrics.ts';
 import { loadSigningSecret } from './signing-secret.ts';
 import { createKeyFor } from './cli/keys-command.ts';
+import { ledgerEffects } from './billing/ledger-effects.ts';
+import { BillingService } from './billing/billing-service.ts';
 import defaultModels from './catalog/default-models.json' with { type: 'json' };
 
 export interface RunningService {
@@ -61,16 +63,18 @@ export async function startService(
   await mkdir(config.dataDir, { recursive: true });
   // Created before the database: its wake-ups are bridged to other processes where the database can.
   const events = new TaskEvents();
-  const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger });
-  const { tasks, accounts, files: fileStore } = database;
+  const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
+  const { generators, lanes } = await buildBackends(config, binaries, logger);
+  const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
+  // The ledger holds, settles and releases in the transactions of the task changes (invariant 7).
+  const effects = [ledgerEffects(catalog, clock)];
+  const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger, effects, rateWindowMs: config.rateWindowSeconds * 1000 });
+  const { tasks, accounts, files: fileStore, ledger } = database;
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
   const s3 = config.s3 ? new S3BlobStore(config.s3) : undefined;
   const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
   await blobs.check();
 
-  const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
-  const { generators, lanes } = await buildBackends(config, binaries, logger);
-  const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5, what });
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
@@ -79,7 +83,7 @@ export async function startService(
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
   const metrics = createPrometheusMetrics(tasks);
-  const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock });
+  const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock, admission: database.rateLimits });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
     checkImage: (bytes) => checkImage(bytes, config.maxImagePixels),
@@ -113,6 +117,7 @@ export async function startService(
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: async () => (await database.ping(), await blobs.check()), metrics: metrics.registry, metricsToken: config.metricsToken },
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
+    billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
     signer: new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir)),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,

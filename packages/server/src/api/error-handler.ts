@@ -20,6 +20,7 @@ export function installErrorHandling(app: FastifyInstance, dialects: readonly Di
     if (apiError.status === 409 && apiError.code === 'idempotency_in_flight') {
       reply.header('retry-after', String(dialect?.inFlightRetryAfterSeconds ?? 1));
     }
+    if (apiError.retryAfterSeconds !== undefined) reply.header('retry-after', String(apiError.retryAfterSeconds));
     return reply.code(apiError.status).send((dialect?.errorBody ?? openAiErrorBody)(apiError));
   });
   app.setNotFoundHandler((request, reply) =>

@@ -37,7 +37,8 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   dialect.submits.forEach((route, i) => {
     app.post(route.path, { schema: schemas.submits[i], config }, async (request, reply) => {
       const input = { ...route.toInput(request.body as never), family: dialect.family };
-      const submitted = await deps.tasks.submit(callerOf(request).account, input, idempotencyOf(request));
+      const caller = callerOf(request);
+      const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);
       markReplay(reply, submitted);
       return route.toAnswer(submitted.task);
     });

@@ -17,6 +17,15 @@ export interface ModelEntry {
   fps: number;
   ownedBy: string;
   created: number;
+  /** What an output second costs; null for a model without a price (free). */
+  price: ModelPrice | null;
+}
+
+/** Integer USD ticks (10⁻¹⁰ USD) per output second (DESIGN invariant 7: sums stay exact). */
+export interface ModelPrice {
+  usdTicksPerSecond: number;
+  /** Overrides by output resolution ("1080p"), for models whose output size varies. */
+  byResolution: Record<string, number>;
 }
 
 export interface ModelCatalog {
@@ -91,7 +100,20 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     fps: typeof e.fps === 'number' ? e.fps : 24,
     ownedBy: typeof e.owned_by === 'string' ? e.owned_by : 'vidgen',
     created: typeof e.created === 'number' ? e.created : 1767225600,
+    price: e.price === undefined ? null : parsePrice(e.price, fail),
   };
+}
+
+function parsePrice(value: unknown, fail: (what: string) => never): ModelPrice {
+  const ticks = (v: unknown, what: string): number =>
+    Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : fail(`${what} must be a non-negative integer of USD ticks`);
+  const raw = (value ?? {}) as { usd_ticks_per_second?: unknown; by_resolution?: unknown };
+  const byResolution: Record<string, number> = {};
+  for (const [resolution, v] of Object.entries((raw.by_resolution ?? {}) as Record<string, unknown>)) {
+    if (!/^\d{3,4}p$/.test(resolution)) fail(`"price.by_resolution" key "${resolution}" must look like "720p"`);
+    byResolution[resolution] = ticks(v, `"price.by_resolution.${resolution}"`);
+  }
+  return { usdTicksPerSecond: ticks(raw.usd_ticks_per_second, '"price.usd_ticks_per_second"'), byResolution };
 }
 
 function parseDurations(value: unknown): number[] | undefined {

@@ -5,17 +5,23 @@ import { startService } from '../main.ts';
 import { openSqlDatabase } from '../store/sql/database.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { runKeysCommand } from './keys-command.ts';
+import { runBillingCommand } from './billing-command.ts';
+import { BillingService } from '../billing/billing-service.ts';
+import { SqlLedger } from '../billing/sql-ledger.ts';
 
-/** `vidgen-server [--role all|api|worker]` or `vidgen-server keys …`. */
+/** `vidgen-server [--role all|api|worker]` or `vidgen-server keys|accounts|credits|ledger …`. */
 export async function runServerCli(argv: string[], env: Record<string, string | undefined>): Promise<void> {
   const roleFlag = argv.indexOf('--role');
   const config = loadConfig(roleFlag >= 0 ? { ...env, VIDGEN_ROLE: argv[roleFlag + 1] } : env);
-  if (argv[0] === 'keys') {
+  if (['keys', 'accounts', 'credits', 'ledger'].includes(argv[0])) {
     await mkdir(config.dataDir, { recursive: true });
     const database = await openSqlDatabase(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'));
     const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
+    const accounts = new SqlAccountStore(database.db);
     try {
-      process.exitCode = await runKeysCommand(argv.slice(1), new SqlAccountStore(database.db), io, Date.now());
+      process.exitCode = argv[0] === 'keys'
+        ? await runKeysCommand(argv.slice(1), accounts, io, Date.now())
+        : await runBillingCommand(argv[0], argv.slice(1), new BillingService({ accounts, ledger: new SqlLedger(database.db), clock: Date.now }), io);
     } finally {
       await database.close();
     }

@@ -41,6 +41,15 @@ export interface Submitted {
   replayed: boolean;
 }
 
+/**
+ * Limits a create must pass before anything is written (per-key rate). Limits that must count
+ * tasks atomically with the insert (active-task caps, credit holds) run in the insert's
+ * transaction instead (store/sql/transition-effects.ts).
+ */
+export interface SubmitAdmission {
+  admit(account: Account, keyId: string | undefined, now: number): Promise<void>;
+}
+
 export type ListQuery = Omit<TaskQuery, 'accountId' | 'family' | 'limit'> & { limit: number };
 
 export const MAX_PROMPT_LENGTH = 4000;
@@ -64,6 +73,7 @@ export class TaskService {
       videos: VideoInputs;
       events: TaskEvents;
       clock: () => number;
+      admission?: SubmitAdmission;
     },
   ) {}
 
@@ -76,8 +86,8 @@ export class TaskService {
    * Creates a task, or with an Idempotency-Key returns the task that key already created
    * (DESIGN invariant 2: same key and body replay; other body 422; still being created 409).
    */
-  async submit(account: Account, input: SubmitInput, idempotency?: Idempotency): Promise<Submitted> {
-    if (!idempotency) return { task: await this.create(account, input), replayed: false };
+  async submit(account: Account, input: SubmitInput, idempotency?: Idempotency, keyId?: string): Promise<Submitted> {
+    if (!idempotency) return { task: await this.create(account, input, undefined, keyId), replayed: false };
     const claim: IdempotencyClaim = { accountId: account.id, ...idempotency };
     const now = this.deps.clock();
     const reservation = await this.deps.tasks.reserveIdempotencyKey(claim, now, now - IDEMPOTENCY_STALE_MS);
@@ -89,7 +99,7 @@ export class TaskService {
     }
     if (reservation.kind === 'existing') return { task: await this.get(account.id, reservation.taskId), replayed: true };
     try {
-      return { task: await this.create(account, input, idempotency.key), replayed: false };
+      return { task: await this.create(account, input, idempotency.key, keyId), replayed: false };
     } catch (err) {
       await this.deps.tasks.releaseIdempotencyKey(claim);
       throw err;
@@ -159,8 +169,10 @@ export class TaskService {
     return current;
   }
 
-  private async create(account: Account, input: SubmitInput, idempotencyKey?: string): Promise<Task> {
+  private async create(account: Account, input: SubmitInput, idempotencyKey?: string, keyId?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
+    // A replay returned above: it is neither counted nor held again.
+    await this.deps.admission?.admit(account, keyId, this.deps.clock());
     const prompt = checkPrompt(input.prompt);
     const id = uuidv7(this.deps.clock());
     const params = input.kind === 'generate'

@@ -49,6 +49,17 @@ export interface TaskResult {
   etag: string;
   /** Length of the verified output, as measured; absent where the store does not keep it. */
   durationSeconds?: number;
+  /**
+   * What an upstream reported charging for this task (xAI's `usage.cost_in_usd_ticks`), for
+   * relays that learn it: stored with the result so an operator sees the margin per task.
+   */
+  upstreamCostUsdTicks?: number;
+}
+
+/** What a settled task cost (DESIGN invariant 7): integer USD ticks, 1 tick = 10⁻¹⁰ USD. */
+export interface TaskUsage {
+  costUsdTicks: number;
+  upstreamCostUsdTicks?: number;
 }
 
 /**
@@ -87,6 +98,8 @@ export interface Task {
   expiresAt: number | null;
   /** The Idempotency-Key the task was created with, if any. */
   idempotencyKey: string | null;
+  /** Set once the task's price is settled (or 0 when it ended without a result); null before. */
+  usage?: TaskUsage | null;
 }
 
 /** What a worker holds while it runs a task: every write it makes must present the token. */

@@ -34,4 +34,6 @@ export interface AccountStore {
   listKeys(): Promise<Array<ApiKeyRecord & { accountName: string }>>;
   revokeKey(id: string, now: number): Promise<boolean>;
   countKeys(): Promise<number>;
+  findAccountByName(name: string): Promise<Account | undefined>;
+  listAccounts(): Promise<Account[]>;
 }

@@ -90,6 +90,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
   if (task.status === 'succeeded') body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)) };
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
+  if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
   return body;
 }
 

@@ -73,6 +73,8 @@ function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
   if (task.status === 'succeeded') body.result_url = contentPath(task.id);
   if (task.status === 'expired') body.expired = true;
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
+  // vidgen extension in family B: xAI's field name.
+  if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
   return body;
 }
 

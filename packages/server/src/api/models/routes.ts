@@ -3,6 +3,7 @@ import { ModelList, ModelObject } from '@vidgen/protocol';
 import type { TaskService } from '../../engine/task-service.ts';
 import type { ModelEntry } from '../../catalog/model-catalog.ts';
 import { NotFound } from '../../errors.ts';
+import { pricingOf } from '../../billing/prices.ts';
 import { callerOf } from '../authenticate.ts';
 import type { Dialect } from '../dialects/dialect.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
@@ -24,6 +25,7 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
     requires_image: m.requiresImage,
     capabilities: { ...m.capabilities },
     aliases: m.aliases,
+    ...withPricing(m),
   };
 }
 
@@ -47,4 +49,9 @@ export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskSer
     if (!model) throw new NotFound('model', request.params.id);
     return toModelObject(model, deps.dialects);
   });
+}
+
+function withPricing(m: ModelEntry): Pick<ModelObject, 'pricing'> {
+  const pricing = pricingOf(m);
+  return pricing ? { pricing } : {};
 }

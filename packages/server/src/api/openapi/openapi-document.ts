@@ -38,6 +38,7 @@ export function documentApp(opts: DocumentOptions): Promise<FastifyInstance> {
     accounts: inert('accounts'),
     tasks: inert('tasks'),
     files: inert('files'),
+    billing: inert('billing'),
     blobs: inert('blobs'),
     signer: inert('signer'),
     bodyLimitBytes: 1,

@@ -20,7 +20,12 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: 
       info: { title: 'vidgen', version: '1', description: DESCRIPTION },
       // Relative by default: the document then works behind whatever host and proxy serve it.
       servers: [{ url: opts.publicUrl ?? '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`vidgen keys create`).' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`vidgen keys create`).' },
+          admin: { type: 'http', scheme: 'bearer', description: 'The operator token `VIDGEN_ADMIN_TOKEN` (admin routes only).' },
+        },
+      },
       security: [{ bearer: [] }],
     },
   });

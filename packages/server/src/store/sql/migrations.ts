@@ -115,6 +115,48 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('tasks').addColumn('result_duration_ms', 'bigint').execute();
     },
   },
+  '0010_ledger': {
+    async up(db: Kysely<any>) {
+      // Issue 12 (DESIGN invariant 7). A task's price and what the upstream charged, once known.
+      await db.schema.alterTable('tasks').addColumn('cost_usd_ticks', 'bigint').execute();
+      await db.schema.alterTable('tasks').addColumn('upstream_cost_usd_ticks', 'bigint').execute();
+      // An account without a row is unmetered and unlimited (the default). The balance and the
+      // sum of open holds move only together with a ledger entry, in one transaction.
+      await db.schema
+        .createTable('account_plans')
+        .addColumn('account_id', 'varchar(64)', (c) => c.primaryKey().references('accounts.id'))
+        .addColumn('metered', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('balance_usd_ticks', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('held_usd_ticks', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('rpm_limit', 'integer')
+        .addColumn('max_active_tasks', 'integer')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      // Append-only. At most one entry of each kind per task: a hold is settled or released once.
+      await db.schema
+        .createTable('ledger_entries')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('task_id', 'varchar(64)')
+        .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+        .addColumn('amount_usd_ticks', 'bigint', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'varchar(255)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('ledger_task_kind').on('ledger_entries').columns(['task_id', 'kind']).unique().execute();
+      await db.schema.createIndex('ledger_account_key').on('ledger_entries').columns(['account_id', 'idempotency_key']).unique().execute();
+      await db.schema.createIndex('ledger_account_time').on('ledger_entries').columns(['account_id', 'created_at']).execute();
+      // Fixed one-minute windows of creates per API key, shared by every API process.
+      await db.schema
+        .createTable('rate_windows')
+        .addColumn('key_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('rate_windows_pk', ['key_id', 'window_start'])
+        .execute();
+    },
+  },
   '0040_listing_indexes': {
     async up(db: Kysely<any>) {
       // Listings filtered by state or model walk only the matching rows, newest first: without

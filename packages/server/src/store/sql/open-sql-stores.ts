@@ -5,11 +5,15 @@ import { SqlTaskStore } from './sql-task-store.ts';
 import { SqlAccountStore } from './sql-account-store.ts';
 import { SqlFileStore } from './sql-file-store.ts';
 import type { TransitionEffects } from './transition-effects.ts';
+import { SqlLedger } from '../../billing/sql-ledger.ts';
+import { SqlRateLimits } from '../../billing/rate-limits.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
   accounts: SqlAccountStore;
   files: SqlFileStore;
+  ledger: SqlLedger;
+  rateLimits: SqlRateLimits;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   /** Stops the wake-up bridge, then closes the database. */
@@ -24,7 +28,7 @@ export interface SqlStores {
  */
 export async function openSqlStores(
   location: string,
-  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[] },
+  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[]; rateWindowMs?: number },
 ): Promise<SqlStores> {
   const database = await openSqlDatabase(location);
   let bridge;
@@ -38,6 +42,8 @@ export async function openSqlStores(
     tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
+    ledger: new SqlLedger(database.db),
+    rateLimits: new SqlRateLimits(database.db, options.rateWindowMs),
     ping: database.ping,
     async close() {
       await bridge.close();

@@ -29,6 +29,10 @@ export interface TasksTable {
   expires_at: number | null;
   idempotency_key: string | null;
   backend_state: string | null;
+  /** What the task cost its account (settled), 0 when it ended without a result; null while unsettled. */
+  cost_usd_ticks: number | null;
+  /** What a relayed task's upstream reported charging, where it says. */
+  upstream_cost_usd_ticks: number | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -76,7 +80,38 @@ export interface TaskAttemptsTable {
   error_code: string | null;
 }
 
+export interface AccountPlansTable {
+  account_id: string;
+  /** 1: submits hold their price against the balance; 0: unmetered. */
+  metered: number;
+  balance_usd_ticks: number;
+  held_usd_ticks: number;
+  rpm_limit: number | null;
+  max_active_tasks: number | null;
+  updated_at: number;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  task_id: string | null;
+  kind: string;
+  amount_usd_ticks: number;
+  reason: string;
+  idempotency_key: string | null;
+  created_at: number;
+}
+
+export interface RateWindowsTable {
+  key_id: string;
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
+  account_plans: AccountPlansTable;
+  ledger_entries: LedgerEntriesTable;
+  rate_windows: RateWindowsTable;
   task_attempts: TaskAttemptsTable;
   tasks: TasksTable;
   accounts: AccountsTable;

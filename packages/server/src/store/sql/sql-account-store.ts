@@ -74,6 +74,15 @@ export class SqlAccountStore implements AccountStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  async findAccountByName(name: string): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirst();
+    return row ? toAccount(row) : undefined;
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return (await this.db.selectFrom('accounts').selectAll().orderBy('name').execute()).map(toAccount);
+  }
+
   async countKeys(): Promise<number> {
     const row = await this.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);

@@ -60,7 +60,7 @@ export class SqlTaskStore implements TaskStore {
         error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null, result_duration_ms: null,
         attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: task.createdAt,
         created_at: task.createdAt, started_at: null, finished_at: null, expires_at: null,
-        idempotency_key: task.idempotencyKey ?? null, backend_state: null,
+        idempotency_key: task.idempotencyKey ?? null, backend_state: null, cost_usd_ticks: null, upstream_cost_usd_ticks: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -202,6 +202,7 @@ export class SqlTaskStore implements TaskStore {
     return this.guardedFinish(lease, now, null, {
       status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
       result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
+      upstream_cost_usd_ticks: result.upstreamCostUsdTicks ?? null,
     });
   }
 

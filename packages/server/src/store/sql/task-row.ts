@@ -24,5 +24,9 @@ export function toTask(row: Selectable<TasksTable>): Task {
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
     idempotencyKey: row.idempotency_key,
+    usage: row.cost_usd_ticks === null ? null : {
+      costUsdTicks: Number(row.cost_usd_ticks),
+      ...(row.upstream_cost_usd_ticks !== null ? { upstreamCostUsdTicks: Number(row.upstream_cost_usd_ticks) } : {}),
+    },
   };
 }

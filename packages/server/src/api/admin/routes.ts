@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
+import {
+  AccountList, AccountObject, ApiKeyList, CreateAccountBody, CreatedApiKey, CreditAnswer, CreditBody, LedgerList, LedgerQuery,
+  PatchAccountBody, Type, UsageQuery, UsageReport, type Static,
+} from '@vidgen/protocol';
+import type { BillingService } from '../../billing/billing-service.ts';
+import { ApiError, InvalidRequest } from '../../errors.ts';
+import { adminTokenMatcher } from '../../security/admin-token.ts';
+import { idempotencyOf } from '../request-options.ts';
+import { described, errorResponses, idParams } from '../route-schemas.ts';
+import { dayRange, toAccountObject, toEntryObject, toUsageRows, usageCsv } from './billing-wire.ts';
+
+export interface AdminDeps {
+  billing: BillingService;
+  /** VIDGEN_ADMIN_TOKEN; unset: every admin route answers 403 `admin_disabled`. */
+  adminToken?: string;
+}
+
+const tags = ['Admin'];
+const security = [{ admin: [] }];
+type Limits = Static<typeof CreateAccountBody>['limits'];
+
+/** `/admin/v1/*`: the operator's API (issue 12), on the same service layer as `vidgen-server accounts|keys|credits`. */
+export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
+  const { billing } = deps;
+  const matches = deps.adminToken ? adminTokenMatcher(deps.adminToken) : undefined;
+  const onRequest: onRequestHookHandler = async (request) => {
+    if (!matches) throw new ApiError(403, 'permission_error', 'admin_disabled', 'The admin API is disabled: the operator has not set VIDGEN_ADMIN_TOKEN.');
+    if (!matches(request.headers.authorization)) throw new ApiError(401, 'authentication_error', 'invalid_admin_token', 'Send the admin token as `Authorization: Bearer <VIDGEN_ADMIN_TOKEN>`.');
+  };
+  const route = (operationId: string, summary: string, schema: FastifySchema, ok: Parameters<typeof described>[0], okText: string) => ({
+    schema: { operationId, summary, tags, security, ...schema, response: { 200: described(ok, okText), ...errorResponses() } },
+    config: { public: true },
+    onRequest,
+  });
+  type ById = { Params: { id: string } };
+  const accountParams = idParams('id');
+
+  app.post<{ Body: Static<typeof CreateAccountBody> }>('/admin/v1/accounts', route('adminCreateAccount', 'Create an account (a given credit makes it metered)', { body: CreateAccountBody }, AccountObject, 'The account'),
+    async (request) => {
+      const { id, models, credits_usd_ticks: credits, limits } = request.body;
+      return toAccountObject(await billing.createAccount(id, { models, creditsUsdTicks: credits, ...limitsOf(limits) }));
+    });
+  app.get('/admin/v1/accounts', route('adminListAccounts', 'List accounts', {}, AccountList, 'Every account'),
+    async () => ({ object: 'list' as const, data: (await billing.accounts()).map(toAccountObject) }));
+  app.get<ById>('/admin/v1/accounts/:id', route('adminGetAccount', 'One account', { params: accountParams }, AccountObject, 'The account'),
+    async (request) => toAccountObject(await billing.account(request.params.id)));
+  app.patch<ById & { Body: Static<typeof PatchAccountBody> }>('/admin/v1/accounts/:id',
+    route('adminUpdateAccount', 'Change models, metering or limits', { params: accountParams, body: PatchAccountBody }, AccountObject, 'The account'),
+    async (request) => {
+      const { models, metered, limits } = request.body;
+      return toAccountObject(await billing.updateAccount(request.params.id, { models, metered, ...limitsOf(limits) }));
+    });
+
+  app.post<ById>('/admin/v1/accounts/:id/keys', route('adminCreateKey', 'Create an API key (shown only in this answer)', { params: accountParams }, CreatedApiKey, 'The new key'),
+    async (request) => ({ object: 'api_key' as const, ...(await billing.createKey(request.params.id)) }));
+  app.get<ById>('/admin/v1/accounts/:id/keys', route('adminListKeys', "The account's keys (never the secrets)", { params: accountParams }, ApiKeyList, 'The keys'),
+    async (request) => ({
+      object: 'list' as const,
+      data: (await billing.keys(request.params.id)).map((k) => ({ id: k.id, object: 'api_key' as const, prefix: k.prefix, created_at: Math.floor(k.createdAt / 1000), revoked_at: k.revokedAt === null ? null : Math.floor(k.revokedAt / 1000) })),
+    }));
+  app.delete<{ Params: { id: string; key_id: string } }>('/admin/v1/accounts/:id/keys/:key_id',
+    route('adminRevokeKey', 'Revoke a key', { params: idParams('id', 'key_id') }, Type.Object({ id: Type.String(), revoked: Type.Boolean() }), 'Revoked'),
+    async (request) => (await billing.revokeKey(request.params.id, request.params.key_id), { id: request.params.key_id, revoked: true }));
+
+  app.post<ById & { Body: Static<typeof CreditBody> }>('/admin/v1/accounts/:id/credits',
+    route('adminCredit', 'Grant (positive) or deduct (negative) credits; idempotent with `Idempotency-Key`', { params: accountParams, body: CreditBody }, CreditAnswer, 'The ledger entry and the account'),
+    async (request, reply) => {
+      const result = await billing.credit(request.params.id, request.body.amount_usd_ticks, request.body.reason, idempotencyOf(request)?.key);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return { entry: toEntryObject({ ...result.entry, account: request.params.id }), account: toAccountObject(result.account) };
+    });
+
+  app.get<{ Querystring: Static<typeof LedgerQuery> }>('/admin/v1/ledger', route('adminLedger', 'Ledger entries, oldest first', { querystring: LedgerQuery }, LedgerList, 'A page of entries'),
+    async (request) => {
+      const limit = pageLimit(request.query.limit);
+      const entries = await billing.entries({ account: request.query.account, taskId: request.query.task_id, after: request.query.after, limit: limit + 1 });
+      const page = entries.slice(0, limit);
+      return { object: 'list' as const, data: page.map(toEntryObject), has_more: entries.length > limit, last_id: page.at(-1)?.id ?? null };
+    });
+
+  app.get<{ Querystring: Static<typeof UsageQuery> }>('/admin/v1/usage',
+    route('adminUsage', 'Usage by account, model and day (`?format=csv` for CSV)', { querystring: UsageQuery }, UsageReport, 'Usage rows (or text/csv)'),
+    async (request: FastifyRequest<{ Querystring: Static<typeof UsageQuery> }>, reply) => {
+      const rows = await billing.usage({ account: request.query.account, ...dayRange(request.query) });
+      if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows));
+      return { object: 'list' as const, data: toUsageRows(rows, true) };
+    });
+}
+
+function limitsOf(limits: Limits) {
+  return { requestsPerMinute: limits?.requests_per_minute, maxActiveTasks: limits?.max_active_tasks };
+}
+
+function pageLimit(raw: string | undefined): number {
+  if (raw === undefined) return 100;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 1000.', 'limit');
+  return n;
+}

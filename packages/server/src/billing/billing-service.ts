@@ -1,0 +1,145 @@
+import type { Account, AccountStore, ApiKeyRecord } from '../store/account-store.ts';
+import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
+import { createKeyFor } from '../cli/keys-command.ts';
+import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
+
+/** An account as operators and its own callers see it; `id` is the operator's name for it. */
+export interface AccountView {
+  id: string;
+  models: string[] | null;
+  metered: boolean;
+  balanceUsdTicks: number;
+  heldUsdTicks: number;
+  limits: { requestsPerMinute: number | null; maxActiveTasks: number | null };
+  createdAt: number;
+}
+
+export interface AccountChange {
+  models?: string[] | null;
+  metered?: boolean;
+  requestsPerMinute?: number | null;
+  maxActiveTasks?: number | null;
+}
+
+/**
+ * Operator economics on one service layer: the admin API, `GET /v1/account` and the
+ * `vidgen-server accounts|credits|ledger` commands all call this.
+ */
+export class BillingService {
+  constructor(private readonly deps: { accounts: AccountStore; ledger: Ledger; clock: () => number }) {}
+
+  async createAccount(name: string, change: AccountChange & { creditsUsdTicks?: number }): Promise<AccountView> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/.test(name)) throw new InvalidRequest('invalid_value', '`id` must be 1–200 letters, digits, `.`, `_`, `@` or `-`.', 'id');
+    if (await this.deps.accounts.findAccountByName(name)) throw new Conflict('account_exists', `An account '${name}' already exists; PATCH it to change it.`);
+    const account = await this.deps.accounts.ensureAccount(name, change.models ?? null, this.deps.clock());
+    await this.applyPlan(account, change);
+    // A given credit makes the account metered; the key makes a repeated create grant once.
+    if (change.creditsUsdTicks !== undefined) {
+      await this.deps.ledger.setPlan(account.id, { metered: true }, this.deps.clock());
+      if (change.creditsUsdTicks > 0) {
+        await this.deps.ledger.credit({ accountId: account.id, amountUsdTicks: change.creditsUsdTicks, reason: 'initial credits', idempotencyKey: 'account-created' }, this.deps.clock());
+      }
+    }
+    return this.view(account);
+  }
+
+  async account(name: string): Promise<AccountView> {
+    return this.view(await this.find(name));
+  }
+
+  async accounts(): Promise<AccountView[]> {
+    return Promise.all((await this.deps.accounts.listAccounts()).map((a) => this.view(a)));
+  }
+
+  async updateAccount(name: string, change: AccountChange): Promise<AccountView> {
+    let account = await this.find(name);
+    if (change.models !== undefined) account = await this.deps.accounts.ensureAccount(name, change.models, this.deps.clock());
+    await this.applyPlan(account, change);
+    return this.view(account);
+  }
+
+  async createKey(name: string): Promise<{ id: string; key: string; prefix: string }> {
+    await this.find(name);
+    const created = await createKeyFor(this.deps.accounts, name, undefined, this.deps.clock());
+    return { id: created.id, key: created.secret, prefix: created.secret.slice(0, 10) };
+  }
+
+  async keys(name: string): Promise<ApiKeyRecord[]> {
+    const account = await this.find(name);
+    return (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
+  }
+
+  async revokeKey(name: string, keyId: string): Promise<void> {
+    const account = await this.find(name);
+    const key = await this.deps.accounts.findKey(keyId);
+    if (!key || key.accountId !== account.id) throw new NotFound('key', keyId);
+    await this.deps.accounts.revokeKey(keyId, this.deps.clock());
+  }
+
+  /** Grants (positive) or deducts (negative) credits; idempotent with a key. */
+  async credit(name: string, amountUsdTicks: number, reason: string, idempotencyKey?: string) {
+    if (!Number.isSafeInteger(amountUsdTicks) || amountUsdTicks === 0) {
+      throw new InvalidRequest('invalid_amount', '`amount_usd_ticks` must be a non-zero integer (negative deducts).', 'amount_usd_ticks');
+    }
+    const account = await this.find(name);
+    const result = await this.deps.ledger.credit({ accountId: account.id, amountUsdTicks, reason, idempotencyKey }, this.deps.clock());
+    return { entry: result.entry, replayed: result.replayed, account: toView(account, result.plan) };
+  }
+
+  async entries(query: { account?: string; taskId?: string; after?: string; limit: number }): Promise<Array<LedgerEntry & { account: string }>> {
+    const names = await this.names();
+    const accountId = query.account === undefined ? undefined : (await this.find(query.account)).id;
+    const entries = await this.deps.ledger.entries({ accountId, taskId: query.taskId, after: query.after, limit: query.limit });
+    return entries.map((e) => ({ ...e, account: names.get(e.accountId) ?? e.accountId }));
+  }
+
+  async usage(query: { account?: string; since?: number; until?: number }): Promise<UsageRow[]> {
+    const accountId = query.account === undefined ? undefined : (await this.find(query.account)).id;
+    return this.deps.ledger.usage({ accountId, since: query.since, until: query.until });
+  }
+
+  /** The caller's own view (`GET /v1/account`). */
+  async view(account: Account): Promise<AccountView> {
+    return toView(account, await this.deps.ledger.plan(account.id));
+  }
+
+  usageOf(account: Account, query: { since?: number; until?: number }): Promise<UsageRow[]> {
+    return this.deps.ledger.usage({ accountId: account.id, ...query });
+  }
+
+  verify(): Promise<VerifyReport> {
+    return this.deps.ledger.verify();
+  }
+
+  private async applyPlan(account: Account, change: AccountChange): Promise<void> {
+    if (change.metered === undefined && change.requestsPerMinute === undefined && change.maxActiveTasks === undefined) return;
+    for (const [field, value] of [['requests_per_minute', change.requestsPerMinute], ['max_active_tasks', change.maxActiveTasks]] as const) {
+      if (value !== undefined && value !== null && (!Number.isSafeInteger(value) || value < 1)) {
+        throw new InvalidRequest('out_of_range', `\`limits.${field}\` must be a positive integer or null.`, `limits.${field}`);
+      }
+    }
+    await this.deps.ledger.setPlan(account.id, { metered: change.metered, rpmLimit: change.requestsPerMinute, maxActiveTasks: change.maxActiveTasks }, this.deps.clock());
+  }
+
+  private async find(name: string): Promise<Account> {
+    const account = await this.deps.accounts.findAccountByName(name);
+    if (!account) throw new NotFound('account', name);
+    return account;
+  }
+
+  private async names(): Promise<Map<string, string>> {
+    return new Map((await this.deps.accounts.listAccounts()).map((a) => [a.id, a.name]));
+  }
+}
+
+function toView(account: Account, plan: AccountPlan | undefined): AccountView {
+  return {
+    id: account.name,
+    models: account.models,
+    metered: plan?.metered ?? false,
+    balanceUsdTicks: plan?.balanceUsdTicks ?? 0,
+    heldUsdTicks: plan?.heldUsdTicks ?? 0,
+    limits: { requestsPerMinute: plan?.rpmLimit ?? null, maxActiveTasks: plan?.maxActiveTasks ?? null },
+    createdAt: account.createdAt,
+  };
+}

@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/sql/schema.ts';
+import type { TransitionEffects } from '../store/sql/transition-effects.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
+import type { Task } from '../engine/task.ts';
+import { newId } from '../engine/ids.ts';
+import { InsufficientCredits, TooManyRequests } from '../errors.ts';
+import { chargeTicks, holdTicks } from './prices.ts';
+import type { LedgerKind } from './ledger.ts';
+
+/** Seconds a client refused for too many active tasks waits before trying again. */
+export const ACTIVE_CAP_RETRY_SECONDS = 5;
+
+/**
+ * The ledger's writes that commit with the task's own changes (DESIGN invariant 7), through the
+ * store's transition seam: the hold and the active-task cap at insert, settle or release at the
+ * end. Correct across processes: the account's plan row is updated (so locked on PostgreSQL)
+ * before anything is counted, and the balance check is a condition of that same update.
+ */
+export function ledgerEffects(catalog: ModelCatalog, clock: () => number): TransitionEffects {
+  return {
+    async created(trx, task) {
+      const plan = await trx.selectFrom('account_plans').select(['metered', 'max_active_tasks']).where('account_id', '=', task.accountId).executeTakeFirst();
+      if (!plan) return;
+      const metered = Number(plan.metered) === 1;
+      const price = metered ? holdTicks(catalog.find(task.model), task) : 0;
+      const held = await trx.updateTable('account_plans')
+        .set((eb) => ({ held_usd_ticks: eb('held_usd_ticks', '+', price) }))
+        .where('account_id', '=', task.accountId)
+        .$if(metered, (qb) => qb.where((eb) => eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '>=', price)))
+        .executeTakeFirst();
+      if (Number(held.numUpdatedRows) !== 1) throw new InsufficientCredits(price);
+      if (plan.max_active_tasks !== null) {
+        // The new row counts itself; the plan row lock orders concurrent submits of the account.
+        const active = await trx.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', task.accountId).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
+        if (Number(active.n) > plan.max_active_tasks) {
+          throw new TooManyRequests(
+            'too_many_tasks',
+            `The account already has ${plan.max_active_tasks} tasks queued or running, its limit; submit again when one has ended.`,
+            ACTIVE_CAP_RETRY_SECONDS,
+          );
+        }
+      }
+      if (metered) await append(trx, task, 'hold', price, `hold for ${task.model}`, clock());
+    },
+
+    async finished(trx, task) {
+      // Settled when it succeeded; its expiry changes nothing owed.
+      if (task.status === 'expired') return;
+      const model = catalog.find(task.model);
+      const entries = await trx.selectFrom('ledger_entries').select(['kind', 'amount_usd_ticks'])
+        .where('task_id', '=', task.id).execute();
+      const hold = entries.find((e) => e.kind === 'hold');
+      const open = hold !== undefined && !entries.some((e) => e.kind === 'settle' || e.kind === 'release');
+      const heldAmount = hold ? Number(hold.amount_usd_ticks) : holdTicks(model, task);
+      const cost = task.status === 'succeeded' ? chargeTicks(model, task, heldAmount) : 0;
+      await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
+      if (!open) return;
+      const now = clock();
+      if (cost > 0) await append(trx, task, 'settle', cost, `${task.model}: verified output`, now);
+      if (heldAmount - cost > 0) await append(trx, task, 'release', heldAmount - cost, task.status === 'succeeded' ? 'unused part of the hold' : `task ${task.status}`, now);
+      await trx.updateTable('account_plans')
+        .set((eb) => ({ balance_usd_ticks: eb('balance_usd_ticks', '-', cost), held_usd_ticks: eb('held_usd_ticks', '-', heldAmount), updated_at: now }))
+        .where('account_id', '=', task.accountId)
+        .execute();
+    },
+  };
+}
+
+/** One entry; the unique (task, kind) index makes a second one of a kind fail the whole transaction. */
+async function append(trx: Kysely<Database>, task: Task, kind: LedgerKind, amount: number, reason: string, now: number): Promise<void> {
+  await trx.insertInto('ledger_entries').values({
+    id: newId('le', 12), account_id: task.accountId, task_id: task.id, kind, amount_usd_ticks: amount, reason, idempotency_key: null, created_at: now,
+  }).execute();
+}

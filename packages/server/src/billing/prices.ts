@@ -1,0 +1,51 @@
+import type { ModelEntry } from '../catalog/model-catalog.ts';
+import type { Task } from '../engine/task.ts';
+
+/** Ticks per output second of this model at this output short side (the catalog's price, or 0 when it has none). */
+export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number): number {
+  const price = model?.price;
+  if (!price) return 0;
+  return (shortSide ? price.byResolution[`${shortSide}p`] : undefined) ?? price.usdTicksPerSecond;
+}
+
+/**
+ * The price a submit holds: the seconds the request fixes (a generation's duration, an
+ * extension's added seconds on top of a known source), or for an edit, whose length comes from
+ * its input, the model's longest duration. Settlement never charges more than this.
+ */
+export function holdTicks(model: ModelEntry | undefined, task: Pick<Task, 'kind' | 'params'>): number {
+  if (!model) return 0;
+  const { params } = task;
+  const maxSeconds = model.durations[model.durations.length - 1] ?? 0;
+  const sourceSeconds = params.video?.kind === 'task' ? params.video.seconds : undefined;
+  const seconds = task.kind === 'generate'
+    ? params.duration
+    : task.kind === 'extend'
+      ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
+      : Math.ceil(sourceSeconds ?? maxSeconds);
+  return perSecondTicks(model, shortSideOf(params)) * seconds;
+}
+
+/**
+ * What a succeeded task is charged: its verified output in whole seconds (at least one; the
+ * unit family A reports `video.duration` in), never more than was held.
+ */
+export function chargeTicks(model: ModelEntry | undefined, task: Pick<Task, 'params' | 'result'>, held: number): number {
+  const measured = task.result?.durationSeconds;
+  if (!model || measured === undefined) return held;
+  const seconds = Math.max(1, Math.round(measured));
+  return Math.min(held, perSecondTicks(model, shortSideOf(task.params)) * seconds);
+}
+
+/** Unit price shown in `/v1/models`. */
+export function pricingOf(model: ModelEntry): { usd_ticks_per_second: number; by_resolution?: Record<string, number> } | undefined {
+  if (!model.price) return undefined;
+  const byResolution = model.price.byResolution;
+  return Object.keys(byResolution).length
+    ? { usd_ticks_per_second: model.price.usdTicksPerSecond, by_resolution: { ...byResolution } }
+    : { usd_ticks_per_second: model.price.usdTicksPerSecond };
+}
+
+function shortSideOf(params: Task['params']): number | undefined {
+  return params.width && params.height ? Math.min(params.width, params.height) : undefined;
+}

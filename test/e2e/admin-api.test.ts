@@ -1,0 +1,104 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { api } from './support/http.ts';
+import { runServerCommand } from './support/process.ts';
+import { ADMIN_TOKEN, startEconomicsService, type EconomicsService } from './support/economics.ts';
+import { startTestService } from './support/service.ts';
+
+describe('admin API and the accounts/credits/ledger commands', () => {
+  let svc: EconomicsService;
+  before(async () => {
+    svc = await startEconomicsService();
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  it('needs the admin token, compared in full; a tenant key is not one', async () => {
+    assert.equal((await api(svc.url).get('/admin/v1/accounts')).status, 401);
+    const wrong = await api(svc.url, `${ADMIN_TOKEN}x`).get('/admin/v1/accounts');
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.body.error.code, 'invalid_admin_token');
+    const key = await svc.account('tenant');
+    assert.equal((await api(svc.url, key).get('/admin/v1/accounts')).status, 401);
+    assert.equal((await svc.admin.get('/admin/v1/accounts')).status, 200);
+  });
+
+  it('is disabled without VIDGEN_ADMIN_TOKEN', async () => {
+    const plain = await startTestService();
+    try {
+      const answer = await api(plain.url, 'anything').get('/admin/v1/accounts');
+      assert.equal(answer.status, 403);
+      assert.equal(answer.body.error.code, 'admin_disabled');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('manages accounts, keys and credits; grants are idempotent with Idempotency-Key', async () => {
+    const created = await svc.admin.post('/admin/v1/accounts', { id: 'acme', models: ['tiny-1s'], credits_usd_ticks: 1000 });
+    assert.equal(created.status, 200);
+    assert.deepEqual([created.body.metered, created.body.balance_usd_ticks, created.body.models], [true, 1000, ['tiny-1s']]);
+    assert.equal((await svc.admin.post('/admin/v1/accounts', { id: 'acme' })).body.error.code, 'account_exists');
+    const patched = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', { limits: { requests_per_minute: 30, max_active_tasks: 4 }, models: null });
+    assert.deepEqual(patched.body.limits, { requests_per_minute: 30, max_active_tasks: 4 });
+    assert.equal(patched.body.models, null);
+
+    const key = await svc.admin.post('/admin/v1/accounts/acme/keys');
+    assert.match(key.body.key, /^vg-/);
+    const mine = await api(svc.url, key.body.key).get('/v1/account');
+    assert.deepEqual([mine.body.id, mine.body.balance_usd_ticks, mine.body.limits.max_active_tasks], ['acme', 1000, 4]);
+    const keys = await svc.admin.get('/admin/v1/accounts/acme/keys');
+    assert.equal(keys.body.data.length, 1);
+    assert.equal(JSON.stringify(keys.body).includes(key.body.key), false, 'a listing never shows the secret');
+
+    const grant = (amount: number, idem: string) => svc.admin.post('/admin/v1/accounts/acme/credits', { amount_usd_ticks: amount, reason: 'top-up' }, { 'idempotency-key': idem });
+    assert.equal((await grant(500, 'g1')).body.account.balance_usd_ticks, 1500);
+    const replay = await grant(500, 'g1');
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.body.account.balance_usd_ticks, 1500);
+    assert.equal((await grant(700, 'g1')).status, 422);
+    assert.equal((await grant(-2000, 'd1')).status, 402);
+    assert.equal((await grant(-200, 'd2')).body.entry.kind, 'adjust');
+    const ledger = await svc.admin.get('/admin/v1/ledger?account=acme');
+    assert.deepEqual(ledger.body.data.map((e: any) => [e.kind, e.amount_usd_ticks]), [['grant', 1000], ['grant', 500], ['adjust', -200]]);
+
+    assert.equal((await svc.admin.delete(`/admin/v1/accounts/acme/keys/${key.body.id}`)).status, 200);
+    assert.equal((await svc.admin.delete('/admin/v1/accounts/acme/keys/key-nope')).status, 404);
+  });
+
+  it('reports usage by account, model and day as JSON and CSV', async () => {
+    const key = await svc.account('reporter', { credits_usd_ticks: 10_000_000_000 });
+    const client = api(svc.url, key);
+    const submit = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'report me' });
+    for (;;) {
+      const poll = await client.get(`/v1/video/generations/${submit.body.task_id}`);
+      if (poll.body.status === 'SUCCESS') break;
+      assert.notEqual(poll.body.status, 'FAILURE');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    const json = await svc.admin.get('/admin/v1/usage?account=reporter');
+    assert.deepEqual(json.body.data.map((r: any) => [r.account, r.model, r.day, r.tasks, r.cost_in_usd_ticks]), [['reporter', 'tiny-1s', today, 1, 1_000_000_000]]);
+    const csv = await fetch(`${svc.url}/admin/v1/usage?format=csv&account=reporter`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.equal(await csv.text(), `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0\n`);
+    const models = await client.get('/v1/models');
+    assert.deepEqual(models.body.data.find((m: any) => m.id === 'tiny-1s').pricing, { usd_ticks_per_second: 1_000_000_000 });
+  });
+
+  it('vidgen-server accounts, credits and ledger verify work on the same database', async () => {
+    const env = { VIDGEN_DATA_DIR: svc.dataDir };
+    const created = await runServerCommand(['accounts', 'create', 'cli-team', '--credits', '2500', '--rpm', '10'], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(JSON.parse(created.stdout).balanceUsdTicks, 2500);
+    const granted = await runServerCommand(['credits', 'grant', 'cli-team', '500', '--reason', 'bonus', '--idempotency-key', 'b1'], env);
+    assert.equal(JSON.parse(granted.stdout).account.balanceUsdTicks, 3000);
+    const deducted = await runServerCommand(['credits', 'deduct', 'cli-team', '1000'], env);
+    assert.equal(JSON.parse(deducted.stdout).account.balanceUsdTicks, 2000);
+    const verify = await runServerCommand(['ledger', 'verify'], env);
+    assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    assert.match(verify.stderr, /the ledger verifies/);
+    assert.equal((await svc.admin.get('/admin/v1/accounts/cli-team')).body.balance_usd_ticks, 2000);
+  });
+});
