@@ -17,6 +17,8 @@ import { registerContentRoutes } from './api/content/routes.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
+import { registerWebhookRoutes } from './api/webhooks/routes.ts';
+import type { WebhookService } from './webhooks/webhook-service.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -35,6 +37,8 @@ export interface AppDeps {
   publicUrl?: string;
   signedUrlTtlSeconds: number;
   clock: () => number;
+  /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
+  webhooks?: WebhookService;
 }
 
 declare module 'fastify' {
@@ -75,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
   for (const dialect of deps.dialects) registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   registerFileRoutes(app, { files: deps.files });
+  if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
   return app;

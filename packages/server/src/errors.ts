@@ -59,6 +59,12 @@ export const API_ERROR_CODES = [
   'range_not_satisfiable',
   'idempotency_key_reused',
   'internal_error',
+  'invalid_webhook_url',
+  'webhook_url_forbidden',
+  'webhook_not_found',
+  'webhook_delivery_not_found',
+  'webhook_disabled',
+  'webhook_limit_reached',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

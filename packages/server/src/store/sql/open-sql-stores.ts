@@ -5,11 +5,13 @@ import { SqlTaskStore } from './sql-task-store.ts';
 import { SqlAccountStore } from './sql-account-store.ts';
 import { SqlFileStore } from './sql-file-store.ts';
 import type { TransitionEffects } from './transition-effects.ts';
+import { SqlWebhookStore } from '../../webhooks/sql-webhook-store.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
   accounts: SqlAccountStore;
   files: SqlFileStore;
+  webhooks: SqlWebhookStore;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   /** Stops the wake-up bridge, then closes the database. */
@@ -38,6 +40,7 @@ export async function openSqlStores(
     tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
+    webhooks: new SqlWebhookStore(database.db, database.dialect),
     ping: database.ping,
     async close() {
       await bridge.close();
