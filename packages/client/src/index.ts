@@ -26,4 +26,5 @@ export { checkMp4Signature, checkContentType } from './download-checks.ts';
 export type { RetrieveOptions } from './resources/videos.ts';
 export type { FileCreateParams } from './resources/files.ts';
 export type { ContentRequestOptions } from './resources/content.ts';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks/verify-webhook.ts';
 export type * from './types.ts';

@@ -11,6 +11,7 @@ export type {
   FamilyBTask as FamilyBTaskObject,
   // A listing entry (poll object + `created_at`, `idempotency_key`) and the page envelope around it.
   Listed, ListEnvelope as ListResponse,
+  WebhookEventBody as WebhookEvent, WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery,
 } from '@vidgen/protocol';
 
 /** A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id, queued/IN_PROGRESS/SUCCESS/FAILURE). */

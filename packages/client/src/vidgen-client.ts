@@ -10,6 +10,7 @@ import { Videos } from './resources/videos.ts';
 import { VideoGenerations } from './resources/video-generations.ts';
 import { Models } from './resources/models.ts';
 import { Files } from './resources/files.ts';
+import { Webhooks } from './resources/webhooks.ts';
 import { Content } from './resources/content.ts';
 import type { ClientCore } from './resources/client-core.ts';
 import type { Created, Family, RequestOptions, TaskObject } from './types.ts';
@@ -44,6 +45,7 @@ export class VidgenClient implements ClientCore {
   readonly videoGenerations: VideoGenerations;
   readonly models: Models;
   readonly files: Files;
+  readonly webhooks: Webhooks;
   readonly content: Content;
   readonly pollIntervals: Record<Family, number>;
   /** What this client learned: once the server replays a create, retries with the same key are known safe. */
@@ -69,6 +71,7 @@ export class VidgenClient implements ClientCore {
     this.videoGenerations = new VideoGenerations(this);
     this.models = new Models(this);
     this.files = new Files(this);
+    this.webhooks = new Webhooks(this);
     this.content = new Content(this);
   }
 

@@ -6,6 +6,7 @@ export * from './models.ts';
 export * from './files.ts';
 export * from './content.ts';
 export * from './ops.ts';
+export * from './webhooks.ts';
 // The schema builder itself, so routes (and a new dialect) compose schemas without a TypeBox of their own.
 export { Type } from '@sinclair/typebox';
 export type { Static, TSchema, TObject } from '@sinclair/typebox';

@@ -21,6 +21,8 @@ import { registerOpenApi } from './api/openapi/routes.ts';
 import { registerAccountRoutes } from './api/account/routes.ts';
 import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
+import { registerWebhookRoutes } from './api/webhooks/routes.ts';
+import type { WebhookService } from './webhooks/webhook-service.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -43,6 +45,8 @@ export interface AppDeps {
   billing: BillingService;
   /** VIDGEN_ADMIN_TOKEN; the admin API is disabled without it. */
   adminToken?: string;
+  /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
+  webhooks?: WebhookService;
 }
 
 declare module 'fastify' {
@@ -86,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
   for (const dialect of deps.dialects) registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   registerFileRoutes(app, { files: deps.files });
+  if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });

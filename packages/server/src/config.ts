@@ -53,6 +53,8 @@ export interface Config {
   fetchVideoMaxBytes: number;
   maxImagePixels: number;
   logLevel: string;
+  /** Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker process. */
+  webhooks: { retryBaseMs: number; retryCapMs: number; maxAttempts: number; timeoutMs: number; concurrency: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -117,5 +119,12 @@ export function loadConfig(env: Env): Config {
     fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB', 200, 1) * MiB,
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS', 40, 1) * 1_000_000,
     logLevel: env.VIDGEN_LOG_LEVEL || 'info',
+    webhooks: {
+      retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS', 10_000, 1),
+      retryCapMs: num('VIDGEN_WEBHOOK_RETRY_CAP_MS', 6 * 3600_000, 1),
+      maxAttempts: num('VIDGEN_WEBHOOK_MAX_ATTEMPTS', 15, 1),
+      timeoutMs: num('VIDGEN_WEBHOOK_TIMEOUT_MS', 10_000, 100),
+      concurrency: num('VIDGEN_WEBHOOK_CONCURRENCY', 4, 1),
+    },
   };
 }

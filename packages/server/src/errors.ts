@@ -75,6 +75,12 @@ export const API_ERROR_CODES = [
   'invalid_amount',
   'invalid_admin_token',
   'admin_disabled',
+  'invalid_webhook_url',
+  'webhook_url_forbidden',
+  'webhook_not_found',
+  'webhook_delivery_not_found',
+  'webhook_disabled',
+  'webhook_limit_reached',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

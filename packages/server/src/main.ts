@@ -30,7 +30,12 @@ import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { probeVideo, verifyVideo } from './media/video-probe.ts';
 import { checkVideoBytes } from './media/video-input.ts';
 import { normalizeImage, sniffImageType } from './media/image-input.ts';
-import { createSafeFetch } from './security/create-safe-fetch.ts';
+import { createSafeFetch, createSafePost } from './security/create-safe-fetch.ts';
+import { webhookOutbox } from './webhooks/webhook-outbox.ts';
+import { WebhookService } from './webhooks/webhook-service.ts';
+import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { SecretBox } from './webhooks/secret-box.ts';
+import { createEventData } from './api/webhooks/event-data.ts';
 import { UrlSigner } from './security/url-signer.ts';
 import { createPrometheusMetrics } from './observability/prometheus-metrics.ts';
 import { loadSigningSecret } from './signing-secret.ts';
@@ -66,10 +71,14 @@ export async function startService(
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
   const { generators, lanes } = await buildBackends(config, binaries, logger);
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
-  // The ledger holds, settles and releases in the transactions of the task changes (invariant 7).
-  const effects = [ledgerEffects(catalog, clock)];
+  const hooks = config.webhooks;
+  // The ledger holds, settles and releases, and the webhook outbox records events, in the
+  // transactions of the task changes they follow (invariants 7 and 8).
+  const effects = [ledgerEffects(catalog, clock), webhookOutbox({ maxAttempts: hooks.maxAttempts, clock })];
   const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger, effects, rateWindowMs: config.rateWindowSeconds * 1000 });
-  const { tasks, accounts, files: fileStore, ledger } = database;
+  const { tasks, accounts, files: fileStore, ledger, webhooks: webhookStore } = database;
+  const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
+  const secretBox = new SecretBox(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
   const s3 = config.s3 ? new S3BlobStore(config.s3) : undefined;
   const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
@@ -82,7 +91,7 @@ export async function startService(
   const videos = new VideoInputs({ files: fileStore, blobs, tasks, fetch: safeFetch(config.fetchVideoMaxBytes, 'video'), probe: probeInputVideo });
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
-  const metrics = createPrometheusMetrics(tasks);
+  const metrics = createPrometheusMetrics(tasks, webhookStore);
   const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock, admission: database.rateLimits });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
@@ -113,16 +122,33 @@ export async function startService(
   }
 
   if (config.role !== 'worker') await ensureBootstrapKey(accounts, logger, clock());
+  const signer = new UrlSigner(signingSecret);
   const app = await buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: async () => (await database.ping(), await blobs.check()), metrics: metrics.registry, metricsToken: config.metricsToken },
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
     billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
-    signer: new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir)),
+    signer,
+    webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
   });
   const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
+  if (config.role !== 'api') {
+    const links = { signer, publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds };
+    const dispatcher = createWebhookDispatcher({
+      store: webhookStore, box: secretBox, clock, logger: logger.child({ component: 'webhooks' }), metrics: metrics.webhooks,
+      post: createSafePost({ allowPrivate: config.allowPrivateUrls, timeoutMs: hooks.timeoutMs, maxBytes: 64 * 1024, what: 'webhook' }),
+      eventData: createEventData({ tasks, dialects, links, fallbackBaseUrl: () => url, linkKeyOf: (id) => webhookStore.linkKeyOf(id), clock }),
+      schedule: { baseMs: hooks.retryBaseMs, capMs: hooks.retryCapMs, maxAttempts: hooks.maxAttempts },
+      owner: `${hostname()}:${process.pid}:${newId('d', 4)}`,
+      // A claim outlives the POST it covers; a killed worker's deliveries are retaken after it.
+      leaseMs: hooks.timeoutMs + config.leaseSeconds * 1000,
+      pollMs: config.pollMs, concurrency: hooks.concurrency,
+    });
+    dispatcher.start();
+    stops.push(() => dispatcher.stop());
+  }
   logger.info({ role: config.role, url, dataDir: config.dataDir }, 'vidgen is running');
   return {
     url,

@@ -28,6 +28,9 @@ const OPTIONS = {
   limit: { type: 'string' },
   after: { type: 'string' },
   local: { type: 'boolean' },
+  'forward-to': { type: 'string' },
+  port: { type: 'string' },
+  events: { type: 'string' },
 } as const;
 
 export type Flags = {

@@ -10,6 +10,7 @@ import { editCommand, extendCommand } from './commands/variant-commands.ts';
 import { forgetCommand, resumeCommand } from './commands/resume.ts';
 import { modelsCommand, tasksCommand } from './commands/list-commands.ts';
 import { loginCommand, logoutCommand } from './commands/login.ts';
+import { webhooksCommand } from './commands/webhooks-command.ts';
 import { SubmitOutcomeUnknown, WaitTimeoutError } from '../task-errors.ts';
 import { APIConnectionError, APIError, APIUserAbortError } from '../errors.ts';
 import { VERSION } from '../version.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, (ctx: CliContext) => Promise<number>> = {
   models: modelsCommand,
   login: loginCommand,
   logout: logoutCommand,
+  webhooks: webhooksCommand,
 };
 
 /** Runs one `vidgen` invocation and returns its exit code; never calls process.exit itself. */

@@ -18,6 +18,7 @@ Commands:
   forget     drop a journal entry resume should stop chasing
   login      save a server and key in ~/.vidgen/profile.json
   logout     delete the saved profile
+  webhooks   \`webhooks listen --forward-to URL\`: receive this account's events locally   (--forward-to)
 
 Global flags:
   --base-url <url>        server (env VIDGEN_BASE_URL, then the profile, default http://127.0.0.1:8080)
@@ -68,6 +69,7 @@ export const COMMAND_HELP: Record<string, string> = {
   tasks: `List tasks, newest first: the server's listing of both families, or this machine's journal.\n\nUsage: vidgen tasks [--family A|B] [--status S] [--model M] [--limit N] [--after ID] [--local]\n\n  --family A|B            one family only\n  --status S              in the family's words (pending/done/… or queued/IN_PROGRESS/…)\n  --model M               one model only\n  --limit N               at most N rows in all (default 20, max 100)\n  --after ID              the page after this task id\n  --local                 this machine's journal for the current server and key\n`,
   models: `The models this API key may use, with family, durations, ratios and whether they need an image.\n\nUsage: vidgen models [--json]\n`,
   resume: `Finish what the journal still owes for the current server and key: reconcile submits that got no\nanswer, wait for running tasks, download finished ones to the path they were submitted with.\nEntries of other servers or keys are listed and left alone.\n\nUsage: vidgen resume [--no-download]\n\n  --no-download           wait, but do not download\n${WAIT_FLAGS}\n`,
+  webhooks: `Receive this account's webhook events on a machine without a public address: listen on loopback,\nregister that URL as a temporary endpoint (the server must allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS),\nverify each delivery and forward it, headers and body unchanged, to --forward-to. Ctrl-C deletes the endpoint.\n\nUsage: vidgen webhooks listen --forward-to <url> [--port N] [--events video.completed,video.failed]\n\n  --forward-to <url>      where verified events are POSTed; its status is the server's answer\n  --port N                loopback port to listen on (default: any free one)\n  --events a,b            subscribe to these events only (default all)\n`,
   forget: `Drop a journal entry that resume should stop chasing.\n\nUsage: vidgen forget <task-id|idempotency-key>\n`,
   login: `Save a server and API key as the default profile (~/.vidgen/profile.json, readable by you only).\nThe key is checked against the server first. VIDGEN_BASE_URL and VIDGEN_API_KEY still win.\n\nUsage: vidgen login [--base-url <url>] [--api-key <key>]\n       echo "$KEY" | vidgen login --base-url <url>\n\n  --base-url <url>        the server (default http://127.0.0.1:8080)\n  --api-key <key>         the key; without it, read from standard input\n`,
   logout: `Delete the saved profile (~/.vidgen/profile.json).\n\nUsage: vidgen logout\n`,

@@ -18,7 +18,12 @@ export function contentPath(taskId: string): string {
  * never past the end of the result's retention.
  */
 export function signedContentUrl(request: FastifyRequest, task: Task, keyId: string, opts: LinkOptions, nowMs: number): string {
-  const base = (opts.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+  return signedLink(opts.publicUrl ?? `${request.protocol}://${request.host}`, task, keyId, opts, nowMs);
+}
+
+/** The same link with the base given (no request to take it from: a webhook delivery). */
+export function signedLink(baseUrl: string, task: Task, keyId: string, opts: LinkOptions, nowMs: number): string {
+  const base = baseUrl.replace(/\/+$/, '');
   const until = Math.min(nowMs + opts.signedUrlTtlSeconds * 1000, task.expiresAt ?? Infinity);
   const { expires, kid, sig } = opts.signer.sign(task.id, keyId, Math.floor(until / 1000));
   return `${base}${contentPath(task.id)}?expires=${expires}&kid=${encodeURIComponent(kid)}&sig=${sig}`;

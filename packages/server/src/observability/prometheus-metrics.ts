@@ -1,13 +1,17 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TaskStore } from '../store/task-store.ts';
 import type { EngineMetrics } from '../engine/engine-metrics.ts';
+import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.ts';
 
 /**
  * Prometheus metrics of one process. Counters and histograms count what this process did;
  * the queue and running gauges are read from the store at scrape time, so every process
  * reports the same cluster-wide figures.
  */
-export function createPrometheusMetrics(tasks: TaskStore): { registry: Registry; engine: EngineMetrics } {
+export function createPrometheusMetrics(
+  tasks: TaskStore,
+  deliveries?: { countByStatus(): Promise<Record<string, number>> },
+): { registry: Registry; engine: EngineMetrics; webhooks: WebhookMetrics } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'vidgen_process_' });
   const claims = new Counter({ name: 'vidgen_claims_total', help: 'Tasks claimed by this process', labelNames: ['backend'], registers: [registry] });
@@ -35,8 +39,21 @@ export function createPrometheusMetrics(tasks: TaskStore): { registry: Registry;
   const once = () => (collecting ??= collect().finally(() => (collecting = undefined)));
   Object.assign(queued, { collect: once });
   Object.assign(running, { collect: once });
+  const webhookAttempts = new Counter({
+    name: 'vidgen_webhook_attempts_total', help: 'Webhook delivery attempts this process ended, by outcome (delivered, retried, failed, canceled)',
+    labelNames: ['outcome'], registers: [registry],
+  });
+  const webhookDeliveries = new Gauge({ name: 'vidgen_webhook_deliveries', help: 'Webhook deliveries by status (pending, delivered, failed, canceled)', labelNames: ['status'], registers: [registry] });
+  Object.assign(webhookDeliveries, {
+    collect: async () => {
+      const counts = (await deliveries?.countByStatus()) ?? {};
+      webhookDeliveries.reset();
+      for (const status of ['pending', 'delivered', 'failed', 'canceled']) webhookDeliveries.set({ status }, counts[status] ?? 0);
+    },
+  });
   return {
     registry,
+    webhooks: { attemptEnded: (outcome) => webhookAttempts.inc({ outcome }) },
     engine: {
       claimed: (backend, queuedMs) => {
         claims.inc({ backend });

@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { FetchRefused, type FetchedBody, type SafeFetch, type SafeFetchOptions } from './safe-fetch.ts';
+import { FetchRefused, type FetchedBody, type SafeFetch, type SafeFetchOptions, type SafePost } from './safe-fetch.ts';
 
 /** Decides whether the server may open a connection to an IP address. */
 export type AddressPolicy = (address: string) => boolean;
@@ -242,20 +242,63 @@ export function createSafeFetch(
   options: SafeFetchOptions,
   policy: AddressPolicy = options.allowPrivate ? () => true : isPublicAddress,
 ): SafeFetch {
-  return async (url, signal) => {
-    signal?.throwIfAborted();
-    const deadline = new AbortController();
-    // One budget for the whole fetch, redirects included, so a slow chain cannot add up past it.
-    const timer = setTimeout(() => deadline.abort(TIMED_OUT), options.timeoutMs);
-    const forward = () => deadline.abort(signal?.reason);
-    signal?.addEventListener('abort', forward, { once: true });
-    try {
-      return await followRedirects(url, options, policy, deadline.signal);
-    } catch (err) {
-      throw explain(err, deadline.signal, options);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
-    }
-  };
+  return (url, signal) => withDeadline(options, signal, (deadline) => followRedirects(url, options, policy, deadline));
+}
+
+/**
+ * POSTs a body (a webhook delivery) under the same address checks, time budget and byte cap on
+ * the answer. A redirect is an answer like any other: following it would re-send a signed body
+ * to a host the receiver's owner never registered.
+ */
+export function createSafePost(
+  options: Omit<SafeFetchOptions, 'maxRedirects'>,
+  policy: AddressPolicy = options.allowPrivate ? () => true : isPublicAddress,
+): SafePost {
+  const label = `The ${options.what} URL`;
+  return (url, request, signal) =>
+    withDeadline({ ...options, maxRedirects: 0 }, signal, (deadline) => post(parseTarget(url, undefined, label, policy), label, policy, request, options.maxBytes, deadline));
+}
+
+function post(url: URL, label: string, policy: AddressPolicy, request: { body: string; headers: Record<string, string> }, maxBytes: number, signal: AbortSignal) {
+  return new Promise<{ status: number }>((resolve, reject) => {
+    const client = url.protocol === 'https:' ? https : http;
+    const body = Buffer.from(request.body, 'utf8');
+    const req = client.request(url, {
+      method: 'POST',
+      headers: { 'user-agent': 'vidgen-webhooks/1', 'content-type': 'application/json', 'content-length': String(body.length), ...request.headers },
+      agent: false,
+      lookup: guardedLookup(label, policy),
+      signal,
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      // The answer's body is not used; read at most maxBytes of it, then hang up.
+      let seen = 0;
+      res.on('data', (chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen > maxBytes) res.destroy();
+      });
+      res.on('close', () => resolve({ status }));
+      res.on('error', () => resolve({ status }));
+    });
+    req.end(body);
+  });
+}
+
+async function withDeadline<T>(options: SafeFetchOptions, signal: AbortSignal | undefined, run: (deadline: AbortSignal) => Promise<T>): Promise<T> {
+  signal?.throwIfAborted();
+  const deadline = new AbortController();
+  // One budget for the whole fetch, redirects included, so a slow chain cannot add up past it.
+  const timer = setTimeout(() => deadline.abort(TIMED_OUT), options.timeoutMs);
+  const forward = () => deadline.abort(signal?.reason);
+  signal?.addEventListener('abort', forward, { once: true });
+  try {
+    return await run(deadline.signal);
+  } catch (err) {
+    throw explain(err, deadline.signal, options);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', forward);
+  }
 }

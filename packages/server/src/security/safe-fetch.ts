@@ -9,7 +9,7 @@ export interface SafeFetchOptions {
   maxBytes: number;
   maxRedirects: number;
   /** What the URL should hold; refusal messages name it ("The video URL answered with…") so callers pass them on as they are. */
-  what: 'image' | 'video' | 'file';
+  what: 'image' | 'video' | 'file' | 'webhook';
 }
 
 export interface FetchedBody {
@@ -30,3 +30,6 @@ export class FetchRefused extends Error {
 }
 
 export type SafeFetch = (url: string, signal?: AbortSignal) => Promise<FetchedBody>;
+
+/** A POST through the same guards (webhook deliveries): the answer's status, whatever it is; redirects are not followed. */
+export type SafePost = (url: string, request: { body: string; headers: Record<string, string> }, signal?: AbortSignal) => Promise<{ status: number }>;

@@ -157,6 +157,48 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0020_webhooks': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_secret_until', 'bigint')
+        .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('disabled_reason', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('deleted_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('webhook_endpoints_account').on('webhook_endpoints').columns(['account_id', 'status']).execute();
+      // The outbox: written in the transaction of the task transition it reports (invariant 8).
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('event_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('endpoint_id', 'varchar(64)', (c) => c.notNull().references('webhook_endpoints.id'))
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('event_type', 'varchar(64)', (c) => c.notNull())
+        .addColumn('task_id', 'varchar(64)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('max_attempts', 'integer', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+        .addColumn('lease_owner', 'varchar(200)')
+        .addColumn('lease_token', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_status_code', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('delivered_at', 'bigint')
+        .execute();
+      // The dispatcher takes due pending rows; the API lists an endpoint's deliveries newest first.
+      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+      await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
+    },
+  },
   '0040_listing_indexes': {
     async up(db: Kysely<any>) {
       // Listings filtered by state or model walk only the matching rows, newest first: without

@@ -7,6 +7,7 @@ import { SqlFileStore } from './sql-file-store.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 import { SqlLedger } from '../../billing/sql-ledger.ts';
 import { SqlRateLimits } from '../../billing/rate-limits.ts';
+import { SqlWebhookStore } from '../../webhooks/sql-webhook-store.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
@@ -14,6 +15,7 @@ export interface SqlStores {
   files: SqlFileStore;
   ledger: SqlLedger;
   rateLimits: SqlRateLimits;
+  webhooks: SqlWebhookStore;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   /** Stops the wake-up bridge, then closes the database. */
@@ -44,6 +46,7 @@ export async function openSqlStores(
     files: new SqlFileStore(database.db),
     ledger: new SqlLedger(database.db),
     rateLimits: new SqlRateLimits(database.db, options.rateWindowMs),
+    webhooks: new SqlWebhookStore(database.db, database.dialect),
     ping: database.ping,
     async close() {
       await bridge.close();

@@ -108,10 +108,49 @@ export interface RateWindowsTable {
   count: number;
 }
 
+/** A webhook endpoint of an account; secrets are encrypted at rest (webhooks/secret-box.ts). */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  secret: string;
+  /** The secret before the last rotation, still signing until `previous_secret_until`. */
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  status: string;
+  disabled_reason: string | null;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+/** The outbox: one row per event and subscribed endpoint, written with the transition it reports. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  account_id: string;
+  event_type: string;
+  task_id: string | null;
+  created_at: number;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_token: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
 export interface Database {
   account_plans: AccountPlansTable;
   ledger_entries: LedgerEntriesTable;
   rate_windows: RateWindowsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   task_attempts: TaskAttemptsTable;
   tasks: TasksTable;
   accounts: AccountsTable;

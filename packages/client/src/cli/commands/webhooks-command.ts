@@ -1,0 +1,69 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhook } from '../../webhooks/verify-webhook.ts';
+import { numberFlag } from '../cli-args.ts';
+import type { CliContext } from '../cli-context.ts';
+import { EXIT, UsageError } from '../exit-codes.ts';
+
+/**
+ * `vidgen webhooks listen --forward-to URL`: local development without a public address. It
+ * listens on loopback, registers that loopback URL as a temporary endpoint (the server must
+ * allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS), verifies each delivery with the endpoint's
+ * secret and forwards it, headers and body unchanged, to --forward-to; the server is answered
+ * with the forward's status, so retries behave as they will in production. Ctrl-C deletes the
+ * endpoint.
+ */
+export async function webhooksCommand(ctx: CliContext): Promise<number> {
+  const sub = ctx.positionals[0];
+  if (sub !== 'listen') throw new UsageError(`unknown webhooks command '${sub ?? ''}'; use \`vidgen webhooks listen --forward-to URL\`.`);
+  const target = ctx.flags['forward-to'];
+  if (!target || !/^https?:\/\//.test(target)) throw new UsageError('--forward-to <http(s) URL> is required.');
+  let secret = '';
+  const server = createServer((req, res) => void forward(ctx, target, () => secret, req, res));
+  await new Promise<void>((resolve) => server.listen(numberFlag(ctx.flags, 'port') ?? 0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    const events = ctx.flags.events?.split(',').map((e) => e.trim()).filter(Boolean);
+    const endpoint = await ctx.client.webhooks.create({ url, ...(events ? { events } : {}) }, { signal: ctx.signal });
+    secret = endpoint.secret;
+    ctx.result(
+      { endpoint_id: endpoint.id, url, forward_to: target, secret },
+      `Listening on ${url} (endpoint ${endpoint.id}), forwarding verified events to ${target}.\nSigning secret (for your receiver's verifyWebhook): ${secret}\nCtrl-C to stop; the endpoint is deleted then.`,
+    );
+    try {
+      await new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener('abort', () => resolve(), { once: true })));
+    } finally {
+      await ctx.client.webhooks.delete(endpoint.id).catch(() => ctx.note(`vidgen: could not delete endpoint ${endpoint.id}; delete it with DELETE /v1/webhooks/${endpoint.id}.`));
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  return EXIT.ok;
+}
+
+async function forward(ctx: CliContext, target: string, secret: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks).toString('utf8');
+  let event: { id: string; type: string; data?: { id?: string } };
+  try {
+    event = await verifyWebhook(body, req.headers, secret());
+  } catch (err) {
+    ctx.note(`refused a delivery: ${(err as Error).message}`);
+    res.writeHead(400).end();
+    return;
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) headers[name] = String(req.headers[name]);
+  let status = 502;
+  try {
+    const answer = await fetch(target, { method: 'POST', headers, body, redirect: 'manual' });
+    status = answer.status;
+    await answer.body?.cancel();
+  } catch {
+    ctx.note(`could not reach ${target}`);
+  }
+  ctx.note(`${event.type} ${event.id}${event.data?.id ? ` (${event.data.id})` : ''} → ${status}`);
+  res.writeHead(status >= 200 && status < 600 ? status : 502).end();
+}

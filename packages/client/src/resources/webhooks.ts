@@ -1,0 +1,47 @@
+import type { RequestOptions, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.ts';
+import type { ClientCore } from './client-core.ts';
+
+export interface WebhookCreateParams {
+  url: string;
+  /** Default: all of `video.completed`, `video.failed`, `video.canceled`, `video.expired`. */
+  events?: string[];
+}
+
+/** Webhook endpoints of the key's account (a vidgen extension). Verify deliveries with `verifyWebhook`. */
+export class Webhooks {
+  constructor(private readonly core: ClientCore) {}
+
+  private call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: RequestOptions, body?: unknown): Promise<T> {
+    return this.core.transport.request<T>({ method, path, ...(body === undefined ? {} : { body }), ...opts }).then((r) => r.data);
+  }
+
+  /** The answer holds the signing secret; it is never shown again. */
+  create(params: WebhookCreateParams, opts: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
+    return this.call('POST', '/v1/webhooks', opts, params);
+  }
+
+  list(opts: RequestOptions = {}): Promise<{ object: 'list'; data: WebhookEndpoint[]; has_more: boolean }> {
+    return this.call('GET', '/v1/webhooks', opts);
+  }
+
+  delete(id: string, opts: RequestOptions = {}): Promise<{ id: string; object: 'webhook_endpoint'; deleted: boolean }> {
+    return this.call('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`, opts);
+  }
+
+  /** A new secret; the previous one keeps signing beside it for 24 h. */
+  rotateSecret(id: string, opts: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
+    return this.call('POST', `/v1/webhooks/${encodeURIComponent(id)}/rotate-secret`, opts);
+  }
+
+  test(id: string, opts: RequestOptions = {}): Promise<WebhookDelivery> {
+    return this.call('POST', `/v1/webhooks/${encodeURIComponent(id)}/test`, opts);
+  }
+
+  deliveries(id: string, opts: RequestOptions = {}): Promise<{ object: 'list'; data: WebhookDelivery[]; has_more: boolean; last_id: string | null }> {
+    return this.call('GET', `/v1/webhooks/${encodeURIComponent(id)}/deliveries`, opts);
+  }
+
+  retry(id: string, deliveryId: string, opts: RequestOptions = {}): Promise<WebhookDelivery> {
+    return this.call('POST', `/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, opts);
+  }
+}

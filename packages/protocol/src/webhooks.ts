@@ -1,0 +1,74 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** `POST /v1/webhooks` (a vidgen extension, for clients of both dialects). */
+export const WebhookCreateBody = Type.Object({
+  url: Type.String({ description: 'An http(s) URL on a public address (private ones only where the operator allows them).' }),
+  events: Type.Optional(Type.Array(Type.String(), {
+    description: 'Any of `video.completed`, `video.failed`, `video.canceled`, `video.expired`; default all four.',
+  })),
+});
+export type WebhookCreateBody = Static<typeof WebhookCreateBody>;
+
+export const WebhookEndpoint = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook_endpoint'),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  disabled_reason: Nullable(Type.String()),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+  previous_secret_expires_at: Nullable(Type.Integer({ description: 'Unix seconds until which the secret before the last rotation still signs.' })),
+});
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+/** Creation and rotation answers: the only times the secret is shown. */
+export const WebhookEndpointWithSecret = Type.Composite([
+  WebhookEndpoint,
+  Type.Object({ secret: Type.String({ description: '`whsec_…`: verify deliveries with it (Standard Webhooks). Shown only this once.' }) }),
+]);
+export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
+
+export const WebhookEndpointList = Type.Object({ object: Type.Literal('list'), data: Type.Array(WebhookEndpoint), has_more: Type.Boolean() });
+export type WebhookEndpointList = Static<typeof WebhookEndpointList>;
+
+export const WebhookDeleted = Type.Object({ id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Boolean() });
+export type WebhookDeleted = Static<typeof WebhookDeleted>;
+
+export const WebhookDelivery = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook_delivery'),
+  event_id: Type.String({ description: 'The `webhook-id` header of every attempt.' }),
+  event_type: Type.String(),
+  task_id: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('canceled')]),
+  attempts: Type.Integer(),
+  next_attempt_at: Nullable(Type.Integer({ description: 'Unix seconds of the next try, while pending.' })),
+  last_status_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+  delivered_at: Nullable(Type.Integer()),
+});
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+export const WebhookDeliveryList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(WebhookDelivery),
+  has_more: Type.Boolean(),
+  last_id: Nullable(Type.String()),
+});
+export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
+
+export const WebhookDeliveryListQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
+  after: Type.Optional(Type.String({ description: 'A delivery id: the page after it.' })),
+});
+
+/** The JSON body of a delivery. `data.object` is the task exactly as its family's poll returns it, at delivery time. */
+export interface WebhookEventBody {
+  id: string;
+  type: 'video.completed' | 'video.failed' | 'video.canceled' | 'video.expired' | 'webhook.test';
+  created_at: number;
+  data: { id: string; family?: string; object?: Record<string, unknown> };
+}

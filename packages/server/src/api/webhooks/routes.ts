@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  WebhookCreateBody, WebhookDeleted, WebhookDelivery as DeliverySchema, WebhookDeliveryList, WebhookDeliveryListQuery,
+  WebhookEndpoint as EndpointSchema, WebhookEndpointList, WebhookEndpointWithSecret,
+} from '@vidgen/protocol';
+import type { WebhookService } from '../../webhooks/webhook-service.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
+import { InvalidRequest } from '../../errors.ts';
+import { callerOf } from '../authenticate.ts';
+import { described, errorResponses, idParams } from '../route-schemas.ts';
+
+const tags = ['Webhooks'];
+const errors = errorResponses();
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+
+function toEndpoint(e: WebhookEndpoint): EndpointSchema {
+  return {
+    id: e.id, object: 'webhook_endpoint', url: e.url, events: e.events, status: e.status, disabled_reason: e.disabledReason,
+    created_at: Math.floor(e.createdAt / 1000), previous_secret_expires_at: seconds(e.previousSecretUntil),
+  };
+}
+
+function toDelivery(d: WebhookDelivery): DeliverySchema {
+  return {
+    id: d.id, object: 'webhook_delivery', event_id: d.eventId, event_type: d.eventType, task_id: d.taskId, status: d.status,
+    attempts: d.attempts, next_attempt_at: d.status === 'pending' ? seconds(d.nextAttemptAt) : null, last_status_code: d.lastStatusCode,
+    last_error: d.lastError, created_at: Math.floor(d.createdAt / 1000), delivered_at: seconds(d.deliveredAt),
+  };
+}
+
+type ById = { Params: { id: string } };
+
+/** Webhook endpoints of the caller's account (a vidgen extension, the same for both dialects). */
+export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: WebhookService }): void {
+  const { webhooks } = deps;
+  const account = (request: Parameters<typeof callerOf>[0]) => callerOf(request).account.id;
+  const params = idParams('id');
+
+  app.post<{ Body: WebhookCreateBody }>('/v1/webhooks', {
+    schema: {
+      operationId: 'createWebhook', summary: 'Register a webhook endpoint (its secret is shown only in this answer)', tags, body: WebhookCreateBody,
+      response: { 200: described(WebhookEndpointWithSecret, 'The endpoint, with its signing secret'), ...errors },
+    },
+  }, async (request) => {
+    const { endpoint, secret } = await webhooks.register(account(request), request.body);
+    return { ...toEndpoint(endpoint), secret };
+  });
+
+  app.get('/v1/webhooks', {
+    schema: { operationId: 'listWebhooks', summary: "The account's webhook endpoints", tags, response: { 200: described(WebhookEndpointList, 'Endpoints, oldest first'), ...errors } },
+  }, async (request) => ({ object: 'list' as const, data: (await webhooks.list(account(request))).map(toEndpoint), has_more: false }));
+
+  app.get<ById>('/v1/webhooks/:id', {
+    schema: { operationId: 'getWebhook', summary: 'A webhook endpoint', tags, params, response: { 200: described(EndpointSchema, 'The endpoint'), ...errors } },
+  }, async (request) => toEndpoint(await webhooks.get(account(request), request.params.id)));
+
+  app.delete<ById>('/v1/webhooks/:id', {
+    schema: { operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint (its pending deliveries are canceled)', tags, params, response: { 200: described(WebhookDeleted, 'Deleted'), ...errors } },
+  }, async (request) => {
+    await webhooks.delete(account(request), request.params.id);
+    return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true };
+  });
+
+  app.post<ById>('/v1/webhooks/:id/rotate-secret', {
+    schema: {
+      operationId: 'rotateWebhookSecret', summary: 'New signing secret; the old one keeps signing beside it for 24 h', tags, params,
+      response: { 200: described(WebhookEndpointWithSecret, 'The endpoint, with its new secret'), ...errors },
+    },
+  }, async (request) => {
+    const { endpoint, secret } = await webhooks.rotateSecret(account(request), request.params.id);
+    return { ...toEndpoint(endpoint), secret };
+  });
+
+  app.post<ById>('/v1/webhooks/:id/test', {
+    schema: { operationId: 'testWebhook', summary: 'Queue a `webhook.test` event to the endpoint', tags, params, response: { 200: described(DeliverySchema, 'The queued delivery'), ...errors } },
+  }, async (request) => toDelivery(await webhooks.sendTest(account(request), request.params.id)));
+
+  app.get<ById & { Querystring: { limit?: string; after?: string } }>('/v1/webhooks/:id/deliveries', {
+    schema: {
+      operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first", tags, params, querystring: WebhookDeliveryListQuery,
+      response: { 200: described(WebhookDeliveryList, 'A page of deliveries'), ...errors },
+    },
+  }, async (request) => {
+    const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
+    const page = await webhooks.deliveries(account(request), request.params.id, { limit: limit + 1, after: request.query.after || undefined });
+    const data = page.slice(0, limit).map(toDelivery);
+    return { object: 'list' as const, data, has_more: page.length > limit, last_id: data.at(-1)?.id ?? null };
+  });
+
+  app.post<{ Params: { id: string; delivery_id: string } }>('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
+    schema: {
+      operationId: 'retryWebhookDelivery', summary: 'Send a delivery once more, now (same `webhook-id`)', tags, params: idParams('id', 'delivery_id'),
+      response: { 200: described(DeliverySchema, 'The delivery, pending again'), ...errors },
+    },
+  }, async (request) => toDelivery(await webhooks.retry(account(request), request.params.id, request.params.delivery_id)));
+}

@@ -1,0 +1,219 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/sql/schema.ts';
+import type { SqlDialect } from '../store/sql/sql-dialect.ts';
+import type { AttemptEnd, DeliveryLease, DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-events.ts';
+import type { ClaimRequest, NewDelivery, NewEndpoint, WebhookStore } from './webhook-store.ts';
+
+export class SqlWebhookStore implements WebhookStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  async insertEndpoint(e: NewEndpoint): Promise<WebhookEndpoint> {
+    const row = await this.db
+      .insertInto('webhook_endpoints')
+      .values({
+        id: e.id, account_id: e.accountId, url: e.url, events: JSON.stringify(e.events), secret: e.secret,
+        previous_secret: null, previous_secret_until: null, status: 'enabled', disabled_reason: null, created_at: e.createdAt, deleted_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toEndpoint(row);
+  }
+
+  async getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.live().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    return row && toEndpoint(row);
+  }
+
+  async endpointById(id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && { ...toEndpoint(row), ...(row.deleted_at !== null ? { status: 'disabled' as const, disabledReason: 'deleted' } : {}) };
+  }
+
+  async listEndpoints(accountId?: string): Promise<WebhookEndpoint[]> {
+    let query = this.live().orderBy('created_at').orderBy('id');
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return (await query.execute()).map(toEndpoint);
+  }
+
+  async deleteEndpoint(accountId: string, id: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('webhook_endpoints')
+        .set({ deleted_at: now, status: 'disabled', disabled_reason: 'deleted' })
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await cancelPending(trx, id, 'The endpoint was deleted.');
+      return true;
+    });
+  }
+
+  async rotateSecret(accountId: string, id: string, sealedSecret: string, previousUntil: number): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: previousUntil, secret: sealedSecret }))
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toEndpoint(row);
+  }
+
+  async disableEndpoint(id: string, reason: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason }).where('id', '=', id).execute();
+      await cancelPending(trx, id, reason);
+    });
+  }
+
+  async enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void> {
+    await insertDeliveries(this.db, deliveries, now);
+  }
+
+  async claimDue({ owner, now, leaseMs, limit }: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>> {
+    const due = this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    // While claimed, a row is due again only when its lease runs out: a killed dispatcher's
+    // deliveries are taken by another one then, with the same event id (at-least-once).
+    const rows = await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ lease_owner: owner, lease_token: eb('lease_token', '+', 1), attempts: eb('attempts', '+', 1), next_attempt_at: now + leaseMs }))
+      .where('id', 'in', this.dialect.lockForTaking(due))
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .returningAll()
+      .execute();
+    return rows.map((row) => ({ delivery: toDelivery(row), lease: { deliveryId: row.id, owner, token: Number(row.lease_token) } }));
+  }
+
+  async endAttempt(lease: DeliveryLease, end: AttemptEnd): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: end.status, lease_owner: null, last_status_code: end.statusCode,
+        last_error: end.status === 'delivered' ? null : end.error,
+        ...(end.status === 'delivered' ? { delivered_at: end.now } : {}),
+        ...(end.status === 'pending' ? { next_attempt_at: end.nextAttemptAt } : {}),
+      })
+      .where('id', '=', lease.deliveryId)
+      .where('status', '=', 'pending')
+      .where('lease_owner', '=', lease.owner)
+      .where('lease_token', '=', lease.token)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async listDeliveries(endpointId: string, { limit, after }: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
+    let query = this.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id', 'desc').limit(limit);
+    if (after) query = query.where('id', '<', after);
+    return (await query.execute()).map(toDelivery);
+  }
+
+  async getDelivery(endpointId: string, id: string): Promise<WebhookDelivery | undefined> {
+    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('id', '=', id).executeTakeFirst();
+    return row && toDelivery(row);
+  }
+
+  async retryDelivery(endpointId: string, id: string, now: number): Promise<WebhookDelivery | undefined> {
+    // A new lease token too: a dispatcher still holding the old claim cannot end this attempt.
+    const row = await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'pending', next_attempt_at: now, lease_owner: null, lease_token: eb('lease_token', '+', 1),
+        max_attempts: eb('attempts', '+', 1),
+      }))
+      .where('endpoint_id', '=', endpointId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toDelivery(row);
+  }
+
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  async linkKeyOf(accountId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  private live() {
+    return this.db.selectFrom('webhook_endpoints').selectAll().where('deleted_at', 'is', null);
+  }
+}
+
+/** Also used inside a task's transition transaction (webhook-outbox.ts). */
+export async function insertDeliveries(db: Kysely<Database>, deliveries: readonly NewDelivery[], now: number): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values(deliveries.map((d) => ({
+      id: d.id, event_id: d.eventId, endpoint_id: d.endpointId, account_id: d.accountId, event_type: d.eventType, task_id: d.taskId,
+      created_at: d.createdAt, status: 'pending', attempts: 0, max_attempts: d.maxAttempts, next_attempt_at: now,
+      lease_owner: null, lease_token: 0, last_status_code: null, last_error: null, delivered_at: null,
+    })))
+    .execute();
+}
+
+/** The account's enabled endpoints, as the outbox reads them inside a transition. */
+export async function enabledEndpoints(db: Kysely<Database>, accountId: string): Promise<WebhookEndpoint[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'enabled')
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map(toEndpoint);
+}
+
+async function cancelPending(db: Kysely<Database>, endpointId: string, reason: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'canceled', last_error: reason, lease_owner: null, lease_token: eb('lease_token', '+', 1) }))
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  return {
+    id: row.id, accountId: row.account_id, url: row.url, events: JSON.parse(row.events) as WebhookEventType[],
+    status: row.status as EndpointStatus, disabledReason: row.disabled_reason, createdAt: Number(row.created_at),
+    secret: row.secret, previousSecret: row.previous_secret,
+    previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
+  };
+}
+
+function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
+  return {
+    id: row.id, eventId: row.event_id, endpointId: row.endpoint_id, accountId: row.account_id, eventType: row.event_type,
+    taskId: row.task_id, createdAt: Number(row.created_at), status: row.status as DeliveryStatus, attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts), nextAttemptAt: Number(row.next_attempt_at), lastStatusCode: row.last_status_code,
+    lastError: row.last_error, deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
+  };
+}

@@ -1,0 +1,130 @@
+import type { Logger } from 'pino';
+import { FetchRefused, type SafePost } from '../security/safe-fetch.ts';
+import { TEST_EVENT_TYPE, type AttemptEnd, type DeliveryLease, type WebhookDelivery, type WebhookEndpoint } from './webhook-events.ts';
+import type { WebhookStore } from './webhook-store.ts';
+import type { SecretBox } from './secret-box.ts';
+import { retryDelayMs, type RetrySchedule } from './retry-schedule.ts';
+import { webhookHeaders } from './webhook-signing.ts';
+
+/** Counts what this process's dispatcher did (Prometheus in production). */
+export interface WebhookMetrics {
+  attemptEnded(outcome: 'delivered' | 'retried' | 'failed' | 'canceled'): void;
+}
+
+/** The `data` of a task event, rendered as its family's poll at delivery time; undefined when the task is gone. */
+export type EventData = (taskId: string) => Promise<Record<string, unknown> | undefined>;
+
+export interface DispatcherDeps {
+  store: WebhookStore;
+  box: SecretBox;
+  post: SafePost;
+  eventData: EventData;
+  schedule: RetrySchedule;
+  owner: string;
+  /** How long a claim holds: longer than one POST may take. */
+  leaseMs: number;
+  pollMs: number;
+  /** Deliveries in flight at once in this process. */
+  concurrency: number;
+  clock: () => number;
+  logger: Logger;
+  metrics?: WebhookMetrics;
+}
+
+/**
+ * Sends the outbox (runs in the worker role). Deliveries are claimed like tasks (a lease and a
+ * fencing token), so any number of processes share the work; a process killed mid-delivery
+ * leaves the row to be claimed again when its lease runs out, and the receiver gets the same
+ * `webhook-id` again: at-least-once.
+ */
+export function createWebhookDispatcher(deps: DispatcherDeps) {
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const nap = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(() => (wake = undefined, resolve()), ms);
+    wake = () => (clearTimeout(timer), wake = undefined, resolve());
+  });
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      const free = deps.concurrency - inFlight.size;
+      let claimed: Awaited<ReturnType<WebhookStore['claimDue']>> = [];
+      if (free > 0) {
+        try {
+          claimed = await deps.store.claimDue({ owner: deps.owner, now: deps.clock(), leaseMs: deps.leaseMs, limit: free });
+        } catch (err) {
+          // The database is away (invariant 9): the outbox keeps everything, try again later.
+          deps.logger.warn({ err }, 'webhook dispatcher could not claim deliveries');
+        }
+      }
+      for (const { delivery, lease } of claimed) {
+        const attempt = deliver(delivery, lease).catch((err) => deps.logger.error({ err, delivery: delivery.id }, 'webhook delivery attempt failed'));
+        const tracked = attempt.finally(() => (inFlight.delete(tracked), wake?.()));
+        inFlight.add(tracked);
+      }
+      if (!stopped && (claimed.length === 0 || inFlight.size >= deps.concurrency)) await nap(deps.pollMs);
+    }
+  }
+
+  async function deliver(delivery: WebhookDelivery, lease: DeliveryLease): Promise<void> {
+    const endpoint = await deps.store.endpointById(delivery.endpointId);
+    if (!endpoint || endpoint.status !== 'enabled') {
+      return end(lease, { status: 'canceled', statusCode: null, error: 'The endpoint was disabled or deleted.' }, 'canceled');
+    }
+    const body = await bodyOf(delivery);
+    if (body === undefined) return end(lease, { status: 'failed', statusCode: null, error: 'The task no longer exists.' }, 'failed');
+    const now = deps.clock();
+    const headers = webhookHeaders(delivery.eventId, Math.floor(now / 1000), body, secretsOf(endpoint, now));
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      status = (await deps.post(endpoint.url, { body, headers })).status;
+    } catch (err) {
+      // FetchRefused messages are written to be shown (no addresses, no socket details).
+      error = err instanceof FetchRefused ? err.message : 'The webhook URL could not be reached from the server.';
+    }
+    if (status !== null && status >= 200 && status <= 299) return end(lease, { status: 'delivered', statusCode: status, now: deps.clock() }, 'delivered');
+    if (status === 410) {
+      // The receiver says the endpoint is gone for good: stop sending to it.
+      await end(lease, { status: 'failed', statusCode: 410, error: 'The endpoint answered 410 Gone and was disabled.' }, 'failed');
+      return deps.store.disableEndpoint(endpoint.id, 'The endpoint answered 410 Gone.');
+    }
+    error ??= `The endpoint answered HTTP ${status}.`;
+    if (delivery.attempts >= delivery.maxAttempts) return end(lease, { status: 'failed', statusCode: status, error }, 'failed');
+    const nextAttemptAt = deps.clock() + retryDelayMs(delivery.attempts, deps.schedule);
+    return end(lease, { status: 'pending', statusCode: status, error, nextAttemptAt }, 'retried');
+  }
+
+  async function end(lease: DeliveryLease, outcome: AttemptEnd, metric: Parameters<WebhookMetrics['attemptEnded']>[0]): Promise<void> {
+    // A lost lease (another dispatcher retook the row, or a manual retry) means the row is no longer ours to write.
+    if (await deps.store.endAttempt(lease, outcome)) deps.metrics?.attemptEnded(metric);
+  }
+
+  async function bodyOf(delivery: WebhookDelivery): Promise<string | undefined> {
+    const head = { id: delivery.eventId, type: delivery.eventType, created_at: Math.floor(delivery.createdAt / 1000) };
+    if (delivery.eventType === TEST_EVENT_TYPE || delivery.taskId === null) return JSON.stringify({ ...head, data: { id: delivery.endpointId } });
+    const data = await deps.eventData(delivery.taskId);
+    return data && JSON.stringify({ ...head, data });
+  }
+
+  function secretsOf(endpoint: WebhookEndpoint, now: number): string[] {
+    const secrets = [deps.box.open(endpoint.secret)];
+    if (endpoint.previousSecret && (endpoint.previousSecretUntil ?? 0) > now) secrets.push(deps.box.open(endpoint.previousSecret));
+    return secrets;
+  }
+
+  let running: Promise<void> | undefined;
+  return {
+    start() {
+      running ??= loop();
+    },
+    /** Stops claiming and waits for the attempts in flight (each bounded by the POST's time limit). */
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+      await Promise.all(inFlight);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { TaskStatus } from '../engine/task.ts';
+
+/** The events an endpoint can subscribe to; OpenAI's names for the first two. */
+export const WEBHOOK_EVENT_TYPES = ['video.completed', 'video.failed', 'video.canceled', 'video.expired'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** Sent only by `POST /v1/webhooks/{id}/test`, whatever the endpoint subscribed to. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+const BY_STATUS: Partial<Record<TaskStatus, WebhookEventType>> = {
+  succeeded: 'video.completed',
+  failed: 'video.failed',
+  canceled: 'video.canceled',
+  expired: 'video.expired',
+};
+
+/** The event a task's final change reports; undefined for a state that is not final. */
+export function eventTypeOf(status: TaskStatus): WebhookEventType | undefined {
+  return BY_STATUS[status];
+}
+
+export function isEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export type EndpointStatus = 'enabled' | 'disabled';
+
+export interface WebhookEndpoint {
+  id: string;
+  accountId: string;
+  url: string;
+  events: WebhookEventType[];
+  status: EndpointStatus;
+  disabledReason: string | null;
+  createdAt: number;
+  /** Encrypted (secret-box.ts); only the dispatcher opens it. */
+  secret: string;
+  previousSecret: string | null;
+  /** Until when (epoch ms) the previous secret still signs, beside the current one. */
+  previousSecretUntil: number | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
+
+/** One event for one endpoint: the outbox row and its delivery state. */
+export interface WebhookDelivery {
+  id: string;
+  /** The `webhook-id` header: the same on every attempt (receivers deduplicate on it). */
+  eventId: string;
+  endpointId: string;
+  accountId: string;
+  eventType: string;
+  taskId: string | null;
+  createdAt: number;
+  status: DeliveryStatus;
+  /** Attempts started so far (one that a killed worker never finished counts too). */
+  attempts: number;
+  maxAttempts: number;
+  nextAttemptAt: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  deliveredAt: number | null;
+}
+
+/** A delivery taken by one dispatcher; its end is written only while `token` still holds it. */
+export interface DeliveryLease {
+  deliveryId: string;
+  owner: string;
+  token: number;
+}
+
+/** How an attempt ended, as the store records it. */
+export type AttemptEnd =
+  | { status: 'delivered'; statusCode: number; now: number }
+  | { status: 'pending'; statusCode: number | null; error: string | null; nextAttemptAt: number }
+  | { status: 'failed' | 'canceled'; statusCode: number | null; error: string | null };

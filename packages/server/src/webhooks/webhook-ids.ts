@@ -1,0 +1,6 @@
+import { newId, uuidv7 } from '../engine/ids.ts';
+
+/** Time-ordered, so listings sort newest first by id. */
+export const eventId = (now: number) => `evt_${uuidv7(now).replaceAll('-', '')}`;
+export const deliveryId = (now: number) => `whd_${uuidv7(now).replaceAll('-', '')}`;
+export const endpointId = () => newId('wh', 12).replace('-', '_');

@@ -1,0 +1,111 @@
+import { ApiError, Conflict, InvalidRequest } from '../errors.ts';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './webhook-events.ts';
+import type { WebhookStore } from './webhook-store.ts';
+import type { SecretBox } from './secret-box.ts';
+import { newWebhookSecret } from './webhook-signing.ts';
+import { checkWebhookUrl } from './webhook-url.ts';
+import { deliveryId, endpointId, eventId } from './webhook-ids.ts';
+
+/** How long the secret before a rotation still signs, beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+const MAX_ENDPOINTS_PER_ACCOUNT = 20;
+
+export interface WebhookServiceDeps {
+  store: WebhookStore;
+  box: SecretBox;
+  allowPrivateUrls: boolean;
+  maxAttempts: number;
+  clock: () => number;
+}
+
+/** Endpoints of an account and their deliveries, in domain words; the routes translate. */
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  async register(accountId: string, input: { url: string; events?: string[] }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const events = eventsOf(input.events);
+    const url = await checkWebhookUrl(input.url, this.deps.allowPrivateUrls);
+    if ((await this.deps.store.listEndpoints(accountId)).length >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      throw new Conflict('webhook_limit_reached', `An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
+    }
+    const secret = newWebhookSecret();
+    const endpoint = await this.deps.store.insertEndpoint({
+      id: endpointId(), accountId, url, events, secret: this.deps.box.seal(secret), createdAt: this.deps.clock(),
+    });
+    return { endpoint, secret };
+  }
+
+  list(accountId: string): Promise<WebhookEndpoint[]> {
+    return this.deps.store.listEndpoints(accountId);
+  }
+
+  /** Every account's endpoints (or one account's): for the admin API. */
+  listEndpoints(accountId?: string): Promise<WebhookEndpoint[]> {
+    return this.deps.store.listEndpoints(accountId);
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.deps.store.getEndpoint(accountId, id);
+    if (!endpoint) throw notFound('webhook', id);
+    return endpoint;
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.deps.store.deleteEndpoint(accountId, id, this.deps.clock()))) throw notFound('webhook', id);
+  }
+
+  async rotateSecret(accountId: string, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const secret = newWebhookSecret();
+    const endpoint = await this.deps.store.rotateSecret(accountId, id, this.deps.box.seal(secret), this.deps.clock() + ROTATION_OVERLAP_MS);
+    if (!endpoint) throw notFound('webhook', id);
+    return { endpoint, secret };
+  }
+
+  /** Queues a `webhook.test` event for the endpoint (whatever it subscribed to). */
+  async sendTest(accountId: string, id: string): Promise<WebhookDelivery> {
+    const endpoint = await this.enabled(accountId, id);
+    const now = this.deps.clock();
+    const delivery = {
+      id: deliveryId(now), eventId: eventId(now), endpointId: endpoint.id, accountId, eventType: TEST_EVENT_TYPE, taskId: null,
+      createdAt: now, maxAttempts: this.deps.maxAttempts,
+    };
+    await this.deps.store.enqueue([delivery], now);
+    return (await this.deps.store.getDelivery(endpoint.id, delivery.id))!;
+  }
+
+  async deliveries(accountId: string, id: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
+    await this.get(accountId, id);
+    return this.deps.store.listDeliveries(id, query);
+  }
+
+  async retry(accountId: string, id: string, delivery: string): Promise<WebhookDelivery> {
+    await this.enabled(accountId, id);
+    const retried = await this.deps.store.retryDelivery(id, delivery, this.deps.clock());
+    if (!retried) throw notFound('webhook_delivery', delivery);
+    return retried;
+  }
+
+  private async enabled(accountId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(accountId, id);
+    if (endpoint.status !== 'enabled') {
+      throw new Conflict('webhook_disabled', `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); register it again.`);
+    }
+    return endpoint;
+  }
+}
+
+function eventsOf(events: string[] | undefined): WebhookEventType[] {
+  if (events === undefined) return [...WEBHOOK_EVENT_TYPES];
+  if (events.length === 0) throw new InvalidRequest('invalid_value', '`events` must name at least one event.', 'events');
+  events.forEach((event, i) => {
+    if (!isEventType(event)) {
+      throw new InvalidRequest('invalid_value', `\`events[${i}]\` must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`, `events[${i}]`);
+    }
+  });
+  return [...new Set(events as WebhookEventType[])];
+}
+
+function notFound(what: 'webhook' | 'webhook_delivery', id: string): ApiError {
+  const name = what === 'webhook' ? 'webhook endpoint' : 'webhook delivery';
+  return new ApiError(404, 'not_found_error', `${what}_not_found`, `No ${name} found with id '${id}'.`);
+}

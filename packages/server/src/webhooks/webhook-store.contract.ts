@@ -1,0 +1,88 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { SqlStores } from '../store/sql/open-sql-stores.ts';
+import type { NewTask } from '../store/task-store.ts';
+import { uuidv7 } from '../engine/ids.ts';
+
+/**
+ * The webhook store's contract, run on every database (SQLite, PostgreSQL). `stores` must be
+ * opened with the webhook outbox among its effects, its `maxAttempts` 3.
+ */
+export function webhookStoreContract(open: () => SqlStores) {
+  let clock = Date.now();
+  const setup = async (name: string, events: string[] = ['video.completed', 'video.failed', 'video.canceled', 'video.expired']) => {
+    const stores = open();
+    const account = await stores.accounts.ensureAccount(name, null, clock);
+    const endpoint = await stores.webhooks.insertEndpoint({
+      id: `wh_${uuidv7()}`, accountId: account.id, url: 'https://example.com/hook', events: events as never, secret: 'sealed', createdAt: clock,
+    });
+    const newTask = (): NewTask => ({
+      id: uuidv7(clock), accountId: account.id, family: 'A', kind: 'generate', model: 'm', backend: `fx-${name}`, createdAt: clock++,
+      params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
+    });
+    return { stores, account, endpoint, newTask };
+  };
+  // Deliveries are due from when the outbox wrote them (real time); claims run in the future of that.
+  const T = Date.now() + 600_000;
+  const claimAll = async (stores: SqlStores, owner: string, now: number, endpointId: string) =>
+    (await stores.webhooks.claimDue({ owner, now, leaseMs: 1000, limit: 100 })).filter((c) => c.delivery.endpointId === endpointId);
+
+  it('a final transition writes one delivery per subscribed endpoint, in its transaction', async () => {
+    const { stores, endpoint, newTask, account } = await setup('outbox', ['video.canceled']);
+    const other = await stores.webhooks.insertEndpoint({
+      id: `wh_${uuidv7()}`, accountId: account.id, url: 'https://example.com/b', events: ['video.completed'], secret: 's', createdAt: clock,
+    });
+    const task = await stores.tasks.insert(newTask());
+    await stores.tasks.cancel(task.id, clock);
+    const [delivery] = await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 });
+    assert.deepEqual([delivery.eventType, delivery.taskId, delivery.status, delivery.attempts, delivery.maxAttempts], ['video.canceled', task.id, 'pending', 0, 3]);
+    assert.deepEqual(await stores.webhooks.listDeliveries(other.id, { limit: 10 }), [], 'not subscribed, nothing written');
+    assert.equal(await stores.tasks.cancel(task.id, clock), undefined);
+    assert.equal((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).length, 1, 'a refused change writes no event');
+  });
+
+  it('claims are exclusive and fenced; a lapsed claim is taken again with the same event id', async () => {
+    const { stores, endpoint, newTask } = await setup('fence', ['video.canceled']);
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    const claim = (owner: string, now: number) => claimAll(stores, owner, now, endpoint.id);
+    const [first, ...more] = await Promise.all([claim('a', T), claim('b', T), claim('c', T)]).then((all) => all.flat());
+    assert.equal(more.length, 0, 'one claimer wins');
+    assert.equal(first.delivery.attempts, 1);
+    assert.deepEqual(await claim('d', T + 500), [], 'held while the lease runs');
+    const [again] = await claim('e', T + 1000);
+    assert.equal(again.delivery.eventId, first.delivery.eventId);
+    assert.equal(again.delivery.attempts, 2);
+    assert.equal(await stores.webhooks.endAttempt(first.lease, { status: 'delivered', statusCode: 200, now: clock }), false, 'the zombie claim is refused');
+    assert.equal(await stores.webhooks.endAttempt(again.lease, { status: 'pending', statusCode: 500, error: 'HTTP 500', nextAttemptAt: T + 1005 }), true);
+    const [third] = await claim('f', T + 1005);
+    assert.equal(await stores.webhooks.endAttempt(third.lease, { status: 'delivered', statusCode: 200, now: clock }), true);
+    const [done] = await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 });
+    assert.deepEqual([done.status, done.attempts, done.lastStatusCode, done.lastError], ['delivered', 3, 200, null]);
+    const retried = await stores.webhooks.retryDelivery(endpoint.id, done.id, T + 2000);
+    assert.deepEqual([retried?.status, retried?.maxAttempts], ['pending', 4]);
+    assert.equal((await claim('g', T + 2000)).length, 1);
+  });
+
+  it('deleting or disabling an endpoint cancels its pending deliveries and stops new ones', async () => {
+    const { stores, endpoint, newTask, account } = await setup('delete');
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    assert.equal(await stores.webhooks.deleteEndpoint(account.id, endpoint.id, clock), true);
+    assert.equal(await stores.webhooks.deleteEndpoint(account.id, endpoint.id, clock), false);
+    assert.deepEqual((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).map((d) => d.status), ['canceled']);
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    assert.equal((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).length, 1);
+    assert.equal(await stores.webhooks.getEndpoint(account.id, endpoint.id), undefined);
+    assert.equal((await stores.webhooks.endpointById(endpoint.id))?.status, 'disabled');
+    const counts = await stores.webhooks.countByStatus();
+    assert.ok((counts.canceled ?? 0) >= 1);
+  });
+
+  it('rotation keeps the previous secret until the overlap ends; listings are per account', async () => {
+    const { stores, endpoint, account } = await setup('rotate');
+    const rotated = await stores.webhooks.rotateSecret(account.id, endpoint.id, 'sealed-2', clock + 10);
+    assert.deepEqual([rotated?.secret, rotated?.previousSecret, rotated?.previousSecretUntil], ['sealed-2', 'sealed', clock + 10]);
+    assert.equal(await stores.webhooks.rotateSecret('someone-else', endpoint.id, 'x', clock), undefined);
+    assert.deepEqual((await stores.webhooks.listEndpoints(account.id)).map((e) => e.id), [endpoint.id]);
+    assert.ok((await stores.webhooks.listEndpoints()).some((e) => e.id === endpoint.id));
+  });
+}
