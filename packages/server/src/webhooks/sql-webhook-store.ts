@@ -84,6 +84,9 @@ export class SqlWebhookStore implements WebhookStore {
       .where('next_attempt_at', '<=', now)
       .orderBy('next_attempt_at')
       .limit(limit);
+    // A read first: an idle dispatcher polling with an UPDATE would take SQLite's write lock on
+    // every poll, competing with the workers' heartbeats for nothing.
+    if (!(await due.executeTakeFirst())) return [];
     // While claimed, a row is due again only when its lease runs out: a killed dispatcher's
     // deliveries are taken by another one then, with the same event id (at-least-once).
     const rows = await this.db

@@ -59,8 +59,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         }
       }
       for (const { delivery, lease } of claimed) {
-        const attempt = deliver(delivery, lease).catch((err) => deps.logger.error({ err, delivery: delivery.id }, 'webhook delivery attempt failed'));
-        const tracked = attempt.finally(() => (inFlight.delete(tracked), wake?.()));
+        const tracked = deliver(delivery, lease).finally(() => (inFlight.delete(tracked), wake?.()));
         inFlight.add(tracked);
       }
       if (!stopped && (claimed.length === 0 || inFlight.size >= deps.concurrency)) await nap(deps.pollMs);
@@ -68,6 +67,21 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   }
 
   async function deliver(delivery: WebhookDelivery, lease: DeliveryLease): Promise<void> {
+    try {
+      await attempt(delivery, lease);
+    } catch (err) {
+      // Our own fault (the database, a secret that no longer opens): logged, and retried on the
+      // schedule rather than re-claimed at every lease lapse.
+      deps.logger.error({ err, delivery: delivery.id }, 'webhook delivery attempt failed');
+      const error = 'The server could not send this delivery.';
+      const end: AttemptEnd = delivery.attempts >= delivery.maxAttempts
+        ? { status: 'failed', statusCode: null, error }
+        : { status: 'pending', statusCode: null, error, nextAttemptAt: deps.clock() + retryDelayMs(delivery.attempts, deps.schedule) };
+      await deps.store.endAttempt(lease, end).catch(() => undefined);
+    }
+  }
+
+  async function attempt(delivery: WebhookDelivery, lease: DeliveryLease): Promise<void> {
     const endpoint = await deps.store.endpointById(delivery.endpointId);
     if (!endpoint || endpoint.status !== 'enabled') {
       return end(lease, { status: 'canceled', statusCode: null, error: 'The endpoint was disabled or deleted.' }, 'canceled');
