@@ -21,6 +21,8 @@ import { VideoInputs } from './engine/inputs/video-inputs.ts';
 import { TaskEvents } from './engine/task-events.ts';
 import { createWorker, type Lane } from './engine/worker.ts';
 import { startRetentionSweeper } from './engine/retention-sweeper.ts';
+import { sweepWorkRoot } from './engine/work-root-sweeper.ts';
+import { probeWritable } from './engine/storage-probe.ts';
 import { newId } from './engine/ids.ts';
 import type { Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
@@ -58,6 +60,7 @@ export async function startService(
   dialects: readonly Dialect[] = DEFAULT_DIALECTS,
 ): Promise<RunningService> {
   const clock = Date.now;
+  const workRoot = join(config.dataDir, 'work');
   await mkdir(config.dataDir, { recursive: true });
   // Created before the database: its wake-ups are bridged to other processes where the database can.
   const events = new TaskEvents();
@@ -87,8 +90,8 @@ export async function startService(
   });
 
   if (config.role !== 'api') {
-    const workRoot = join(config.dataDir, 'work');
     await mkdir(workRoot, { recursive: true });
+    await sweepWorkRoot(workRoot, logger);
     const worker = createWorker({
       tasks, blobs, images, videos, generators, events, logger, clock, workRoot, metrics: metrics.engine,
       owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
@@ -111,7 +114,7 @@ export async function startService(
   if (config.role !== 'worker') await ensureBootstrapKey(accounts, logger, clock());
   const app = await buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
-    ops: { ready: async () => (await database.ping(), await blobs.check()), metrics: metrics.registry, metricsToken: config.metricsToken },
+    ops: { ready: () => storageReady(database, blobs, config.role === 'api' ? [config.dataDir] : [config.dataDir, workRoot]), metrics: metrics.registry, metricsToken: config.metricsToken },
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
     signer: new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir)),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
@@ -182,4 +185,11 @@ async function checkImage(bytes: Buffer, maxPixels: number) {
 /** An input image as the worker needs it; a refused image (ImageRejected) becomes a task failure in the engine. */
 async function renderableImage(bytes: Buffer, maxPixels: number): Promise<Buffer> {
   return (await normalizeImage(bytes, { maxPixels })).png;
+}
+
+/** Ready: the database answers, the blob store can write, and so can the directories this process writes (full or read-only disks). */
+async function storageReady(database: { ping(): Promise<void> }, blobs: { check(): Promise<void> }, dirs: string[]): Promise<void> {
+  await database.ping();
+  await blobs.check();
+  for (const dir of dirs) await probeWritable(dir);
 }

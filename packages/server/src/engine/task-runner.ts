@@ -14,6 +14,7 @@ import { expectedOutput, jobShape, type OutputExpectation } from './output-expec
 import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
 import { isStorageFault } from './storage-faults.ts';
 import { persistently } from './storage-retry.ts';
+import { workDirPrefix } from './work-root-sweeper.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -67,7 +68,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   let workDir: string | undefined;
   try {
     // Inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back below.
-    workDir = await mkdtemp(join(deps.workRoot, 'task-'));
+    workDir = await mkdtemp(join(deps.workRoot, workDirPrefix(task.id)));
     const produced = await produce(deps, task, lease, controller, workDir);
     ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {
