@@ -29,7 +29,7 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
+  ['--import', 'tsx', '--import', './scripts/leak-check.mjs', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
