@@ -31,6 +31,10 @@ export interface Config {
   /** Hard limit of one attempt of the built-in renderer. */
   renderDeadlineSeconds: number;
   metricsToken?: string;
+  /** Label the running-task gauge with account ids; needs `metricsToken` (the ids are not for everyone). */
+  metricsPerAccount: boolean;
+  /** Proxies whose X-Forwarded-Proto/-Host the links may be built from: `true` or addresses/CIDRs (Fastify's trustProxy). */
+  trustProxy?: boolean | string;
   /** ComfyUI hosts and backends (docs/comfyui.md). */
   comfyUiConfigFile?: string;
   /** Relay backends to upstream services (docs/relays.md). */
@@ -63,6 +67,9 @@ export function loadConfig(env: Env): Config {
     if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
     return value;
   };
+  if (flag(env.VIDGEN_METRICS_PER_ACCOUNT) && !env.VIDGEN_METRICS_TOKEN) {
+    throw new Error('VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only Prometheus sees them');
+  }
   const role = (env.VIDGEN_ROLE ?? 'all') as Role;
   if (!['all', 'api', 'worker'].includes(role)) throw new Error(`VIDGEN_ROLE must be all, api or worker, got "${role}"`);
   return {
@@ -98,6 +105,8 @@ export function loadConfig(env: Env): Config {
     maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT', 0),
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
     metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
+    metricsPerAccount: flag(env.VIDGEN_METRICS_PER_ACCOUNT),
+    trustProxy: trustedProxies(env.VIDGEN_TRUST_PROXY),
     comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
     backendsFile: env.VIDGEN_BACKENDS_FILE || undefined,
     secretsEnv: env,
@@ -112,4 +121,14 @@ export function loadConfig(env: Env): Config {
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS', 40, 1) * 1_000_000,
     logLevel: env.VIDGEN_LOG_LEVEL || 'info',
   };
+}
+
+function flag(value: string | undefined): boolean {
+  return value === '1' || value === 'true';
+}
+
+/** `1`/`true`: any proxy in front; an address list (`10.0.0.1,10.0.0.0/8`): only those; unset, `0`, `false`: none. */
+function trustedProxies(value: string | undefined): boolean | string | undefined {
+  if (!value || value === '0' || value === 'false') return undefined;
+  return flag(value) || value;
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createLogger } from './logging.ts';
 import { buildApp } from './app.ts';
+import { describeLinkBase } from './api/links.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
@@ -81,7 +82,7 @@ export async function startService(
   const videos = new VideoInputs({ files: fileStore, blobs, tasks, fetch: safeFetch(config.fetchVideoMaxBytes, 'video'), probe: probeInputVideo });
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
-  const metrics = createPrometheusMetrics(tasks);
+  const metrics = createPrometheusMetrics(tasks, { perAccount: config.metricsPerAccount });
   const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
@@ -118,10 +119,10 @@ export async function startService(
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
     signer: new UrlSigner(await loadSigningSecret(config.signingSecret, config.dataDir)),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
-    publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
+    publicUrl: config.publicUrl, trustProxy: config.trustProxy, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
   });
   const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
-  logger.info({ role: config.role, url, dataDir: config.dataDir }, 'vidgen is running');
+  logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase: describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url) }, 'vidgen is running');
   return {
     url,
     app,
