@@ -32,7 +32,7 @@ const build = spawnSync(process.execPath, ['packages/client/scripts/build-if-sta
 if (build.status !== 0) process.exit(build.status ?? 1);
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
+  ['--import', 'tsx', '--import', './scripts/leak-check.mjs', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -72,8 +72,12 @@ describe('downloadVideo', async () => {
   });
 
   it('resumes an interrupted transfer with Range and If-Range', async () => {
-    reset(mp4(video, { cutAfter: 20_000 }), mp4(video));
-    const result = await client().download({ family: 'A', task: doneTask('r2') }, { path: target('resumed.mp4') });
+    // The connection is torn once the client has written the first 20 000 bytes, not after a guessed delay.
+    let received!: () => void;
+    const cutWhen = new Promise<void>((resolve) => (received = resolve));
+    reset(mp4(video, { cutAfter: 20_000, cutWhen }), mp4(video));
+    const onProgress = (bytes: number) => bytes >= 20_000 && received();
+    const result = await client().download({ family: 'A', task: doneTask('r2') }, { path: target('resumed.mp4'), onProgress });
     assert.equal(result.resumed, true);
     assert.deepEqual(await readFile(target('resumed.mp4')), video);
     assert.equal(server.seen.length, 2);
@@ -84,8 +88,14 @@ describe('downloadVideo', async () => {
   });
 
   it('resumes in a later run what an earlier run left, and starts over if the file changed', async () => {
-    reset(mp4(video, { cutAfter: 30_000 }));
-    await assert.rejects(client(0).download({ family: 'A', task: doneTask('r3') }, { path: target('later.mp4') }), DownloadCheckError);
+    const cut = (bytes: number) => {
+      let received!: () => void;
+      const cutWhen = new Promise<void>((resolve) => (received = resolve));
+      return { cutWhen, onProgress: (n: number) => n >= bytes && received() };
+    };
+    const first = cut(30_000);
+    reset(mp4(video, { cutAfter: 30_000, cutWhen: first.cutWhen }));
+    await assert.rejects(client(0).download({ family: 'A', task: doneTask('r3') }, { path: target('later.mp4'), onProgress: first.onProgress }), DownloadCheckError);
     assert.deepEqual((await leftovers('later')).sort(), ['.later.mp4.vidgen-part', '.later.mp4.vidgen-part.json'], 'resumable bytes are kept beside the target');
     reset(mp4(video));
     const again = await client(0).download({ family: 'A', task: doneTask('r3') }, { path: target('later.mp4') });
@@ -94,8 +104,9 @@ describe('downloadVideo', async () => {
     assert.deepEqual(await readFile(target('later.mp4')), video);
 
     const changed = fakeMp4(50_000);
-    reset(mp4(video, { cutAfter: 10_000 }), mp4(changed, { etag: '"v2"' }));
-    const replaced = await client(1).download({ family: 'A', task: doneTask('r4') }, { path: target('changed.mp4') });
+    const second = cut(10_000);
+    reset(mp4(video, { cutAfter: 10_000, cutWhen: second.cutWhen }), mp4(changed, { etag: '"v2"' }));
+    const replaced = await client(1).download({ family: 'A', task: doneTask('r4') }, { path: target('changed.mp4'), onProgress: second.onProgress });
     assert.equal(server.seen[1].headers['if-range'], '"v1"');
     assert.deepEqual(await readFile(target('changed.mp4')), changed, 'a 200 to a ranged request starts over');
     assert.equal(replaced.bytes, changed.length);

@@ -39,6 +39,8 @@ export interface AppDeps {
   bodyLimitBytes: number;
   uploadLimitBytes: number;
   publicUrl?: string;
+  /** Proxies whose X-Forwarded-* headers are believed (Fastify trustProxy); links use them only then. */
+  trustProxy?: boolean | string;
   signedUrlTtlSeconds: number;
   clock: () => number;
   /** Accounts, credits, ledger and usage (`/v1/account`, `/v1/usage`, `/admin/v1/*`). */
@@ -66,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: nextRequestId,
+    trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
   });
@@ -86,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { publicUrl: deps.publicUrl });
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
-  const links = { signer: deps.signer, publicUrl: deps.publicUrl, signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
+  const links = { signer: deps.signer, publicUrl: deps.publicUrl, trustProxy: Boolean(deps.trustProxy), signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
   for (const dialect of deps.dialects) registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   registerFileRoutes(app, { files: deps.files });

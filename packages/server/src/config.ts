@@ -35,6 +35,10 @@ export interface Config {
   adminToken?: string;
   /** Length of the window per-key request limits count in (60: requests per minute). */
   rateWindowSeconds: number;
+  /** Label the running-task gauge with account ids; needs `metricsToken` (the ids are not for everyone). */
+  metricsPerAccount: boolean;
+  /** Proxies whose X-Forwarded-Proto/-Host the links may be built from: `true` or addresses/CIDRs (Fastify's trustProxy). */
+  trustProxy?: boolean | string;
   /** ComfyUI hosts and backends (docs/comfyui.md). */
   comfyUiConfigFile?: string;
   /** Relay backends to upstream services (docs/relays.md). */
@@ -69,6 +73,9 @@ export function loadConfig(env: Env): Config {
     if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
     return value;
   };
+  if (flag(env.VIDGEN_METRICS_PER_ACCOUNT) && !env.VIDGEN_METRICS_TOKEN) {
+    throw new Error('VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only Prometheus sees them');
+  }
   const role = (env.VIDGEN_ROLE ?? 'all') as Role;
   if (!['all', 'api', 'worker'].includes(role)) throw new Error(`VIDGEN_ROLE must be all, api or worker, got "${role}"`);
   return {
@@ -106,6 +113,8 @@ export function loadConfig(env: Env): Config {
     metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
     adminToken: env.VIDGEN_ADMIN_TOKEN || undefined,
     rateWindowSeconds: num('VIDGEN_RATE_WINDOW_SECONDS', 60, 1),
+    metricsPerAccount: flag(env.VIDGEN_METRICS_PER_ACCOUNT),
+    trustProxy: trustedProxies(env.VIDGEN_TRUST_PROXY),
     comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
     backendsFile: env.VIDGEN_BACKENDS_FILE || undefined,
     secretsEnv: env,
@@ -127,4 +136,14 @@ export function loadConfig(env: Env): Config {
       concurrency: num('VIDGEN_WEBHOOK_CONCURRENCY', 4, 1),
     },
   };
+}
+
+function flag(value: string | undefined): boolean {
+  return value === '1' || value === 'true';
+}
+
+/** `1`/`true`: any proxy in front; an address list (`10.0.0.1,10.0.0.0/8`): only those; unset, `0`, `false`: none. */
+function trustedProxies(value: string | undefined): boolean | string | undefined {
+  if (!value || value === '0' || value === 'false') return undefined;
+  return flag(value) || value;
 }

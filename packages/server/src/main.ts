@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createLogger } from './logging.ts';
 import { buildApp } from './app.ts';
+import { describeLinkBase } from './api/links.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
@@ -21,6 +22,8 @@ import { VideoInputs } from './engine/inputs/video-inputs.ts';
 import { TaskEvents } from './engine/task-events.ts';
 import { createWorker, type Lane } from './engine/worker.ts';
 import { startRetentionSweeper } from './engine/retention-sweeper.ts';
+import { sweepWorkRoot } from './engine/work-root-sweeper.ts';
+import { probeWritable } from './engine/storage-probe.ts';
 import { newId } from './engine/ids.ts';
 import type { Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
@@ -65,6 +68,7 @@ export async function startService(
   dialects: readonly Dialect[] = DEFAULT_DIALECTS,
 ): Promise<RunningService> {
   const clock = Date.now;
+  const workRoot = join(config.dataDir, 'work');
   await mkdir(config.dataDir, { recursive: true });
   // Created before the database: its wake-ups are bridged to other processes where the database can.
   const events = new TaskEvents();
@@ -91,7 +95,7 @@ export async function startService(
   const videos = new VideoInputs({ files: fileStore, blobs, tasks, fetch: safeFetch(config.fetchVideoMaxBytes, 'video'), probe: probeInputVideo });
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
-  const metrics = createPrometheusMetrics(tasks, webhookStore);
+  const metrics = createPrometheusMetrics(tasks, { perAccount: config.metricsPerAccount, deliveries: webhookStore });
   const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock, admission: database.rateLimits });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
@@ -100,8 +104,8 @@ export async function startService(
   });
 
   if (config.role !== 'api') {
-    const workRoot = join(config.dataDir, 'work');
     await mkdir(workRoot, { recursive: true });
+    await sweepWorkRoot(workRoot, logger);
     const worker = createWorker({
       tasks, blobs, images, videos, generators, events, logger, clock, workRoot, metrics: metrics.engine,
       owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
@@ -125,13 +129,13 @@ export async function startService(
   const signer = new UrlSigner(signingSecret);
   const app = await buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
-    ops: { ready: async () => (await database.ping(), await blobs.check()), metrics: metrics.registry, metricsToken: config.metricsToken },
+    ops: { ready: () => storageReady(database, blobs, config.role === 'api' ? [config.dataDir] : [config.dataDir, workRoot]), metrics: metrics.registry, metricsToken: config.metricsToken },
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
     billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
-    publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
+    publicUrl: config.publicUrl, trustProxy: config.trustProxy, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
   });
   const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
   if (config.role !== 'api') {
@@ -149,7 +153,7 @@ export async function startService(
     dispatcher.start();
     stops.push(() => dispatcher.stop());
   }
-  logger.info({ role: config.role, url, dataDir: config.dataDir }, 'vidgen is running');
+  logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase: describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url) }, 'vidgen is running');
   return {
     url,
     app,
@@ -213,4 +217,11 @@ async function checkImage(bytes: Buffer, maxPixels: number) {
 /** An input image as the worker needs it; a refused image (ImageRejected) becomes a task failure in the engine. */
 async function renderableImage(bytes: Buffer, maxPixels: number): Promise<Buffer> {
   return (await normalizeImage(bytes, { maxPixels })).png;
+}
+
+/** Ready: the database answers, the blob store can write, and so can the directories this process writes (full or read-only disks). */
+async function storageReady(database: { ping(): Promise<void> }, blobs: { check(): Promise<void> }, dirs: string[]): Promise<void> {
+  await database.ping();
+  await blobs.check();
+  for (const dir of dirs) await probeWritable(dir);
 }

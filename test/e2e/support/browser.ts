@@ -11,10 +11,13 @@ export const SCREENSHOT_DIR = join(process.cwd(), 'test-output', 'screenshots');
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 375, height: 812 };
 
-/** Why browser tests cannot run here, or undefined when they can. */
+/** Why browser tests cannot run here, or undefined when they can; throws under CI=true instead of a reason. */
 export function browserUnavailable(): string | undefined {
   if (existsSync(CHROMIUM_PATH)) return undefined;
-  return `Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set VIDGEN_TEST_CHROMIUM`;
+  const reason = `Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set VIDGEN_TEST_CHROMIUM`;
+  // CI installs Chromium (.ci/run): there a missing browser is a failure, never a skip.
+  if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: a missing service is a failure)`);
+  return reason;
 }
 
 export interface TestBrowser {

@@ -59,7 +59,7 @@ export function fakeMp4(size: number): Buffer {
 }
 
 /** Serves `bytes` as video/mp4 with ETag, honouring `Range` + `If-Range` like the vidgen content endpoint. */
-export function mp4(bytes: Buffer, opts: { etag?: string; contentType?: string; cutAfter?: number; cleanCut?: boolean } = {}): Handler {
+export function mp4(bytes: Buffer, opts: { etag?: string; contentType?: string; cutAfter?: number; cleanCut?: boolean; cutWhen?: Promise<unknown> } = {}): Handler {
   return (req, res) => {
     const etag = opts.etag ?? '"v1"';
     const range = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
@@ -74,6 +74,9 @@ export function mp4(bytes: Buffer, opts: { etag?: string; contentType?: string; 
     const body = bytes.subarray(start);
     if (opts.cutAfter === undefined) return void res.end(body);
     // Let the bytes reach the client before the connection ends: a clean FIN after too few bytes, or a torn connection.
-    res.write(body.subarray(0, opts.cutAfter), () => setTimeout(() => (opts.cleanCut ? res.socket?.end() : res.socket?.destroy()), 50));
+    // `cutWhen`: only once the client says it has them. A torn stream drops chunks the client has not read yet,
+    // so a fixed delay lost the race on a busy machine and the "resumed" transfer started from 0.
+    const cut = () => (opts.cleanCut ? res.socket?.end() : res.socket?.destroy());
+    res.write(body.subarray(0, opts.cutAfter), () => (opts.cutWhen ? void opts.cutWhen.then(cut) : setTimeout(cut, 50)));
   };
 }

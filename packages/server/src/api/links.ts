@@ -4,8 +4,14 @@ import type { UrlSigner } from '../security/url-signer.ts';
 
 export interface LinkOptions {
   signer: UrlSigner;
-  /** VIDGEN_PUBLIC_URL; when unset, the base comes from the request's own Host. */
+  /** VIDGEN_PUBLIC_URL: the base of every absolute link when set. */
   publicUrl?: string;
+  /**
+   * Without a public URL: build the base from X-Forwarded-Proto/-Host, which Fastify reads only
+   * from the proxies VIDGEN_TRUST_PROXY names. Otherwise the base is the address the connection
+   * came in on: never the request's own Host header, which any client can set.
+   */
+  trustProxy?: boolean;
   signedUrlTtlSeconds: number;
 }
 
@@ -18,7 +24,7 @@ export function contentPath(taskId: string): string {
  * never past the end of the result's retention.
  */
 export function signedContentUrl(request: FastifyRequest, task: Task, keyId: string, opts: LinkOptions, nowMs: number): string {
-  return signedLink(opts.publicUrl ?? `${request.protocol}://${request.host}`, task, keyId, opts, nowMs);
+  return signedLink(opts.publicUrl ?? (opts.trustProxy ? `${request.protocol}://${request.host}` : listenerBase(request)), task, keyId, opts, nowMs);
 }
 
 /** The same link with the base given (no request to take it from: a webhook delivery). */
@@ -27,4 +33,18 @@ export function signedLink(baseUrl: string, task: Task, keyId: string, opts: Lin
   const until = Math.min(nowMs + opts.signedUrlTtlSeconds * 1000, task.expiresAt ?? Infinity);
   const { expires, kid, sig } = opts.signer.sign(task.id, keyId, Math.floor(until / 1000));
   return `${base}${contentPath(task.id)}?expires=${expires}&kid=${encodeURIComponent(kid)}&sig=${sig}`;
+}
+
+/** Where this connection reached the server: a base no header can change. */
+function listenerBase(request: FastifyRequest): string {
+  const { localAddress = '127.0.0.1', localPort } = request.raw.socket;
+  const address = localAddress.replace(/^::ffff:/, '');
+  return `${request.protocol}://${address.includes(':') ? `[${address}]` : address}:${localPort}`;
+}
+
+/** The base links use, as the start-up log states it once. */
+export function describeLinkBase(opts: Pick<LinkOptions, 'publicUrl' | 'trustProxy'>, listenUrl: string): string {
+  if (opts.publicUrl) return `${opts.publicUrl} (VIDGEN_PUBLIC_URL)`;
+  if (opts.trustProxy) return 'X-Forwarded-Proto/-Host of trusted proxies (VIDGEN_TRUST_PROXY)';
+  return `the address each connection came in on, e.g. ${listenUrl} (set VIDGEN_PUBLIC_URL for links that work behind a proxy)`;
 }

@@ -68,6 +68,15 @@ export class LocalDiskBlobStore implements BlobStore {
     await access(this.tmpDir, constants.W_OK);
   }
 
+  /**
+   * A recursive mkdir on a read-only file system reports ENOENT; the caller (and the 503 it
+   * turns into) needs the real reason, which a write check of the root gives (EROFS, EACCES).
+   */
+  private async whyNotWritable(err: unknown): Promise<never> {
+    await access(this.root, constants.W_OK);
+    throw err;
+  }
+
   private pathOf(key: string): string {
     assertBlobKey(key);
     return join(this.root, key);
@@ -75,8 +84,8 @@ export class LocalDiskBlobStore implements BlobStore {
 
   private async place(key: string, write: (tmp: string) => Promise<void>): Promise<BlobInfo> {
     const target = this.pathOf(key);
-    await mkdir(this.tmpDir, { recursive: true });
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(this.tmpDir, { recursive: true }).catch((err) => this.whyNotWritable(err));
+    await mkdir(dirname(target), { recursive: true }).catch((err) => this.whyNotWritable(err));
     const tmp = join(this.tmpDir, `${randomBytes(8).toString('hex')}.part`);
     try {
       await write(tmp);

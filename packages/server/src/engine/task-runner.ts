@@ -15,6 +15,7 @@ import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
 import { isStorageFault } from './storage-faults.ts';
 import { persistently } from './storage-retry.ts';
 import { makeWorkDir, removeWorkDir } from './work-dir.ts';
+import { workDirPrefix } from './work-root-sweeper.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -70,7 +71,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   let workDir: string | undefined;
   try {
     // Inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back below.
-    workDir = makeWorkDir(deps.workRoot);
+    workDir = makeWorkDir(deps.workRoot, workDirPrefix(task.id));
     const produced = await produce(deps, task, lease, controller, workDir);
     ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {

@@ -4,7 +4,7 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import { outputSize, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
 import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from './task.ts';
-import type { IdempotencyClaim, TaskQuery } from '../store/task-store.ts';
+import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from './task-events.ts';
 import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
@@ -53,8 +53,14 @@ export interface SubmitAdmission {
 export type ListQuery = Omit<TaskQuery, 'accountId' | 'family' | 'limit'> & { limit: number };
 
 export const MAX_PROMPT_LENGTH = 4000;
-/** A reservation this old belongs to a request whose process died; a retry may take it over. */
-const IDEMPOTENCY_STALE_MS = 60_000;
+/**
+ * A running submit renews its reservation every IDEMPOTENCY_RENEW_MS; one not renewed for
+ * this long belongs to a request whose process died (a crash between reserving and inserting),
+ * and a retry takes it over. Was 60 s of 409s; now a retry after a crash succeeds within seconds.
+ * A slow submit that is overtaken anyway cannot create a second task: the key binds once.
+ */
+const IDEMPOTENCY_STALE_MS = 5_000;
+const IDEMPOTENCY_RENEW_MS = 1_000;
 /** How often a long-poll re-reads the task, for changes made by workers in other processes. */
 const LONG_POLL_RECHECK_MS = 1000;
 /** How old a lane's queue snapshot may be when a poll reports a position. */
@@ -98,11 +104,18 @@ export class TaskService {
       throw new Conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
     }
     if (reservation.kind === 'existing') return { task: await this.get(account.id, reservation.taskId), replayed: true };
+    const renewal = setInterval(() => void this.deps.tasks.renewIdempotencyKey(claim, this.deps.clock()).catch(() => undefined), IDEMPOTENCY_RENEW_MS);
+    renewal.unref();
     try {
       return { task: await this.create(account, input, idempotency.key, keyId), replayed: false };
     } catch (err) {
-      await this.deps.tasks.releaseIdempotencyKey(claim);
+      if (err instanceof IdempotencyKeyTaken) {
+        throw new Conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+      }
+      await this.deps.tasks.releaseIdempotencyKey(claim).catch(() => undefined);
       throw err;
+    } finally {
+      clearInterval(renewal);
     }
   }
 

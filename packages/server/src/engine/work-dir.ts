@@ -6,8 +6,8 @@ import { join } from 'node:path';
 // of microseconds each, where a thread-pool round trip took about a millisecond on a loaded
 // machine, and an attempt made five of them around a one-file output (bench/engine.bench.ts).
 
-export function makeWorkDir(root: string): string {
-  return mkdtempSync(join(root, 'task-'));
+export function makeWorkDir(root: string, prefix = 'task-'): string {
+  return mkdtempSync(join(root, prefix));
 }
 
 /** Removes the directory; subdirectories (which may be large, e.g. frames) go to the thread pool. */

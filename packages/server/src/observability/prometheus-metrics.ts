@@ -10,7 +10,7 @@ import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.ts';
  */
 export function createPrometheusMetrics(
   tasks: TaskStore,
-  deliveries?: { countByStatus(): Promise<Record<string, number>> },
+  options: { perAccount?: boolean; deliveries?: { countByStatus(): Promise<Record<string, number>> } } = {},
 ): { registry: Registry; engine: EngineMetrics; webhooks: WebhookMetrics } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'vidgen_process_' });
@@ -26,14 +26,19 @@ export function createPrometheusMetrics(
     registers: [registry], buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
   });
   const queued = new Gauge({ name: 'vidgen_queue_depth', help: 'Queued tasks per backend lane', labelNames: ['backend'], registers: [registry] });
-  const running = new Gauge({ name: 'vidgen_running_tasks', help: 'Running tasks per lane and account', labelNames: ['backend', 'account'], registers: [registry] });
+  // Account ids only when the operator asks for them (VIDGEN_METRICS_PER_ACCOUNT, which needs a metrics token):
+  // by default /metrics is open and must not list who the customers are.
+  const running = options.perAccount
+    ? new Gauge({ name: 'vidgen_running_tasks', help: 'Running tasks per lane and account', labelNames: ['backend', 'account'], registers: [registry] })
+    : new Gauge({ name: 'vidgen_running_tasks', help: 'Running tasks per lane', labelNames: ['backend'], registers: [registry] });
   let collecting: Promise<void> | undefined;
   const collect = async () => {
     const stats = await tasks.laneStats();
     queued.reset();
     running.reset();
     for (const q of stats.queued) queued.set({ backend: q.backend }, q.count);
-    for (const r of stats.running) running.set({ backend: r.backend, account: r.accountId }, r.count);
+    if (options.perAccount) for (const r of stats.running) running.set({ backend: r.backend, account: r.accountId }, r.count);
+    else for (const r of stats.running) running.inc({ backend: r.backend }, r.count);
   };
   // Both gauges come from one query; share it within a scrape.
   const once = () => (collecting ??= collect().finally(() => (collecting = undefined)));
@@ -46,7 +51,7 @@ export function createPrometheusMetrics(
   const webhookDeliveries = new Gauge({ name: 'vidgen_webhook_deliveries', help: 'Webhook deliveries by status (pending, delivered, failed, canceled)', labelNames: ['status'], registers: [registry] });
   Object.assign(webhookDeliveries, {
     collect: async () => {
-      const counts = (await deliveries?.countByStatus()) ?? {};
+      const counts = (await options.deliveries?.countByStatus()) ?? {};
       webhookDeliveries.reset();
       for (const status of ['pending', 'delivered', 'failed', 'canceled']) webhookDeliveries.set({ status }, counts[status] ?? 0);
     },

@@ -87,6 +87,8 @@ export interface TaskStore {
   reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation>;
   /** Frees a reservation whose request failed before creating a task, so a retry can run. */
   releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void>;
+  /** Keeps a reservation fresh while its request runs: only a reservation nobody renews goes stale. */
+  renewIdempotencyKey(claim: IdempotencyClaim, now: number): Promise<void>;
   /**
    * Claims a runnable task of one lane, fairly: the account with the fewest running tasks in
    * the lane (under its cap) goes first, the one waiting longest among equals; within an account,
@@ -129,3 +131,9 @@ export interface TaskStore {
   /** Marks succeeded tasks past retention as expired and returns them so their files can be removed. */
   expireDue(now: number, limit: number): Promise<Task[]>;
 }
+
+/**
+ * The task insert found its Idempotency-Key already bound to another task: a retry took over a
+ * reservation this request was too slow to renew, and created the task first. Nothing was written.
+ */
+export class IdempotencyKeyTaken extends Error {}

@@ -30,7 +30,7 @@ const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
  * - it overwrites objects in place and answers a PUT before the bytes are flushed, so readers
  *   could see a mix of versions, and it serves `bytes=0-0` as the whole object: its store is
  *   replaced by one that renames finished files into place and reads ranges exactly.
- * Returns a reason instead when it cannot start, so the caller can skip.
+ * Returns a reason instead when it cannot start, so the caller can skip (under CI=true it throws).
  */
 export async function startS3Server(bucket = 'vidgen-test'): Promise<TestS3Server | string> {
   let base: string | undefined;
@@ -61,7 +61,10 @@ export async function startS3Server(bucket = 'vidgen-test'): Promise<TestS3Serve
     };
   } catch (err) {
     if (base) await rm(base, { recursive: true, force: true });
-    return `the local S3 server (s3rver) could not start: ${(err as Error).message}`;
+    const reason = `the local S3 server (s3rver) could not start: ${(err as Error).message}`;
+    // CI runs the S3 contract suite: a stand-in that cannot start is a failure there, never a skip.
+    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: a missing service is a failure)`);
+    return reason;
   }
 }
 

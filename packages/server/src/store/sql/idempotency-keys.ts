@@ -34,6 +34,17 @@ export class IdempotencyKeys {
     return Number(takeover.numUpdatedRows) === 1 ? { kind: 'reserved' } : { kind: 'in_flight', requestHash: row.request_hash };
   }
 
+  async renew(claim: IdempotencyClaim, now: number): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: now })
+      .where('account_id', '=', claim.accountId)
+      .where('key', '=', claim.key)
+      .where('request_hash', '=', claim.requestHash)
+      .where('task_id', 'is', null)
+      .execute();
+  }
+
   async release(claim: IdempotencyClaim): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')

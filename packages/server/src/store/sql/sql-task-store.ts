@@ -9,6 +9,7 @@ import type { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 import { FAILURES } from '../../engine/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
+import { IdempotencyKeyTaken } from '../task-store.ts';
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
@@ -39,12 +40,15 @@ export class SqlTaskStore implements TaskStore {
     return this.db.transaction().execute(async (trx) => {
       const inserted = await this.insertRow(trx, task);
       if (task.idempotencyKey) {
-        await trx
+        // At most one task per key, even when a retry took over a reservation that went stale.
+        const bound = await trx
           .updateTable('idempotency_keys')
           .set({ task_id: task.id })
           .where('account_id', '=', task.accountId)
           .where('key', '=', task.idempotencyKey)
-          .execute();
+          .where('task_id', 'is', null)
+          .executeTakeFirst();
+        if (Number(bound.numUpdatedRows) !== 1) throw new IdempotencyKeyTaken('the Idempotency-Key is bound to another task');
       }
       for (const effect of created) await effect.created!(trx, inserted);
       return inserted;
@@ -103,6 +107,10 @@ export class SqlTaskStore implements TaskStore {
   reserveIdempotencyKey(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
     return this.idempotency.reserve(claim, now, staleBefore);
   }
+  renewIdempotencyKey(claim: IdempotencyClaim, now: number): Promise<void> {
+    return this.idempotency.renew(claim, now);
+  }
+
 
   releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
     return this.idempotency.release(claim);
