@@ -23,7 +23,8 @@ describe('submit recovery', async () => {
   const created = json(200, { task_id: 't-1', status: 'queued', seconds: '5' });
   const stall: Handler = () => undefined;
   const posts = () => server.seen.filter((r) => r.method === 'POST');
-  // 150 ms makes the time-out cases quick; a test that expects an answer gives the cold first request more.
+  // 150 ms makes the time-out cases quick; tests that are not about time-outs pass a longer one, or a
+  // busy machine turns their answer into a time-out (the journal test failed so in combined runs).
   const client = (journalDir?: string, timeout = 150) =>
     new VidgenClient({ baseURL: server.url, apiKey: 'k', timeout, maxRetries: 2, backoff: { initialDelayMs: 5, maxDelayMs: 10 }, journal: journalDir ? new FileJournal(journalDir) : undefined });
   const reset = (...handlers: Handler[]) => {
@@ -38,7 +39,7 @@ describe('submit recovery', async () => {
       seenAtPost = (await journal.list())[0];
       return created(req, res, '');
     });
-    await client(journal.dir, 5_000).videoGenerations.create(body);
+    await client(journal.dir, 30_000).videoGenerations.create(body);
     const atPost = seenAtPost as { state: string; idempotencyKey: string; fingerprint: string };
     assert.equal(atPost.state, 'submitting');
     assert.equal(atPost.idempotencyKey, posts()[0].headers['idempotency-key']);
@@ -73,14 +74,14 @@ describe('submit recovery', async () => {
 
   it('retries a refusal (429) with the same key and no lookup', async () => {
     reset(json(429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited', param: null } }), created);
-    await client().videoGenerations.create(body);
+    await client(undefined, 30_000).videoGenerations.create(body);
     assert.equal(server.seen.length, 2);
     assert.equal(posts()[0].headers['idempotency-key'], posts()[1].headers['idempotency-key']);
   });
 
   it('retries a 409 idempotency_in_flight after its Retry-After, with the same key', async () => {
     reset(json(409, { error: { message: 'in flight', type: 'conflict_error', code: 'idempotency_in_flight', param: null } }, { 'retry-after': '0.1' }), created);
-    const c = client();
+    const c = client(undefined, 30_000);
     await c.videoGenerations.create(body);
     assert.equal(posts().length, 2);
     assert.equal(posts()[0].headers['idempotency-key'], posts()[1].headers['idempotency-key']);
@@ -120,7 +121,7 @@ describe('submit recovery', async () => {
   it('journals a refused submit as rejected', async () => {
     reset(json(400, { error: { message: '`ratio` must be one of 16:9', type: 'invalid_request_error', code: 'invalid_aspect_ratio', param: 'ratio' } }));
     const journalDir = join(dir, 'rejected');
-    const err = await client(journalDir).videoGenerations.create({ ...body, ratio: '2:1' }).catch((e) => e);
+    const err = await client(journalDir, 30_000).videoGenerations.create({ ...body, ratio: '2:1' }).catch((e) => e);
     assert.ok(err instanceof BadRequestError);
     assert.equal(err.param, 'ratio');
     assert.equal(posts().length, 1);

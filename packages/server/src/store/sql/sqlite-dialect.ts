@@ -7,8 +7,32 @@ import { reusableSql } from './reusable-query.ts';
 /** SQLite through better-sqlite3, the embedded default: one file, writers serialised by its lock. */
 export function openSqlite(path: string): OpenedDialect {
   const handle = openSqliteFile(path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  const db = new Kysely<Database>({ dialect: new OriginalErrorSqliteDialect(handle, { database: withStatementCache(handle) }) });
   return { db, dialect: sqliteDialect(handle), close: () => db.destroy() };
+}
+
+/**
+ * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR); Kysely's
+ * own ROLLBACK then fails with "no transaction is active" and that error replaced the real one,
+ * so a full disk looked like a bug (500) instead of a storage fault (503). Roll back only what is
+ * still open.
+ */
+class OriginalErrorSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly handle: SqliteDatabase.Database,
+    config: ConstructorParameters<typeof SqliteDialect>[0],
+  ) {
+    super(config);
+  }
+
+  override createDriver() {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.handle.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
 }
 
 function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
