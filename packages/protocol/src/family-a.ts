@@ -21,6 +21,7 @@ export const FamilyACreateBody = Type.Object({
   image: Type.Optional(FamilyAImage),
   duration: Type.Integer({ minimum: 1, maximum: 15 }),
   aspect_ratio: Type.Optional(Type.String()),
+  resolution: Type.Optional(Type.String({ description: 'Output resolution (`480p`, `720p`, `1080p`) where the model offers a choice; default: the model\'s own.' })),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;

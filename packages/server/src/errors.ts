@@ -40,6 +40,7 @@ export const API_ERROR_CODES = [
   'invalid_aspect_ratio',
   'unsupported_aspect_ratio',
   'unsupported_duration',
+  'unsupported_resolution',
   'invalid_file',
   'invalid_idempotency_key',
   'invalid_wait',
