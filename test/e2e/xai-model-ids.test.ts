@@ -79,6 +79,10 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
     // A listing filtered by the alias finds the task, which the store keeps under the model's id.
     const listed = await client.get('/v1/video/generations?model=house-video');
     assert.deepEqual(listed.body.data.map((t: { task_id: string }) => t.task_id), [b.body.task_id]);
+    // Listings tell tasks apart: each carries its prompt and the model name as sent.
+    const listedA = (await client.get('/v1/videos')).body.data.find((t: { request_id: string }) => t.request_id === a.body.request_id);
+    assert.deepEqual([listedA.prompt, listedA.requested_model, listedA.model], ['slow pan', 'vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5']);
+    assert.deepEqual([listed.body.data[0].prompt, listed.body.data[0].requested_model], ['waves on a beach', 'house-video']);
     await finish('/v1/videos', a.body.request_id);
     await finish('/v1/video/generations', b.body.task_id);
   });

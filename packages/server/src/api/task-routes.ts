@@ -67,6 +67,7 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     const ctx = context(request);
     const data = page.tasks.map((task) => ({
       ...dialect.toWire(task, ctx), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey,
+      prompt: task.params.prompt, requested_model: task.params.requestedModel ?? task.model,
     }));
     return { object: 'list', data, has_more: page.hasMore, last_id: page.tasks.at(-1)?.id ?? null };
   });
