@@ -65,7 +65,11 @@ export const FamilyATask = Type.Object({
   model: Type.String(),
   progress: Type.Number({ minimum: 0, maximum: 100 }),
   queue_position: Type.Optional(Type.Integer({ minimum: 0, description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).' })),
-  video: Type.Optional(Type.Object({ url: Type.String(), duration: Type.Number() })),
+  video: Type.Optional(Type.Object({
+    url: Type.String(),
+    duration: Type.Number(),
+    thumbnail_url: Type.Optional(Type.String({ description: 'Absolute, signed link to the poster image (WebP); vidgen extension.' })),
+  })),
   error: Type.Optional(TaskError),
 });
 export type FamilyATask = Static<typeof FamilyATask>;

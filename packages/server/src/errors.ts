@@ -41,6 +41,8 @@ export const API_ERROR_CODES = [
   'unsupported_aspect_ratio',
   'unsupported_duration',
   'unsupported_resolution',
+  'invalid_variant',
+  'variant_not_found',
   'invalid_file',
   'invalid_idempotency_key',
   'invalid_wait',

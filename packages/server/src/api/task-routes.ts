@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
-import { PollQuery, TaskList, TaskListQuery, Type } from '@vidgen/protocol';
+import { PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
 import type { Task } from '../engine/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
@@ -31,7 +31,7 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   const config = { dialect };
   const schemas = taskRouteSchemas(dialect);
   const context = (request: FastifyRequest): WireContext => ({
-    signedContentUrl: (task: Task) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock()),
+    signedContentUrl: (task: Task, variant?: ContentVariant) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock(), variant),
   });
 
   dialect.submits.forEach((route, i) => {

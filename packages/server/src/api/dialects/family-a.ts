@@ -88,7 +88,10 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   };
   if (queuePosition !== undefined) body.queue_position = queuePosition;
   // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
-  if (task.status === 'succeeded') body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)) };
+  if (task.status === 'succeeded') {
+    // The poster link is handed out whether or not making it succeeded (then it answers 404): checking would cost a blob lookup per poll.
+    body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)), thumbnail_url: ctx.signedContentUrl(task, 'thumbnail') };
+  }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   return body;
 }
