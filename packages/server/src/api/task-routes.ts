@@ -68,6 +68,7 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     const data = page.tasks.map((task) => ({
       ...dialect.toWire(task, ctx), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey,
       prompt: task.params.prompt, requested_model: task.params.requestedModel ?? task.model,
+      started_at: seconds(task.startedAt), finished_at: seconds(task.finishedAt),
     }));
     return { object: 'list', data, has_more: page.hasMore, last_id: page.tasks.at(-1)?.id ?? null };
   });
@@ -106,3 +107,5 @@ function taskRouteSchemas(dialect: Dialect) {
 function operation({ operationId, summary, description }: { operationId: string; summary: string; description?: string }) {
   return description === undefined ? { operationId, summary } : { operationId, summary, description };
 }
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
