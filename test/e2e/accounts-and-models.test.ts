@@ -36,7 +36,7 @@ describe('accounts, keys and models', () => {
     const ids = res.body.data.map((m: { id: string }) => m.id);
     assert.deepEqual(ids, [
       'vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5-1080p', 'video-v1-5s', 'video-v1-10s', 'video-v1-15s',
-      'vx-imagine-video-edit', 'vx-imagine-video-extend',
+      'vx-imagine-video-edit', 'vx-imagine-video-extend', 'grok-imagine-video', 'grok-imagine-video-1.5',
     ]);
     const a = res.body.data[1];
     assert.equal(a.object, 'model');

@@ -113,7 +113,7 @@ describe('vidgen commands', () => {
     assert.ok(await isMp4(join(dir, 'longer.mp4')));
     const wrong = await vidgen(['extend', '-m', 'vx-imagine-video-edit', '-p', 'x', '--video', id, '-d', '1', '-o', join(dir, 'no.mp4')]);
     assert.equal(wrong.code, 2);
-    assert.match(wrong.stderr, /does not offer extensions \(models that do: vx-imagine-video-extend\)/);
+    assert.match(wrong.stderr, /does not offer extensions \(models that do: vx-imagine-video-extend, grok-imagine-video\)/);
   });
 });
 

@@ -109,6 +109,43 @@ describe('web console journey', { skip }, () => {
     await page.setViewportSize(DESKTOP);
   });
 
+  it('shows posters, prompts, models and timings, keeps Generate on the first screen, and edits and extends a video', async () => {
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    // Text-to-video needs nothing but a prompt: it is what the form offers first.
+    assert.equal(await page.getByLabel('Model', { exact: true }).inputValue(), 'video-v1-5s');
+    const generate = await page.getByRole('button', { name: 'Generate' }).boundingBox();
+    assert.ok(generate && generate.y + generate.height <= DESKTOP.height, `Generate ends at ${generate && generate.y + generate.height} px, below the first screen`);
+    const taskA = page.locator('li.task[data-family="A"][data-phase="succeeded"]').first();
+    await page.locator('li.task[data-poster="shown"]').nth(1).waitFor();
+    const poster = taskA.locator('.task-poster img');
+    assert.ok(await poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 640), 'the poster is loaded');
+    assert.equal(await taskA.locator('.task-model').textContent(), 'vx-imagine-video-1.5-720p');
+    assert.match((await taskA.locator('.task-timing').textContent()) ?? '', /^2 s video · waited \d+:\d\d · rendered \d+:\d\d$/);
+    await screenshot(page, 'console-1280x800', { fullPage: false });
+    await page.setViewportSize(PHONE);
+    assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');
+    await page.locator('#tasks-title').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('tasks-title')?.scrollIntoView());
+    await screenshot(page, 'console-375x812', { fullPage: false });
+    await page.setViewportSize(DESKTOP);
+
+    const before = await page.locator('li.task').count();
+    await taskA.getByRole('button', { name: 'Edit' }).click();
+    await taskA.getByLabel('New prompt').fill('the same harbour in black and white');
+    await taskA.getByRole('button', { name: 'Submit edit' }).click();
+    await page.locator('li.task').nth(before).waitFor();
+    assert.equal(await page.locator('li.task').first().locator('.task-model').textContent(), 'vx-imagine-video-edit');
+    assert.equal(await page.locator('li.task').first().locator('.task-prompt').textContent(), 'the same harbour in black and white');
+    await taskA.getByRole('button', { name: 'Extend' }).click();
+    await taskA.getByLabel('What happens next').fill('the camera keeps rising');
+    await taskA.getByLabel('Seconds to add').fill('1');
+    await taskA.getByRole('button', { name: 'Submit extension' }).click();
+    await page.locator('li.task').nth(before + 1).waitFor();
+    assert.equal(await page.locator('li.task').first().locator('.task-model').textContent(), 'vx-imagine-video-extend');
+    await page.locator('li.task[data-phase="pending"]').first().waitFor({ state: 'detached', timeout: 180_000 });
+  });
+
   it('signs out: the key is gone from the tab and a reload asks for it again', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();

@@ -110,7 +110,8 @@ describe('web console page', { skip }, () => {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || ''));
     }
-    assert.deepEqual(order, ['prompt', 'image-urls', 'image-files', 'aspect-ratio', 'Generate']);
+    // Optional images fold away under their summary (opened by Enter or by an error inside).
+    assert.deepEqual(order, ['prompt', 'Reference images (optional)', 'aspect-ratio', 'seed', 'Generate']);
   });
 
   it('cancels an unfinished task and says so', async () => {
@@ -130,6 +131,7 @@ describe('web console page', { skip }, () => {
   it('shows why a task failed, and that a result expired', async () => {
     await page.getByLabel('Model', { exact: true }).selectOption('video-v1-5s');
     await page.getByLabel('Prompt').fill('harbour at dusk');
+    await page.getByText('Reference images (optional)').click();
     await page.getByLabel('Reference image URLs').fill(`${images.url}/gone.png`);
     await page.getByRole('button', { name: 'Generate' }).click();
     const failed = page.locator('li.task').first();

@@ -58,7 +58,8 @@ describe('operator commands and crash recovery (real processes)', () => {
         for (const id of ids) {
           const done = await pollUntil(() => again.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE', 180_000);
           assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
-          const files = await readdir(join(dataDir, 'blobs', 'videos', id));
+          // Beside the video: its poster and sprite sheet.
+          const files = (await readdir(join(dataDir, 'blobs', 'videos', id))).filter((f) => f.endsWith('.mp4'));
           assert.equal(files.length, 1, `exactly one video file for ${id}: ${files}`);
         }
       } finally {

@@ -39,7 +39,7 @@ describe('worker processes hand tasks over', () => {
   const finishes = async (id: string) => {
     const done = await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status), 120_000);
     assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
-    const files = await readdir(join(dataDir, 'blobs', 'videos', id));
+    const files = (await readdir(join(dataDir, 'blobs', 'videos', id))).filter((f) => f.endsWith('.mp4'));
     assert.equal(files.length, 1, `exactly one stored video, found ${files}`);
     const { probe } = await downloadAndProbe(`${apiServer.url}${done.body.result_url}`, { authorization: `Bearer ${key}` });
     assert.deepEqual([probe.codec, probe.width, probe.height], ['h264', 720, 1280]);

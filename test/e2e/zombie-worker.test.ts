@@ -34,7 +34,9 @@ it("refuses a zombie worker's late completion and keeps exactly the new owner's 
     await database.close();
     assert.deepEqual(attempts.map((a) => a.outcome), ['lease_expired', 'succeeded']);
     assert.equal(task?.result?.blobKey, `videos/${id}/${attempts[1].attempt}.mp4`, 'the served file is the new owner’s');
-    assert.deepEqual(await readdir(join(zombie.dataDir, 'blobs', 'videos', id)), [`${attempts[1].attempt}.mp4`], 'the zombie’s file was discarded');
+    const owner = attempts[1].attempt;
+    const kept = (await readdir(join(zombie.dataDir, 'blobs', 'videos', id))).sort();
+    assert.deepEqual(kept, [`${owner}.mp4`, `${owner}.spritesheet.jpg`, `${owner}.thumbnail.webp`], 'the zombie’s files were discarded');
   } finally {
     await rescuer.close();
     await zombie.close();

@@ -10,7 +10,7 @@ export type {
   // `expired: true` (a vidgen extension) is part of the protocol's family B task; the old name stays for SDK users.
   FamilyBTask as FamilyBTaskObject,
   // A listing entry (poll object + `created_at`, `idempotency_key`) and the page envelope around it.
-  Listed, ListEnvelope as ListResponse,
+  Listed, ListEnvelope as ListResponse, ContentVariant,
   WebhookEventBody as WebhookEvent, WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery,
 } from '@vidgen/protocol';
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from './common.ts';
 
 /** The query of a signed download link, as the poll answer hands it out; absent when the key is sent instead. */
 export const SignedLinkQuery = Type.Object({
@@ -9,3 +10,17 @@ export const SignedLinkQuery = Type.Object({
 
 /** The bytes of a verified MP4 (H.264). */
 export const Mp4Video = Type.String({ format: 'binary' });
+
+/** The images a finished task has beside its video (OpenAI's content-variant convention). */
+export const CONTENT_VARIANTS = ['thumbnail', 'spritesheet'] as const;
+export type ContentVariant = (typeof CONTENT_VARIANTS)[number];
+
+/** The query of `GET /v1/videos/{id}/content`: a signed link's parameters and the variant. */
+export const ContentQuery = Type.Composite([
+  SignedLinkQuery,
+  Type.Object({
+    variant: Type.Optional(StringEnum(CONTENT_VARIANTS, {
+      description: 'Instead of the MP4: `thumbnail`, a poster frame (WebP, at most 640 px wide), or `spritesheet`, ten frames spread over the video in 5×2 tiles 160 px wide (JPEG).',
+    })),
+  }),
+]);

@@ -4,6 +4,10 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
 export const ListedFields = Type.Object({
   created_at: Type.Integer({ description: 'Unix seconds.' }),
   idempotency_key: Type.Union([Type.String(), Type.Null()], { description: 'The `Idempotency-Key` the task was created with.' }),
+  prompt: Type.String({ description: 'The prompt, as the task keeps it (trimmed).' }),
+  requested_model: Type.String({ description: 'The model name exactly as the client sent it (an id or an alias).' }),
+  started_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds when its last attempt started; null while queued.' }),
+  finished_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds when it ended; null until then.' }),
 });
 export type Listed<T> = T & Static<typeof ListedFields>;
 

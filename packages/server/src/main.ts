@@ -31,6 +31,7 @@ import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts'
 import { createRelayBackends } from './generators/relay/relay-backends.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { probeVideo, verifyVideo } from './media/video-probe.ts';
+import { makeStills } from './media/poster.ts';
 import { checkVideoBytes } from './media/video-input.ts';
 import { normalizeImage, sniffImageType } from './media/image-input.ts';
 import { createSafeFetch, createSafePost } from './security/create-safe-fetch.ts';
@@ -118,6 +119,7 @@ export async function startService(
       retentionMs: config.retentionSeconds * 1000,
       normalizeImage: (bytes) => renderableImage(bytes, config.maxImagePixels),
       verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect),
+      makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
     });
     worker.start();
     stops.push((graceMs) => worker.stop(graceMs));

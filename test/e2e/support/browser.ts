@@ -67,11 +67,11 @@ export async function launchBrowser(): Promise<TestBrowser> {
   };
 }
 
-/** Saves a full-page screenshot as `test-output/screenshots/<name>.png`. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a full-page (or with `fullPage: false`, the viewport's) screenshot as `test-output/screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  await page.screenshot({ path, fullPage, animations: 'disabled' });
   return path;
 }
 

@@ -18,6 +18,7 @@ const OPTIONS = {
   ratio: { type: 'string', short: 'r' },
   seed: { type: 'string' },
   output: { type: 'string', short: 'o' },
+  variant: { type: 'string' },
   family: { type: 'string' },
   'max-wait': { type: 'string' },
   interval: { type: 'string' },

@@ -10,7 +10,7 @@ Commands:
   extend     continue a video by N seconds (family A)           (--model --prompt --video --duration --output)
   status     one look at a task
   wait       wait for a task, optionally download it
-  download   download a finished task's video
+  download   download a finished task's video, or its poster or sprite sheet
   cancel     cancel a queued or running task
   tasks      list tasks (the server's, or this machine's journal with --local)
   models     the models this key may use
@@ -64,7 +64,7 @@ export const COMMAND_HELP: Record<string, string> = {
   extend: `Continue a finished video by --duration seconds (family A models that offer extensions).\n\nUsage: vidgen extend --model <id> --prompt <text> --video <ref> --duration <s> --output <file>\n\n${VARIANT_FLAGS}\n  -d, --duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
   status: `One look at a task: status, progress, error, link.\n\nUsage: vidgen status <task-id> [--family A|B]\n\n  --family A|B            skip finding out which family the id belongs to\n`,
   wait: `Wait for a task to end; with --output, download it.\n\nUsage: vidgen wait <task-id> [--family A|B] [--output <file>]\n\n  --family A|B            the task's family (else from the journal, else asked of the server)\n  -o, --output <file>     download the video here when done\n${WAIT_FLAGS}\n`,
-  download: `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen download <task-id> --output <file> [--family A|B]\n\n  -o, --output <file>     where the MP4 goes\n  --family A|B            the task's family\n  --download-timeout <s>  time-out (default 600)\n`,
+  download: `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen download <task-id> --output <file> [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>     where the MP4 (or the image) goes\n  --variant <name>        instead of the video: thumbnail (WebP poster) or spritesheet (JPEG, 5x2 frames)\n  --family A|B            the task's family\n  --download-timeout <s>  time-out (default 600)\n`,
   cancel: `Cancel a queued or running task. It ends failed (A) or FAILURE (B) with error code canceled.\n\nUsage: vidgen cancel <task-id> [--family A|B]\n\n  --family A|B            the task's family\n`,
   tasks: `List tasks, newest first: the server's listing of both families, or this machine's journal.\n\nUsage: vidgen tasks [--family A|B] [--status S] [--model M] [--limit N] [--after ID] [--local]\n\n  --family A|B            one family only\n  --status S              in the family's words (pending/done/… or queued/IN_PROGRESS/…)\n  --model M               one model only\n  --limit N               at most N rows in all (default 20, max 100)\n  --after ID              the page after this task id\n  --local                 this machine's journal for the current server and key\n`,
   models: `The models this API key may use, with family, durations, ratios and whether they need an image.\n\nUsage: vidgen models [--json]\n`,

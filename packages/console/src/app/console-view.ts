@@ -20,7 +20,7 @@ export function consoleView(client: VidgenClient, models: ModelObject[], signOut
     ended = true;
     return true;
   };
-  const tasks = new TaskList(client, onError);
+  const tasks = new TaskList(client, onError, models);
   const form = generateForm({ client, models, onError, onCreated: (item, prompt) => tasks.add(item, prompt) });
   const el = h('div', { class: 'layout' }, form, tasks.el, modelsPanel(models));
   void tasks.load();

@@ -18,6 +18,8 @@ export interface FormValues {
   duration?: number;
   imageUrls: string[];
   imageFiles: File[];
+  /** Optional; a whole number from 0 to 2³²−1. */
+  seed?: number;
 }
 
 /** Field id → message. */
@@ -29,6 +31,7 @@ export function checkForm(model: ModelObject, v: FormValues): FieldErrors {
   if (!prompt) errors.prompt = 'Describe the video: the prompt must not be empty.';
   else if (prompt.length > MAX_PROMPT_LENGTH) errors.prompt = `The prompt must be at most ${MAX_PROMPT_LENGTH} characters.`;
   if (!model.aspect_ratios.includes(v.ratio)) errors['aspect-ratio'] = `Choose one of ${model.aspect_ratios.join(', ')}.`;
+  if (v.seed !== undefined && !(Number.isInteger(v.seed) && v.seed >= 0 && v.seed <= 4294967295)) errors.seed = 'The seed must be a whole number from 0 to 4294967295.';
   if (model.family === 'A') Object.assign(errors, checkFamilyA(model, v));
   else Object.assign(errors, checkFamilyB(model, v));
   return errors;

@@ -22,7 +22,9 @@ export function generateForm(opts: GenerateFormOptions): HTMLElement {
       h('h2', { id: 'new-title' }, 'New video'),
       h('p', { class: 'notice' }, 'This API key’s account may not use any generation model (GET /v1/models lists none).'));
   }
-  const select = h('select', { id: 'model', name: 'model' }, ...usable.map((m) => h('option', { value: m.id }, m.id)));
+  // Text-to-video first: a model that needs no image works with nothing but a prompt.
+  const preferred = usable.find((m) => !m.requires_image) ?? usable[0];
+  const select = h('select', { id: 'model', name: 'model' }, ...usable.map((m) => h('option', { value: m.id, selected: m === preferred }, m.id)));
   const info = h('p', { class: 'hint', id: 'model-info' });
   const prompt = h('textarea', { id: 'prompt', name: 'prompt', rows: 3, maxlength: MAX_PROMPT_LENGTH, required: true });
   const specific = h('div', { class: 'model-fields' });
@@ -32,7 +34,7 @@ export function generateForm(opts: GenerateFormOptions): HTMLElement {
     h('h2', { id: 'new-title' }, 'New video'),
     field('Model', select), info, field('Prompt', prompt, 'Subject, action and camera move, e.g. “harbour at dusk, slow zoom in”.'),
     specific, button, formError);
-  const current = () => usable.find((m) => m.id === select.value) ?? usable[0];
+  const current = () => usable.find((m) => m.id === select.value) ?? preferred;
   const showModel = () => {
     const previousRatio = form.querySelector<HTMLSelectElement>('#aspect-ratio')?.value;
     info.textContent = describeModel(current());
@@ -73,7 +75,10 @@ async function send(form: HTMLFormElement, model: ModelObject, button: HTMLButto
 
 /** Marks every field in `errors` and sums them up above the button; focuses the first one. */
 function showErrors(form: HTMLFormElement, formError: HTMLElement, errors: FieldErrors, summary?: string) {
-  for (const control of form.querySelectorAll<HTMLElement>('input, select, textarea')) setFieldError(control, errors[control.id]);
+  for (const control of form.querySelectorAll<HTMLElement>('input, select, textarea')) {
+    setFieldError(control, errors[control.id]);
+    if (errors[control.id]) control.closest('details')?.setAttribute('open', '');
+  }
   const ids = Object.keys(errors);
   formError.textContent = summary ?? (ids.length ? `Please fix ${ids.length === 1 ? 'the marked field' : `the ${ids.length} marked fields`}.` : '');
   const first = ids.map((id) => form.querySelector<HTMLElement>(`#${id}`)).find(Boolean) ?? (summary ? formError : null);

@@ -7,15 +7,16 @@ const ACCEPT = ACCEPTED_IMAGE_TYPES.join(',');
 /** The fields that depend on the model: family A's first frame and duration, family B's references. */
 export function modelFields(model: ModelObject, previousRatio?: string): HTMLElement[] {
   const ratio = ratioField(model, previousRatio);
-  if (model.family === 'A') return [firstFrameFields(model), durationField(model), ratio];
-  return [referenceFields(model), ratio];
+  if (model.family === 'A') return [firstFrameFields(model), h('div', { class: 'field-row' }, durationField(model), ratio, seedField())];
+  return [referenceFields(model), h('div', { class: 'field-row' }, ratio, seedField())];
 }
 
 /** Reads the current controls; ids are those the fields above create. */
 export function readValues(model: ModelObject, form: HTMLFormElement): FormValues {
   const value = (id: string) => (form.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(`#${id}`)?.value ?? '');
   const files = (id: string) => [...(form.querySelector<HTMLInputElement>(`#${id}`)?.files ?? [])];
-  const base = { prompt: value('prompt'), ratio: value('aspect-ratio') };
+  const seed = value('seed').trim();
+  const base = { prompt: value('prompt'), ratio: value('aspect-ratio'), seed: seed === '' ? undefined : Number(seed) };
   if (model.family === 'A') {
     const url = value('first-frame-url').trim();
     const raw = value('duration').trim();
@@ -29,12 +30,9 @@ function firstFrameFields(model: ModelObject): HTMLElement {
   const url = h('input', { id: 'first-frame-url', name: 'first-frame-url', type: 'url', inputmode: 'url', autocomplete: 'off', spellcheck: 'false' });
   const file = h('input', { id: 'first-frame-file', name: 'first-frame-file', type: 'file', accept: ACCEPT });
   const need = model.requires_image ? 'Required: ' : 'Optional: ';
-  return h('fieldset', { class: 'group' },
-    h('legend', {}, 'First frame'),
-    h('p', { class: 'hint' }, `${need}an image URL the server can reach, or a PNG/JPEG file to upload — one of the two.`),
+  return imageGroup(model, 'First frame', `${need}an image URL the server can reach, or a PNG/JPEG file to upload — one of the two.`,
     field('First frame URL', url),
-    field('First frame file', file),
-  );
+    field('First frame file', file));
 }
 
 function durationField(model: ModelObject): HTMLElement {
@@ -47,12 +45,23 @@ function referenceFields(model: ModelObject): HTMLElement {
   const urls = h('textarea', { id: 'image-urls', name: 'image-urls', rows: 2, autocomplete: 'off', spellcheck: 'false' });
   const files = h('input', { id: 'image-files', name: 'image-files', type: 'file', accept: ACCEPT, multiple: true });
   const need = model.requires_image ? 'At least one image is required' : 'None for text-to-video; one or more for image-to-video';
-  return h('fieldset', { class: 'group' },
-    h('legend', {}, 'Reference images'),
-    h('p', { class: 'hint' }, `${need} (at most ${MAX_REFERENCE_IMAGES}, URLs and files together).`),
+  return imageGroup(model, 'Reference images', `${need} (at most ${MAX_REFERENCE_IMAGES}, URLs and files together).`,
     field('Reference image URLs', urls, 'One http(s) URL per line.'),
-    field('Reference image files', files, 'PNG or JPEG; sent inline as data URIs.'),
-  );
+    field('Reference image files', files, 'PNG or JPEG; sent inline as data URIs.'));
+}
+
+/**
+ * A required image is a fieldset in plain view; an optional one folds away, so a text-to-video
+ * form fits the first screen (the form opens it when a field inside has an error).
+ */
+function imageGroup(model: ModelObject, title: string, hint: string, ...fields: HTMLElement[]): HTMLElement {
+  if (model.requires_image) return h('fieldset', { class: 'group' }, h('legend', {}, title), h('p', { class: 'hint' }, hint), ...fields);
+  return h('details', { class: 'group' }, h('summary', {}, `${title} (optional)`), h('p', { class: 'hint' }, hint), ...fields);
+}
+
+/** Optional: the same seed and inputs render the same video. */
+function seedField(): HTMLElement {
+  return field('Seed', h('input', { id: 'seed', name: 'seed', type: 'number', inputmode: 'numeric', min: 0, max: 4294967295, step: 1 }), 'Optional.');
 }
 
 function ratioField(model: ModelObject, previous?: string): HTMLElement {

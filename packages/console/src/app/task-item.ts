@@ -13,7 +13,23 @@ export interface TaskItem {
   queuePosition: number | undefined;
   /** Unix milliseconds. */
   createdAt: number;
+  /** Unix milliseconds; from a listing, or when this tab saw the task end. */
+  startedAt: number | undefined;
+  finishedAt: number | undefined;
+  /** Seconds of the finished video. */
+  seconds: number | undefined;
+  /** From a listing (the server keeps it), else what this tab remembered at submit. */
+  prompt: string | undefined;
   error: { code: string; message: string } | undefined;
+}
+
+/** What a listing adds to a poll object (see the protocol's ListedFields). */
+interface ListedExtras {
+  created_at?: number;
+  started_at?: number | null;
+  finished_at?: number | null;
+  prompt?: string;
+  requested_model?: string;
 }
 
 export type WireTask = FamilyATask | FamilyBTaskObject;
@@ -22,12 +38,20 @@ export type WireTask = FamilyATask | FamilyBTaskObject;
  * Reads a poll or list answer. Polls carry no creation time, so the earlier item's is kept;
  * a task first seen from its create answer starts the clock now.
  */
-export function toTaskItem(family: Family, task: WireTask & { created_at?: number }, previous?: TaskItem): TaskItem {
+export function toTaskItem(family: Family, task: WireTask & ListedExtras, previous?: TaskItem): TaskItem {
   const view = viewOf(family, task);
+  const ms = (s: number | null | undefined) => (typeof s === 'number' ? s * 1000 : undefined);
+  const ended = view.phase !== 'pending';
+  const seconds = family === 'A' ? (task as FamilyATask).video?.duration : Number((task as FamilyBTaskObject).seconds) || undefined;
   return {
     id: view.id,
     family,
-    model: task.model ?? previous?.model ?? '',
+    model: task.requested_model ?? task.model ?? previous?.model ?? '',
+    startedAt: ms(task.started_at) ?? previous?.startedAt,
+    // Polls carry no end time: a task seen ending here ends now.
+    finishedAt: ms(task.finished_at) ?? previous?.finishedAt ?? (ended && previous?.phase === 'pending' ? Date.now() : undefined),
+    seconds: seconds ?? previous?.seconds,
+    prompt: task.prompt ?? previous?.prompt,
     status: view.status,
     phase: view.phase,
     progress: view.progress,
@@ -69,4 +93,18 @@ export function formatCreated(ms: number, now = Date.now()): string {
   const sameDay = new Date(now).toDateString() === date.toDateString();
   const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   return sameDay ? time : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+}
+
+/** "5 s video · waited 0:01 · rendered 0:04": what a finished task took, as far as it is known. */
+export function timingText(item: TaskItem): string {
+  const parts: string[] = [];
+  if (item.seconds && item.phase === 'succeeded') parts.push(`${item.seconds} s video`);
+  if (item.finishedAt !== undefined && item.phase !== 'pending') {
+    if (item.startedAt !== undefined && item.startedAt >= item.createdAt) {
+      parts.push(`waited ${formatElapsed(item.startedAt - item.createdAt)}`, `rendered ${formatElapsed(item.finishedAt - item.startedAt)}`);
+    } else {
+      parts.push(`took ${formatElapsed(item.finishedAt - item.createdAt)}`);
+    }
+  }
+  return parts.join(' · ');
 }

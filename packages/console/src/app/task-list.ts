@@ -1,4 +1,5 @@
-import type { Family, VidgenClient } from '@vidgen/client';
+import type { Family, ModelObject, VidgenClient } from '@vidgen/client';
+import { remixForm } from './remix-form.ts';
 import { h } from './dom.ts';
 import { announce } from './announce.ts';
 import { describeError } from './describe-error.ts';
@@ -24,7 +25,13 @@ export class TaskList {
   private readonly watcher: TaskWatcher;
   private readonly ticker: ReturnType<typeof setInterval>;
 
-  constructor(private readonly client: VidgenClient, private readonly onError: (err: unknown) => boolean) {
+  private readonly posters = new Map<string, string>();
+  private readonly remixModels: { edit?: ModelObject; extend?: ModelObject };
+
+  constructor(private readonly client: VidgenClient, private readonly onError: (err: unknown) => boolean, models: ModelObject[] = []) {
+    // Edit and extend are family A endpoints; the first model the key may use for each is offered.
+    const family = models.filter((m) => m.family === 'A');
+    this.remixModels = { edit: family.find((m) => m.capabilities.edit), extend: family.find((m) => m.capabilities.extend) };
     this.watcher = new TaskWatcher(client, {
       update: (family, task) => this.apply(family, task),
       gone: (id) => this.remove(id),
@@ -61,6 +68,7 @@ export class TaskList {
   destroy(): void {
     clearInterval(this.ticker);
     this.watcher.stopAll();
+    for (const url of this.posters.values()) URL.revokeObjectURL(url);
   }
 
   private apply(family: Family, task: WireTask): void {
@@ -75,8 +83,13 @@ export class TaskList {
       row.update(item);
       if (before === 'pending' && item.phase !== 'pending') announce(`${item.model} video: ${statusLabel(item)}.`);
     } else {
-      this.insert(new TaskRow(item, promptOf(item.id), { cancel: (i, r) => void this.cancel(i, r), play: (i, r) => void this.play(i, r) }));
+      this.insert(new TaskRow(item, promptOf(item.id), {
+        cancel: (i, r) => void this.cancel(i, r), play: (i, r) => void this.play(i, r),
+        edit: this.remixModels.edit ? (i, r) => this.openRemix('edit', i, r) : undefined,
+        extend: this.remixModels.extend ? (i, r) => this.openRemix('extend', i, r) : undefined,
+      }));
     }
+    if (item.phase === 'succeeded') void this.loadPoster(item.id);
     this.empty.hidden = true;
     if (item.phase === 'pending') this.watcher.watch(item);
   }
@@ -88,7 +101,31 @@ export class TaskList {
     this.list.insertBefore(row.el, next ?? null);
   }
 
+  /** The poster, fetched once through the SDK (an <img> cannot send the key) and shown as an object URL. */
+  private async loadPoster(id: string): Promise<void> {
+    if (this.posters.has(id)) return;
+    this.posters.set(id, '');
+    try {
+      const image = await this.client.content.image(id, 'thumbnail');
+      const url = URL.createObjectURL(new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.contentType }));
+      this.posters.set(id, url);
+      this.rows.get(id)?.setPoster(url);
+    } catch {
+      // A task made before posters existed has none; the row simply shows no picture.
+    }
+  }
+
+  private openRemix(kind: 'edit' | 'extend', item: TaskItem, row: TaskRow): void {
+    const model = this.remixModels[kind];
+    if (!model) return;
+    const close = () => row.remix.replaceChildren();
+    row.remix.replaceChildren(remixForm(kind, item, model, { client: this.client, onError: this.onError, onCreated: (created, prompt) => this.add(created, prompt), close }));
+  }
+
   private remove(id: string): void {
+    const poster = this.posters.get(id);
+    if (poster) URL.revokeObjectURL(poster);
+    this.posters.delete(id);
     this.rows.get(id)?.el.remove();
     this.rows.delete(id);
     this.empty.hidden = this.rows.size > 0;

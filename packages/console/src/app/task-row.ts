@@ -1,9 +1,12 @@
 import { h } from './dom.ts';
-import { formatCreated, formatElapsed, isCanceled, statusLabel, type TaskItem } from './task-item.ts';
+import { formatCreated, formatElapsed, isCanceled, statusLabel, timingText, type TaskItem } from './task-item.ts';
 
 export interface RowActions {
   cancel(item: TaskItem, row: TaskRow): void;
   play(item: TaskItem, row: TaskRow): void;
+  /** Edit or extend a finished video; absent when no model the key may use offers it. */
+  edit?(item: TaskItem, row: TaskRow): void;
+  extend?(item: TaskItem, row: TaskRow): void;
 }
 
 /** One task in the list. Built once, then patched in place so focus and a playing video survive updates. */
@@ -17,30 +20,45 @@ export class TaskRow {
   private readonly detail = h('p', { class: 'task-detail', hidden: true });
   private readonly cancelButton = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
   private readonly playButton = h('button', { type: 'button' }, 'Play');
+  private readonly editButton = h('button', { type: 'button', class: 'secondary' }, 'Edit');
+  private readonly extendButton = h('button', { type: 'button', class: 'secondary' }, 'Extend');
+  private readonly poster = h('div', { class: 'task-poster', 'aria-hidden': 'true' });
+  private readonly prompt = h('p', { class: 'task-prompt' });
+  private readonly timing = h('p', { class: 'task-timing' });
+  /** Where the edit/extend form opens. */
+  readonly remix = h('div', { class: 'task-remix' });
+  private readonly canRemix: { edit: boolean; extend: boolean };
 
   constructor(item: TaskItem, prompt: string | undefined, actions: RowActions) {
     this.item = item;
     const when = formatCreated(item.createdAt);
     const head = `task-${item.id}-head`;
     // Every row has a "Play" and a "Cancel": the row's heading tells a screen reader which one this is.
-    for (const button of [this.cancelButton, this.playButton]) button.setAttribute('aria-describedby', head);
+    for (const button of [this.cancelButton, this.playButton, this.editButton, this.extendButton]) button.setAttribute('aria-describedby', head);
+    this.canRemix = { edit: !!actions.edit, extend: !!actions.extend };
+    this.editButton.addEventListener('click', () => actions.edit?.(this.item, this));
+    this.extendButton.addEventListener('click', () => actions.extend?.(this.item, this));
     this.progress.setAttribute('aria-label', `Progress of ${item.model} ${when}`);
     this.playButton.setAttribute('aria-controls', `player-${item.id}`);
     this.cancelButton.addEventListener('click', () => actions.cancel(this.item, this));
     this.playButton.addEventListener('click', () => actions.play(this.item, this));
     this.player = h('div', { class: 'task-player', id: `player-${item.id}` });
     this.el = h('li', { class: 'task', tabindex: -1, 'data-task-id': item.id, 'data-family': item.family, 'data-created': item.createdAt },
+      this.poster,
+      h('div', { class: 'task-body' },
       h('div', { class: 'task-head', id: head },
         h('span', { class: 'task-model' }, item.model),
         h('span', { class: 'badge', title: `API family ${item.family}` }, item.family),
         h('code', { class: 'task-id', title: item.id }, `…${item.id.slice(-8)}`),
         h('time', { class: 'task-created', datetime: new Date(item.createdAt).toISOString() }, when)),
-      prompt ? h('p', { class: 'task-prompt' }, prompt) : null,
+      this.prompt,
       h('div', { class: 'task-state' }, this.status, this.progress, this.elapsed),
+      this.timing,
       this.detail,
-      h('div', { class: 'task-actions' }, this.cancelButton, this.playButton),
+      h('div', { class: 'task-actions' }, this.cancelButton, this.playButton, this.editButton, this.extendButton),
+      this.remix),
       this.player);
-    this.update(item);
+    this.update({ ...item, prompt: item.prompt ?? prompt });
   }
 
   get current(): TaskItem {
@@ -57,6 +75,12 @@ export class TaskRow {
     this.progress.value = item.progress ?? 0;
     this.cancelButton.hidden = !pending;
     this.playButton.hidden = item.phase !== 'succeeded';
+    this.editButton.hidden = item.phase !== 'succeeded' || !this.canRemix.edit;
+    this.extendButton.hidden = item.phase !== 'succeeded' || !this.canRemix.extend;
+    this.prompt.textContent = item.prompt ?? '';
+    this.prompt.hidden = !item.prompt;
+    this.timing.textContent = timingText(item);
+    this.timing.hidden = !this.timing.textContent;
     this.elapsed.hidden = !pending;
     this.showDetail(detailOf(item));
     if (item.phase === 'expired' && this.playerOpen) this.closePlayer();
@@ -75,6 +99,12 @@ export class TaskRow {
     this.detail.textContent = text ?? '';
     this.detail.hidden = !text;
     this.detail.className = `task-detail ${kind}`;
+  }
+
+  /** Shows the poster (an object URL the list owns). */
+  setPoster(url: string): void {
+    this.poster.replaceChildren(h('img', { src: url, alt: '', width: 160, height: 90, decoding: 'async' }));
+    this.el.dataset.poster = 'shown';
   }
 
   setBusy(button: 'cancel' | 'play', busy: boolean): void {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
-import { PollQuery, TaskList, TaskListQuery, Type } from '@vidgen/protocol';
+import { PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
 import type { Task } from '../engine/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
@@ -31,7 +31,7 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   const config = { dialect };
   const schemas = taskRouteSchemas(dialect);
   const context = (request: FastifyRequest): WireContext => ({
-    signedContentUrl: (task: Task) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock()),
+    signedContentUrl: (task: Task, variant?: ContentVariant) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock(), variant),
   });
 
   dialect.submits.forEach((route, i) => {
@@ -68,6 +68,8 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     const ctx = context(request);
     const data = page.tasks.map((task) => ({
       ...dialect.toWire(task, ctx), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey,
+      prompt: task.params.prompt, requested_model: task.params.requestedModel ?? task.model,
+      started_at: seconds(task.startedAt), finished_at: seconds(task.finishedAt),
     }));
     return { object: 'list', data, has_more: page.hasMore, last_id: page.tasks.at(-1)?.id ?? null };
   });
@@ -106,3 +108,5 @@ function taskRouteSchemas(dialect: Dialect) {
 function operation({ operationId, summary, description }: { operationId: string; summary: string; description?: string }) {
   return description === undefined ? { operationId, summary } : { operationId, summary, description };
 }
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));

@@ -9,7 +9,15 @@ export interface ModelEntry {
   backend: string;
   /** Short side of the output in pixels (720 for "720p"). */
   shortSide: number;
+  /** The default output resolution ("720p"). */
   resolution: string;
+  /** Every resolution a request may ask for (`resolution` first); the model's own when it fixes one. */
+  resolutions: string[];
+  /**
+   * What a poll answer calls the model when the client sent its id: the spec's samples show
+   * `vx-imagine-video-1.5` for `vx-imagine-video-1.5-720p`. Other names are echoed as sent.
+   */
+  reportedName?: string;
   durations: number[];
   aspectRatios: string[];
   requiresImage: boolean;
@@ -34,9 +42,17 @@ export interface ModelCatalog {
   find(idOrAlias: string): ModelEntry | undefined;
 }
 
-/** The sample form of a family A model name: the id without its resolution suffix. */
-export function publicModelName(modelId: string): string {
-  return modelId.replace(/-\d{3,4}p$/, '');
+/**
+ * The model name a task reports: the name the client sent (an id or an alias), except that the
+ * id itself reports as the entry's `reportedName` where it has one (docs/models.md).
+ */
+export function reportedModelName(model: ModelEntry, requested: string): string {
+  return requested === model.id && model.reportedName ? model.reportedName : requested;
+}
+
+/** Short side in pixels of a resolution such as "720p", or undefined when it is not one. */
+export function shortSideOf(resolution: string): number | undefined {
+  return /^(\d{3,4})p$/.test(resolution) ? Number(resolution.slice(0, -1)) : undefined;
 }
 
 /** Exact pixel size for a short side and an aspect ratio such as "16:9"; both sides even for yuv420p. */
@@ -77,7 +93,11 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
   const backend = typeof e.backend === 'string' ? e.backend : fail('"backend" is required');
   const supported = backends[backend] ?? fail(`backend "${backend}" is not configured`);
   const resolution = String(e.resolution ?? '720p');
-  const shortSide = /^(\d{3,4})p$/.test(resolution) ? Number(resolution.slice(0, -1)) : fail('"resolution" must look like "720p"');
+  const shortSide = shortSideOf(resolution) ?? fail('"resolution" must look like "720p"');
+  const others = Array.isArray(e.resolutions) ? e.resolutions.map(String) : [];
+  for (const r of others) if (shortSideOf(r) === undefined) fail(`"resolutions": "${r}" must look like "720p"`);
+  const resolutions = [resolution, ...others.filter((r) => r !== resolution)];
+  if (e.reported_name !== undefined && (typeof e.reported_name !== 'string' || e.reported_name === '')) fail('"reported_name" must be a non-empty string');
   const durations = parseDurations(e.durations) ?? fail('"durations" must be a list of seconds or {min, max}');
   const aspectRatios = (e.aspect_ratios as string[] | undefined) ?? [...ASPECT_RATIOS];
   for (const r of aspectRatios) if (!(ASPECT_RATIOS as readonly string[]).includes(r)) fail(`unknown aspect ratio "${r}"`);
@@ -93,6 +113,8 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     backend,
     shortSide,
     resolution,
+    resolutions,
+    ...(typeof e.reported_name === 'string' ? { reportedName: e.reported_name } : {}),
     durations,
     aspectRatios,
     requiresImage: e.requires_image === true,

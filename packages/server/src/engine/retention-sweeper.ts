@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
+import { deleteResult } from './video-variants.ts';
 
 /**
  * Ends the life of results past retention: the task becomes `expired` first (one statement,
@@ -17,7 +18,7 @@ export function startRetentionSweeper(deps: {
     let total = 0;
     for (;;) {
       const expired = await deps.tasks.expireDue(deps.clock(), 100);
-      for (const task of expired) if (task.result) await deps.blobs.delete(task.result.blobKey);
+      for (const task of expired) if (task.result) await deleteResult(deps.blobs, task.result.blobKey);
       total += expired.length;
       if (expired.length < 100) return total;
     }

@@ -16,6 +16,7 @@ import { isStorageFault } from './storage-faults.ts';
 import { persistently } from './storage-retry.ts';
 import { makeWorkDir, removeWorkDir } from './work-dir.ts';
 import { workDirPrefix } from './work-root-sweeper.ts';
+import { deleteResult, storeVariants, type MakeStills } from './video-variants.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -33,6 +34,8 @@ export interface TaskRunnerDeps {
    * may return what it measured, so the result records the real length.
    */
   verifyVideo(file: string, expect: OutputExpectation): Promise<{ durationSeconds: number } | void>;
+  /** Poster and sprite sheet of a verified video (media/poster.ts), stored beside it; none when absent. */
+  makeStills?: MakeStills;
   maxAttempts: number;
   retentionMs: number;
   workRoot: string;
@@ -73,7 +76,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
     // Inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back below.
     workDir = makeWorkDir(deps.workRoot, workDirPrefix(task.id));
     const produced = await produce(deps, task, lease, controller, workDir);
-    ending = produced.ok ? await store(deps, task, lease, produced, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+    ending = produced.ok ? await store(deps, task, lease, produced, workDir, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {
     if (!isStorageFault(err)) throw err;
     ending = await handBack(deps, lease, err, log);
@@ -115,9 +118,10 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
 }
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
-async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number }, log: Logger): Promise<Ending> {
+async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number }, workDir: string, log: Logger): Promise<Ending> {
   const key = `videos/${task.id}/${lease.token}.mp4`;
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
+  if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
   // Stored videos never change: the attempt's token and the size identify the bytes.
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
@@ -131,7 +135,7 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
     return { outcome: 'succeeded', code: null, recorded: true };
   }
   // A zombie's output: another attempt owns the task now, or it was canceled.
-  await deps.blobs.delete(key);
+  await deleteResult(deps.blobs, key);
   log.warn('lease lost before completion; output discarded');
   return { outcome: 'lost', code: 'lease_lost' };
 }

@@ -1,7 +1,7 @@
 import type { Account } from '../store/account-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { outputSize, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
+import { outputSize, reportedModelName, shortSideOf, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
 import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from './task.ts';
 import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
@@ -24,6 +24,8 @@ export interface SubmitInput {
   /** Seconds; families whose models fix the duration leave it out. */
   duration?: number;
   aspectRatio?: string;
+  /** Output resolution ("480p"), where the model offers a choice. */
+  resolution?: string;
   seed?: number;
   /** Edits and extensions: the input video (`duration` is then the seconds an extension adds). */
   video?: VideoInput;
@@ -156,7 +158,9 @@ export class TaskService {
 
   /** One page of the account's tasks of one family, newest first. */
   async list(accountId: string, family: ApiFamily, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
-    const rows = await this.deps.tasks.list({ ...query, accountId, family, limit: query.limit + 1 });
+    // Tasks keep the catalog id: an alias filters by the model it names.
+    const model = query.model === undefined ? undefined : (this.deps.catalog.find(query.model)?.id ?? query.model);
+    const rows = await this.deps.tasks.list({ ...query, model, accountId, family, limit: query.limit + 1 });
     return { tasks: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
   }
 
@@ -188,9 +192,11 @@ export class TaskService {
     await this.deps.admission?.admit(account, keyId, this.deps.clock());
     const prompt = checkPrompt(input.prompt);
     const id = uuidv7(this.deps.clock());
-    const params = input.kind === 'generate'
-      ? await this.generationParams(account, id, model, input, prompt)
-      : await this.variantParams(account, model, input, prompt);
+    const names = { requestedModel: input.model, reportedModel: reportedModelName(model, input.model) };
+    const params = {
+      ...(input.kind === 'generate' ? await this.generationParams(account, id, model, input, prompt) : await this.variantParams(account, model, input, prompt)),
+      ...names,
+    };
     try {
       const task = await this.deps.tasks.insert({
         id,
@@ -214,11 +220,12 @@ export class TaskService {
   private async generationParams(account: Account, id: string, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
     const aspectRatio = checkAspectRatio(model, input.aspectRatio);
     const duration = checkDuration(model, input.duration);
+    const shortSide = checkResolution(model, input.resolution);
     if (model.requiresImage && input.images.length === 0) {
       throw new InvalidField('images', 'image_required', (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`);
     }
     const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
-    return { prompt, images, duration, aspectRatio, ...outputSize(model.shortSide, aspectRatio), fps: model.fps, seed: input.seed };
+    return { prompt, images, duration, aspectRatio, ...outputSize(shortSide, aspectRatio), fps: model.fps, seed: input.seed };
   }
 
   /**
@@ -280,6 +287,15 @@ function checkAspectRatio(model: ModelEntry, requested: string | undefined): str
     );
   }
   return ratio;
+}
+
+function checkResolution(model: ModelEntry, requested: string | undefined): number {
+  if (requested === undefined) return model.shortSide;
+  if (!model.resolutions.includes(requested)) {
+    const supported = model.resolutions.join(', ');
+    throw new InvalidField('resolution', 'unsupported_resolution', (name) => `\`${name}\` '${requested}' is not offered by model '${model.id}'; it offers ${supported}.`);
+  }
+  return shortSideOf(requested) ?? model.shortSide;
 }
 
 function checkDuration(model: ModelEntry, requested: number | undefined): number {

@@ -39,6 +39,10 @@ export interface TaskParams {
   height: number;
   fps: number;
   seed?: number;
+  /** The model name the client sent (an id or an alias); absent on tasks created before it was kept. */
+  requestedModel?: string;
+  /** The model name poll answers report (catalog/model-catalog.ts `reportedModelName`). */
+  reportedModel?: string;
   /** Edits and extensions: the input video. */
   video?: VideoRef;
 }

@@ -13,7 +13,8 @@ export function createPrometheusMetrics(
   options: { perAccount?: boolean; deliveries?: { countByStatus(): Promise<Record<string, number>> } } = {},
 ): { registry: Registry; engine: EngineMetrics; webhooks: WebhookMetrics } {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'vidgen_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'vidgen_' });
+  dropTotalGauges(registry);
   const claims = new Counter({ name: 'vidgen_claims_total', help: 'Tasks claimed by this process', labelNames: ['backend'], registers: [registry] });
   const reclaims = new Counter({ name: 'vidgen_lease_reclaims_total', help: 'Tasks whose expired lease this process reclaimed', registers: [registry] });
   const retries = new Counter({ name: 'vidgen_retries_total', help: 'Attempts that failed transiently and were requeued', labelNames: ['backend'], registers: [registry] });
@@ -69,4 +70,13 @@ export function createPrometheusMetrics(
       attemptEnded: (backend, outcome, ms) => attempts.observe({ backend, outcome }, ms / 1000),
     },
   };
+}
+
+/**
+ * prom-client's default metrics include three gauges named `…_total` (`nodejs_active_handles_total`…),
+ * a suffix Prometheus reserves for counters (`promtool check metrics` refuses them). Their figures
+ * stay available as the sums of the per-type gauges of the same names without the suffix.
+ */
+function dropTotalGauges(registry: Registry): void {
+  for (const what of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`vidgen_nodejs_active_${what}_total`);
 }

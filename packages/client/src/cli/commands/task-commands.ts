@@ -5,7 +5,8 @@ import type { Family, TaskObject } from '../../types.ts';
 import { viewOf } from '../../wait/task-view.ts';
 import { familyFlag, numberFlag, requireFlag, secondsFlag } from '../cli-args.ts';
 import type { CliContext } from '../cli-context.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT, UsageError } from '../exit-codes.ts';
+import { writeFileAtomic } from '../../node/atomic-file.ts';
 import { ProgressReporter } from '../progress-reporter.ts';
 
 /** `vidgen status <id>`: one poll. */
@@ -47,6 +48,14 @@ export async function cancelCommand(ctx: CliContext): Promise<number> {
 export async function downloadCommand(ctx: CliContext): Promise<number> {
   const id = ctx.positional('task-id');
   const output = resolve(requireFlag(ctx.flags, 'output'));
+  const variant = ctx.flags.variant;
+  if (variant !== undefined) {
+    if (variant !== 'thumbnail' && variant !== 'spritesheet') throw new UsageError(`--variant must be thumbnail or spritesheet, got '${variant}'.`);
+    const image = await ctx.client.content.image(id, variant, { signal: ctx.signal });
+    await writeFileAtomic(output, image.bytes);
+    ctx.result({ id, variant, output, bytes: image.bytes.length, content_type: image.contentType }, output);
+    return EXIT.ok;
+  }
   const family = await familyOf(ctx, id);
   const saved = await downloadWithNotes(ctx, { family, id }, output);
   ctx.result({ id, family, output: saved.path, bytes: saved.bytes, resumed: saved.resumed }, saved.path);

@@ -7,7 +7,8 @@ import type { UrlSigner } from '../../security/url-signer.ts';
 import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { parseRange } from './byte-range.ts';
-import { Mp4Video, SignedLinkQuery, Type } from '@vidgen/protocol';
+import { ContentQuery, Mp4Video, Type } from '@vidgen/protocol';
+import { contentFile } from './variants.ts';
 import { errorResponses, idParams, KEY_OPTIONAL } from '../route-schemas.ts';
 
 interface ContentDeps {
@@ -34,22 +35,22 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
       const why = task.status === 'failed' || task.status === 'canceled' ? 'the task failed' : 'the task has not finished yet';
       throw new Conflict('video_not_ready', `No video to download: ${why}.`);
     }
-    const { etag, blobKey } = task.result;
+    const { etag, blobKey, contentType, filename, missing } = contentFile(task, task.result, request.query.variant);
     const stat = await deps.blobs.stat(blobKey);
-    if (!stat) throw new Gone('video_expired', 'The video is no longer available.');
+    if (!stat) throw missing();
     if (deps.blobs.presignedGetUrl) {
       // Object storage serves the bytes (Range, 206/416) itself; the link lives no longer than ours.
       const url = await deps.blobs.presignedGetUrl(blobKey, {
-        expiresInSeconds: Math.min(deps.signedUrlTtlSeconds, 3600), contentType: 'video/mp4', filename: `${task.id}.mp4`,
+        expiresInSeconds: Math.min(deps.signedUrlTtlSeconds, 3600), contentType, filename,
       });
       return reply.code(302).header('location', url).header('cache-control', 'private, no-store').send();
     }
     reply
-      .header('content-type', 'video/mp4')
+      .header('content-type', contentType)
       .header('accept-ranges', 'bytes')
       .header('etag', etag)
       .header('cache-control', 'private, max-age=3600')
-      .header('content-disposition', `inline; filename="${task.id}.mp4"`);
+      .header('content-disposition', `inline; filename="${filename}"`);
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     const ifRange = request.headers['if-range'];
     const range = ifRange && ifRange !== etag ? { kind: 'full' as const } : parseRange(request.headers.range, stat.size);
@@ -69,14 +70,17 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
   const config = { publicWithSignature: true };
   // GET and HEAD are separate routes so the document lists both with distinct operationIds
   // (the swagger plugin suffixes a HEAD route's id: `downloadVideo-head`).
-  app.route({ method: 'GET', url, exposeHeadRoute: false, config, handler, schema: contentSchema('Download the MP4 (Range supported)') });
+  app.route({ method: 'GET', url, exposeHeadRoute: false, config, handler, schema: contentSchema('Download the MP4, or with `variant` its poster or sprite sheet (Range supported)') });
   app.route({
     method: 'HEAD', url, config: { ...config, swagger: { exposeHeadRoute: true } }, handler,
     schema: contentSchema('The headers of the MP4 download (size, ETag) without its bytes'),
   });
 }
 
-const mp4 = (description: string) => ({ description, content: { 'video/mp4': { schema: Mp4Video } } });
+const mp4 = (description: string) => ({
+  description,
+  content: { 'video/mp4': { schema: Mp4Video }, 'image/webp': { schema: Mp4Video }, 'image/jpeg': { schema: Mp4Video } },
+});
 const empty = (description: string) => Type.Null({ description });
 
 /** Bytes are streamed, never serialized; only the JSON errors go through the error schema. */
@@ -86,7 +90,7 @@ function contentSchema(summary: string) {
     description: 'Authorized by the API key, or by the signed link a family A poll hands out (`expires`, `kid`, `sig`), valid until it expires or its key is revoked.',
     ...KEY_OPTIONAL,
     params: idParams('id'),
-    querystring: SignedLinkQuery,
+    querystring: ContentQuery,
     response: {
       200: mp4('The video'),
       206: mp4('The requested byte range of the video'),

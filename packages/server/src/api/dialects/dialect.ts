@@ -1,4 +1,4 @@
-import type { Static, TObject, TSchema } from '@vidgen/protocol';
+import type { ContentVariant, Static, TObject, TSchema } from '@vidgen/protocol';
 import type { SubmitInput } from '../../engine/task-service.ts';
 import type { Task, TaskKind, TaskStatus } from '../../engine/task.ts';
 import type { ApiError } from '../../errors.ts';
@@ -28,8 +28,8 @@ export interface SubmitRoute<Body extends TSchema = TSchema> extends Operation {
 
 /** What a dialect needs from the request to write a task: links are signed per caller. */
 export interface WireContext {
-  /** Absolute, signed link to the task's video (call only for a succeeded task). */
-  signedContentUrl(task: Task): string;
+  /** Absolute, signed link to the task's video, or to one of its images (call only for a succeeded task). */
+  signedContentUrl(task: Task, variant?: ContentVariant): string;
 }
 
 /**

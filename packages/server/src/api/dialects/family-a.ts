@@ -5,7 +5,6 @@ import {
 import type { ImageInput } from '../../engine/task-service.ts';
 import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../engine/task.ts';
-import { publicModelName } from '../../catalog/model-catalog.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 
@@ -44,7 +43,7 @@ export const familyA: Dialect = {
       operationId: 'createVideoA', summary: 'Family A: generate a video from a prompt (and a first frame)',
       toInput: (body) => ({
         kind: 'generate', model: body.model, prompt: body.prompt, images: body.image === undefined ? [] : [firstFrame(body.image)],
-        duration: body.duration, aspectRatio: body.aspect_ratio, seed: body.seed,
+        duration: body.duration, aspectRatio: body.aspect_ratio, resolution: body.resolution, seed: body.seed,
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
@@ -83,12 +82,16 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   const body: FamilyATask = {
     request_id: task.id,
     status: STATUS[task.status],
-    model: publicModelName(task.model),
+    // Tasks from before the name was kept report the id without its resolution suffix, as they always did.
+    model: task.params.reportedModel ?? task.model.replace(/-\d{3,4}p$/, ''),
     progress: task.status === 'succeeded' ? 100 : task.progress,
   };
   if (queuePosition !== undefined) body.queue_position = queuePosition;
   // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
-  if (task.status === 'succeeded') body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)) };
+  if (task.status === 'succeeded') {
+    // The poster link is handed out whether or not making it succeeded (then it answers 404): checking would cost a blob lookup per poll.
+    body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)), thumbnail_url: ctx.signedContentUrl(task, 'thumbnail') };
+  }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
   return body;

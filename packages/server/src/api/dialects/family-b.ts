@@ -67,7 +67,7 @@ function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
     status: STATUS[task.status],
     progress: task.status === 'succeeded' || task.status === 'expired' ? 100 : task.progress,
     seconds: String(task.params.duration),
-    model: task.model,
+    model: task.params.reportedModel ?? task.model,
   };
   if (queuePosition !== undefined) body.queue_position = queuePosition;
   if (task.status === 'succeeded') body.result_url = contentPath(task.id);

@@ -10,6 +10,15 @@ import { described, errorResponses, idParams } from '../route-schemas.ts';
 
 const tags = ['Models'];
 
+/**
+ * A model's entry, then one entry per alias: clients written for another service look for their
+ * own id in `data[].id` (issue 14), so an alias is a model of its own there, naming its target.
+ */
+export function modelObjects(m: ModelEntry, dialects: readonly Dialect[]): ModelObject[] {
+  const model = toModelObject(m, dialects);
+  return [model, ...m.aliases.map((alias) => ({ ...model, id: alias, aliases: [], alias_of: m.id }))];
+}
+
 export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): ModelObject {
   return {
     id: m.id,
@@ -20,6 +29,7 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
     // A model's create endpoint is its dialect's generation route, the first it declares.
     endpoint: dialects.find((d) => d.family === m.family)?.submits[0]?.path ?? '',
     resolution: m.resolution,
+    resolutions: m.resolutions,
     durations: m.durations,
     aspect_ratios: m.aspectRatios,
     requires_image: m.requiresImage,
@@ -37,7 +47,7 @@ export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskSer
   };
   app.get('/v1/models', { schema: listSchema }, async (request): Promise<ModelList> => ({
     object: 'list',
-    data: deps.tasks.modelsFor(callerOf(request).account).map((m) => toModelObject(m, deps.dialects)),
+    data: deps.tasks.modelsFor(callerOf(request).account).flatMap((m) => modelObjects(m, deps.dialects)),
   }));
 
   const getSchema = {
@@ -45,9 +55,10 @@ export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskSer
     response: { 200: described(ModelObject, 'The model'), ...errorResponses() },
   };
   app.get<{ Params: { id: string } }>('/v1/models/:id', { schema: getSchema }, async (request) => {
-    const model = deps.tasks.modelsFor(callerOf(request).account).find((m) => m.id === request.params.id || m.aliases.includes(request.params.id));
+    const models = deps.tasks.modelsFor(callerOf(request).account).flatMap((m) => modelObjects(m, deps.dialects));
+    const model = models.find((m) => m.id === request.params.id);
     if (!model) throw new NotFound('model', request.params.id);
-    return toModelObject(model, deps.dialects);
+    return model;
   });
 }
 

@@ -1,3 +1,5 @@
+import type { ContentVariant } from '@vidgen/protocol';
+import type { Task } from '../../engine/task.ts';
 import type { TaskStore } from '../../store/task-store.ts';
 import type { Dialect } from '../dialects/dialect.ts';
 import { contentPath, signedLink, type LinkOptions } from '../links.ts';
@@ -26,8 +28,11 @@ export function createEventData(deps: EventDataDeps) {
     if (!task || !dialect) return undefined;
     const keyId = await deps.linkKeyOf(task.accountId);
     const base = deps.links.publicUrl ?? deps.fallbackBaseUrl();
-    const signedContentUrl = () =>
-      keyId === undefined ? `${base.replace(/\/+$/, '')}${contentPath(task.id)}` : signedLink(base, task, keyId, deps.links, deps.clock());
+    // The poster's link too (family A's `thumbnail_url`): a variant of the same signed link.
+    const signedContentUrl = (_task: Task, variant?: ContentVariant) =>
+      keyId === undefined
+        ? `${base.replace(/\/+$/, '')}${contentPath(task.id)}${variant ? `?variant=${variant}` : ''}`
+        : signedLink(base, task, keyId, deps.links, deps.clock(), variant);
     return { id: task.id, family: dialect.family, object: dialect.toWire(task, { signedContentUrl }) };
   };
 }

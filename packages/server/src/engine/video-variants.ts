@@ -1,0 +1,44 @@
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { BlobStore } from '../blobs/blob-store.ts';
+
+/** Images served beside a task's video (`GET /v1/videos/{id}/content?variant=`). */
+export const VIDEO_VARIANTS = {
+  thumbnail: { contentType: 'image/webp', extension: 'webp' },
+  spritesheet: { contentType: 'image/jpeg', extension: 'jpg' },
+} as const;
+export type VideoVariant = keyof typeof VIDEO_VARIANTS;
+
+/** Where a variant of the video stored under `videoKey` lives: beside it, named after it. */
+export function variantKey(videoKey: string, variant: VideoVariant): string {
+  return `${videoKey.replace(/\.mp4$/, '')}.${variant}.${VIDEO_VARIANTS[variant].extension}`;
+}
+
+/** Every blob a task's result consists of: the video first, then its variants. */
+export function resultKeys(videoKey: string): string[] {
+  return [videoKey, ...(Object.keys(VIDEO_VARIANTS) as VideoVariant[]).map((v) => variantKey(videoKey, v))];
+}
+
+export type MakeStills = (video: string, durationSeconds: number, dir: string) => Promise<Array<{ variant: VideoVariant; path: string }>>;
+
+/**
+ * Makes and stores the variants of a verified video before the task completes, so a done task has
+ * its poster. They are a convenience: a failure is logged and the task still succeeds (its
+ * variants then answer 404).
+ */
+export async function storeVariants(blobs: BlobStore, makeStills: MakeStills, videoKey: string, video: { path: string; durationSeconds: number }, workDir: string, log: Logger): Promise<void> {
+  try {
+    const dir = await mkdtemp(join(workDir, 'stills-'));
+    for (const still of await makeStills(video.path, video.durationSeconds, dir)) {
+      await blobs.putFile(variantKey(videoKey, still.variant), still.path, VIDEO_VARIANTS[still.variant].contentType);
+    }
+  } catch (err) {
+    log.warn({ err }, 'poster or sprite sheet not made; the video is served without them');
+  }
+}
+
+/** Deletes a result's blobs; a variant never made is no error. */
+export async function deleteResult(blobs: BlobStore, videoKey: string): Promise<void> {
+  for (const key of resultKeys(videoKey)) await blobs.delete(key);
+}
