@@ -30,6 +30,7 @@ const RETRIED = {
   worker_lost: false,
   upstream_submit_unconfirmed: 'depends',
   upstream_failed: false,
+  content_moderated: false,
   upstream_result_expired: false,
   upstream_download_failed: 'depends',
   canceled: false,
@@ -93,6 +94,7 @@ export const FAILURES = {
 
   upstreamSubmitUnconfirmed: (message: string, retryable: boolean) => depending('upstream_submit_unconfirmed', message, retryable),
   upstreamFailed: (message: string) => fixed('upstream_failed', message),
+  contentModerated: (message: string) => fixed('content_moderated', message),
   upstreamResultExpired: (message: string) => fixed('upstream_result_expired', message),
   upstreamDownloadFailed: (message: string, retryable: boolean) => depending('upstream_download_failed', message, retryable),
 };

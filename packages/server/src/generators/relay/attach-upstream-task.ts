@@ -18,6 +18,7 @@ import type { RelayTimings } from './relay-timing.ts';
 export interface Attached {
   channel: RelayChannelConfig;
   id: string;
+  idempotencyKey: string;
 }
 
 export interface AttachContext {
@@ -43,7 +44,7 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
     if (!channel) throw relayFailures.channelGone();
     if (saved.upstreamId) {
       a.log('following the upstream task of an earlier attempt', channel);
-      return { channel, id: saved.upstreamId };
+      return { channel, id: saved.upstreamId, idempotencyKey: saved.idempotencyKey };
     }
     const resumed = await resume(a, channel, saved, signal);
     if (resumed) return resumed;
@@ -94,8 +95,8 @@ async function submitOn(a: AttachContext, channel: RelayChannelConfig, signal: A
 function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitRequest {
   const dialect = RELAY_DIALECTS[channel.dialect];
   return {
-    channel, dialect, body: dialect.submitBody(payloadFor(a.plan, a.job, channel)), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
-    timeoutMs: a.config.requestTimeoutMs, timings: a.timings, learnedReplay: () => a.replays.learn(channel.id),
+    channel, dialect, body: dialect.submitBody(payloadFor(a.plan, a.job, channel), channel), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
+    timeoutMs: channel.submitTimeoutMs ?? a.config.requestTimeoutMs, timings: a.timings, learnedReplay: () => a.replays.learn(channel.id),
   };
 }
 
@@ -103,7 +104,7 @@ function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitReq
 async function attach(a: AttachContext, channel: RelayChannelConfig, idempotencyKey: string, id: string, event: string): Promise<Attached> {
   await save(a, { relay: 1, channel: channel.id, idempotencyKey, upstreamId: id });
   a.log(event, channel);
-  return { channel, id };
+  return { channel, id, idempotencyKey };
 }
 
 async function save(a: AttachContext, state: RelayCheckpoint | null): Promise<void> {

@@ -9,7 +9,7 @@
  * fetcher without the key (DESIGN invariant 5).
  */
 import { createWriteStream } from 'node:fs';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -33,6 +33,8 @@ export interface DownloadRequest {
 
 const VIDEO_TYPES = new Set(['video/mp4', 'application/mp4', 'application/octet-stream', 'binary/octet-stream']);
 const MAX_REDIRECTS = 3;
+/** Resumes of one download after a cut connection. */
+const MAX_RESUMES = 20;
 
 export async function downloadUpstreamVideo(req: DownloadRequest, signal: AbortSignal): Promise<void> {
   const origin = new URL(req.channel.baseUrl).origin;
@@ -52,32 +54,67 @@ export async function downloadUpstreamVideo(req: DownloadRequest, signal: AbortS
   }
 }
 
-/** Streams from the channel's origin; returns the next URL when redirected. */
+/**
+ * Streams from the channel's origin; returns the next URL when redirected. A cut connection is
+ * resumed with a Range request where the upstream honours it: new-api's content proxy stops each
+ * answer after 60 s (controller/video_proxy.go) and passes Range through to its provider.
+ */
 async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal): Promise<URL | undefined> {
-  const response = await fetch(url, {
-    headers: req.withKey ? { authorization: req.channel.apiKey.header(), accept: 'video/mp4' } : { accept: 'video/mp4' },
-    redirect: 'manual',
-    signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]),
-  });
-  const location = response.headers.get('location');
-  if (response.status >= 300 && response.status < 400 && location) {
-    await response.body?.cancel();
-    return new URL(location, url);
+  const part = `${req.dest}.part`;
+  let written = 0;
+  for (let resumes = 0; ; resumes++) {
+    const headers: Record<string, string> = req.withKey ? { authorization: req.channel.apiKey.header(), accept: 'video/mp4' } : { accept: 'video/mp4' };
+    if (written > 0) headers.range = `bytes=${written}-`;
+    const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]) });
+    const location = response.headers.get('location');
+    if (written === 0 && response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      return new URL(location, url);
+    }
+    const expected = written === 0 ? firstAnswer(req, response) : resumedAnswer(response, written);
+    if (!response.body) throw relayFailures.download('the answer had no body');
+    let total = written;
+    const cap = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        total += chunk.length;
+        done(total > req.maxBytes ? relayFailures.tooLarge(req.maxBytes) : null, chunk);
+      },
+    });
+    try {
+      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, createWriteStream(part, { flags: written > 0 ? 'a' : 'w' }));
+    } catch (err) {
+      if (signal.aborted || err instanceof TaskFailure) throw err;
+      const before = written;
+      written = await sizeOf(part);
+      // Only a cut that made progress is worth resuming, and not forever.
+      if (written <= before || resumes >= MAX_RESUMES) throw relayFailures.download('the connection failed');
+      continue;
+    }
+    if (expected !== undefined && expected !== total) throw relayFailures.download('the file arrived incomplete');
+    await finish(req.dest, total);
+    return undefined;
   }
+}
+
+/** The whole file's length when declared. */
+function firstAnswer(req: DownloadRequest, response: Response): number | undefined {
   checkAnswer(response.status, response.headers.get('content-type'), req.maxBytes, Number(response.headers.get('content-length') ?? NaN));
-  if (!response.body) throw relayFailures.download('the answer had no body');
-  let total = 0;
-  const cap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      total += chunk.length;
-      done(total > req.maxBytes ? relayFailures.tooLarge(req.maxBytes) : null, chunk);
-    },
-  });
-  await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, createWriteStream(`${req.dest}.part`));
   const declared = response.headers.get('content-length');
-  if (declared !== null && Number(declared) !== total) throw relayFailures.download('the file arrived incomplete');
-  await finish(req.dest, total);
-  return undefined;
+  return declared === null ? undefined : Number(declared);
+}
+
+/** A resumed answer must continue exactly where the file stopped: `206` with `Content-Range: bytes N-…/T`. */
+function resumedAnswer(response: Response, from: number): number | undefined {
+  const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+  if (response.status !== 206 || !range || Number(range[1]) !== from) {
+    void response.body?.cancel();
+    throw relayFailures.download('the upstream cut the download and cannot resume it');
+  }
+  return range[3] === '*' ? undefined : Number(range[3]);
+}
+
+async function sizeOf(path: string): Promise<number> {
+  return (await stat(path).catch(() => ({ size: 0 }))).size;
 }
 
 async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSignal): Promise<void> {

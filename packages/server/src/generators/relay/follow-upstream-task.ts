@@ -8,7 +8,7 @@ import type { RelayChannelConfig } from './relay-config.ts';
 import type { RelayDialectSpec, UpstreamState } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
 import { parseRetryAfter } from '@vidgen/protocol/retry-after';
-import { callUpstream, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
+import { callUpstream, errorOf, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
 import { backoffMs, PollPacer, RelayAborted, sleep, type RelayTimings } from './relay-timing.ts';
 
 export interface FollowRequest {
@@ -47,8 +47,8 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
     if (state.progress !== undefined) req.onProgress(state.progress);
     if (state.phase === 'succeeded' || state.phase === 'failed' || state.phase === 'expired') return state;
     if (state.phase === 'unknown') {
-      // Also a 404: some upstreams list a new task a moment after accepting it.
-      if (++unknown > timings.maxUnknownPolls) throw answer.status === 404 ? relayFailures.taskMissing() : relayFailures.unknownState();
+      // Also a 404 (new-api: 400 `task_not_exist`): some upstreams list a new task a moment after accepting it.
+      if (++unknown > timings.maxUnknownPolls) throw isMissing(answer) ? relayFailures.taskMissing() : relayFailures.unknownState();
       await sleep(Math.max(hint ?? 0, Math.min(channel.pollIntervalMs, backoffMs(unknown, timings))), signal);
       continue;
     }
@@ -68,4 +68,8 @@ async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Prom
     if (err instanceof UpstreamCallFailed) return undefined;
     throw err;
   }
+}
+
+function isMissing(answer: UpstreamAnswer): boolean {
+  return answer.status === 404 || (answer.status === 400 && errorOf(answer.body).code === 'task_not_exist');
 }

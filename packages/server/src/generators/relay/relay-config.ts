@@ -8,6 +8,12 @@ import { ASPECT_RATIOS } from '@vidgen/protocol';
 import { RelayApiKey } from './relay-api-key.ts';
 
 export type RelayDialect = 'A' | 'B';
+/**
+ * What actually answers at the channel's URL. The dialect fixes paths and shapes; the kind fixes what
+ * that service really does beyond them (which fields it reads, whether it has a listing, cancel,
+ * long-polls, and what its error answers prove), so the defaults are what that upstream offers.
+ */
+export type RelayUpstreamKind = 'xai' | 'new-api' | 'vidgen';
 
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
@@ -15,6 +21,7 @@ export interface RelayChannelConfig {
   /** Stable identity kept in checkpoints: a hash of dialect and base URL, so reordering the file is safe. */
   id: string;
   dialect: RelayDialect;
+  upstream: RelayUpstreamKind;
   /** Normalised: no trailing slash, no `/v1`. */
   baseUrl: string;
   apiKey: RelayApiKey;
@@ -33,6 +40,12 @@ export interface RelayChannelConfig {
   lookupByIdempotencyKey: boolean;
   cancel: boolean;
   sendSeed: boolean;
+  /** Family B upstreams: also send `ratio` (resellers whose providers read it); new-api itself reads `size`. */
+  sendRatio: boolean;
+  /** Merged into every create body (an upstream model's own options, e.g. new-api `metadata`). */
+  extraBody: Record<string, unknown>;
+  /** One create call: a synchronous upstream (new-api waits for its provider) needs long enough never to orphan an accepted task. */
+  submitTimeoutMs?: number;
 }
 
 export interface RelayBackendConfig {
@@ -53,11 +66,24 @@ type Fail = (what: string) => never;
 const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots'];
 const CHANNEL_FIELDS = [
   'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
-  'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed',
+  'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed', 'upstream', 'send_ratio',
+  'extra_body', 'submit_timeout_seconds',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
 const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15 };
 const MiB = 1024 * 1024;
+const DEFAULT_UPSTREAM: Record<RelayDialect, RelayUpstreamKind> = { A: 'xai', B: 'new-api' };
+
+/**
+ * What each kind of upstream really offers (docs/relays.md §6). Neither xAI nor new-api lists tasks
+ * by anything the client sent, honours Idempotency-Key, cancels or holds `?wait=`; vidgen does all
+ * but replaying by default. Submit timeouts: new-api answers only after its provider accepted.
+ */
+const KIND_DEFAULTS: Record<RelayUpstreamKind, { lookup: boolean; cancel: boolean; longPoll: number; submitSeconds?: number }> = {
+  xai: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
+  'new-api': { lookup: false, cancel: false, longPoll: 0, submitSeconds: 300 },
+  vidgen: { lookup: true, cancel: true, longPoll: 25 },
+};
 
 export function parseRelayBackend(raw: unknown, env: Record<string, string | undefined>, where = 'relay backend'): RelayBackendConfig {
   const fail: Fail = (what) => {
@@ -95,23 +121,31 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
   const models = object(c.models, fail, '"models" must map our model ids to upstream model ids');
   if (Object.keys(models).length === 0) fail('"models" is empty');
   for (const [ours, theirs] of Object.entries(models)) if (typeof theirs !== 'string' || !theirs) fail(`"models.${ours}" must be an upstream model id`);
+  const upstream = c.upstream === undefined ? DEFAULT_UPSTREAM[dialect] : c.upstream === 'xai' || c.upstream === 'new-api' || c.upstream === 'vidgen' ? c.upstream : fail('"upstream" must be "xai", "new-api" or "vidgen"');
+  const kind = KIND_DEFAULTS[upstream];
+  const extraBody = c.extra_body === undefined ? {} : object(c.extra_body, fail, '"extra_body" must be a JSON object');
   const name = c.name === undefined ? `${dialect}-${index + 1}` : typeof c.name === 'string' && /^[\w.-]{1,64}$/.test(c.name) ? c.name : fail('"name" must be a short plain name');
   return {
     name,
     id: createHash('sha256').update(`${dialect}\n${baseUrl}`).digest('hex').slice(0, 16),
     dialect,
+    upstream,
     baseUrl,
     apiKey: new RelayApiKey(key!),
     models: models as Record<string, string>,
     aspectRatios: ratios(c.aspect_ratios, fail),
     durations: durations(c.durations, fail),
     priority: c.priority === undefined ? 0 : Number.isFinite(c.priority) ? (c.priority as number) : fail('"priority" must be a number'),
-    longPollSeconds: c.long_poll_seconds === undefined ? 25 : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
+    longPollSeconds: c.long_poll_seconds === undefined ? kind.longPoll : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
     pollIntervalMs: positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
     replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
-    lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, true, 'lookup_by_idempotency_key', fail),
-    cancel: bool(c.cancel, true, 'cancel', fail),
+    lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, kind.lookup, 'lookup_by_idempotency_key', fail),
+    cancel: bool(c.cancel, kind.cancel, 'cancel', fail),
     sendSeed: bool(c.send_seed, false, 'send_seed', fail),
+    sendRatio: bool(c.send_ratio, false, 'send_ratio', fail),
+    extraBody,
+    submitTimeoutMs: c.submit_timeout_seconds !== undefined ? positive(c.submit_timeout_seconds, 0, 'submit_timeout_seconds', fail) * 1000
+      : kind.submitSeconds !== undefined ? kind.submitSeconds * 1000 : undefined,
   };
 }
 

@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../engine/task.ts';
 import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
-import { monotonicProgress, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
+import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
 import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import { familyBContentPath, RELAY_DIALECTS, type UpstreamState } from './relay-dialects.ts';
+import type { RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
 import { planRelayRequest, type RelayJob } from './relay-request.ts';
@@ -56,7 +57,7 @@ export class RelayGenerator implements Generator {
         replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
       }, signal);
       progress(SUBMITTED);
-      const follow = (a: Attached) => this.follow(a, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
+      const follow = (a: Attached) => this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
       const path = join(ctx.workDir, 'relay-output.mp4');
       await this.fetchResult(attached, await follow(attached), path, signal, follow);
       progress(1);
@@ -78,10 +79,15 @@ export class RelayGenerator implements Generator {
     return this.learnedReplays.has(channelId) || this.config.channels.some((c) => c.id === channelId && c.replaysIdempotencyKey);
   }
 
-  private async follow(a: Attached, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
+  private async follow(a: Attached, checkpoint: BackendCheckpoint, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
     const dialect = RELAY_DIALECTS[a.channel.dialect];
     const state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
-    if (state.phase === 'failed') throw relayFailures.failed(state.errorCode);
+    if (state.costUsdTicks !== undefined) await this.recordCost(a, checkpoint, state.costUsdTicks);
+    if (state.moderated) {
+      this.log('the upstream withheld the video by moderation', a.channel);
+      throw relayFailures.moderated();
+    }
+    if (state.phase === 'failed') throw relayFailures.failed(state.errorCode, state.reason);
     if (state.phase === 'expired') throw relayFailures.expired();
     return state;
   }
@@ -95,7 +101,18 @@ export class RelayGenerator implements Generator {
       channel: a.channel, url, withKey, dest: path, maxBytes: this.config.maxVideoBytes, timeoutMs: this.config.downloadTimeoutMs,
       fetchForeign: this.options.fetchForeign,
     }, signal);
-    if (a.channel.dialect === 'B') return download(familyBContentPath(a.id), true);
+    if (a.channel.dialect === 'B') {
+      try {
+        return await download(familyBContentPath(a.id), true);
+      } catch (err) {
+        // new-api's content proxy gives up after 60 s (controller/video_proxy.go); its task also
+        // names the provider's own link, fetched without the key through the SSRF-safe fetcher.
+        const fallback = state.videoUrl && /^https?:\/\//i.test(state.videoUrl) ? state.videoUrl : undefined;
+        if (signal.aborted || !fallback || !(err instanceof TaskFailure) || !err.retryable) throw err;
+        this.log('the content endpoint failed; fetching the result link instead', a.channel, { code: err.code });
+        return download(fallback, false);
+      }
+    }
     try {
       await download(state.videoUrl!, false);
     } catch (err) {
@@ -104,6 +121,12 @@ export class RelayGenerator implements Generator {
       this.log('the video link failed; reading the task again for a fresh one', a.channel, { code: err.code });
       await download((await follow(a)).videoUrl!, false);
     }
+  }
+
+  /** Kept in the checkpoint (the task row's backend state), where the ledger's margin report reads it. */
+  private async recordCost(a: Attached, checkpoint: BackendCheckpoint, ticks: number): Promise<void> {
+    const state: RelayCheckpoint = { relay: 1, channel: a.channel.id, idempotencyKey: a.idempotencyKey, upstreamId: a.id, upstreamCostUsdTicks: ticks };
+    if (!(await checkpoint.save(state))) throw relayFailures.leaseLost();
   }
 
   /** Best effort and bounded: the attempt is already over, so this never holds it up for long. */

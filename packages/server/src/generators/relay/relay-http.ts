@@ -100,9 +100,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The `error` object of an OpenAI-style error body, or a new-api style `{code, message}`. */
-export function errorOf(body: unknown): { code?: string; type?: string } {
-  const b = body as { error?: unknown; code?: unknown; type?: unknown } | undefined;
-  const e = b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown }) : b;
-  return { code: typeof e?.code === 'string' ? e.code : undefined, type: typeof e?.type === 'string' ? e.type : undefined };
+/**
+ * The error of an answer in any of the shapes upstreams use: OpenAI's `{error: {code, type,
+ * message}}`, new-api's `{code, message, data}`, and xAI's `{code: "<status text>", error: "<message>"}`
+ * (xai-sdk-ts src/errors.ts reads both). `message` is for classifying only: it may quote the key.
+ */
+export function errorOf(body: unknown): { code?: string; type?: string; message?: string } {
+  const b = body as { error?: unknown; code?: unknown; type?: unknown; message?: unknown } | undefined;
+  const e = b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown; message?: unknown }) : b;
+  const message = typeof e?.message === 'string' ? e.message : typeof b?.error === 'string' ? b.error : undefined;
+  return { code: typeof e?.code === 'string' ? e.code : undefined, type: typeof e?.type === 'string' ? e.type : undefined, message };
 }

@@ -34,7 +34,7 @@ export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig
 export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannelConfig): SubmitPayload {
   return {
     upstreamModel: channel.models[plan.model], prompt: job.prompt, duration: job.duration, ratio: plan.ratio, images: plan.images,
-    seed: channel.sendSeed ? job.seed : undefined,
+    seed: channel.sendSeed ? job.seed : undefined, width: job.width, height: job.height,
   };
 }
 
