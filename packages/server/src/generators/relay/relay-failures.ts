@@ -19,7 +19,7 @@ const withCode = (text: string, code: unknown) => (safeCode(code) ? `${text} (up
 export function safeReason(reason: unknown): string | undefined {
   if (typeof reason !== 'string') return undefined;
   const cleaned = reason
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\p{Cc}+/gu, ' ')
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '[link]')
     .replace(/\S*[A-Za-z0-9_-]{24,}\S*/g, '[id]')
     .replace(/\s+/g, ' ')
