@@ -49,7 +49,10 @@ describe('relay config', () => {
       [{ channels: [{ ...a, api_key: 'inline' }] }, /unknown field "api_key"/],
       [{ channels: [a, { ...a, base_url: 'https://api.example.com' }] }, /repeats the dialect and base_url/],
       [{ type: 'comfyui', channels: [a] }, /"type" must be "relay"/],
-      [{ channels: [{ ...a, upstream: 'sora' }] }, /"upstream" must be "xai", "new-api" or "vidgen"/],
+      [{ channels: [{ ...a, upstream: 'sora' }] }, /"upstream" must be "xai" or "vidgen" for dialect A/],
+      [{ channels: [{ ...a, dialect: 'fal', input: { prompt: '{{promt}}' } }] }, /"input" names unknown placeholders: \{\{promt\}\}/],
+      [{ channels: [{ ...a, input: { prompt: '{{prompt}}' } }] }, /"input" is for the fal and replicate dialects/],
+      [{ channels: [{ ...a, dialect: 'C' }] }, /"dialect" must be "A", "B", "fal" or "replicate"/],
       [{ channels: [{ ...a, extra_body: [] }] }, /"extra_body" must be a JSON object/],
     ];
     for (const [raw, message] of cases) assert.throws(() => parseRelayBackend(raw, env, 'backends.x'), (e: Error) => message.test(e.message) && e.message.startsWith('backends.x: '));

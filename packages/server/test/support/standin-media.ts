@@ -19,6 +19,9 @@ const run = promisify(execFile);
 export class StandinMedia {
   private readonly renders = new Map<string, Promise<string>>();
   private readonly links = new Map<string, { path: string; expired: boolean }>();
+  private expiredStatus = 403;
+  /** While set, links are handed out already dead with this status (a result fetched too late). */
+  expireLinks: 0 | 403 | 404 = 0;
   /** Every GET of a link, for assertions. */
   readonly fetched: string[] = [];
 
@@ -52,12 +55,14 @@ export class StandinMedia {
   /** A fresh link on the CDN origin. */
   link(path: string): string {
     const token = randomUUID();
-    this.links.set(token, { path, expired: false });
+    if (this.expireLinks) this.expiredStatus = this.expireLinks;
+    this.links.set(token, { path, expired: this.expireLinks !== 0 });
     return `${this.cdnUrl}/v/${token}.mp4`;
   }
 
-  /** Signed provider links die after a while: every link handed out so far now answers 403. */
-  expireAll(): void {
+  /** Provider links die after a while: every link handed out so far now answers 403 (a signed URL past its time) or 404 (a deleted file). */
+  expireAll(status: 403 | 404 = 403): void {
+    this.expiredStatus = status;
     for (const link of this.links.values()) link.expired = true;
   }
 
@@ -72,7 +77,7 @@ export class StandinMedia {
     const token = /^\/v\/([\w-]+)\.mp4$/.exec(req.url ?? '')?.[1];
     const link = token ? this.links.get(token) : undefined;
     if (!link) return void res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
-    if (link.expired) return void res.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+    if (link.expired) return void res.writeHead(this.expiredStatus, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
     await sendFile(req, res, link.path);
   }
 }

@@ -18,6 +18,8 @@ import type { RelayTimings } from './relay-timing.ts';
 export interface Attached {
   channel: RelayChannelConfig;
   id: string;
+  /** The upstream's model id. */
+  model: string;
   idempotencyKey: string;
 }
 
@@ -44,7 +46,7 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
     if (!channel) throw relayFailures.channelGone();
     if (saved.upstreamId) {
       a.log('following the upstream task of an earlier attempt', channel);
-      return { channel, id: saved.upstreamId, idempotencyKey: saved.idempotencyKey };
+      return { channel, id: saved.upstreamId, model: channel.models[a.plan.model], idempotencyKey: saved.idempotencyKey };
     }
     const resumed = await resume(a, channel, saved, signal);
     if (resumed) return resumed;
@@ -94,8 +96,9 @@ async function submitOn(a: AttachContext, channel: RelayChannelConfig, signal: A
 
 function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitRequest {
   const dialect = RELAY_DIALECTS[channel.dialect];
+  const payload = payloadFor(a.plan, a.job, channel);
   return {
-    channel, dialect, body: dialect.submitBody(payloadFor(a.plan, a.job, channel), channel), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
+    channel, dialect, path: dialect.submitPath(payload), body: dialect.submitBody(payload, channel), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
     timeoutMs: channel.submitTimeoutMs ?? a.config.requestTimeoutMs, timings: a.timings, learnedReplay: () => a.replays.learn(channel.id),
   };
 }
@@ -104,7 +107,7 @@ function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitReq
 async function attach(a: AttachContext, channel: RelayChannelConfig, idempotencyKey: string, id: string, event: string): Promise<Attached> {
   await save(a, { relay: 1, channel: channel.id, idempotencyKey, upstreamId: id });
   a.log(event, channel);
-  return { channel, id, idempotencyKey };
+  return { channel, id, model: channel.models[a.plan.model], idempotencyKey };
 }
 
 async function save(a: AttachContext, state: RelayCheckpoint | null): Promise<void> {

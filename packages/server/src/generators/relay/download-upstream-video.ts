@@ -63,7 +63,7 @@ async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal
   const part = `${req.dest}.part`;
   let written = 0;
   for (let resumes = 0; ; resumes++) {
-    const headers: Record<string, string> = req.withKey ? { authorization: req.channel.apiKey.header(), accept: 'video/mp4' } : { accept: 'video/mp4' };
+    const headers: Record<string, string> = req.withKey ? { authorization: req.channel.apiKey.header(req.channel.authScheme), accept: 'video/mp4' } : { accept: 'video/mp4' };
     if (written > 0) headers.range = `bytes=${written}-`;
     const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]) });
     const location = response.headers.get('location');
@@ -124,6 +124,8 @@ async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSign
   } catch (err) {
     if (signal.aborted) throw new RelayAborted();
     if (err instanceof FetchRefused && err.code === 'url_too_large') throw relayFailures.tooLarge(req.maxBytes);
+    // Provider links are deleted or stop being signed after a while (Replicate: an hour).
+    if (err instanceof FetchRefused && (err.status === 404 || err.status === 410)) throw relayFailures.expired();
     if (err instanceof FetchRefused && (err.code === 'url_forbidden' || err.code === 'url_invalid')) {
       throw relayFailures.forbiddenLink();
     }

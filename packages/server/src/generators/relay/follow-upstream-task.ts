@@ -15,6 +15,8 @@ export interface FollowRequest {
   channel: RelayChannelConfig;
   dialect: RelayDialectSpec;
   id: string;
+  /** The upstream's model id (fal's status path names its app). */
+  model: string;
   requestTimeoutMs: number;
   timings: RelayTimings;
   /** The upstream's own progress, 0..1. */
@@ -60,7 +62,7 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
 async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Promise<UpstreamAnswer | undefined> {
   try {
     return await callUpstream(req.channel, {
-      method: 'GET', path: req.dialect.pollPath(req.id), query: { wait: wait > 0 ? wait : undefined },
+      method: 'GET', path: req.dialect.pollPath(req.id, req.model), query: { wait: wait > 0 ? wait : undefined },
       timeoutMs: req.requestTimeoutMs + wait * 1000,
     }, signal);
   } catch (err) {

@@ -15,6 +15,8 @@ export interface RelayCheckpoint {
    * it finished: xAI `usage.cost_in_usd_ticks`. For the operator's margin report.
    */
   upstreamCostUsdTicks?: number;
+  /** Usage figures the upstream reported, in seconds (Replicate `predict_time`, fal `inference_time`). */
+  upstreamMetrics?: Record<string, number>;
 }
 
 export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefined {
@@ -22,5 +24,9 @@ export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefine
   if (!s || s.relay !== 1 || typeof s.channel !== 'string' || typeof s.idempotencyKey !== 'string') return undefined;
   if (s.upstreamId !== undefined && typeof s.upstreamId !== 'string') return undefined;
   const cost = Number.isSafeInteger(s.upstreamCostUsdTicks) ? s.upstreamCostUsdTicks : undefined;
-  return { relay: 1, channel: s.channel, idempotencyKey: s.idempotencyKey, upstreamId: s.upstreamId, ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}) };
+  const metrics = s.upstreamMetrics && typeof s.upstreamMetrics === 'object' ? s.upstreamMetrics : undefined;
+  return {
+    relay: 1, channel: s.channel, idempotencyKey: s.idempotencyKey, upstreamId: s.upstreamId,
+    ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}), ...(metrics ? { upstreamMetrics: metrics } : {}),
+  };
 }

@@ -5,15 +5,20 @@
  */
 import { createHash } from 'node:crypto';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
+import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
 
-export type RelayDialect = 'A' | 'B';
+/** Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions. */
+export type RelayDialect = 'A' | 'B' | 'fal' | 'replicate';
+export const RELAY_DIALECT_NAMES: readonly RelayDialect[] = ['A', 'B', 'fal', 'replicate'];
 /**
  * What actually answers at the channel's URL. The dialect fixes paths and shapes; the kind fixes what
  * that service really does beyond them (which fields it reads, whether it has a listing, cancel,
  * long-polls, and what its error answers prove), so the defaults are what that upstream offers.
  */
-export type RelayUpstreamKind = 'xai' | 'new-api' | 'vidgen';
+export type RelayUpstreamKind = 'xai' | 'new-api' | 'vidgen' | 'fal' | 'replicate';
+/** The kinds that speak each dialect; the first is the default. */
+const KINDS_OF: Record<RelayDialect, RelayUpstreamKind[]> = { A: ['xai', 'vidgen'], B: ['new-api', 'vidgen'], fal: ['fal'], replicate: ['replicate'] };
 
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
@@ -25,6 +30,8 @@ export interface RelayChannelConfig {
   /** Normalised: no trailing slash, no `/v1`. */
   baseUrl: string;
   apiKey: RelayApiKey;
+  /** fal sends its key as `Key …`; everyone else as `Bearer …`. */
+  authScheme: 'Bearer' | 'Key';
   /** Our model id → the upstream's model id. */
   models: Record<string, string>;
   aspectRatios?: string[];
@@ -46,6 +53,11 @@ export interface RelayChannelConfig {
   extraBody: Record<string, unknown>;
   /** One create call: a synchronous upstream (new-api waits for its provider) needs long enough never to orphan an accepted task. */
   submitTimeoutMs?: number;
+  /**
+   * fal and Replicate: the model's input, with `{{prompt}}`, `{{image}}`, `{{duration}}`, `{{ratio}}`,
+   * `{{seed}}`, `{{width}}`, `{{height}}`, `{{resolution}}`, `{{size}}` filled in (relay-input-template.ts).
+   */
+  input?: Record<string, unknown>;
 }
 
 export interface RelayBackendConfig {
@@ -67,12 +79,11 @@ const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_
 const CHANNEL_FIELDS = [
   'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
   'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed', 'upstream', 'send_ratio',
-  'extra_body', 'submit_timeout_seconds',
+  'extra_body', 'submit_timeout_seconds', 'input',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
-const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15 };
+const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3 };
 const MiB = 1024 * 1024;
-const DEFAULT_UPSTREAM: Record<RelayDialect, RelayUpstreamKind> = { A: 'xai', B: 'new-api' };
 
 /**
  * What each kind of upstream really offers (docs/relays.md §6). Neither xAI nor new-api lists tasks
@@ -83,6 +94,9 @@ const KIND_DEFAULTS: Record<RelayUpstreamKind, { lookup: boolean; cancel: boolea
   xai: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
   'new-api': { lookup: false, cancel: false, longPoll: 0, submitSeconds: 300 },
   vidgen: { lookup: true, cancel: true, longPoll: 25 },
+  // Neither has a lookup by anything the client sent; both cancel (fal PUT …/cancel, Replicate POST …/cancel).
+  fal: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
+  replicate: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
 };
 
 export function parseRelayBackend(raw: unknown, env: Record<string, string | undefined>, where = 'relay backend'): RelayBackendConfig {
@@ -113,7 +127,7 @@ export function parseRelayBackend(raw: unknown, env: Record<string, string | und
 function parseChannel(raw: unknown, index: number, env: Record<string, string | undefined>, fail: Fail): RelayChannelConfig {
   const c = object(raw, fail, 'must be an object');
   unknownFields(c, CHANNEL_FIELDS, fail);
-  const dialect = c.dialect === 'A' || c.dialect === 'B' ? c.dialect : fail('"dialect" must be "A" or "B"');
+  const dialect = RELAY_DIALECT_NAMES.includes(c.dialect as RelayDialect) ? (c.dialect as RelayDialect) : fail('"dialect" must be "A", "B", "fal" or "replicate"');
   const baseUrl = normaliseBaseUrl(c.base_url, fail);
   const keyEnv = typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env) ? c.api_key_env : fail('"api_key_env" must name an environment variable');
   const key = env[keyEnv];
@@ -121,7 +135,12 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
   const models = object(c.models, fail, '"models" must map our model ids to upstream model ids');
   if (Object.keys(models).length === 0) fail('"models" is empty');
   for (const [ours, theirs] of Object.entries(models)) if (typeof theirs !== 'string' || !theirs) fail(`"models.${ours}" must be an upstream model id`);
-  const upstream = c.upstream === undefined ? DEFAULT_UPSTREAM[dialect] : c.upstream === 'xai' || c.upstream === 'new-api' || c.upstream === 'vidgen' ? c.upstream : fail('"upstream" must be "xai", "new-api" or "vidgen"');
+  const kinds = KINDS_OF[dialect];
+  const upstream = c.upstream === undefined ? kinds[0] : kinds.includes(c.upstream as RelayUpstreamKind) ? (c.upstream as RelayUpstreamKind) : fail(`"upstream" must be ${kinds.map((k) => `"${k}"`).join(' or ')} for dialect ${dialect}`);
+  const input = c.input === undefined ? undefined : object(c.input, fail, '"input" must be a JSON object (the model\'s input template)');
+  if (input && dialect !== 'fal' && dialect !== 'replicate') fail('"input" is for the fal and replicate dialects');
+  const unknown = unknownPlaceholders(input);
+  if (unknown.length > 0) fail(`"input" names unknown placeholders: ${unknown.map((n) => `{{${n}}}`).join(', ')}`);
   const kind = KIND_DEFAULTS[upstream];
   const extraBody = c.extra_body === undefined ? {} : object(c.extra_body, fail, '"extra_body" must be a JSON object');
   const name = c.name === undefined ? `${dialect}-${index + 1}` : typeof c.name === 'string' && /^[\w.-]{1,64}$/.test(c.name) ? c.name : fail('"name" must be a short plain name');
@@ -132,6 +151,7 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
     upstream,
     baseUrl,
     apiKey: new RelayApiKey(key!),
+    authScheme: dialect === 'fal' ? 'Key' : 'Bearer',
     models: models as Record<string, string>,
     aspectRatios: ratios(c.aspect_ratios, fail),
     durations: durations(c.durations, fail),
@@ -146,6 +166,7 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
     extraBody,
     submitTimeoutMs: c.submit_timeout_seconds !== undefined ? positive(c.submit_timeout_seconds, 0, 'submit_timeout_seconds', fail) * 1000
       : kind.submitSeconds !== undefined ? kind.submitSeconds * 1000 : undefined,
+    input,
   };
 }
 

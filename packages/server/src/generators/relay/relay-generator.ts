@@ -16,7 +16,7 @@ import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
 import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
-import { familyBContentPath, RELAY_DIALECTS, type UpstreamState } from './relay-dialects.ts';
+import { familyBContentPath, RELAY_DIALECTS, type RelayDialectSpec, type UpstreamState } from './relay-dialects.ts';
 import type { RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
@@ -81,8 +81,9 @@ export class RelayGenerator implements Generator {
 
   private async follow(a: Attached, checkpoint: BackendCheckpoint, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
     const dialect = RELAY_DIALECTS[a.channel.dialect];
-    const state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
-    if (state.costUsdTicks !== undefined) await this.recordCost(a, checkpoint, state.costUsdTicks);
+    let state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, model: a.model, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
+    if (state.phase === 'succeeded' && dialect.result) state = { ...(await this.readResult(a, dialect.result, signal)), metrics: state.metrics };
+    if (state.costUsdTicks !== undefined || state.metrics) await this.recordUsage(a, checkpoint, state);
     if (state.moderated) {
       this.log('the upstream withheld the video by moderation', a.channel);
       throw relayFailures.moderated();
@@ -124,16 +125,28 @@ export class RelayGenerator implements Generator {
   }
 
   /** Kept in the checkpoint (the task row's backend state), where the ledger's margin report reads it. */
-  private async recordCost(a: Attached, checkpoint: BackendCheckpoint, ticks: number): Promise<void> {
-    const state: RelayCheckpoint = { relay: 1, channel: a.channel.id, idempotencyKey: a.idempotencyKey, upstreamId: a.id, upstreamCostUsdTicks: ticks };
+  private async recordUsage(a: Attached, checkpoint: BackendCheckpoint, usage: UpstreamState): Promise<void> {
+    const state: RelayCheckpoint = {
+      relay: 1, channel: a.channel.id, idempotencyKey: a.idempotencyKey, upstreamId: a.id, upstreamCostUsdTicks: usage.costUsdTicks, upstreamMetrics: usage.metrics,
+    };
     if (!(await checkpoint.save(state))) throw relayFailures.leaseLost();
+  }
+
+  /** fal: the output lives at its own endpoint; an answer that proves nothing leaves the task to the next attempt. */
+  private async readResult(a: Attached, result: NonNullable<RelayDialectSpec['result']>, signal: AbortSignal): Promise<UpstreamState> {
+    const answer = await callUpstream(a.channel, { method: 'GET', path: result.path(a.id, a.model), timeoutMs: this.config.requestTimeoutMs }, signal)
+      .catch(() => undefined);
+    const state = answer ? result.read(answer.status, answer.body) : { phase: 'unknown' as const };
+    if (state.phase === 'unknown') throw relayFailures.download('the result could not be read');
+    return state;
   }
 
   /** Best effort and bounded: the attempt is already over, so this never holds it up for long. */
   private async cancelUpstream(a: Attached): Promise<void> {
     if (!a.channel.cancel) return;
-    const path = RELAY_DIALECTS[a.channel.dialect].cancelPath(a.id);
-    const answer = await callUpstream(a.channel, { method: 'POST', path, timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
+    const cancel = RELAY_DIALECTS[a.channel.dialect].cancel;
+    if (!cancel) return;
+    const answer = await callUpstream(a.channel, { method: cancel.method, path: cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
     this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
   }
 

@@ -6,7 +6,7 @@
 import type { RelayChannelConfig } from './relay-config.ts';
 
 export interface UpstreamRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -45,7 +45,7 @@ export function upstreamUrl(channel: RelayChannelConfig, path: string, query?: U
 }
 
 export async function callUpstream(channel: RelayChannelConfig, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamAnswer> {
-  const headers: Record<string, string> = { authorization: channel.apiKey.header(), accept: 'application/json', ...req.headers };
+  const headers: Record<string, string> = { authorization: channel.apiKey.header(channel.authScheme), accept: 'application/json', ...req.headers };
   if (req.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {

@@ -26,6 +26,8 @@ export type SubmitOutcome =
 export interface SubmitRequest {
   channel: RelayChannelConfig;
   dialect: RelayDialectSpec;
+  /** The create's path (fal and Replicate name the model in it). */
+  path: string;
   body: Record<string, unknown>;
   idempotencyKey: string;
   timeoutMs: number;
@@ -84,7 +86,7 @@ export async function sendSubmit(req: SubmitRequest, signal: AbortSignal): Promi
     let outcome: SubmitOutcome;
     try {
       const answer = await callUpstream(req.channel, {
-        method: 'POST', path: req.dialect.submitPath, body: req.body, headers: { 'idempotency-key': req.idempotencyKey }, timeoutMs: req.timeoutMs,
+        method: 'POST', path: req.path, body: req.body, headers: { 'idempotency-key': req.idempotencyKey }, timeoutMs: req.timeoutMs,
       }, signal);
       outcome = classifySubmit(answer, req.dialect, req.channel.upstream);
       if (answer.headers.get('idempotent-replayed') === 'true' || outcome.kind === 'in_flight' || outcome.kind === 'key_reused') req.learnedReplay();
