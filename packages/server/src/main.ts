@@ -26,6 +26,9 @@ import type { Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
 import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
 import { createRelayBackends } from './generators/relay/relay-backends.ts';
+import type { ChannelHealth } from './generators/relay/channel-health.ts';
+import type { RelayChannelDirectory } from './generators/relay/relay-channel-directory.ts';
+import { registerRelayChannelMetrics } from './generators/relay/relay-channel-metrics.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { probeVideo, verifyVideo } from './media/video-probe.ts';
 import { checkVideoBytes } from './media/video-input.ts';
@@ -69,7 +72,7 @@ export async function startService(
   await blobs.check();
 
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
-  const { generators, lanes } = await buildBackends(config, binaries, logger);
+  const { generators, lanes, relayChannels } = await buildBackends(config, binaries, logger, database.channelHealth);
   const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5, what });
@@ -79,6 +82,8 @@ export async function startService(
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
   const metrics = createPrometheusMetrics(tasks);
+  // The admin API lists and changes channels through relayChannels.status() / .configure().
+  if (relayChannels) registerRelayChannelMetrics(metrics.registry, relayChannels);
   const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
@@ -136,7 +141,7 @@ export async function startService(
  * ComfyUI backends of VIDGEN_COMFYUI_CONFIG and the relays of VIDGEN_BACKENDS_FILE. API-only processes build them too (the catalog
  * checks model entries against them); constructing one opens no connection.
  */
-async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }, logger: Logger) {
+async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }, logger: Logger, channelHealth: ChannelHealth) {
   const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
   const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
   if (config.comfyUiConfigFile) {
@@ -147,8 +152,10 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
       lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };
     }
   }
+  let relayChannels: RelayChannelDirectory | undefined;
   if (config.backendsFile) {
     const relays = createRelayBackends(JSON.parse(await readFile(config.backendsFile, 'utf8')), config.secretsEnv, {
+      health: channelHealth,
       // Links an upstream hands out on other hosts go through the SSRF-safe fetcher, sized for videos.
       foreignFetch: ({ maxBytes, timeoutMs }) => createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5, what: 'video' }),
       logger: logger.child({ component: 'relay' }),
@@ -158,8 +165,9 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
       generators[name] = generator;
       lanes[name] = { slots: relays.slots[name], deadlineMs: relays.deadlinesMs[name] };
     }
+    relayChannels = relays.channels;
   }
-  return { generators, lanes };
+  return { generators, lanes, relayChannels };
 }
 
 /** With no key at all, a newcomer gets one for the account "default", shown once in the log. */

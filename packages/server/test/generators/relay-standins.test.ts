@@ -65,7 +65,7 @@ describe('relay against xAI and new-api stand-ins', () => {
     assert.equal(newApi.tasks.length, before + 1);
     assert.deepEqual([sent.body.size, sent.body.duration, sent.body.seconds, sent.body.ratio], ['1280x720', 5, '5', undefined]);
     const content = newApi.requests.filter((q) => q.path === `/v1/videos/${sent.taskId}/content`);
-    assert.ok(content.length > 1 && content.slice(1).every((q) => /^bytes=\d+-$/.test(String(q.headers.range))), 'resumed where each cut stopped');
+    assert.ok(content.length > 1 && content.slice(1).every((q) => /^bytes=\d+-$/.test(String(q.headers.range))), `resumed where each cut stopped: ${JSON.stringify(content.map((q) => q.headers.range ?? null))} fetched ${newApi.media.fetched.length}`);
   });
 
   it('new-api: when the content proxy fails, the task\'s result link is fetched instead, without the key', async () => {

@@ -29,6 +29,8 @@ export interface HostedJob {
   seconds: number;
   polls: number;
   canceled: boolean;
+  /** The render finished: only then can the job be done (as upstream, where output exists before completion). */
+  ready: boolean;
   failReason?: string;
   file: Promise<string>;
   url?: string;
@@ -88,7 +90,10 @@ abstract class HostedStandin {
     if (![5, 10].includes(seconds)) return 'duration must be one of 5, 10';
     const shape = SHAPES[input.aspect_ratio ?? '16:9'];
     if (!shape) return `aspect_ratio must be one of ${Object.keys(SHAPES).join(', ')}`;
-    const job: HostedJob = { id: randomUUID(), model, input, width: shape[0], height: shape[1], seconds, polls: 0, canceled: false, file: this.media.render(shape[0], shape[1], seconds) };
+    const job: HostedJob = {
+      id: randomUUID(), model, input, width: shape[0], height: shape[1], seconds, polls: 0, canceled: false, ready: false, file: this.media.render(shape[0], shape[1], seconds),
+    };
+    void job.file.then(() => (job.ready = true));
     if (this.failNext.count > 0) {
       this.failNext.count--;
       job.failReason = this.failNext.reason;
@@ -97,8 +102,13 @@ abstract class HostedStandin {
     return job;
   }
 
+  /** Counts a poll; true once the job has been polled enough and its render is there. */
   protected done(job: HostedJob): boolean {
-    return job.polls++ >= (this.o.pendingPolls ?? 2);
+    return job.polls++ >= (this.o.pendingPolls ?? 2) && job.ready;
+  }
+
+  protected finished(job: HostedJob): boolean {
+    return job.polls > (this.o.pendingPolls ?? 2) && job.ready;
   }
 }
 
@@ -142,7 +152,7 @@ export class FalStandin extends HostedStandin {
   }
 
   private async result(res: http.ServerResponse, job: HostedJob): Promise<void> {
-    if (job.polls <= (this.o.pendingPolls ?? 2) && !job.canceled) return send(res, 400, { detail: 'Request is still in progress' });
+    if (!this.finished(job) && !job.canceled) return send(res, 400, { detail: 'Request is still in progress' });
     if (job.canceled) return send(res, 400, { detail: 'Request was cancelled' });
     if (job.failReason) return send(res, 422, { detail: [{ loc: ['body'], msg: job.failReason, type: 'model_error' }] });
     job.url ??= this.media.link(await job.file);
@@ -150,7 +160,7 @@ export class FalStandin extends HostedStandin {
   }
 
   private cancel(res: http.ServerResponse, job: HostedJob): void {
-    if (job.polls > (this.o.pendingPolls ?? 2)) return send(res, 400, { status: 'ALREADY_COMPLETED' });
+    if (this.finished(job)) return send(res, 400, { status: 'ALREADY_COMPLETED' });
     job.canceled = true;
     send(res, 202, { status: 'CANCELLATION_REQUESTED' });
   }
@@ -175,14 +185,14 @@ export class ReplicateStandin extends HostedStandin {
       const job = this.validate(model, body?.input ?? {});
       if (typeof job === 'string') return send(res, 422, { title: 'Input validation failed', detail: `- input: ${job}`, status: 422, invalid_fields: [{ type: 'invalid', field: 'input', description: job }] });
       // Prefer: wait holds the create until the prediction finished (or the wait ran out).
-      if (/\bwait\b/.test(String(req.headers.prefer ?? ''))) while (!this.done(job)) await job.file;
+      if (/\bwait\b/.test(String(req.headers.prefer ?? ''))) while (!this.done(job)) await job.file.then(() => new Promise((r) => setImmediate(r)));
       return send(res, 201, await this.prediction(job));
     }
     const one = /^\/v1\/predictions\/([\w-]+)(\/cancel)?$/.exec(path);
     const job = one && this.jobs.find((j) => j.id === one[1]);
     if (!job) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
     if (one[2] && req.method === 'POST') {
-      if (!(job.polls > (this.o.pendingPolls ?? 2))) job.canceled = true;
+      if (!this.finished(job)) job.canceled = true;
       return send(res, 200, await this.prediction(job));
     }
     if (req.method === 'GET' && !one[2]) {
@@ -193,7 +203,7 @@ export class ReplicateStandin extends HostedStandin {
   }
 
   private async prediction(job: HostedJob): Promise<Record<string, unknown>> {
-    const finished = job.polls > (this.o.pendingPolls ?? 2);
+    const finished = this.finished(job);
     const status = job.canceled ? 'canceled' : !finished ? (job.polls <= 1 ? 'starting' : 'processing') : job.failReason ? 'failed' : 'succeeded';
     if (status === 'succeeded') job.url ??= this.media.link(await job.file);
     const urls = { get: `${this.url}/v1/predictions/${job.id}`, cancel: `${this.url}/v1/predictions/${job.id}/cancel`, web: `https://replicate.com/p/${job.id}` };

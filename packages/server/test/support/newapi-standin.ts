@@ -29,6 +29,8 @@ export interface NewApiTask {
   height: number;
   seconds: number;
   polls: number;
+  /** The provider's render finished: SUCCESS only then. */
+  ready: boolean;
   failReason?: string;
   file: Promise<string>;
   resultUrl?: string;
@@ -41,6 +43,8 @@ export interface NewApiStandinOptions {
   pendingPolls?: number;
   /** The content proxy stops each answer after this many bytes (its 60 s limit, in bytes here). */
   proxyCutBytes?: number;
+  /** Listen here (a gateway coming back after an outage keeps its address); any free port by default. */
+  port?: number;
 }
 
 export class NewApiStandin {
@@ -61,7 +65,7 @@ export class NewApiStandin {
     const media = await StandinMedia.start();
     let standin: NewApiStandin | undefined;
     const server = http.createServer((req, res) => void standin!.handle(req, res).catch(() => res.destroy()));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
     standin = new NewApiStandin(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, media, options);
     return standin;
   }
@@ -114,7 +118,8 @@ export class NewApiStandin {
       return send(res, 400, taskError('fail_to_fetch_task', `{"error":"unsupported size ${size} or duration ${String(body.duration ?? body.seconds)}"}`));
     }
     const [width, height] = size.split('x').map(Number);
-    const task: NewApiTask = { taskId: `task_${randomBytes(16).toString('hex')}`, body, width, height, seconds, polls: 0, file: this.media.render(width, height, seconds) };
+    const task: NewApiTask = { taskId: `task_${randomBytes(16).toString('hex')}`, body, width, height, seconds, polls: 0, ready: false, file: this.media.render(width, height, seconds) };
+    void task.file.then(() => (task.ready = true));
     if (this.failNext.count > 0) {
       this.failNext.count--;
       task.failReason = this.failNext.reason;
@@ -126,9 +131,9 @@ export class NewApiStandin {
   private async fetchTask(res: http.ServerResponse, id: string): Promise<void> {
     const task = this.tasks.find((t) => t.taskId === id);
     if (!task) return send(res, 400, taskError('task_not_exist', 'task_not_exist'));
-    const pending = task.polls++ < (this.o.pendingPolls ?? 2);
+    const pending = task.polls++ < (this.o.pendingPolls ?? 2) || !task.ready;
     const base = { task_id: task.taskId, action: 'generate', platform: '54', submit_time: 0, fail_reason: '', result_url: '', data: null };
-    if (pending) return send(res, 200, { code: 'success', message: '', data: { ...base, status: task.polls === 1 ? 'SUBMITTED' : 'IN_PROGRESS', progress: `${task.polls * 30}%` } });
+    if (pending) return send(res, 200, { code: 'success', message: '', data: { ...base, status: task.polls === 1 ? 'SUBMITTED' : 'IN_PROGRESS', progress: `${Math.min(95, task.polls * 30)}%` } });
     if (task.failReason) return send(res, 200, { code: 'success', message: '', data: { ...base, status: 'FAILURE', progress: '100%', fail_reason: task.failReason } });
     task.resultUrl ??= this.media.link(await task.file);
     send(res, 200, { code: 'success', message: '', data: { ...base, status: 'SUCCESS', progress: '100%', result_url: task.resultUrl } });

@@ -28,6 +28,8 @@ export interface XaiJob {
   height: number;
   seconds: number;
   polls: number;
+  /** The render finished: xAI reports `done` only with its output there. */
+  ready: boolean;
   moderated: boolean;
   file?: Promise<string>;
   url?: string;
@@ -122,10 +124,11 @@ export class XaiStandin {
       seconds = kind === 'edits' ? input.seconds : input.seconds + extra;
     }
     const job: XaiJob = {
-      id: randomUUID(), kind: kind === 'generations' ? 'generation' : kind === 'edits' ? 'edit' : 'extension', body, width, height, seconds, polls: 0,
+      id: randomUUID(), kind: kind === 'generations' ? 'generation' : kind === 'edits' ? 'edit' : 'extension', body, width, height, seconds, polls: 0, ready: false,
       moderated: this.moderateNext > 0 ? (this.moderateNext--, true) : false,
     };
     job.file = this.media.render(width, height, seconds);
+    void job.file.then(() => (job.ready = true));
     this.jobs.push(job);
     send(res, 200, { request_id: job.id });
   }
@@ -133,7 +136,7 @@ export class XaiStandin {
   private async poll(res: http.ServerResponse, id: string): Promise<void> {
     const job = this.jobs.find((j) => j.id === id);
     if (!job) return send(res, 404, { code: NOT_FOUND, error: `Request ${id} not found` });
-    if (job.polls++ < (this.o.pendingPolls ?? 1)) return send(res, 202, { status: 'pending', progress: Math.min(90, job.polls * 30) });
+    if (job.polls++ < (this.o.pendingPolls ?? 1) || !job.ready) return send(res, 202, { status: 'pending', progress: Math.min(90, job.polls * 30) });
     const path = await job.file!;
     const usage = { cost_in_usd_ticks: job.seconds * (this.o.ticksPerSecond ?? 500_000_000) };
     if (job.moderated) return send(res, 200, { status: 'done', video: { url: '', duration: job.seconds, respect_moderation: false }, model: job.body.model, usage });

@@ -8,11 +8,7 @@
  * any other URL the upstream hands out (a CDN, a presigned bucket link) goes through the SSRF-safe
  * fetcher without the key (DESIGN invariant 5).
  */
-import { createWriteStream } from 'node:fs';
-import { open, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { TaskFailure } from '../../engine/task-failure.ts';
 import { FetchRefused, type SafeFetch } from '../../security/safe-fetch.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
@@ -73,21 +69,26 @@ async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal
     }
     const expected = written === 0 ? firstAnswer(req, response) : resumedAnswer(response, written);
     if (!response.body) throw relayFailures.download('the answer had no body');
+    // Each chunk is on disk before it counts, so a cut leaves exactly `total` bytes to resume from.
     let total = written;
-    const cap = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        total += chunk.length;
-        done(total > req.maxBytes ? relayFailures.tooLarge(req.maxBytes) : null, chunk);
-      },
-    });
+    const file = await open(part, written > 0 ? 'a' : 'w');
+    let cut = false;
     try {
-      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, createWriteStream(part, { flags: written > 0 ? 'a' : 'w' }));
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        if (total + chunk.length > req.maxBytes) throw relayFailures.tooLarge(req.maxBytes);
+        await file.write(chunk);
+        total += chunk.length;
+      }
     } catch (err) {
       if (signal.aborted || err instanceof TaskFailure) throw err;
-      const before = written;
-      written = await sizeOf(part);
+      cut = true;
+    } finally {
+      await file.close();
+    }
+    if (cut) {
       // Only a cut that made progress is worth resuming, and not forever.
-      if (written <= before || resumes >= MAX_RESUMES) throw relayFailures.download('the connection failed');
+      if (total <= written || resumes >= MAX_RESUMES) throw relayFailures.download('the connection failed');
+      written = total;
       continue;
     }
     if (expected !== undefined && expected !== total) throw relayFailures.download('the file arrived incomplete');
@@ -111,10 +112,6 @@ function resumedAnswer(response: Response, from: number): number | undefined {
     throw relayFailures.download('the upstream cut the download and cannot resume it');
   }
   return range[3] === '*' ? undefined : Number(range[3]);
-}
-
-async function sizeOf(path: string): Promise<number> {
-  return (await stat(path).catch(() => ({ size: 0 }))).size;
 }
 
 async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSignal): Promise<void> {

@@ -29,6 +29,7 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
   const pacer = new PollPacer(channel.pollIntervalMs, timings.longPollGapMs);
   let unknown = 0;
   let errors = 0;
+  let last = '';
   for (;;) {
     const wait = pacer.longPolling ? channel.longPollSeconds : 0;
     const sentAt = Date.now();
@@ -55,7 +56,10 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
       continue;
     }
     unknown = 0;
-    await sleep(pacer.pause(Date.now() - sentAt, wait, hint), signal);
+    const seen = `${state.phase}|${state.progress ?? ''}`;
+    const changed = seen !== last;
+    last = seen;
+    await sleep(pacer.pause(Date.now() - sentAt, wait, hint, changed), signal);
   }
 }
 

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
 import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
+import { DEFAULT_BREAKER, type BreakerSettings, type ChannelLimits } from './channel-health.ts';
 
 /** Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions. */
 export type RelayDialect = 'A' | 'B' | 'fal' | 'replicate';
@@ -36,8 +37,10 @@ export interface RelayChannelConfig {
   models: Record<string, string>;
   aspectRatios?: string[];
   durations?: number[];
-  /** Higher is tried first; ties keep file order. */
+  /** Higher is tried first; among equal priorities, channels are picked at random in proportion to their weights (stable per task). */
   priority: number;
+  weight: number;
+  limits: ChannelLimits;
   /** `?wait=` asked of each poll (0 = never); an upstream that ignores it is detected and polled normally. */
   longPollSeconds: number;
   pollIntervalMs: number;
@@ -70,16 +73,19 @@ export interface RelayBackendConfig {
   maxVideoBytes: number;
   /** Tasks this backend may follow at once (worker slots): following is cheap, rendering is upstream. */
   slots: number;
+  /** The circuit breaker of every channel of this backend. */
+  breaker: BreakerSettings;
 }
 
 type Raw = Record<string, unknown>;
 type Fail = (what: string) => never;
 
-const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots'];
+const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots', 'health'];
+const HEALTH_FIELDS = ['failures', 'window_seconds', 'cooldown_seconds', 'probe_seconds'];
 const CHANNEL_FIELDS = [
   'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
   'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed', 'upstream', 'send_ratio',
-  'extra_body', 'submit_timeout_seconds', 'input',
+  'extra_body', 'submit_timeout_seconds', 'input', 'weight', 'max_concurrent', 'max_rpm',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
 const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3 };
@@ -121,6 +127,7 @@ export function parseRelayBackend(raw: unknown, env: Record<string, string | und
     downloadTimeoutMs: positive(b.download_timeout_seconds, 300, 'download_timeout_seconds', fail) * 1000,
     maxVideoBytes: positive(b.max_video_mb, 512, 'max_video_mb', fail) * MiB,
     slots: Math.floor(positive(b.slots, 16, 'slots', fail)),
+    breaker: breaker(b.health, fail),
   };
 }
 
@@ -156,6 +163,11 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
     aspectRatios: ratios(c.aspect_ratios, fail),
     durations: durations(c.durations, fail),
     priority: c.priority === undefined ? 0 : Number.isFinite(c.priority) ? (c.priority as number) : fail('"priority" must be a number'),
+    weight: positive(c.weight, 1, 'weight', fail),
+    limits: {
+      ...(c.max_concurrent !== undefined ? { maxConcurrent: Math.floor(positive(c.max_concurrent, 1, 'max_concurrent', fail)) } : {}),
+      ...(c.max_rpm !== undefined ? { maxRpm: Math.floor(positive(c.max_rpm, 1, 'max_rpm', fail)) } : {}),
+    },
     longPollSeconds: c.long_poll_seconds === undefined ? kind.longPoll : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
     pollIntervalMs: positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
     replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
@@ -167,6 +179,18 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
     submitTimeoutMs: c.submit_timeout_seconds !== undefined ? positive(c.submit_timeout_seconds, 0, 'submit_timeout_seconds', fail) * 1000
       : kind.submitSeconds !== undefined ? kind.submitSeconds * 1000 : undefined,
     input,
+  };
+}
+
+function breaker(value: unknown, fail: Fail): BreakerSettings {
+  if (value === undefined) return DEFAULT_BREAKER;
+  const h = object(value, fail, '"health" must be an object');
+  unknownFields(h, HEALTH_FIELDS, (what) => fail(`health: ${what}`));
+  return {
+    failures: Math.floor(positive(h.failures, DEFAULT_BREAKER.failures, 'health.failures', fail)),
+    windowMs: positive(h.window_seconds, DEFAULT_BREAKER.windowMs / 1000, 'health.window_seconds', fail) * 1000,
+    cooldownMs: positive(h.cooldown_seconds, DEFAULT_BREAKER.cooldownMs / 1000, 'health.cooldown_seconds', fail) * 1000,
+    probeMs: positive(h.probe_seconds, DEFAULT_BREAKER.probeMs / 1000, 'health.probe_seconds', fail) * 1000,
   };
 }
 

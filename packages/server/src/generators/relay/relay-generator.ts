@@ -17,6 +17,7 @@ import { downloadUpstreamVideo } from './download-upstream-video.ts';
 import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import { familyBContentPath, RELAY_DIALECTS, type RelayDialectSpec, type UpstreamState } from './relay-dialects.ts';
+import type { ChannelHealth } from './channel-health.ts';
 import type { RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
@@ -24,6 +25,9 @@ import { planRelayRequest, type RelayJob } from './relay-request.ts';
 import { DEFAULT_RELAY_TIMINGS, type RelayTimings } from './relay-timing.ts';
 
 export interface RelayGeneratorOptions {
+  /** Channel breakers, limits and overrides shared through the database (sql-channel-health.ts); absent, none apply. */
+  health?: ChannelHealth;
+  now?: () => number;
   /** Fetches video links the upstream hands out on other origins: SSRF-safe, capped (security/create-safe-fetch.ts). */
   fetchForeign: SafeFetch;
   logger?: Logger;
@@ -51,8 +55,10 @@ export class RelayGenerator implements Generator {
     const signal = AbortSignal.any([ctx.signal, timeout.signal]);
     let attached: Attached | undefined;
     try {
-      const plan = await planRelayRequest(job, this.config);
+      const health = this.options.health;
+      const plan = await planRelayRequest(job, this.config, await health?.overrides(this.config.channels.map((c) => c.id)));
       attached = await attachUpstreamTask({
+        health, now: this.options.now ?? Date.now,
         job, plan, config: this.config, checkpoint: ctx.checkpoint, timings: this.timings, log: (e, c, x) => this.log(e, c, x),
         replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
       }, signal);
@@ -72,6 +78,7 @@ export class RelayGenerator implements Generator {
       throw FAILURES.canceled();
     } finally {
       clearTimeout(timer);
+      await this.options.health?.release(job.taskId).catch(() => undefined);
     }
   }
 

@@ -5,11 +5,14 @@ import { SqlTaskStore } from './sql-task-store.ts';
 import { SqlAccountStore } from './sql-account-store.ts';
 import { SqlFileStore } from './sql-file-store.ts';
 import type { TransitionEffects } from './transition-effects.ts';
+import { SqlChannelHealth } from '../../generators/relay/sql-channel-health.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
   accounts: SqlAccountStore;
   files: SqlFileStore;
+  /** Relay channels' breakers, limits and overrides, shared by every process (migration 0030). */
+  channelHealth: SqlChannelHealth;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   /** Stops the wake-up bridge, then closes the database. */
@@ -38,6 +41,7 @@ export async function openSqlStores(
     tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
+    channelHealth: new SqlChannelHealth(database.db),
     ping: database.ping,
     async close() {
       await bridge.close();
