@@ -146,7 +146,7 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
   const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
   if (config.comfyUiConfigFile) {
     const raw = JSON.parse(await readFile(config.comfyUiConfigFile, 'utf8'));
-    const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile) });
+    const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile), logger: logger.child({ component: 'comfyui' }) });
     for (const [name, generator] of Object.entries(comfy.generators)) {
       generators[name] = generator;
       lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };

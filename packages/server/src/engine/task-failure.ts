@@ -25,6 +25,7 @@ const RETRIED = {
   invalid_input: false,
   invalid_output: false,
   render_failed: true,
+  workflow_failed: false,
   backend_unavailable: true,
   deadline_exceeded: true,
   worker_lost: false,
@@ -90,6 +91,7 @@ export const FAILURES = {
   invalidOutput: (message: string) => fixed('invalid_output', message),
 
   renderFailed: (message: string) => fixed('render_failed', message),
+  workflowFailed: (message: string) => fixed('workflow_failed', message),
   backendUnavailable: (message: string) => fixed('backend_unavailable', message),
 
   upstreamSubmitUnconfirmed: (message: string, retryable: boolean) => depending('upstream_submit_unconfirmed', message, retryable),
