@@ -14,7 +14,7 @@ it('serves a catalog model by relaying to an upstream configured in VIDGEN_BACKE
   const dir = await mkdtemp(join(tmpdir(), 'vidgen-relay-e2e-'));
   const upstreamKey = await upstream.createKey('relay-channel');
   await writeFile(join(dir, 'backends.json'), JSON.stringify({ backends: { 'relay-video': { type: 'relay', channels: [
-    { name: 'second-vidgen', dialect: 'B', base_url: upstream.url, api_key_env: 'TEST_UPSTREAM_KEY', models: { 'relay-video-5s': 'video-v1-5s' } },
+    { name: 'second-vidgen', dialect: 'B', upstream: 'vidgen', base_url: upstream.url, api_key_env: 'TEST_UPSTREAM_KEY', models: { 'relay-video-5s': 'video-v1-5s' } },
   ] } } }));
   await writeFile(join(dir, 'models.json'), JSON.stringify({ models: [
     { id: 'relay-video-5s', family: 'B', backend: 'relay-video', resolution: '720p', durations: [5], aspect_ratios: ['16:9', '9:16', '1:1'] },

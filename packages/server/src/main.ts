@@ -14,7 +14,7 @@ import { openSqlStores } from './store/sql/open-sql-stores.ts';
 import type { SqlAccountStore } from './store/sql/sql-account-store.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import { S3BlobStore } from './blobs/s3-blob-store.ts';
-import { createModelCatalog } from './catalog/model-catalog.ts';
+import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
 import { ImageInputs } from './engine/inputs/image-inputs.ts';
@@ -29,6 +29,9 @@ import type { Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
 import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
 import { createRelayBackends } from './generators/relay/relay-backends.ts';
+import type { ChannelHealth } from './generators/relay/channel-health.ts';
+import type { RelayChannelDirectory } from './generators/relay/relay-channel-directory.ts';
+import { registerRelayChannelMetrics } from './generators/relay/relay-channel-metrics.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { probeVideo, verifyVideo } from './media/video-probe.ts';
 import { makeStills } from './media/poster.ts';
@@ -73,13 +76,14 @@ export async function startService(
   await mkdir(config.dataDir, { recursive: true });
   // Created before the database: its wake-ups are bridged to other processes where the database can.
   const events = new TaskEvents();
-  const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
-  const { generators, lanes } = await buildBackends(config, binaries, logger);
-  const catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const hooks = config.webhooks;
+  // The catalog is built from the backends, which keep relay channel health in the database, so
+  // it exists only after the database opens; the ledger looks prices up when a task changes.
+  let catalog: ModelCatalog | undefined;
+  const prices = { find: (id: string) => catalog?.find(id) };
   // The ledger holds, settles and releases, and the webhook outbox records events, in the
   // transactions of the task changes they follow (invariants 7 and 8).
-  const effects = [ledgerEffects(catalog, clock), webhookOutbox({ maxAttempts: hooks.maxAttempts, clock })];
+  const effects = [ledgerEffects(prices, clock), webhookOutbox({ maxAttempts: hooks.maxAttempts, clock })];
   const database = await openSqlStores(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'), { events, logger, effects, rateWindowMs: config.rateWindowSeconds * 1000 });
   const { tasks, accounts, files: fileStore, ledger, webhooks: webhookStore } = database;
   const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
@@ -89,6 +93,9 @@ export async function startService(
   const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
   await blobs.check();
 
+  const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
+  const { generators, lanes, relayChannels } = await buildBackends(config, binaries, logger, database.channelHealth);
+  catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(generators).map(([k, g]) => [k, g.kinds])));
   const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
     createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5, what });
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
@@ -97,6 +104,8 @@ export async function startService(
   const stops: Array<(graceMs: number) => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
   const metrics = createPrometheusMetrics(tasks, { perAccount: config.metricsPerAccount, deliveries: webhookStore });
+  // The admin API lists and changes channels through relayChannels.status() / .configure().
+  if (relayChannels) registerRelayChannelMetrics(metrics.registry, relayChannels);
   const taskService = new TaskService({ tasks, blobs, catalog, images, videos, events, clock, admission: database.rateLimits });
   const fileService = new FileService({
     files: fileStore, blobs, clock,
@@ -173,19 +182,21 @@ export async function startService(
  * ComfyUI backends of VIDGEN_COMFYUI_CONFIG and the relays of VIDGEN_BACKENDS_FILE. API-only processes build them too (the catalog
  * checks model entries against them); constructing one opens no connection.
  */
-async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }, logger: Logger) {
+async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe: string }, logger: Logger, channelHealth: ChannelHealth) {
   const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
   const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
   if (config.comfyUiConfigFile) {
     const raw = JSON.parse(await readFile(config.comfyUiConfigFile, 'utf8'));
-    const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile) });
+    const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile), logger: logger.child({ component: 'comfyui' }) });
     for (const [name, generator] of Object.entries(comfy.generators)) {
       generators[name] = generator;
       lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };
     }
   }
+  let relayChannels: RelayChannelDirectory | undefined;
   if (config.backendsFile) {
     const relays = createRelayBackends(JSON.parse(await readFile(config.backendsFile, 'utf8')), config.secretsEnv, {
+      health: channelHealth,
       // Links an upstream hands out on other hosts go through the SSRF-safe fetcher, sized for videos.
       foreignFetch: ({ maxBytes, timeoutMs }) => createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5, what: 'video' }),
       logger: logger.child({ component: 'relay' }),
@@ -195,8 +206,9 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
       generators[name] = generator;
       lanes[name] = { slots: relays.slots[name], deadlineMs: relays.deadlinesMs[name] };
     }
+    relayChannels = relays.channels;
   }
-  return { generators, lanes };
+  return { generators, lanes, relayChannels };
 }
 
 /** With no key at all, a newcomer gets one for the account "default", shown once in the log. */

@@ -17,7 +17,7 @@ export const ACTIVE_CAP_RETRY_SECONDS = 5;
  * end. Correct across processes: the account's plan row is updated (so locked on PostgreSQL)
  * before anything is counted, and the balance check is a condition of that same update.
  */
-export function ledgerEffects(catalog: ModelCatalog, clock: () => number): TransitionEffects {
+export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => number): TransitionEffects {
   return {
     async created(trx, task) {
       const plan = await trx.selectFrom('account_plans').select(['metered', 'max_active_tasks']).where('account_id', '=', task.accountId).executeTakeFirst();

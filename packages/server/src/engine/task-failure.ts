@@ -25,11 +25,13 @@ const RETRIED = {
   invalid_input: false,
   invalid_output: false,
   render_failed: true,
+  workflow_failed: false,
   backend_unavailable: true,
   deadline_exceeded: true,
   worker_lost: false,
   upstream_submit_unconfirmed: 'depends',
   upstream_failed: false,
+  content_moderated: false,
   upstream_result_expired: false,
   upstream_download_failed: 'depends',
   canceled: false,
@@ -89,10 +91,12 @@ export const FAILURES = {
   invalidOutput: (message: string) => fixed('invalid_output', message),
 
   renderFailed: (message: string) => fixed('render_failed', message),
+  workflowFailed: (message: string) => fixed('workflow_failed', message),
   backendUnavailable: (message: string) => fixed('backend_unavailable', message),
 
   upstreamSubmitUnconfirmed: (message: string, retryable: boolean) => depending('upstream_submit_unconfirmed', message, retryable),
   upstreamFailed: (message: string) => fixed('upstream_failed', message),
+  contentModerated: (message: string) => fixed('content_moderated', message),
   upstreamResultExpired: (message: string) => fixed('upstream_result_expired', message),
   upstreamDownloadFailed: (message: string, retryable: boolean) => depending('upstream_download_failed', message, retryable),
 };

@@ -146,7 +146,7 @@ async function readBody(res: http.IncomingMessage, hop: Hop): Promise<FetchedBod
   const { url, maxBytes, what } = hop;
   const status = res.statusCode ?? 0;
   if (status < 200 || status > 299) {
-    throw new FetchRefused('url_http_error', `The ${what} URL answered with HTTP status ${status}.`);
+    throw new FetchRefused('url_http_error', `The ${what} URL answered with HTTP status ${status}.`, status);
   }
   const tooLarge = () => new FetchRefused('url_too_large', `The ${what} at the URL is larger than ${maxBytes} bytes.`);
   if (Number(res.headers['content-length']) > maxBytes) throw tooLarge();

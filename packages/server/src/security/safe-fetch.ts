@@ -24,6 +24,8 @@ export class FetchRefused extends Error {
   constructor(
     readonly code: 'url_invalid' | 'url_forbidden' | 'url_unreachable' | 'url_timeout' | 'url_too_large' | 'url_http_error',
     message: string,
+    /** For `url_http_error`: the status the URL answered (a relay reads 404/410 as an expired result link). */
+    readonly status?: number,
   ) {
     super(message);
   }

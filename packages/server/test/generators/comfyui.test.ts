@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
+import { pino } from 'pino';
 import { TaskFailure } from '../../src/engine/task-failure.ts';
 import { memoryCheckpoint, stopReasonOf, type BackendCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
 import { ComfyUiGenerator, type ComfyUiGeneratorOptions } from '../../src/generators/comfyui/comfyui-generator.ts';
@@ -204,6 +205,27 @@ describe('comfyui backend', () => {
     assert.deepEqual([lost.code, lost.retryable], ['backend_unavailable', true]);
     assert.match(lost.message, /lost the task/);
     assert.equal(s.stats.crashes, 1);
+  });
+
+  it("fails for good on a node's deterministic error (a workflow mistake), with ComfyUI's message in the log only", async () => {
+    const s = await host();
+    s.faults.nodeError = { classType: 'SaveVideo', exceptionType: 'ValueError', message: "codec 'h265' is not supported (/opt/ComfyUI/comfy_extras/nodes_video.py)" };
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    try {
+      const err = await failure(generator([{ name: 'gpu-1', url: s.url }], { logger }).generate(job(), (await context()).ctx));
+      assert.deepEqual([err.code, err.retryable], ['workflow_failed', false]);
+      assert.match(err.message, /SaveVideo/);
+      assert.ok(!err.message.includes('/opt/ComfyUI'), 'the host path stays out of the message');
+      const logged = lines.find((l) => l.msg === 'a ComfyUI node failed');
+      assert.equal(logged?.exceptionMessage, "codec 'h265' is not supported (/opt/ComfyUI/comfy_extras/nodes_video.py)");
+      // A RuntimeError may be a CUDA fault: still retried.
+      s.faults.nodeError = { classType: 'SaveVideo', exceptionType: 'RuntimeError', message: 'CUDA error: an illegal memory access was encountered' };
+      const transient = await failure(generator([{ name: 'gpu-1', url: s.url }]).generate(job(), (await context()).ctx));
+      assert.deepEqual([transient.code, transient.retryable], ['render_failed', true]);
+    } finally {
+      s.faults = {};
+    }
   });
 
   it('stops at its own deadline: interrupts the prompt and fails transiently', async () => {

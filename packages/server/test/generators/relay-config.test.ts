@@ -19,7 +19,11 @@ describe('relay config', () => {
     assert.deepEqual(config.channels.map((c) => c.baseUrl), ['https://relay.example.net/proxy', 'https://api.example.com', 'https://mirror.example.com']);
     const [first, second] = config.channels;
     assert.deepEqual([first.name, first.pollIntervalMs, second.name, second.pollIntervalMs], ['B-2', 15_000, 'A-1', 4000]);
-    assert.deepEqual([second.longPollSeconds, second.lookupByIdempotencyKey, second.replaysIdempotencyKey, second.cancel], [25, true, false, true]);
+    // Dialect A defaults to xAI and B to new-api: no listing, no replay, no cancel, no long-poll (docs/relays.md §6).
+    assert.deepEqual([second.upstream, second.longPollSeconds, second.lookupByIdempotencyKey, second.replaysIdempotencyKey, second.cancel], ['xai', 0, false, false, false]);
+    assert.deepEqual([first.upstream, first.longPollSeconds, first.lookupByIdempotencyKey, first.cancel, first.submitTimeoutMs], ['new-api', 0, false, false, 300_000]);
+    const vidgen = parseRelayBackend({ channels: [{ ...a, upstream: 'vidgen' }] }, env).channels[0];
+    assert.deepEqual([vidgen.longPollSeconds, vidgen.lookupByIdempotencyKey, vidgen.cancel, vidgen.submitTimeoutMs], [25, true, true, undefined]);
     assert.deepEqual([config.timeoutMs, config.slots, config.maxVideoBytes], [1_800_000, 16, 512 * 1024 * 1024]);
     assert.match(first.id, /^[0-9a-f]{16}$/);
   });
@@ -45,6 +49,11 @@ describe('relay config', () => {
       [{ channels: [{ ...a, api_key: 'inline' }] }, /unknown field "api_key"/],
       [{ channels: [a, { ...a, base_url: 'https://api.example.com' }] }, /repeats the dialect and base_url/],
       [{ type: 'comfyui', channels: [a] }, /"type" must be "relay"/],
+      [{ channels: [{ ...a, upstream: 'sora' }] }, /"upstream" must be "xai" or "vidgen" for dialect A/],
+      [{ channels: [{ ...a, dialect: 'fal', input: { prompt: '{{promt}}' } }] }, /"input" names unknown placeholders: \{\{promt\}\}/],
+      [{ channels: [{ ...a, input: { prompt: '{{prompt}}' } }] }, /"input" is for the fal and replicate dialects/],
+      [{ channels: [{ ...a, dialect: 'C' }] }, /"dialect" must be "A", "B", "fal" or "replicate"/],
+      [{ channels: [{ ...a, extra_body: [] }] }, /"extra_body" must be a JSON object/],
     ];
     for (const [raw, message] of cases) assert.throws(() => parseRelayBackend(raw, env, 'backends.x'), (e: Error) => message.test(e.message) && e.message.startsWith('backends.x: '));
   });

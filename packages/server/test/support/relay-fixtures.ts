@@ -25,10 +25,10 @@ export const testFetchForeign = createSafeFetch({ allowPrivate: true, timeoutMs:
 
 export type RawChannel = Record<string, unknown>;
 
-/** A channel of dialect A or B at `baseUrl`, its key read from `keyEnv`. */
+/** A channel of dialect A or B at `baseUrl` (a vidgen upstream unless `extra.upstream` says otherwise), its key read from `keyEnv`. */
 export function channel(dialect: 'A' | 'B', baseUrl: string, keyEnv: string, extra: RawChannel = {}): RawChannel {
   const models = dialect === 'A' ? { 'ours-a': 'tiny-a' } : { 'ours-b-1s': 'tiny-b-1s', 'ours-b-2s': 'tiny-b-2s', 'ours-b-15s': 'tiny-b-15s' };
-  return { dialect, base_url: baseUrl, api_key_env: keyEnv, models, poll_interval_seconds: 0.2, ...extra };
+  return { dialect, upstream: 'vidgen', base_url: baseUrl, api_key_env: keyEnv, models, poll_interval_seconds: 0.2, ...extra };
 }
 
 export interface RelayOptions {

@@ -4,6 +4,7 @@
  * field. Every mistake stops the service at start with a message naming the field.
  */
 import { isAbsolute, resolve } from 'node:path';
+import type { Logger } from 'pino';
 import type { Generator } from '../generator.ts';
 import { ComfyUiGenerator } from './comfyui-generator.ts';
 import { ComfyUiHostPool, type ComfyUiHostConfig } from './comfyui-host-pool.ts';
@@ -15,6 +16,7 @@ export interface ComfyUiBackendDeps {
   ffprobe: string;
   /** Relative workflow paths in the config are resolved against this (the config file's folder). */
   baseDir: string;
+  logger?: Logger;
 }
 
 export interface ComfyUiBackends {
@@ -49,7 +51,7 @@ export async function createComfyUiBackends(raw: unknown, deps: ComfyUiBackendDe
     const workflows = await backendWorkflows(b ?? {}, deps.baseDir, (what) => fail(`${where}: ${what}`));
     const allowed = b.hosts === undefined ? undefined : Array.isArray(b.hosts) ? b.hosts.map(String) : fail(`${where}.hosts must be a list of host names`);
     generators[name] = new ComfyUiGenerator({
-      pool, hosts: allowed, workflows, ffmpeg: deps.ffmpeg, ffprobe: deps.ffprobe,
+      pool, hosts: allowed, workflows, ffmpeg: deps.ffmpeg, ffprobe: deps.ffprobe, logger: deps.logger?.child({ backend: name }),
       timeoutMs: seconds(b.timeout_seconds, 1800, `${where}.timeout_seconds`, fail),
     });
     lanes[name] = pool.slotsOf(allowed);

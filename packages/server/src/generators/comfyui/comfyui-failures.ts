@@ -31,7 +31,16 @@ export function workflowRejected(error: unknown, nodeErrors: Record<string, unkn
   return withDetail(FAILURES.invalidInput(`The GPU host rejected the workflow: ${list}.`), { error, nodeErrors });
 }
 
-/** An `execution_error`: bad input stays failed; anything else (out of memory, a CUDA fault) is retried. */
+/**
+ * Built-in exception types (ComfyUI names them without a module) a node raises on a workflow
+ * mistake; RuntimeError is not among them, as CUDA faults are RuntimeErrors.
+ */
+const DETERMINISTIC = new Set([
+  'ValueError', 'TypeError', 'KeyError', 'AttributeError', 'IndexError', 'AssertionError', 'NotImplementedError', 'FileNotFoundError',
+  'ZeroDivisionError', 'NameError', 'ImportError', 'ModuleNotFoundError', 'UnboundLocalError',
+]);
+
+/** An `execution_error`: bad input and workflow mistakes stay failed; anything else (out of memory, a CUDA fault) is retried. */
 export function executionFailed(f: PromptFailure | undefined): TaskFailure {
   const node = ident(f?.nodeType);
   const type = ident(f?.exceptionType);
@@ -45,6 +54,10 @@ export function executionFailed(f: PromptFailure | undefined): TaskFailure {
   }
   const where = node ? ` in ${node}` : '';
   const what = short ? ` (${short})` : '';
+  // Python's own errors from a node's code are the workflow's mistake: they repeat on every run.
+  if (DETERMINISTIC.has(type)) {
+    return withDetail(FAILURES.workflowFailed(`A node of the workflow failed${where}${what}; it fails the same way on every run, so it is not retried.`), detail);
+  }
   return withDetail(FAILURES.renderFailed(`The model failed${where}${what}; the task can be retried.`), detail);
 }
 

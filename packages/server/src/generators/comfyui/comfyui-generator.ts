@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import type { Logger } from 'pino';
 import type { TaskKind } from '../../engine/task.ts';
 import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
@@ -40,6 +41,8 @@ export interface ComfyUiGeneratorOptions {
   preset?: string;
   timings?: Partial<WatchTimings>;
   clock?: () => number;
+  /** Where ComfyUI's own error text goes (never into a task's message). */
+  logger?: Logger;
 }
 
 /** What this backend keeps in a task's checkpoint. */
@@ -206,7 +209,12 @@ export class ComfyUiGenerator implements Generator {
     } finally {
       run.socket = watch.socket; // a reconnected socket replaces the first; the caller closes it
     }
-    if (status.state === 'failed') throw executionFailed(status.failure);
+    if (status.state === 'failed') {
+      // ComfyUI's own words (they name host paths and files) go to the operator's log only.
+      const f = status.failure;
+      this.o.logger?.warn({ host: run.slot.host, node: f?.nodeType, exceptionType: f?.exceptionType, exceptionMessage: f?.exceptionMessage }, 'a ComfyUI node failed');
+      throw executionFailed(f);
+    }
     if (status.state === 'canceled') throw interruptedOnHost();
     return status;
   }

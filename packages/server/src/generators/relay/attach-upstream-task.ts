@@ -13,11 +13,15 @@ import { relayFailures } from './relay-failures.ts';
 import { idempotencyKeyFor, payloadFor, type RelayJob, type RelayPlan } from './relay-request.ts';
 import { canReconcile, reconcileSubmit } from './reconcile-submit.ts';
 import { sendSubmit, type RefusalReason, type SubmitRequest } from './submit-outcome.ts';
-import type { RelayTimings } from './relay-timing.ts';
+import { sleep, type RelayTimings } from './relay-timing.ts';
+import type { ChannelHealth } from './channel-health.ts';
 
 export interface Attached {
   channel: RelayChannelConfig;
   id: string;
+  /** The upstream's model id. */
+  model: string;
+  idempotencyKey: string;
 }
 
 export interface AttachContext {
@@ -26,6 +30,9 @@ export interface AttachContext {
   config: RelayBackendConfig;
   checkpoint: BackendCheckpoint;
   timings: RelayTimings;
+  /** The shared breaker and limits; absent, every channel is always admitted. */
+  health?: ChannelHealth;
+  now(): number;
   /** Channels known (configured or learned) to replay a create by its Idempotency-Key. */
   replays: { has(channelId: string): boolean; learn(channelId: string): void };
   log(event: string, channel: RelayChannelConfig, extra?: Record<string, unknown>): void;
@@ -43,21 +50,58 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
     if (!channel) throw relayFailures.channelGone();
     if (saved.upstreamId) {
       a.log('following the upstream task of an earlier attempt', channel);
-      return { channel, id: saved.upstreamId };
+      // Its job runs upstream whatever the limits say now: it holds its slot again.
+      await a.health?.acquire(channel.id, a.job.taskId, channel.limits, holdUntil(a), a.now(), true);
+      return { channel, id: saved.upstreamId, model: channel.models[a.plan.model], idempotencyKey: saved.idempotencyKey };
     }
     const resumed = await resume(a, channel, saved, signal);
     if (resumed) return resumed;
   }
-  const refusals: RefusalReason[] = [];
-  for (const channel of a.plan.candidates) {
-    const result = await submitOn(a, channel, signal);
-    if (result.kind === 'attached') return result.attached;
-    refusals.push(result.why);
-    a.log('channel refused the task; trying the next one', channel, { why: result.why });
+  for (;;) {
+    const refusals: RefusalReason[] = [];
+    let skipped = 0;
+    for (const channel of a.plan.candidates) {
+      if (!(await admitted(a, channel))) {
+        skipped++;
+        continue;
+      }
+      const result = await submitOn(a, channel, signal);
+      if (result.kind === 'attached') {
+        await a.health?.succeeded(channel.id, a.now());
+        return result.attached;
+      }
+      refusals.push(result.why);
+      await a.health?.release(a.job.taskId);
+      if (a.health && DEFINITE_FAILURES.has(result.why) && (await a.health.failed(channel.id, a.config.breaker, a.now())) === 'open') {
+        a.log('the channel failed too often; its breaker is open', channel, { why: result.why });
+      }
+      a.log('channel refused the task; trying the next one', channel, { why: result.why });
+    }
+    // Every channel tried proved it created nothing: nothing to reconcile on the next attempt.
+    if (refusals.length > 0) await save(a, null);
+    // Channels skipped for their breaker or their limits are not failures: the task waits for one to free up.
+    if (skipped === 0) throw refusals.every((why) => why === 'busy') ? relayFailures.busy() : relayFailures.unavailable();
+    await sleep(a.timings.channelWaitMs, signal);
   }
-  // Every channel proved it created nothing: nothing to reconcile on the next attempt.
-  await save(a, null);
-  throw refusals.every((why) => why === 'busy') ? relayFailures.busy() : relayFailures.unavailable();
+}
+
+/** Refusals that say the channel itself is broken (not busy, not lacking the model): they count towards its breaker. */
+const DEFINITE_FAILURES = new Set<RefusalReason>(['unreachable', 'auth', 'unavailable']);
+
+/** The breaker lets the channel take a task (or this one as its probe), and its limits have room. */
+async function admitted(a: AttachContext, channel: RelayChannelConfig): Promise<boolean> {
+  if (!a.health) return true;
+  const admission = await a.health.admit(channel.id, a.config.breaker, a.now());
+  if (admission === 'no') return false;
+  if (admission === 'probe') a.log('probing a channel whose breaker was open', channel);
+  if (await a.health.acquire(channel.id, a.job.taskId, channel.limits, holdUntil(a), a.now())) return true;
+  a.log('the channel is at its limit; skipping it', channel);
+  return false;
+}
+
+/** A slot is held for the whole attempt; a crashed worker's lapses by itself. */
+function holdUntil(a: AttachContext): number {
+  return a.now() + a.config.timeoutMs + a.config.downloadTimeoutMs;
 }
 
 /** An earlier attempt sent a create and never learned its fate: settle that before sending anything. */
@@ -93,9 +137,10 @@ async function submitOn(a: AttachContext, channel: RelayChannelConfig, signal: A
 
 function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitRequest {
   const dialect = RELAY_DIALECTS[channel.dialect];
+  const payload = payloadFor(a.plan, a.job, channel);
   return {
-    channel, dialect, body: dialect.submitBody(payloadFor(a.plan, a.job, channel)), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
-    timeoutMs: a.config.requestTimeoutMs, timings: a.timings, learnedReplay: () => a.replays.learn(channel.id),
+    channel, dialect, path: dialect.submitPath(payload), body: dialect.submitBody(payload, channel), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
+    timeoutMs: channel.submitTimeoutMs ?? a.config.requestTimeoutMs, timings: a.timings, learnedReplay: () => a.replays.learn(channel.id),
   };
 }
 
@@ -103,7 +148,7 @@ function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitReq
 async function attach(a: AttachContext, channel: RelayChannelConfig, idempotencyKey: string, id: string, event: string): Promise<Attached> {
   await save(a, { relay: 1, channel: channel.id, idempotencyKey, upstreamId: id });
   a.log(event, channel);
-  return { channel, id };
+  return { channel, id, model: channel.models[a.plan.model], idempotencyKey };
 }
 
 async function save(a: AttachContext, state: RelayCheckpoint | null): Promise<void> {

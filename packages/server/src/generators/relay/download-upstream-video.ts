@@ -8,11 +8,7 @@
  * any other URL the upstream hands out (a CDN, a presigned bucket link) goes through the SSRF-safe
  * fetcher without the key (DESIGN invariant 5).
  */
-import { createWriteStream } from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { TaskFailure } from '../../engine/task-failure.ts';
 import { FetchRefused, type SafeFetch } from '../../security/safe-fetch.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
@@ -33,6 +29,8 @@ export interface DownloadRequest {
 
 const VIDEO_TYPES = new Set(['video/mp4', 'application/mp4', 'application/octet-stream', 'binary/octet-stream']);
 const MAX_REDIRECTS = 3;
+/** Resumes of one download after a cut connection. */
+const MAX_RESUMES = 20;
 
 export async function downloadUpstreamVideo(req: DownloadRequest, signal: AbortSignal): Promise<void> {
   const origin = new URL(req.channel.baseUrl).origin;
@@ -52,32 +50,68 @@ export async function downloadUpstreamVideo(req: DownloadRequest, signal: AbortS
   }
 }
 
-/** Streams from the channel's origin; returns the next URL when redirected. */
+/**
+ * Streams from the channel's origin; returns the next URL when redirected. A cut connection is
+ * resumed with a Range request where the upstream honours it: new-api's content proxy stops each
+ * answer after 60 s (controller/video_proxy.go) and passes Range through to its provider.
+ */
 async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal): Promise<URL | undefined> {
-  const response = await fetch(url, {
-    headers: req.withKey ? { authorization: req.channel.apiKey.header(), accept: 'video/mp4' } : { accept: 'video/mp4' },
-    redirect: 'manual',
-    signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]),
-  });
-  const location = response.headers.get('location');
-  if (response.status >= 300 && response.status < 400 && location) {
-    await response.body?.cancel();
-    return new URL(location, url);
+  const part = `${req.dest}.part`;
+  let written = 0;
+  for (let resumes = 0; ; resumes++) {
+    const headers: Record<string, string> = req.withKey ? { authorization: req.channel.apiKey.header(req.channel.authScheme), accept: 'video/mp4' } : { accept: 'video/mp4' };
+    if (written > 0) headers.range = `bytes=${written}-`;
+    const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]) });
+    const location = response.headers.get('location');
+    if (written === 0 && response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      return new URL(location, url);
+    }
+    const expected = written === 0 ? firstAnswer(req, response) : resumedAnswer(response, written);
+    if (!response.body) throw relayFailures.download('the answer had no body');
+    // Each chunk is on disk before it counts, so a cut leaves exactly `total` bytes to resume from.
+    let total = written;
+    const file = await open(part, written > 0 ? 'a' : 'w');
+    let cut = false;
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        if (total + chunk.length > req.maxBytes) throw relayFailures.tooLarge(req.maxBytes);
+        await file.write(chunk);
+        total += chunk.length;
+      }
+    } catch (err) {
+      if (signal.aborted || err instanceof TaskFailure) throw err;
+      cut = true;
+    } finally {
+      await file.close();
+    }
+    if (cut) {
+      // Only a cut that made progress is worth resuming, and not forever.
+      if (total <= written || resumes >= MAX_RESUMES) throw relayFailures.download('the connection failed');
+      written = total;
+      continue;
+    }
+    if (expected !== undefined && expected !== total) throw relayFailures.download('the file arrived incomplete');
+    await finish(req.dest, total);
+    return undefined;
   }
+}
+
+/** The whole file's length when declared. */
+function firstAnswer(req: DownloadRequest, response: Response): number | undefined {
   checkAnswer(response.status, response.headers.get('content-type'), req.maxBytes, Number(response.headers.get('content-length') ?? NaN));
-  if (!response.body) throw relayFailures.download('the answer had no body');
-  let total = 0;
-  const cap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      total += chunk.length;
-      done(total > req.maxBytes ? relayFailures.tooLarge(req.maxBytes) : null, chunk);
-    },
-  });
-  await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, createWriteStream(`${req.dest}.part`));
   const declared = response.headers.get('content-length');
-  if (declared !== null && Number(declared) !== total) throw relayFailures.download('the file arrived incomplete');
-  await finish(req.dest, total);
-  return undefined;
+  return declared === null ? undefined : Number(declared);
+}
+
+/** A resumed answer must continue exactly where the file stopped: `206` with `Content-Range: bytes N-…/T`. */
+function resumedAnswer(response: Response, from: number): number | undefined {
+  const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
+  if (response.status !== 206 || !range || Number(range[1]) !== from) {
+    void response.body?.cancel();
+    throw relayFailures.download('the upstream cut the download and cannot resume it');
+  }
+  return range[3] === '*' ? undefined : Number(range[3]);
 }
 
 async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSignal): Promise<void> {
@@ -87,6 +121,8 @@ async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSign
   } catch (err) {
     if (signal.aborted) throw new RelayAborted();
     if (err instanceof FetchRefused && err.code === 'url_too_large') throw relayFailures.tooLarge(req.maxBytes);
+    // Provider links are deleted or stop being signed after a while (Replicate: an hour).
+    if (err instanceof FetchRefused && (err.status === 404 || err.status === 410)) throw relayFailures.expired();
     if (err instanceof FetchRefused && (err.code === 'url_forbidden' || err.code === 'url_invalid')) {
       throw relayFailures.forbiddenLink();
     }

@@ -41,6 +41,7 @@ function idOf(item: Record<string, unknown> | undefined, dialect: RelayDialectSp
 }
 
 async function list(channel: RelayChannelConfig, dialect: RelayDialectSpec, key: string, timeoutMs: number, signal: AbortSignal): Promise<Listing> {
+  if (!dialect.listPath) return { kind: 'failed', lookup: { kind: 'unsupported' } };
   try {
     const answer = await callUpstream(channel, { method: 'GET', path: dialect.listPath, query: { idempotency_key: key, limit: 10 }, timeoutMs }, signal);
     if ([400, 404, 405, 501].includes(answer.status)) return { kind: 'failed', lookup: { kind: 'unsupported' } };

@@ -8,13 +8,15 @@ import type { RelayChannelConfig } from './relay-config.ts';
 import type { RelayDialectSpec, UpstreamState } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
 import { parseRetryAfter } from '@vidgen/protocol/retry-after';
-import { callUpstream, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
+import { callUpstream, errorOf, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
 import { backoffMs, PollPacer, RelayAborted, sleep, type RelayTimings } from './relay-timing.ts';
 
 export interface FollowRequest {
   channel: RelayChannelConfig;
   dialect: RelayDialectSpec;
   id: string;
+  /** The upstream's model id (fal's status path names its app). */
+  model: string;
   requestTimeoutMs: number;
   timings: RelayTimings;
   /** The upstream's own progress, 0..1. */
@@ -27,6 +29,7 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
   const pacer = new PollPacer(channel.pollIntervalMs, timings.longPollGapMs);
   let unknown = 0;
   let errors = 0;
+  let last = '';
   for (;;) {
     const wait = pacer.longPolling ? channel.longPollSeconds : 0;
     const sentAt = Date.now();
@@ -47,20 +50,23 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
     if (state.progress !== undefined) req.onProgress(state.progress);
     if (state.phase === 'succeeded' || state.phase === 'failed' || state.phase === 'expired') return state;
     if (state.phase === 'unknown') {
-      // Also a 404: some upstreams list a new task a moment after accepting it.
-      if (++unknown > timings.maxUnknownPolls) throw answer.status === 404 ? relayFailures.taskMissing() : relayFailures.unknownState();
+      // Also a 404 (new-api: 400 `task_not_exist`): some upstreams list a new task a moment after accepting it.
+      if (++unknown > timings.maxUnknownPolls) throw isMissing(answer) ? relayFailures.taskMissing() : relayFailures.unknownState();
       await sleep(Math.max(hint ?? 0, Math.min(channel.pollIntervalMs, backoffMs(unknown, timings))), signal);
       continue;
     }
     unknown = 0;
-    await sleep(pacer.pause(Date.now() - sentAt, wait, hint), signal);
+    const seen = `${state.phase}|${state.progress ?? ''}`;
+    const changed = seen !== last;
+    last = seen;
+    await sleep(pacer.pause(Date.now() - sentAt, wait, hint, changed), signal);
   }
 }
 
 async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Promise<UpstreamAnswer | undefined> {
   try {
     return await callUpstream(req.channel, {
-      method: 'GET', path: req.dialect.pollPath(req.id), query: { wait: wait > 0 ? wait : undefined },
+      method: 'GET', path: req.dialect.pollPath(req.id, req.model), query: { wait: wait > 0 ? wait : undefined },
       timeoutMs: req.requestTimeoutMs + wait * 1000,
     }, signal);
   } catch (err) {
@@ -68,4 +74,8 @@ async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Prom
     if (err instanceof UpstreamCallFailed) return undefined;
     throw err;
   }
+}
+
+function isMissing(answer: UpstreamAnswer): boolean {
+  return answer.status === 404 || (answer.status === 400 && errorOf(answer.body).code === 'task_not_exist');
 }

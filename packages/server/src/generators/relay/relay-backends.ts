@@ -7,6 +7,7 @@ import type { RelayBackendConfig } from './relay-config.ts';
 import { parseRelayBackend } from './relay-config.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { RelayGenerator, type RelayGeneratorOptions } from './relay-generator.ts';
+import { RelayChannelDirectory } from './relay-channel-directory.ts';
 
 export interface RelayBackendsOptions extends Omit<RelayGeneratorOptions, 'fetchForeign'> {
   /** The SSRF-safe fetcher for video links on other origins, made to each backend's limits. */
@@ -15,6 +16,8 @@ export interface RelayBackendsOptions extends Omit<RelayGeneratorOptions, 'fetch
 
 export interface RelayBackends {
   generators: Record<string, RelayGenerator>;
+  /** Every channel with its shared state, for `/metrics` and the admin API (`GET /admin/v1/channels`). */
+  channels: RelayChannelDirectory;
   /** Worker slots per backend: following an upstream task is cheap, so more than a renderer gets. */
   slots: Record<string, number>;
   /**
@@ -29,12 +32,16 @@ const DEADLINE_MARGIN_MS = 60_000;
 export function createRelayBackends(file: unknown, env: Record<string, string | undefined>, options: RelayBackendsOptions): RelayBackends {
   const backends = (file as { backends?: unknown } | undefined)?.backends;
   if (!backends || typeof backends !== 'object' || Array.isArray(backends)) throw new Error('backends file: "backends" must be an object');
-  const result: RelayBackends = { generators: {}, slots: {}, deadlinesMs: {} };
+  const configs: Record<string, RelayBackendConfig> = {};
+  const result: RelayBackends = { generators: {}, slots: {}, deadlinesMs: {}, channels: new RelayChannelDirectory(configs, options.health) };
   for (const [name, raw] of Object.entries(backends as Record<string, unknown>)) {
     if ((raw as { type?: unknown } | undefined)?.type !== 'relay') continue;
     const config: RelayBackendConfig = parseRelayBackend(raw, env, `backends.${name}`);
+    configs[name] = config;
     const fetchForeign = options.foreignFetch({ maxBytes: config.maxVideoBytes, timeoutMs: config.downloadTimeoutMs });
-    result.generators[name] = new RelayGenerator(config, { fetchForeign, timings: options.timings, logger: options.logger?.child({ backend: name }) });
+    result.generators[name] = new RelayGenerator(config, {
+      fetchForeign, timings: options.timings, logger: options.logger?.child({ backend: name }), health: options.health, now: options.now,
+    });
     result.slots[name] = config.slots;
     result.deadlinesMs[name] = config.timeoutMs + config.downloadTimeoutMs + DEADLINE_MARGIN_MS;
   }

@@ -10,11 +10,23 @@ export interface RelayCheckpoint {
   idempotencyKey: string;
   /** Present once the upstream confirmed the task. */
   upstreamId?: string;
+  /**
+   * What the upstream reported the task cost, in USD ticks (10⁻¹⁰ USD, the ledger's unit), once
+   * it finished: xAI `usage.cost_in_usd_ticks`. For the operator's margin report.
+   */
+  upstreamCostUsdTicks?: number;
+  /** Usage figures the upstream reported, in seconds (Replicate `predict_time`, fal `inference_time`). */
+  upstreamMetrics?: Record<string, number>;
 }
 
 export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefined {
   const s = state as Partial<RelayCheckpoint> | null | undefined;
   if (!s || s.relay !== 1 || typeof s.channel !== 'string' || typeof s.idempotencyKey !== 'string') return undefined;
   if (s.upstreamId !== undefined && typeof s.upstreamId !== 'string') return undefined;
-  return { relay: 1, channel: s.channel, idempotencyKey: s.idempotencyKey, upstreamId: s.upstreamId };
+  const cost = Number.isSafeInteger(s.upstreamCostUsdTicks) ? s.upstreamCostUsdTicks : undefined;
+  const metrics = s.upstreamMetrics && typeof s.upstreamMetrics === 'object' ? s.upstreamMetrics : undefined;
+  return {
+    relay: 1, channel: s.channel, idempotencyKey: s.idempotencyKey, upstreamId: s.upstreamId,
+    ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}), ...(metrics ? { upstreamMetrics: metrics } : {}),
+  };
 }

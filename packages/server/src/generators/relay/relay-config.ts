@@ -5,9 +5,21 @@
  */
 import { createHash } from 'node:crypto';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
+import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
+import { DEFAULT_BREAKER, type BreakerSettings, type ChannelLimits } from './channel-health.ts';
 
-export type RelayDialect = 'A' | 'B';
+/** Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions. */
+export type RelayDialect = 'A' | 'B' | 'fal' | 'replicate';
+export const RELAY_DIALECT_NAMES: readonly RelayDialect[] = ['A', 'B', 'fal', 'replicate'];
+/**
+ * What actually answers at the channel's URL. The dialect fixes paths and shapes; the kind fixes what
+ * that service really does beyond them (which fields it reads, whether it has a listing, cancel,
+ * long-polls, and what its error answers prove), so the defaults are what that upstream offers.
+ */
+export type RelayUpstreamKind = 'xai' | 'new-api' | 'vidgen' | 'fal' | 'replicate';
+/** The kinds that speak each dialect; the first is the default. */
+const KINDS_OF: Record<RelayDialect, RelayUpstreamKind[]> = { A: ['xai', 'vidgen'], B: ['new-api', 'vidgen'], fal: ['fal'], replicate: ['replicate'] };
 
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
@@ -15,15 +27,20 @@ export interface RelayChannelConfig {
   /** Stable identity kept in checkpoints: a hash of dialect and base URL, so reordering the file is safe. */
   id: string;
   dialect: RelayDialect;
+  upstream: RelayUpstreamKind;
   /** Normalised: no trailing slash, no `/v1`. */
   baseUrl: string;
   apiKey: RelayApiKey;
+  /** fal sends its key as `Key …`; everyone else as `Bearer …`. */
+  authScheme: 'Bearer' | 'Key';
   /** Our model id → the upstream's model id. */
   models: Record<string, string>;
   aspectRatios?: string[];
   durations?: number[];
-  /** Higher is tried first; ties keep file order. */
+  /** Higher is tried first; among equal priorities, channels are picked at random in proportion to their weights (stable per task). */
   priority: number;
+  weight: number;
+  limits: ChannelLimits;
   /** `?wait=` asked of each poll (0 = never); an upstream that ignores it is detected and polled normally. */
   longPollSeconds: number;
   pollIntervalMs: number;
@@ -33,6 +50,17 @@ export interface RelayChannelConfig {
   lookupByIdempotencyKey: boolean;
   cancel: boolean;
   sendSeed: boolean;
+  /** Family B upstreams: also send `ratio` (resellers whose providers read it); new-api itself reads `size`. */
+  sendRatio: boolean;
+  /** Merged into every create body (an upstream model's own options, e.g. new-api `metadata`). */
+  extraBody: Record<string, unknown>;
+  /** One create call: a synchronous upstream (new-api waits for its provider) needs long enough never to orphan an accepted task. */
+  submitTimeoutMs?: number;
+  /**
+   * fal and Replicate: the model's input, with `{{prompt}}`, `{{image}}`, `{{duration}}`, `{{ratio}}`,
+   * `{{seed}}`, `{{width}}`, `{{height}}`, `{{resolution}}`, `{{size}}` filled in (relay-input-template.ts).
+   */
+  input?: Record<string, unknown>;
 }
 
 export interface RelayBackendConfig {
@@ -45,19 +73,37 @@ export interface RelayBackendConfig {
   maxVideoBytes: number;
   /** Tasks this backend may follow at once (worker slots): following is cheap, rendering is upstream. */
   slots: number;
+  /** The circuit breaker of every channel of this backend. */
+  breaker: BreakerSettings;
 }
 
 type Raw = Record<string, unknown>;
 type Fail = (what: string) => never;
 
-const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots'];
+const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots', 'health'];
+const HEALTH_FIELDS = ['failures', 'window_seconds', 'cooldown_seconds', 'probe_seconds'];
 const CHANNEL_FIELDS = [
   'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
-  'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed',
+  'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed', 'upstream', 'send_ratio',
+  'extra_body', 'submit_timeout_seconds', 'input', 'weight', 'max_concurrent', 'max_rpm',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
-const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15 };
+const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3 };
 const MiB = 1024 * 1024;
+
+/**
+ * What each kind of upstream really offers (docs/relays.md §6). Neither xAI nor new-api lists tasks
+ * by anything the client sent, honours Idempotency-Key, cancels or holds `?wait=`; vidgen does all
+ * but replaying by default. Submit timeouts: new-api answers only after its provider accepted.
+ */
+const KIND_DEFAULTS: Record<RelayUpstreamKind, { lookup: boolean; cancel: boolean; longPoll: number; submitSeconds?: number }> = {
+  xai: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
+  'new-api': { lookup: false, cancel: false, longPoll: 0, submitSeconds: 300 },
+  vidgen: { lookup: true, cancel: true, longPoll: 25 },
+  // Neither has a lookup by anything the client sent; both cancel (fal PUT …/cancel, Replicate POST …/cancel).
+  fal: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
+  replicate: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
+};
 
 export function parseRelayBackend(raw: unknown, env: Record<string, string | undefined>, where = 'relay backend'): RelayBackendConfig {
   const fail: Fail = (what) => {
@@ -81,13 +127,14 @@ export function parseRelayBackend(raw: unknown, env: Record<string, string | und
     downloadTimeoutMs: positive(b.download_timeout_seconds, 300, 'download_timeout_seconds', fail) * 1000,
     maxVideoBytes: positive(b.max_video_mb, 512, 'max_video_mb', fail) * MiB,
     slots: Math.floor(positive(b.slots, 16, 'slots', fail)),
+    breaker: breaker(b.health, fail),
   };
 }
 
 function parseChannel(raw: unknown, index: number, env: Record<string, string | undefined>, fail: Fail): RelayChannelConfig {
   const c = object(raw, fail, 'must be an object');
   unknownFields(c, CHANNEL_FIELDS, fail);
-  const dialect = c.dialect === 'A' || c.dialect === 'B' ? c.dialect : fail('"dialect" must be "A" or "B"');
+  const dialect = RELAY_DIALECT_NAMES.includes(c.dialect as RelayDialect) ? (c.dialect as RelayDialect) : fail('"dialect" must be "A", "B", "fal" or "replicate"');
   const baseUrl = normaliseBaseUrl(c.base_url, fail);
   const keyEnv = typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env) ? c.api_key_env : fail('"api_key_env" must name an environment variable');
   const key = env[keyEnv];
@@ -95,23 +142,55 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
   const models = object(c.models, fail, '"models" must map our model ids to upstream model ids');
   if (Object.keys(models).length === 0) fail('"models" is empty');
   for (const [ours, theirs] of Object.entries(models)) if (typeof theirs !== 'string' || !theirs) fail(`"models.${ours}" must be an upstream model id`);
+  const kinds = KINDS_OF[dialect];
+  const upstream = c.upstream === undefined ? kinds[0] : kinds.includes(c.upstream as RelayUpstreamKind) ? (c.upstream as RelayUpstreamKind) : fail(`"upstream" must be ${kinds.map((k) => `"${k}"`).join(' or ')} for dialect ${dialect}`);
+  const input = c.input === undefined ? undefined : object(c.input, fail, '"input" must be a JSON object (the model\'s input template)');
+  if (input && dialect !== 'fal' && dialect !== 'replicate') fail('"input" is for the fal and replicate dialects');
+  const unknown = unknownPlaceholders(input);
+  if (unknown.length > 0) fail(`"input" names unknown placeholders: ${unknown.map((n) => `{{${n}}}`).join(', ')}`);
+  const kind = KIND_DEFAULTS[upstream];
+  const extraBody = c.extra_body === undefined ? {} : object(c.extra_body, fail, '"extra_body" must be a JSON object');
   const name = c.name === undefined ? `${dialect}-${index + 1}` : typeof c.name === 'string' && /^[\w.-]{1,64}$/.test(c.name) ? c.name : fail('"name" must be a short plain name');
   return {
     name,
     id: createHash('sha256').update(`${dialect}\n${baseUrl}`).digest('hex').slice(0, 16),
     dialect,
+    upstream,
     baseUrl,
     apiKey: new RelayApiKey(key!),
+    authScheme: dialect === 'fal' ? 'Key' : 'Bearer',
     models: models as Record<string, string>,
     aspectRatios: ratios(c.aspect_ratios, fail),
     durations: durations(c.durations, fail),
     priority: c.priority === undefined ? 0 : Number.isFinite(c.priority) ? (c.priority as number) : fail('"priority" must be a number'),
-    longPollSeconds: c.long_poll_seconds === undefined ? 25 : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
+    weight: positive(c.weight, 1, 'weight', fail),
+    limits: {
+      ...(c.max_concurrent !== undefined ? { maxConcurrent: Math.floor(positive(c.max_concurrent, 1, 'max_concurrent', fail)) } : {}),
+      ...(c.max_rpm !== undefined ? { maxRpm: Math.floor(positive(c.max_rpm, 1, 'max_rpm', fail)) } : {}),
+    },
+    longPollSeconds: c.long_poll_seconds === undefined ? kind.longPoll : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
     pollIntervalMs: positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
     replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
-    lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, true, 'lookup_by_idempotency_key', fail),
-    cancel: bool(c.cancel, true, 'cancel', fail),
+    lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, kind.lookup, 'lookup_by_idempotency_key', fail),
+    cancel: bool(c.cancel, kind.cancel, 'cancel', fail),
     sendSeed: bool(c.send_seed, false, 'send_seed', fail),
+    sendRatio: bool(c.send_ratio, false, 'send_ratio', fail),
+    extraBody,
+    submitTimeoutMs: c.submit_timeout_seconds !== undefined ? positive(c.submit_timeout_seconds, 0, 'submit_timeout_seconds', fail) * 1000
+      : kind.submitSeconds !== undefined ? kind.submitSeconds * 1000 : undefined,
+    input,
+  };
+}
+
+function breaker(value: unknown, fail: Fail): BreakerSettings {
+  if (value === undefined) return DEFAULT_BREAKER;
+  const h = object(value, fail, '"health" must be an object');
+  unknownFields(h, HEALTH_FIELDS, (what) => fail(`health: ${what}`));
+  return {
+    failures: Math.floor(positive(h.failures, DEFAULT_BREAKER.failures, 'health.failures', fail)),
+    windowMs: positive(h.window_seconds, DEFAULT_BREAKER.windowMs / 1000, 'health.window_seconds', fail) * 1000,
+    cooldownMs: positive(h.cooldown_seconds, DEFAULT_BREAKER.cooldownMs / 1000, 'health.cooldown_seconds', fail) * 1000,
+    probeMs: positive(h.probe_seconds, DEFAULT_BREAKER.probeMs / 1000, 'health.probe_seconds', fail) * 1000,
   };
 }
 

@@ -13,6 +13,22 @@ export function safeCode(code: unknown): string | undefined {
 const withCode = (text: string, code: unknown) => (safeCode(code) ? `${text} (upstream code: ${safeCode(code)}).` : `${text}.`);
 
 /**
+ * An upstream's own failure words (new-api `fail_reason`), kept for the caller but cleaned: no
+ * links, no long tokens (ids, keys), no control characters, and short.
+ */
+export function safeReason(reason: unknown): string | undefined {
+  if (typeof reason !== 'string') return undefined;
+  const cleaned = reason
+    .replace(/\p{Cc}+/gu, ' ')
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '[link]')
+    .replace(/\S*[A-Za-z0-9_-]{24,}\S*/g, '[id]')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!cleaned) return undefined;
+  return cleaned.length > 200 ? `${cleaned.slice(0, 199)}…` : cleaned;
+}
+
+/**
  * Codes reuse the engine's where the meaning is the same (docs/errors.md); the `upstream_*` ones
  * exist only because a relay can end in ways a local renderer cannot.
  */
@@ -29,7 +45,11 @@ export const relayFailures = {
   outcomeUnknowable: () =>
     FAILURES.upstreamSubmitUnconfirmed('The upstream did not confirm the submit and offers no way to look it up, so it was not sent again.', false),
   channelGone: () => FAILURES.backendUnavailable('The upstream channel that holds this task is no longer configured.'),
-  failed: (code: unknown) => FAILURES.upstreamFailed(withCode('The upstream provider could not generate the video', code)),
+  failed: (code: unknown, reason?: unknown) => {
+    const words = safeReason(reason);
+    return FAILURES.upstreamFailed(withCode(`The upstream provider could not generate the video${words ? `: "${words}"` : ''}`, code));
+  },
+  moderated: () => FAILURES.contentModerated('The upstream provider withheld the video by its content moderation; it is not retried.'),
   expired: () => FAILURES.upstreamResultExpired('The upstream result expired before it could be fetched.'),
   unknownState: () => FAILURES.backendUnavailable('The upstream kept reporting a state the relay does not know; the task will be retried.'),
   unreachable: () => FAILURES.backendUnavailable('The upstream provider stopped answering; the task will be retried.'),

@@ -10,19 +10,24 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../engine/task.ts';
 import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
-import { monotonicProgress, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
+import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
 import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
-import { familyBContentPath, RELAY_DIALECTS, type UpstreamState } from './relay-dialects.ts';
+import { familyBContentPath, RELAY_DIALECTS, type RelayDialectSpec, type UpstreamState } from './relay-dialects.ts';
+import type { ChannelHealth } from './channel-health.ts';
+import type { RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
 import { planRelayRequest, type RelayJob } from './relay-request.ts';
 import { DEFAULT_RELAY_TIMINGS, type RelayTimings } from './relay-timing.ts';
 
 export interface RelayGeneratorOptions {
+  /** Channel breakers, limits and overrides shared through the database (sql-channel-health.ts); absent, none apply. */
+  health?: ChannelHealth;
+  now?: () => number;
   /** Fetches video links the upstream hands out on other origins: SSRF-safe, capped (security/create-safe-fetch.ts). */
   fetchForeign: SafeFetch;
   logger?: Logger;
@@ -50,13 +55,15 @@ export class RelayGenerator implements Generator {
     const signal = AbortSignal.any([ctx.signal, timeout.signal]);
     let attached: Attached | undefined;
     try {
-      const plan = await planRelayRequest(job, this.config);
+      const health = this.options.health;
+      const plan = await planRelayRequest(job, this.config, await health?.overrides(this.config.channels.map((c) => c.id)));
       attached = await attachUpstreamTask({
+        health, now: this.options.now ?? Date.now,
         job, plan, config: this.config, checkpoint: ctx.checkpoint, timings: this.timings, log: (e, c, x) => this.log(e, c, x),
         replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
       }, signal);
       progress(SUBMITTED);
-      const follow = (a: Attached) => this.follow(a, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
+      const follow = (a: Attached) => this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
       const path = join(ctx.workDir, 'relay-output.mp4');
       await this.fetchResult(attached, await follow(attached), path, signal, follow);
       progress(1);
@@ -71,6 +78,7 @@ export class RelayGenerator implements Generator {
       throw FAILURES.canceled();
     } finally {
       clearTimeout(timer);
+      await this.options.health?.release(job.taskId).catch(() => undefined);
     }
   }
 
@@ -78,10 +86,16 @@ export class RelayGenerator implements Generator {
     return this.learnedReplays.has(channelId) || this.config.channels.some((c) => c.id === channelId && c.replaysIdempotencyKey);
   }
 
-  private async follow(a: Attached, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
+  private async follow(a: Attached, checkpoint: BackendCheckpoint, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
     const dialect = RELAY_DIALECTS[a.channel.dialect];
-    const state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
-    if (state.phase === 'failed') throw relayFailures.failed(state.errorCode);
+    let state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, model: a.model, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
+    if (state.phase === 'succeeded' && dialect.result) state = { ...(await this.readResult(a, dialect.result, signal)), metrics: state.metrics };
+    if (state.costUsdTicks !== undefined || state.metrics) await this.recordUsage(a, checkpoint, state);
+    if (state.moderated) {
+      this.log('the upstream withheld the video by moderation', a.channel);
+      throw relayFailures.moderated();
+    }
+    if (state.phase === 'failed') throw relayFailures.failed(state.errorCode, state.reason);
     if (state.phase === 'expired') throw relayFailures.expired();
     return state;
   }
@@ -95,7 +109,18 @@ export class RelayGenerator implements Generator {
       channel: a.channel, url, withKey, dest: path, maxBytes: this.config.maxVideoBytes, timeoutMs: this.config.downloadTimeoutMs,
       fetchForeign: this.options.fetchForeign,
     }, signal);
-    if (a.channel.dialect === 'B') return download(familyBContentPath(a.id), true);
+    if (a.channel.dialect === 'B') {
+      try {
+        return await download(familyBContentPath(a.id), true);
+      } catch (err) {
+        // new-api's content proxy gives up after 60 s (controller/video_proxy.go); its task also
+        // names the provider's own link, fetched without the key through the SSRF-safe fetcher.
+        const fallback = state.videoUrl && /^https?:\/\//i.test(state.videoUrl) ? state.videoUrl : undefined;
+        if (signal.aborted || !fallback || !(err instanceof TaskFailure) || !err.retryable) throw err;
+        this.log('the content endpoint failed; fetching the result link instead', a.channel, { code: err.code });
+        return download(fallback, false);
+      }
+    }
     try {
       await download(state.videoUrl!, false);
     } catch (err) {
@@ -106,11 +131,29 @@ export class RelayGenerator implements Generator {
     }
   }
 
+  /** Kept in the checkpoint (the task row's backend state), where the ledger's margin report reads it. */
+  private async recordUsage(a: Attached, checkpoint: BackendCheckpoint, usage: UpstreamState): Promise<void> {
+    const state: RelayCheckpoint = {
+      relay: 1, channel: a.channel.id, idempotencyKey: a.idempotencyKey, upstreamId: a.id, upstreamCostUsdTicks: usage.costUsdTicks, upstreamMetrics: usage.metrics,
+    };
+    if (!(await checkpoint.save(state))) throw relayFailures.leaseLost();
+  }
+
+  /** fal: the output lives at its own endpoint; an answer that proves nothing leaves the task to the next attempt. */
+  private async readResult(a: Attached, result: NonNullable<RelayDialectSpec['result']>, signal: AbortSignal): Promise<UpstreamState> {
+    const answer = await callUpstream(a.channel, { method: 'GET', path: result.path(a.id, a.model), timeoutMs: this.config.requestTimeoutMs }, signal)
+      .catch(() => undefined);
+    const state = answer ? result.read(answer.status, answer.body) : { phase: 'unknown' as const };
+    if (state.phase === 'unknown') throw relayFailures.download('the result could not be read');
+    return state;
+  }
+
   /** Best effort and bounded: the attempt is already over, so this never holds it up for long. */
   private async cancelUpstream(a: Attached): Promise<void> {
     if (!a.channel.cancel) return;
-    const path = RELAY_DIALECTS[a.channel.dialect].cancelPath(a.id);
-    const answer = await callUpstream(a.channel, { method: 'POST', path, timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
+    const cancel = RELAY_DIALECTS[a.channel.dialect].cancel;
+    if (!cancel) return;
+    const answer = await callUpstream(a.channel, { method: cancel.method, path: cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
     this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
   }
 

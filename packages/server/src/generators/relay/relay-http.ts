@@ -6,7 +6,7 @@
 import type { RelayChannelConfig } from './relay-config.ts';
 
 export interface UpstreamRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -45,7 +45,7 @@ export function upstreamUrl(channel: RelayChannelConfig, path: string, query?: U
 }
 
 export async function callUpstream(channel: RelayChannelConfig, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamAnswer> {
-  const headers: Record<string, string> = { authorization: channel.apiKey.header(), accept: 'application/json', ...req.headers };
+  const headers: Record<string, string> = { authorization: channel.apiKey.header(channel.authScheme), accept: 'application/json', ...req.headers };
   if (req.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -100,9 +100,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The `error` object of an OpenAI-style error body, or a new-api style `{code, message}`. */
-export function errorOf(body: unknown): { code?: string; type?: string } {
-  const b = body as { error?: unknown; code?: unknown; type?: unknown } | undefined;
-  const e = b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown }) : b;
-  return { code: typeof e?.code === 'string' ? e.code : undefined, type: typeof e?.type === 'string' ? e.type : undefined };
+/**
+ * The error of an answer in any of the shapes upstreams use: OpenAI's `{error: {code, type,
+ * message}}`, new-api's `{code, message, data}`, and xAI's `{code: "<status text>", error: "<message>"}`
+ * (xai-sdk-ts src/errors.ts reads both). `message` is for classifying only: it may quote the key.
+ */
+export function errorOf(body: unknown): { code?: string; type?: string; message?: string } {
+  const b = body as { error?: unknown; code?: unknown; type?: unknown; message?: unknown } | undefined;
+  const e = b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown; message?: unknown }) : b;
+  const message = typeof e?.message === 'string' ? e.message : typeof b?.error === 'string' ? b.error : undefined;
+  return { code: typeof e?.code === 'string' ? e.code : undefined, type: typeof e?.type === 'string' ? e.type : undefined, message };
 }

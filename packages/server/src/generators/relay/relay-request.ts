@@ -10,6 +10,7 @@ import type { GenerationJob } from '../generator.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import type { SubmitPayload } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
+import type { ChannelOverride } from './channel-health.ts';
 
 /** A job as the relay reads it: `model` is our catalog id, when the engine passes it. */
 export type RelayJob = GenerationJob;
@@ -21,20 +22,35 @@ export interface RelayPlan {
   images: string[];
 }
 
-export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig): Promise<RelayPlan> {
+export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig, overrides: Map<string, ChannelOverride> = new Map()): Promise<RelayPlan> {
   const model = modelOf(job, config);
   const ratio = ratioOf(job.width, job.height);
-  const candidates = config.channels.filter(
+  const fitting = config.channels.filter(
     (c) => c.models[model] !== undefined && (!c.aspectRatios || c.aspectRatios.includes(ratio)) && (!c.durations || c.durations.includes(job.duration)),
   );
+  const candidates = orderChannels(fitting.filter((c) => overrides.get(c.id)?.enabled !== false), job.taskId, overrides);
   if (candidates.length === 0) throw relayFailures.noChannel();
   return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)) };
+}
+
+/**
+ * Priority first (higher first); among equal priorities a weighted random order that is the same
+ * on every attempt of a task (so a retry goes back to the channel that may hold its job): each
+ * channel draws `-ln(u) / weight` with `u` from a hash of task and channel, lowest first. The first
+ * pick is channel i with probability weight_i / Σ weights (Efraimidis–Spirakis), as new-api weighs.
+ */
+export function orderChannels(channels: RelayChannelConfig[], taskId: string, overrides: Map<string, ChannelOverride> = new Map()): RelayChannelConfig[] {
+  const draw = (c: RelayChannelConfig) => {
+    const u = (createHash('sha256').update(`${taskId}\n${c.id}`).digest().readUIntBE(0, 6) + 1) / (2 ** 48 + 1);
+    return -Math.log(u) / (overrides.get(c.id)?.weight ?? c.weight);
+  };
+  return channels.map((c) => ({ c, key: draw(c) })).sort((x, y) => y.c.priority - x.c.priority || x.key - y.key).map(({ c }) => c);
 }
 
 export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannelConfig): SubmitPayload {
   return {
     upstreamModel: channel.models[plan.model], prompt: job.prompt, duration: job.duration, ratio: plan.ratio, images: plan.images,
-    seed: channel.sendSeed ? job.seed : undefined,
+    seed: channel.sendSeed ? job.seed : undefined, width: job.width, height: job.height,
   };
 }
 

@@ -16,6 +16,8 @@ export interface RelayTimings {
   maxUnknownPolls: number;
   /** Consecutive failed polls (no answer, 5xx) before giving up. */
   maxPollErrors: number;
+  /** Pause before looking again for a channel when every one was open or at its limit. */
+  channelWaitMs: number;
 }
 
 export const DEFAULT_RELAY_TIMINGS: RelayTimings = {
@@ -27,6 +29,7 @@ export const DEFAULT_RELAY_TIMINGS: RelayTimings = {
   cancelGraceMs: 2000,
   maxUnknownPolls: 30,
   maxPollErrors: 20,
+  channelWaitMs: 1000,
 };
 
 /** Marks a wait cut short by the attempt's signal; the generator turns it into the right failure. */
@@ -65,13 +68,16 @@ export function backoffMs(retry: number, t: RelayTimings, random: () => number =
  */
 export class PollPacer {
   private support: 'unknown' | 'probing' | 'yes' | 'no' = 'unknown';
+  private quickChanges = 0;
 
   constructor(private readonly intervalMs: number, private readonly gapMs: number) {}
 
-  pause(elapsedMs: number, waitSeconds: number, retryAfter: number | undefined): number {
+  /** `changed`: the answer reported another state or progress than the one before (a quick answer then proves nothing). */
+  pause(elapsedMs: number, waitSeconds: number, retryAfter: number | undefined, changed = false): number {
     if (waitSeconds > 0 && elapsedMs >= Math.min(waitSeconds * 800, 1000)) this.support = 'yes';
     else if (waitSeconds > 0 && this.support === 'unknown') this.support = 'probing';
-    else if (this.support === 'probing') this.support = 'no';
+    // A quick answer that reports a change may be the upstream answering on change; a few in a row are not.
+    else if (this.support === 'probing' && (!changed || ++this.quickChanges >= 3)) this.support = 'no';
     if (this.support === 'yes' || this.support === 'probing') return this.gapMs;
     return Math.max(0, (retryAfter ?? this.intervalMs) - elapsedMs);
   }

@@ -199,6 +199,39 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
     },
   },
+  '0030_relay_channels': {
+    async up(db: Kysely<any>) {
+      // Relay channel state shared by every worker process (generators/relay/sql-channel-health.ts):
+      // the circuit breaker and the operator's runtime overrides, one row per upstream channel.
+      await db.schema
+        .createTable('relay_channels')
+        .addColumn('channel_id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('state', 'varchar(16)', (c) => c.notNull())
+        .addColumn('failures', 'bigint', (c) => c.notNull())
+        .addColumn('window_started_at', 'bigint', (c) => c.notNull())
+        .addColumn('opened_at', 'bigint')
+        .addColumn('probe_until', 'bigint')
+        .addColumn('enabled', 'integer')
+        .addColumn('weight', 'double precision')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      // A task that holds one of a channel's concurrent slots, until it ends (or the hold expires).
+      await db.schema
+        .createTable('relay_channel_slots')
+        .addColumn('channel_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('task_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('relay_channel_slots_pk', ['channel_id', 'task_id'])
+        .execute();
+      // One row per create sent, kept a minute: the requests-per-minute window.
+      await db.schema
+        .createTable('relay_channel_submits')
+        .addColumn('channel_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('relay_channel_submits_at').on('relay_channel_submits').columns(['channel_id', 'at']).execute();
+    },
+  },
   '0040_listing_indexes': {
     async up(db: Kysely<any>) {
       // Listings filtered by state or model walk only the matching rows, newest first: without

@@ -8,6 +8,7 @@ import type { TransitionEffects } from './transition-effects.ts';
 import { SqlLedger } from '../../billing/sql-ledger.ts';
 import { SqlRateLimits } from '../../billing/rate-limits.ts';
 import { SqlWebhookStore } from '../../webhooks/sql-webhook-store.ts';
+import { SqlChannelHealth } from '../../generators/relay/sql-channel-health.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
@@ -16,6 +17,8 @@ export interface SqlStores {
   ledger: SqlLedger;
   rateLimits: SqlRateLimits;
   webhooks: SqlWebhookStore;
+  /** Relay channels' breakers, limits and overrides, shared by every process (migration 0030). */
+  channelHealth: SqlChannelHealth;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   /** Stops the wake-up bridge, then closes the database. */
@@ -47,6 +50,7 @@ export async function openSqlStores(
     ledger: new SqlLedger(database.db),
     rateLimits: new SqlRateLimits(database.db, options.rateWindowMs),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
+    channelHealth: new SqlChannelHealth(database.db),
     ping: database.ping,
     async close() {
       await bridge.close();

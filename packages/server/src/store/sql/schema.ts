@@ -145,12 +145,41 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
 }
 
+/** Relay channels' shared state (migration 0030; generators/relay/sql-channel-health.ts). */
+export interface RelayChannelsTable {
+  channel_id: string;
+  state: 'closed' | 'open' | 'half_open';
+  failures: number;
+  window_started_at: number;
+  opened_at: number | null;
+  probe_until: number | null;
+  /** Operator override: 1 on, 0 off, null as the backends file says. */
+  enabled: number | null;
+  /** Operator override of the file's weight; null as the file says. */
+  weight: number | null;
+  updated_at: number;
+}
+
+export interface RelayChannelSlotsTable {
+  channel_id: string;
+  task_id: string;
+  expires_at: number;
+}
+
+export interface RelayChannelSubmitsTable {
+  channel_id: string;
+  at: number;
+}
+
 export interface Database {
   account_plans: AccountPlansTable;
   ledger_entries: LedgerEntriesTable;
   rate_windows: RateWindowsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  relay_channels: RelayChannelsTable;
+  relay_channel_slots: RelayChannelSlotsTable;
+  relay_channel_submits: RelayChannelSubmitsTable;
   task_attempts: TaskAttemptsTable;
   tasks: TasksTable;
   accounts: AccountsTable;

@@ -32,6 +32,8 @@ export interface StandInOptions {
 export interface StandInFaults {
   /** Render in real time (a 2 s video takes 2 s), like a GPU would. */
   slow?: boolean;
+  /** Every run of this node class raises this Python exception (ComfyUI reports `execution_error`). */
+  nodeError?: { classType: string; exceptionType: string; message: string };
   /** At this sampler fraction the process "restarts": queue, history and sockets are gone. */
   crashAtProgress?: number;
   /** Answer every HTTP request (and websocket upgrade) with this status. */
@@ -203,7 +205,7 @@ export class ComfyUiStandIn {
   private async execute(item: QueueItem, abort: AbortController): Promise<void> {
     const generation = this.generation;
     const host = {
-      ffmpeg: this.options.ffmpeg, dirs: this.dirs, slow: () => this.faults.slow === true,
+      ffmpeg: this.options.ffmpeg, dirs: this.dirs, slow: () => this.faults.slow === true, nodeError: () => this.faults.nodeError,
       send: (e: string, d: Record<string, unknown>, sid: string | undefined) => generation === this.generation && this.send(e, d, sid),
       onSamplerProgress: (_: QueueItem, fraction: number) => {
         if (this.faults.crashAtProgress !== undefined && fraction >= this.faults.crashAtProgress) this.crash();

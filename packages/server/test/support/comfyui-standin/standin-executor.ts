@@ -17,6 +17,8 @@ export interface QueueItem {
 }
 
 export interface ExecutionHost {
+  /** A node class that raises at run time, as a real node does on a workflow mistake (SaveVideo with an unsupported codec: ValueError). */
+  nodeError?: () => { classType: string; exceptionType: string; message: string } | undefined;
   ffmpeg: string;
   dirs: { input: string; output: string; temp: string };
   /** Render in real time, as slow as a GPU would be. */
@@ -64,6 +66,8 @@ export async function executePrompt(item: QueueItem, host: ExecutionHost, signal
     const node = item.prompt[id];
     host.send('executing', { node: id, display_node: id, prompt_id: item.id }, sid);
     try {
+      const raise = host.nodeError?.();
+      if (raise && raise.classType === node.class_type) throw new NodeFailure(raise.exceptionType, raise.message);
       const inputs = resolveInputs(node.inputs ?? {}, values);
       const { outputs, ui } = await runNode(String(node.class_type), inputs, { id, item, host, signal, sid });
       values.set(id, outputs);
