@@ -13,10 +13,9 @@
  *   Retry-After; `Prefer: wait` holds the create until done; output files are deleted after an hour.
  * Neither honours Idempotency-Key or lists requests by anything the client sent.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { StandinMedia } from './standin-media.ts';
+import { listenOnLoopback, readJsonBody, StandinMedia } from './standin-media.ts';
 
 const SHAPES: Record<string, [number, number]> = { '16:9': [1280, 720], '9:16': [720, 1280], '1:1': [720, 720] };
 
@@ -56,9 +55,8 @@ abstract class HostedStandin {
   protected static async listen<T extends HostedStandin>(make: (server: http.Server, url: string, media: StandinMedia) => T): Promise<T> {
     const media = await StandinMedia.start();
     let standin: T | undefined;
-    const server = http.createServer((req, res) => void standin!.receive(req, res).catch(() => res.destroy()));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    standin = make(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, media);
+    const { server, url } = await listenOnLoopback((req, res) => standin!.receive(req, res));
+    standin = make(server, url, media);
     return standin;
   }
 
@@ -69,14 +67,9 @@ abstract class HostedStandin {
   }
 
   private async receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any;
-    try {
-      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    } catch {
-      return send(res, 400, { detail: 'invalid JSON' });
-    }
+    const read = await readJsonBody(req);
+    if (read === 'invalid') return send(res, 400, { detail: 'invalid JSON' });
+    const body = read.body;
     this.requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body, headers: req.headers });
     await this.handle(req, res, new URL(req.url ?? '/', 'http://x').pathname, body);
   }

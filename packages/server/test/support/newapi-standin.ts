@@ -14,10 +14,9 @@
  * - middleware: a bad token is 401 `{error:{message, type: "new_api_error"}}`; no channel for the
  *   model is 503 `model_not_found`, a channel lookup failure 500 `get_channel_failed`.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { sendFile, StandinMedia } from './standin-media.ts';
+import { listenOnLoopback, readJsonBody, sendFile, StandinMedia } from './standin-media.ts';
 
 /** What the provider behind this gateway renders; anything else it refuses. */
 const SIZES = ['1280x720', '720x1280', '720x720', '960x720', '720x960', '1920x1080', '1080x1920', '320x180', '180x320'];
@@ -64,9 +63,8 @@ export class NewApiStandin {
   static async start(options: NewApiStandinOptions): Promise<NewApiStandin> {
     const media = await StandinMedia.start();
     let standin: NewApiStandin | undefined;
-    const server = http.createServer((req, res) => void standin!.handle(req, res).catch(() => res.destroy()));
-    await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-    standin = new NewApiStandin(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, media, options);
+    const { server, url } = await listenOnLoopback((req, res) => standin!.handle(req, res), options.port ?? 0);
+    standin = new NewApiStandin(server, url, media, options);
     return standin;
   }
 
@@ -77,15 +75,10 @@ export class NewApiStandin {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    let body: any;
-    try {
-      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    } catch {
-      return send(res, 400, taskError('invalid_request', 'invalid character in JSON body'));
-    }
+    const read = await readJsonBody(req);
+    if (read === 'invalid') return send(res, 400, taskError('invalid_request', 'invalid character in JSON body'));
+    const body = read.body;
     this.requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body, headers: req.headers });
     if (req.headers.authorization !== `Bearer ${this.o.key}`) return send(res, 401, { error: { message: 'Invalid token (无效的令牌)', type: 'new_api_error' } });
     if (req.method === 'POST' && path === '/v1/video/generations') return this.submit(res, body ?? {});

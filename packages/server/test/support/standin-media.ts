@@ -101,3 +101,24 @@ export async function sendFile(req: http.IncomingMessage, res: http.ServerRespon
   // A FIN after the bytes written so far: the client sees a body shorter than its Content-Length.
   if (last !== end) stream.on('end', () => res.socket?.end());
 }
+
+/** Starts a stand-in's HTTP server on 127.0.0.1 (port 0: any free one); a handler that throws drops the connection. */
+export async function listenOnLoopback(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
+  port = 0,
+): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** A request's JSON body (undefined when empty), or `'invalid'`: each stand-in refuses that in its service's own words. */
+export async function readJsonBody(req: http.IncomingMessage): Promise<{ body: any } | 'invalid'> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  try {
+    return { body: chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined };
+  } catch {
+    return 'invalid';
+  }
+}

@@ -10,10 +10,9 @@
  * So: no listing, no cancel, no Idempotency-Key, no `?wait=`; no seed. What it does not get it
  * defaults (480p, 16:9, 6 s — the SDK leaves them to the server); a bad key is a 400, as xAI answers.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { StandinMedia } from './standin-media.ts';
+import { listenOnLoopback, readJsonBody, StandinMedia } from './standin-media.ts';
 
 const RATIOS: Record<string, [number, number]> = { '1:1': [1, 1], '16:9': [16, 9], '9:16': [9, 16], '4:3': [4, 3], '3:4': [3, 4], '3:2': [3, 2], '2:3': [2, 3] };
 const RESOLUTIONS: Record<string, number> = { '480p': 480, '720p': 720 };
@@ -59,9 +58,8 @@ export class XaiStandin {
   static async start(options: XaiStandinOptions): Promise<XaiStandin> {
     const media = await StandinMedia.start();
     let standin: XaiStandin | undefined;
-    const server = http.createServer((req, res) => void standin!.handle(req, res).catch(() => res.destroy()));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    standin = new XaiStandin(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, media, options);
+    const { server, url } = await listenOnLoopback((req, res) => standin!.handle(req, res), 0);
+    standin = new XaiStandin(server, url, media, options);
     return standin;
   }
 
@@ -72,15 +70,10 @@ export class XaiStandin {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    let body: any;
-    try {
-      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    } catch {
-      return send(res, 400, { code: INVALID, error: 'Failed to deserialize the JSON body into the target type' });
-    }
+    const read = await readJsonBody(req);
+    if (read === 'invalid') return send(res, 400, { code: INVALID, error: 'Failed to deserialize the JSON body into the target type' });
+    const body = read.body;
     this.requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body, headers: req.headers });
     if (req.headers.authorization !== `Bearer ${this.o.key}`) {
       // xAI answers a wrong key with 400, not 401 (issue 15, item 4).
