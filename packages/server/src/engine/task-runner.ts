@@ -88,7 +88,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   }
 }
 
-type Produced = { ok: true; path: string; durationSeconds: number } | { ok: false; error: unknown };
+type Produced = { ok: true; path: string; durationSeconds: number; upstreamCostUsdTicks?: number } | { ok: false; error: unknown };
 
 async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: string): Promise<Produced> {
   try {
@@ -111,21 +111,21 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
     if (signal.aborted) throw FAILURES.canceled();
     const expect = expectedOutput(task.kind, shape, video, output.expect);
     const measured = await deps.verifyVideo(output.path, expect);
-    return { ok: true, path: output.path, durationSeconds: measured?.durationSeconds ?? expect.durationSeconds };
+    return { ok: true, path: output.path, durationSeconds: measured?.durationSeconds ?? expect.durationSeconds, upstreamCostUsdTicks: output.upstreamCostUsdTicks };
   } catch (error) {
     return { ok: false, error };
   }
 }
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
-async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number }, workDir: string, log: Logger): Promise<Ending> {
+async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number }, workDir: string, log: Logger): Promise<Ending> {
   const key = `videos/${task.id}/${lease.token}.mp4`;
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
   if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
   // Stored videos never change: the attempt's token and the size identify the bytes.
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
-  const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds };
+  const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds, upstreamCostUsdTicks: produced.upstreamCostUsdTicks };
   // A connection lost mid-write is retried while the lease holds; a repeat of a write that did
   // commit unseen is refused, so a refusal is checked against the task before the file goes.
   const completed = await persistently(() => deps.tasks.complete(lease, result, now, now + deps.retentionMs), lease.expiresAt, deps.clock);

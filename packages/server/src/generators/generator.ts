@@ -83,6 +83,8 @@ export interface GenerationOutput {
    * extension keeps its size and adds exactly the requested seconds) before verifying the file.
    */
   expect?: { width: number; height: number; durationSeconds: number };
+  /** What an upstream reported charging for this video (USD ticks), for the operator's margin report. */
+  upstreamCostUsdTicks?: number;
 }
 
 /** One backend (the built-in renderer, a ComfyUI host, a relay). */

@@ -55,6 +55,8 @@ describe('relay against xAI and new-api stand-ins', () => {
     assert.ok(!xai.requests.some((q) => q.method === 'GET' && /^\/v1\/videos(\?|$)/.test(q.path)), 'no listing is asked of xAI');
     assert.ok(!xai.requests.some((q) => q.path.includes('wait=')), 'xAI does not hold polls, so none ask it to');
     assert.equal((r.saves.at(-1) as { upstreamCostUsdTicks?: number }).upstreamCostUsdTicks, 5 * 500_000_000);
+    // …and handed to the engine with the video, which stores it on the task for the margin report.
+    assert.equal(out.upstreamCostUsdTicks, 5 * 500_000_000);
   });
 
   it('new-api: the shape travels as size and seconds, and a content proxy that cuts every answer is resumed with Range', async () => {

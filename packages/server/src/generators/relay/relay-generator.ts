@@ -18,7 +18,7 @@ import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import { familyBContentPath, RELAY_DIALECTS, type RelayDialectSpec, type UpstreamState } from './relay-dialects.ts';
 import type { ChannelHealth } from './channel-health.ts';
-import type { RelayCheckpoint } from './relay-checkpoint.ts';
+import { parseRelayCheckpoint, type RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
 import { planRelayRequest, type RelayJob } from './relay-request.ts';
@@ -67,7 +67,8 @@ export class RelayGenerator implements Generator {
       const path = join(ctx.workDir, 'relay-output.mp4');
       await this.fetchResult(attached, await follow(attached), path, signal, follow);
       progress(1);
-      return { path };
+      const cost = parseRelayCheckpoint(await ctx.checkpoint.load())?.upstreamCostUsdTicks;
+      return cost === undefined ? { path } : { path, upstreamCostUsdTicks: cost };
     } catch (err) {
       if (!signal.aborted) throw this.safe(err);
       if (!ctx.signal.aborted) throw relayFailures.timeout();
