@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { runCommand, type CommandResult } from './support/process.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,12 +11,6 @@ import { startTestService, type TestService } from './support/service.ts';
 import { makeImage } from './support/images.ts';
 
 const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 // The commands around generate: login profiles, cancel, edit and extend, listing, and the messages
 // a person gets when the server is down or a file is missing.
@@ -117,14 +111,7 @@ describe('vidgen commands', () => {
   });
 });
 
-function run(args: string[], env: Record<string, string>, stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [VIDGEN_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
+function run(args: string[], env: Record<string, string>, stdin?: string): Promise<CommandResult> {
+  // stdin is always given (empty by default): the CLI must not wait on a terminal that is not there.
+  return runCommand(process.execPath, [VIDGEN_BIN, ...args], { env, stdin: stdin ?? '' });
 }

@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { collectOutput } from './support/process.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -12,12 +13,6 @@ import { startTestService, type TestService } from './support/service.ts';
 import { makeImage, startImageServer } from './support/images.ts';
 
 const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 // The `vidgen` CLI as a user runs it: its own process, config from the environment, exit codes.
 describe('vidgen CLI', () => {
@@ -37,7 +32,7 @@ describe('vidgen CLI', () => {
     await images.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const vidgen = (args: string[], extraEnv: Record<string, string> = {}) => run(spawnVidgen(args, { ...env, ...extraEnv }));
+  const vidgen = (args: string[], extraEnv: Record<string, string> = {}) => collectOutput(spawnVidgen(args, { ...env, ...extraEnv }));
   const isMp4 = async (path: string) => (await readFile(path)).subarray(4, 8).toString('latin1') === 'ftyp';
 
   it('lists models as JSON', async () => {
@@ -106,7 +101,7 @@ describe('vidgen CLI', () => {
     const submitted = await vidgen(['submit', '--model', 'video-v1-5s', '--prompt', 'p', '--image', slowImage, '--json'], ownJournal);
     const { id } = JSON.parse(submitted.stdout);
     const waiting = spawnVidgen(['wait', id, '--interval', '5', '--long-poll', '0'], { ...env, ...ownJournal });
-    const done = run(waiting);
+    const done = collectOutput(waiting);
     await new Promise<void>((resolve) => createInterface({ input: waiting.stderr! }).once('line', () => resolve()));
     waiting.kill('SIGINT');
     const r = await done;
@@ -145,12 +140,3 @@ function spawnVidgen(args: string[], env: Record<string, string>): ChildProcess 
   return spawn(process.execPath, [VIDGEN_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function run(child: ChildProcess): Promise<Run> {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}

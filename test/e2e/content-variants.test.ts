@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { runCommand, type CommandResult } from './support/process.ts';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,13 +129,6 @@ describe('content variants: poster and sprite sheet', () => {
   });
 });
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [VIDGEN_BIN, ...args], { env: { ...process.env, VIDGEN_PROFILE: '/nonexistent/profile.json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+function run(args: string[], env: Record<string, string>): Promise<CommandResult> {
+  return runCommand(process.execPath, [VIDGEN_BIN, ...args], { env: { VIDGEN_PROFILE: '/nonexistent/profile.json', ...env } });
 }

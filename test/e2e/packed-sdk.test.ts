@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { runCommand, type CommandResult } from './support/process.ts';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,14 +122,6 @@ describe('the packed SDK in a project outside the repository', () => {
   });
 });
 
-function exec(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+function exec(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<CommandResult> {
+  return runCommand(command, args, { cwd, env });
 }

@@ -48,16 +48,42 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
   };
 }
 
-/** Runs `vidgen-server <args>` to completion. */
-export function runServerCommand(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SERVER_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** What a command left behind when it exited. */
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Collects a spawned child's output until it exits (a child that cannot start rejects). */
+export function collectOutput(child: ChildProcess): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
+    child.on('error', reject);
     child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
+}
+
+/** Runs a command to completion; `stdin`, when given, is written and closed. */
+export function runCommand(
+  command: string,
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
+): Promise<CommandResult> {
+  const child = spawn(command, args, {
+    cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  const done = collectOutput(child);
+  if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
+  return done;
+}
+
+/** Runs `vidgen-server <args>` to completion. */
+export function runServerCommand(args: string[], env: Record<string, string>): Promise<CommandResult> {
+  return runCommand(process.execPath, [SERVER_BIN, ...args], { env });
 }
 
 function safeJson(line: string): any {

@@ -15,6 +15,13 @@ type TaskUpdate = Partial<Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
 type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
+/**
+ * The row is still this attempt's: running and owned under this lease's token. Every write a worker
+ * makes after its claim carries this fence (DESIGN invariant 1).
+ */
+const heldBy = (lease: Lease) => (eb: ExpressionBuilder<Database, 'tasks'>) =>
+  eb.and([eb('id', '=', lease.taskId), eb('status', '=', 'running'), eb('lease_owner', '=', lease.owner), eb('lease_token', '=', lease.token)]);
+
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
   private readonly readById: (id: string) => Promise<Selectable<TasksTable> | undefined>;
@@ -309,10 +316,7 @@ export class SqlTaskStore implements TaskStore {
       const [row] = await trx
         .updateTable('tasks')
         .set(values)
-        .where('id', '=', lease.taskId)
-        .where('status', '=', 'running')
-        .where('lease_owner', '=', lease.owner)
-        .where('lease_token', '=', lease.token)
+        .where(heldBy(lease))
         .returningAll()
         .execute();
       if (!row) return false;
@@ -329,10 +333,7 @@ export class SqlTaskStore implements TaskStore {
       .updateTable('tasks')
       // Kysely does not export the type of `set`'s expression form; both forms are valid here.
       .set(values as never)
-      .where('id', '=', lease.taskId)
-      .where('status', '=', 'running')
-      .where('lease_owner', '=', lease.owner)
-      .where('lease_token', '=', lease.token)
+      .where(heldBy(lease))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
