@@ -109,7 +109,10 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
         }
         await new Promise((r) => setTimeout(r, 50));
       }
-    })();
+    })().catch((err) => {
+      // No answer at all: the API process is gone (a crash on a lost connection, as issue 10 found).
+      problems.push(`a request got no answer (${err.cause?.code ?? err.message}); API process exit code ${apiProcess.child.exitCode}`);
+    });
     const readiness = async (want: number) => {
       for (const p of processes) {
         const deadline = Date.now() + 60_000;
@@ -154,6 +157,7 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
       await background;
     }
 
+    assert.deepEqual(problems, [], 'through the faults');
     for (const [name, id] of ids) {
       const task = await sdk.videoGenerations.wait(id, { intervalMs: 250, longPollSeconds: 5, maxWaitMs: 300_000 });
       assert.equal(task.status, 'SUCCESS', name);

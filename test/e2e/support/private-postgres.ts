@@ -68,9 +68,9 @@ export async function createPrivateCluster(): Promise<PrivateCluster | string> {
     for (let tries = 1; ; tries++) {
       port = await freePort();
       // In the configuration file, not on the command line, so that `pg_ctl start` after a stop
-      // brings the same server back. The socket stays in the test's directory (-k), and
+      // brings the same server back. The socket stays in the test's directory (as `-k` would put it), and
       // durability is not what these tests are about: fsync off spares the shared disks.
-      await appendFile(data + '/postgresql.conf', [
+      await appendFile(join(data, 'postgresql.conf'), [
         `port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${dir}'`,
         'fsync = off', 'synchronous_commit = off', 'full_page_writes = off', 'max_connections = 100', 'shared_buffers = 32MB', '',
       ].join('\n'));
