@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TaskStore } from '../store/task-store.ts';
 import type { Lease, Task } from './task.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
+import { announceWorker } from './worker-lifecycle.ts';
 
 type Claimed = { task: Task; lease: Lease };
 
@@ -152,6 +153,7 @@ export function createWorker(deps: WorkerDeps): Worker {
 
   return {
     start() {
+      announceWorker({ event: 'started', owner: deps.owner });
       unsubscribe.push(deps.events.onQueued(wakeAll));
       unsubscribe.push(deps.events.onCanceled((taskId) => running.get(taskId)?.abort('canceled' satisfies StopReason)));
       reaper = setInterval(reap, Math.max(250, Math.floor(deps.leaseMs / 2)));
@@ -175,6 +177,11 @@ export function createWorker(deps: WorkerDeps): Worker {
       await Promise.race([finished, grace]);
       for (const controller of running.values()) controller.abort('shutdown' satisfies StopReason);
       await finished;
+      // Every attempt has ended and handed its task back; a lease still held here was not
+      // (the hand-back met a storage fault): it runs out and the reaper of another worker requeues it.
+      const held = await deps.tasks.leasedBy(deps.owner).catch(() => undefined);
+      if (held?.length) deps.logger.warn({ tasks: held }, 'stopped while still holding leases; they will expire and be reclaimed');
+      announceWorker({ event: 'stopped', owner: deps.owner, heldLeases: held });
     },
   };
 }

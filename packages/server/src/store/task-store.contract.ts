@@ -191,7 +191,9 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       const second = (await claim())!;
       assert.equal(second.task.id, task.id);
       assert.equal(second.task.attempts, 2);
+      assert.deepEqual(await fx.tasks.leasedBy('w1'), [task.id], 'a claimed task is leased by its owner');
       assert.ok(await fx.tasks.release(second.lease, clock));
+      assert.deepEqual(await fx.tasks.leasedBy('w1'), [], 'a released lease is no longer held');
       const third = (await claim())!;
       assert.equal(third.task.attempts, 2, 'a released attempt is not counted');
       await fx.tasks.complete(third.lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 10);

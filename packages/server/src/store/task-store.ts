@@ -128,6 +128,8 @@ export interface TaskStore {
    * all their attempts. Returns how many were touched.
    */
   reclaimExpired(now: number, maxAttempts: number): Promise<number>;
+  /** Ids of running tasks whose lease `owner` holds: none once that owner's worker has stopped. */
+  leasedBy(owner: string): Promise<string[]>;
   /** Marks succeeded tasks past retention as expired and returns them so their files can be removed. */
   expireDue(now: number, limit: number): Promise<Task[]>;
 }

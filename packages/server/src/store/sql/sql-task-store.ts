@@ -241,6 +241,11 @@ export class SqlTaskStore implements TaskStore {
     }));
   }
 
+  async leasedBy(owner: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('tasks').select('id').where('status', '=', 'running').where('lease_owner', '=', owner).execute();
+    return rows.map((r) => r.id);
+  }
+
   async reclaimExpired(now: number, maxAttempts: number): Promise<number> {
     await this.db
       .updateTable('task_attempts')
