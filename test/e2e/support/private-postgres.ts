@@ -62,7 +62,7 @@ export async function createPrivateCluster(): Promise<PrivateCluster | string> {
   };
   try {
     const init = await run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-    if (init.code !== 0) throw new Error(`initdb failed (${init.code}): ${init.stderr || init.stdout}`);
+    if (init.code !== 0) throw new Error(`initdb failed (${init.code}): ${(init.stderr || init.stdout).trim()}`);
     process.on('exit', onExit);
     // Another process may take the free port between the probe and the start: try a few.
     for (let tries = 1; ; tries++) {

@@ -3,6 +3,7 @@ import type { TaskStore } from '../store/task-store.ts';
 import type { Lease, Task } from './task.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
 import { announceWorker } from './worker-lifecycle.ts';
+import { isStorageFault } from './storage-faults.ts';
 
 type Claimed = { task: Task; lease: Lease };
 
@@ -77,7 +78,8 @@ export function createWorker(deps: WorkerDeps): Worker {
         ready.push(...got);
         filled = got.length === count;
       } catch (err) {
-        deps.logger.error({ err }, 'claim failed');
+        // A lost database is expected to pass (invariant 9): a warning each poll, not an error.
+        deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err }, 'claim failed');
       }
     };
     return async () => {
@@ -141,7 +143,7 @@ export function createWorker(deps: WorkerDeps): Worker {
 
   async function reap(): Promise<void> {
     const touched = await deps.tasks.reclaimExpired(deps.clock(), deps.maxAttempts).catch((err) => {
-      deps.logger.error({ err }, 'lease reclaim failed');
+      deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err }, 'lease reclaim failed');
       return 0;
     });
     if (touched > 0) {
