@@ -8,6 +8,7 @@ import { VidgenClient } from '../../packages/client/src/index.ts';
 import { spawnServer, runServerCommand, type ServerProcess } from './support/process.ts';
 import { api, type Answer } from './support/http.ts';
 import { downloadAndProbe } from './support/video.ts';
+import { FaultAnswers } from './support/fault-answers.ts';
 import { createPrivateCluster, type PrivateCluster } from './support/private-postgres.ts';
 
 const ROUNDS = 2;
@@ -59,28 +60,12 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     const db = cluster;
     const [apiProcess, workerProcess] = processes;
     const raw = api(apiProcess.url, key);
-    const problems: string[] = [];
-    let unavailable = 0;
-    /** Any answer may meet a restart: 503 + Retry-After + the envelope is the only 5xx allowed. */
-    const check = (what: string, a: Answer) => {
-      if (a.status === 503) {
-        unavailable++;
-        if (!a.headers.get('retry-after')) problems.push(`${what}: 503 without Retry-After`);
-        if (a.body?.error?.code !== 'service_unavailable') problems.push(`${what}: 503 outside the envelope: ${JSON.stringify(a.body)}`);
-        if (!a.headers.get('x-request-id')) problems.push(`${what}: 503 without x-request-id`);
-      } else if (a.status >= 500) problems.push(`${what}: ${a.status} ${JSON.stringify(a.body)}`);
-      return a;
-    };
+    const answers = new FaultAnswers();
+    const { problems } = answers;
+    const check = (what: string, a: Answer) => answers.check(what, a);
     // The SDK rides out the faults on its own (Retry-After, one Idempotency-Key per create);
     // every answer it got is checked as well.
-    const sdk = new VidgenClient({
-      baseURL: apiProcess.url, apiKey: key, maxRetries: 60, backoff: { initialDelayMs: 200, maxDelayMs: 1000 },
-      fetch: async (input, init) => {
-        const res = await fetch(input, init);
-        if (res.status >= 500) check(`SDK ${init?.method ?? 'GET'} ${String(input)}`, { status: res.status, headers: res.headers, body: await res.clone().json().catch(() => undefined) });
-        return res;
-      },
-    });
+    const sdk = new VidgenClient({ baseURL: apiProcess.url, apiKey: key, maxRetries: 60, backoff: { initialDelayMs: 200, maxDelayMs: 1000 }, fetch: answers.fetch });
     const ids = new Map<string, string>();
     const submit = async (name: string) => {
       for (let i = 0; i < PER_FAULT; i++) {
@@ -177,6 +162,6 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     } finally {
       await own.end();
     }
-    t.diagnostic(`${restarts} fast restarts and ${outages} stop/start outages survived; ${ids.size} tasks done; ${unavailable} answers were 503 + Retry-After, none another 5xx`);
+    t.diagnostic(`${restarts} fast restarts and ${outages} stop/start outages survived; ${ids.size} tasks done; ${answers.unavailable} answers were 503 + Retry-After, none another 5xx`);
   });
 });
