@@ -145,6 +145,7 @@ export async function startService(
     billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
+    relayChannels,
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl, trustProxy: config.trustProxy, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
   });

@@ -1,5 +1,7 @@
 import { ApiError, Conflict, InvalidRequest } from '../errors.ts';
-import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './webhook-events.ts';
+import {
+  TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType,
+} from './webhook-events.ts';
 import type { WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
@@ -39,9 +41,38 @@ export class WebhookService {
     return this.deps.store.listEndpoints(accountId);
   }
 
-  /** Every account's endpoints (or one account's): for the admin API. */
-  listEndpoints(accountId?: string): Promise<WebhookEndpoint[]> {
-    return this.deps.store.listEndpoints(accountId);
+  /** Every account's endpoints (or one account's) with their deliveries by status: for the admin API. */
+  async listEndpoints(accountId?: string): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
+    const endpoints = await this.deps.store.listEndpoints(accountId);
+    const counts = await this.deps.store.deliveryCounts(endpoints.map((e) => e.id));
+    return endpoints.map((e) => ({ ...e, deliveries: counts.get(e.id)! }));
+  }
+
+  /**
+   * The account's own switch (Stripe's and Svix's `disabled` flag on an endpoint update): it may
+   * re-enable an endpoint it or the server (after a 410) disabled, never one the operator
+   * disabled. Events from while it was disabled are not sent; retry them one by one.
+   */
+  async setEnabled(accountId: string, id: string, enabled: boolean): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(accountId, id);
+    if (endpoint.status === (enabled ? 'enabled' : 'disabled')) return endpoint;
+    if (enabled && endpoint.disabledBy === 'operator') {
+      throw new Conflict('webhook_disabled_by_operator', `Webhook endpoint '${id}' was disabled by the operator (${endpoint.disabledReason}); only the operator can enable it.`);
+    }
+    return this.switch(accountId, id, enabled ? { enabled: true } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
+  }
+
+  /** The operator's switch (admin API), on any account's endpoint; it overrides every other. */
+  async setEnabledByOperator(id: string, enabled: boolean): Promise<WebhookEndpoint> {
+    const endpoint = await this.deps.store.endpointById(id);
+    if (!endpoint || endpoint.disabledReason === 'deleted') throw notFound('webhook', id);
+    return this.switch(endpoint.accountId, id, enabled ? { enabled: true } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' });
+  }
+
+  private async switch(accountId: string, id: string, change: Parameters<WebhookStore['switchEndpoint']>[2]): Promise<WebhookEndpoint> {
+    const endpoint = await this.deps.store.switchEndpoint(accountId, id, change);
+    if (!endpoint) throw notFound('webhook', id);
+    return endpoint;
   }
 
   async get(accountId: string, id: string): Promise<WebhookEndpoint> {
@@ -88,7 +119,7 @@ export class WebhookService {
   private async enabled(accountId: string, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.get(accountId, id);
     if (endpoint.status !== 'enabled') {
-      throw new Conflict('webhook_disabled', `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); register it again.`);
+      throw new Conflict('webhook_disabled', `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); enable it first (PATCH {"enabled": true}).`);
     }
     return endpoint;
   }

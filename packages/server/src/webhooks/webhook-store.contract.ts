@@ -85,4 +85,26 @@ export function webhookStoreContract(open: () => SqlStores) {
     assert.deepEqual((await stores.webhooks.listEndpoints(account.id)).map((e) => e.id), [endpoint.id]);
     assert.ok((await stores.webhooks.listEndpoints()).some((e) => e.id === endpoint.id));
   });
+
+  it('an endpoint is switched off (cancelling its pending deliveries, saying by whom) and on again, only within its account; deliveries are counted by status', async () => {
+    const { stores, endpoint, newTask, account } = await setup('switch');
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    assert.deepEqual(Object.fromEntries(await stores.webhooks.deliveryCounts([endpoint.id])), { [endpoint.id]: { pending: 1, delivered: 0, failed: 0, canceled: 0 } });
+    assert.equal(await stores.webhooks.switchEndpoint('someone-else', endpoint.id, { enabled: true }), undefined);
+    const off = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: false, by: 'operator', reason: 'noisy' });
+    assert.deepEqual([off?.status, off?.disabledBy, off?.disabledReason], ['disabled', 'operator', 'noisy']);
+    assert.deepEqual((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).map((d) => d.status), ['canceled']);
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    assert.equal((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).length, 1, 'nothing is written for a disabled endpoint');
+    const on = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true });
+    assert.deepEqual([on?.status, on?.disabledBy, on?.disabledReason], ['enabled', null, null]);
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    const counts = (await stores.webhooks.deliveryCounts([endpoint.id, 'wh_none'])).get(endpoint.id);
+    assert.deepEqual(counts, { pending: 1, delivered: 0, failed: 0, canceled: 1 });
+    assert.deepEqual((await stores.webhooks.deliveryCounts(['wh_none'])).get('wh_none'), { pending: 0, delivered: 0, failed: 0, canceled: 0 });
+    await stores.webhooks.disableEndpoint(endpoint.id, 'The endpoint answered 410 Gone.');
+    assert.equal((await stores.webhooks.getEndpoint(account.id, endpoint.id))?.disabledBy, 'server');
+    await stores.webhooks.deleteEndpoint(account.id, endpoint.id, clock);
+    assert.equal(await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true }), undefined, 'a deleted endpoint stays deleted');
+  });
 }

@@ -1,6 +1,8 @@
-import type { AttemptEnd, DeliveryLease, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
+import type { AttemptEnd, DeliveryLease, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
 
-export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'previousSecret' | 'previousSecretUntil'>;
+export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'disabledBy' | 'previousSecret' | 'previousSecretUntil'>;
+/** Enable an endpoint, or disable it saying by whom and why. */
+export type EndpointSwitch = { enabled: true } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
 export type NewDelivery = Pick<WebhookDelivery, 'id' | 'eventId' | 'endpointId' | 'accountId' | 'eventType' | 'taskId' | 'createdAt' | 'maxAttempts'>;
 
 export interface ClaimRequest {
@@ -29,6 +31,14 @@ export interface WebhookStore {
   rotateSecret(accountId: string, id: string, sealedSecret: string, previousUntil: number): Promise<WebhookEndpoint | undefined>;
   /** Stops deliveries to the endpoint (it answered 410) and cancels its pending ones. */
   disableEndpoint(id: string, reason: string): Promise<void>;
+  /**
+   * Enables an endpoint of the account (new events reach it again; those from while it was
+   * disabled are not sent) or disables it, cancelling its pending deliveries. Undefined when the
+   * account has no such endpoint.
+   */
+  switchEndpoint(accountId: string, id: string, change: EndpointSwitch): Promise<WebhookEndpoint | undefined>;
+  /** Deliveries of each endpoint by status (every status present, zeros included). */
+  deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>>;
   enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void>;
   /** Takes due pending deliveries (many processes safely): each claim bumps the fencing token. */
   claimDue(request: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>>;

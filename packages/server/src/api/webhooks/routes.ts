@@ -1,33 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import {
   WebhookCreateBody, WebhookDeleted, WebhookDelivery as DeliverySchema, WebhookDeliveryList, WebhookDeliveryListQuery,
-  WebhookEndpoint as EndpointSchema, WebhookEndpointList, WebhookEndpointWithSecret,
+  WebhookEndpoint as EndpointSchema, WebhookEndpointList, WebhookEndpointWithSecret, WebhookUpdateBody,
 } from '@vidgen/protocol';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
-import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
+import { toDelivery, toEndpoint } from './webhook-wire.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
 
 const tags = ['Webhooks'];
 const errors = errorResponses();
-const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
-
-function toEndpoint(e: WebhookEndpoint): EndpointSchema {
-  return {
-    id: e.id, object: 'webhook_endpoint', url: e.url, events: e.events, status: e.status, disabled_reason: e.disabledReason,
-    created_at: Math.floor(e.createdAt / 1000), previous_secret_expires_at: seconds(e.previousSecretUntil),
-  };
-}
-
-function toDelivery(d: WebhookDelivery): DeliverySchema {
-  return {
-    id: d.id, object: 'webhook_delivery', event_id: d.eventId, event_type: d.eventType, task_id: d.taskId, status: d.status,
-    attempts: d.attempts, next_attempt_at: d.status === 'pending' ? seconds(d.nextAttemptAt) : null, last_status_code: d.lastStatusCode,
-    last_error: d.lastError, created_at: Math.floor(d.createdAt / 1000), delivered_at: seconds(d.deliveredAt),
-  };
-}
-
 type ById = { Params: { id: string } };
 
 /** Webhook endpoints of the caller's account (a vidgen extension, the same for both dialects). */
@@ -53,6 +36,13 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
   app.get<ById>('/v1/webhooks/:id', {
     schema: { operationId: 'getWebhook', summary: 'A webhook endpoint', tags, params, response: { 200: described(EndpointSchema, 'The endpoint'), ...errors } },
   }, async (request) => toEndpoint(await webhooks.get(account(request), request.params.id)));
+
+  app.patch<ById & { Body: WebhookUpdateBody }>('/v1/webhooks/:id', {
+    schema: {
+      operationId: 'updateWebhook', summary: 'Enable (e.g. after a 410 disabled it) or disable a webhook endpoint', tags, params, body: WebhookUpdateBody,
+      response: { 200: described(EndpointSchema, 'The endpoint'), ...errors },
+    },
+  }, async (request) => toEndpoint(await webhooks.setEnabled(account(request), request.params.id, request.body.enabled)));
 
   app.delete<ById>('/v1/webhooks/:id', {
     schema: { operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint (its pending deliveries are canceled)', tags, params, response: { 200: described(WebhookDeleted, 'Deleted'), ...errors } },

@@ -121,6 +121,8 @@ export interface WebhookEndpointsTable {
   previous_secret_until: number | null;
   status: string;
   disabled_reason: string | null;
+  /** 'server' (it answered 410), 'account' or 'operator'; null while enabled. */
+  disabled_by: string | null;
   created_at: number;
   deleted_at: number | null;
 }

@@ -1,0 +1,21 @@
+import type { WebhookDelivery as DeliverySchema, WebhookEndpoint as EndpointSchema } from '@vidgen/protocol';
+import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
+
+/** Wire shapes of webhook endpoints and deliveries (`/v1/webhooks`, `/admin/v1/webhooks`): never a secret. */
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+
+export function toEndpoint(e: WebhookEndpoint): EndpointSchema {
+  return {
+    id: e.id, object: 'webhook_endpoint', url: e.url, events: e.events, status: e.status, disabled_reason: e.disabledReason, disabled_by: e.disabledBy,
+    created_at: Math.floor(e.createdAt / 1000), previous_secret_expires_at: seconds(e.previousSecretUntil),
+  };
+}
+
+export function toDelivery(d: WebhookDelivery): DeliverySchema {
+  return {
+    id: d.id, object: 'webhook_delivery', event_id: d.eventId, event_type: d.eventType, task_id: d.taskId, status: d.status,
+    attempts: d.attempts, next_attempt_at: d.status === 'pending' ? seconds(d.nextAttemptAt) : null, last_status_code: d.lastStatusCode,
+    last_error: d.lastError, created_at: Math.floor(d.createdAt / 1000), delivered_at: seconds(d.deliveredAt),
+  };
+}
+
