@@ -1,9 +1,9 @@
 import type { WebhookDelivery as DeliverySchema, WebhookEndpoint as EndpointSchema } from '@vidgen/protocol';
 import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
 
-/** Wire shapes of webhook endpoints and deliveries (`/v1/webhooks`, `/admin/v1/webhooks`): never a secret. */
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 
+/** An endpoint as `/v1/webhooks` shows it (and `/admin/v1/webhooks`, with more): never a secret. */
 export function toEndpoint(e: WebhookEndpoint): EndpointSchema {
   return {
     id: e.id, object: 'webhook_endpoint', url: e.url, events: e.events, status: e.status, disabled_reason: e.disabledReason, disabled_by: e.disabledBy,
