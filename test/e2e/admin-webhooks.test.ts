@@ -52,7 +52,7 @@ describe('webhook endpoints, switched on and off by their account and by the ope
     const enabled = await client.webhooks.update(endpoint.id, { enabled: true });
     assert.deepEqual([enabled.status, enabled.disabled_by, enabled.disabled_reason], ['enabled', null, null]);
     const next = await finish(owner);
-    await inbox.until((all) => all.some((r) => r.answered === 200));
+    await pollUntil(() => owner.get(`/v1/webhooks/${endpoint.id}/deliveries`), (a) => a.body.data.some((d: any) => d.task_id === next && d.status === 'delivered'));
     const events = await Promise.all(inbox.received.slice(1).map((r) => verifyWebhook<any>(r.body, r.headers, endpoint.secret)));
     assert.deepEqual(events.map((e) => [e.type, e.data.id]), [['video.completed', next]], `nothing for ${whileOff}, sent while the endpoint was off`);
     const test = await owner.post(`/v1/webhooks/${endpoint.id}/test`);
