@@ -77,16 +77,16 @@ export class SqlWebhookStore implements WebhookStore {
 
   async switchEndpoint(accountId: string, id: string, change: EndpointSwitch): Promise<WebhookEndpoint | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
+      let update = trx
         .updateTable('webhook_endpoints')
         .set(change.enabled
           ? { status: 'enabled', disabled_reason: null, disabled_by: null }
           : { status: 'disabled', disabled_reason: change.reason, disabled_by: change.by })
         .where('account_id', '=', accountId)
         .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst();
+        .where('deleted_at', 'is', null);
+      if (change.enabled && change.by === 'account') update = update.where((eb) => eb.or([eb('disabled_by', 'is', null), eb('disabled_by', '!=', 'operator')]));
+      const row = await update.returningAll().executeTakeFirst();
       if (row && !change.enabled) await cancelPending(trx, id, change.reason);
       return row && toEndpoint(row);
     });

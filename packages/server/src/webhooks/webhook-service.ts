@@ -2,7 +2,7 @@ import { ApiError, Conflict, InvalidRequest } from '../errors.ts';
 import {
   TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType,
 } from './webhook-events.ts';
-import type { WebhookStore } from './webhook-store.ts';
+import type { EndpointSwitch, WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
@@ -55,24 +55,21 @@ export class WebhookService {
    */
   async setEnabled(accountId: string, id: string, enabled: boolean): Promise<WebhookEndpoint> {
     const endpoint = await this.get(accountId, id);
-    if (endpoint.status === (enabled ? 'enabled' : 'disabled')) return endpoint;
-    if (enabled && endpoint.disabledBy === 'operator') {
-      throw new Conflict('webhook_disabled_by_operator', `Webhook endpoint '${id}' was disabled by the operator (${endpoint.disabledReason}); only the operator can enable it.`);
-    }
-    return this.switch(accountId, id, enabled ? { enabled: true } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
+    // Disabling twice keeps the first reason (a 410, or the operator's).
+    if (!enabled && endpoint.status === 'disabled') return endpoint;
+    const switched = await this.deps.store.switchEndpoint(accountId, id, enabled ? { enabled: true, by: 'account' } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
+    if (switched) return switched;
+    const now = await this.get(accountId, id);
+    throw new Conflict('webhook_disabled_by_operator', `Webhook endpoint '${id}' was disabled by the operator (${now.disabledReason}); only the operator can enable it.`);
   }
 
   /** The operator's switch (admin API), on any account's endpoint; it overrides every other. */
   async setEnabledByOperator(id: string, enabled: boolean): Promise<WebhookEndpoint> {
     const endpoint = await this.deps.store.endpointById(id);
-    if (!endpoint || endpoint.disabledReason === 'deleted') throw notFound('webhook', id);
-    return this.switch(endpoint.accountId, id, enabled ? { enabled: true } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' });
-  }
-
-  private async switch(accountId: string, id: string, change: Parameters<WebhookStore['switchEndpoint']>[2]): Promise<WebhookEndpoint> {
-    const endpoint = await this.deps.store.switchEndpoint(accountId, id, change);
-    if (!endpoint) throw notFound('webhook', id);
-    return endpoint;
+    const change: EndpointSwitch = enabled ? { enabled: true, by: 'operator' } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' };
+    const switched = endpoint && (await this.deps.store.switchEndpoint(endpoint.accountId, id, change));
+    if (!switched) throw notFound('webhook', id);
+    return switched;
   }
 
   async get(accountId: string, id: string): Promise<WebhookEndpoint> {

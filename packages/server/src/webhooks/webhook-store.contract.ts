@@ -90,13 +90,14 @@ export function webhookStoreContract(open: () => SqlStores) {
     const { stores, endpoint, newTask, account } = await setup('switch');
     await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
     assert.deepEqual(Object.fromEntries(await stores.webhooks.deliveryCounts([endpoint.id])), { [endpoint.id]: { pending: 1, delivered: 0, failed: 0, canceled: 0 } });
-    assert.equal(await stores.webhooks.switchEndpoint('someone-else', endpoint.id, { enabled: true }), undefined);
+    assert.equal(await stores.webhooks.switchEndpoint('someone-else', endpoint.id, { enabled: true, by: 'operator' }), undefined);
     const off = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: false, by: 'operator', reason: 'noisy' });
     assert.deepEqual([off?.status, off?.disabledBy, off?.disabledReason], ['disabled', 'operator', 'noisy']);
     assert.deepEqual((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).map((d) => d.status), ['canceled']);
     await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
     assert.equal((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).length, 1, 'nothing is written for a disabled endpoint');
-    const on = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true });
+    assert.equal(await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'account' }), undefined, "an account's enable leaves the operator's disable");
+    const on = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'operator' });
     assert.deepEqual([on?.status, on?.disabledBy, on?.disabledReason], ['enabled', null, null]);
     await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
     const counts = (await stores.webhooks.deliveryCounts([endpoint.id, 'wh_none'])).get(endpoint.id);
@@ -104,7 +105,8 @@ export function webhookStoreContract(open: () => SqlStores) {
     assert.deepEqual((await stores.webhooks.deliveryCounts(['wh_none'])).get('wh_none'), { pending: 0, delivered: 0, failed: 0, canceled: 0 });
     await stores.webhooks.disableEndpoint(endpoint.id, 'The endpoint answered 410 Gone.');
     assert.equal((await stores.webhooks.getEndpoint(account.id, endpoint.id))?.disabledBy, 'server');
+    assert.equal((await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'account' }))?.status, 'enabled', 'an account undoes the server\'s disable');
     await stores.webhooks.deleteEndpoint(account.id, endpoint.id, clock);
-    assert.equal(await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true }), undefined, 'a deleted endpoint stays deleted');
+    assert.equal(await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'operator' }), undefined, 'a deleted endpoint stays deleted');
   });
 }

@@ -1,8 +1,11 @@
 import type { AttemptEnd, DeliveryLease, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
 
 export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'disabledBy' | 'previousSecret' | 'previousSecretUntil'>;
-/** Enable an endpoint, or disable it saying by whom and why. */
-export type EndpointSwitch = { enabled: true } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
+/**
+ * Enable an endpoint, or disable it saying by whom and why. An account's enable leaves an
+ * endpoint the operator disabled as it is (decided in the same statement, so it cannot race).
+ */
+export type EndpointSwitch = { enabled: true; by: Exclude<DisabledBy, 'server'> } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
 export type NewDelivery = Pick<WebhookDelivery, 'id' | 'eventId' | 'endpointId' | 'accountId' | 'eventType' | 'taskId' | 'createdAt' | 'maxAttempts'>;
 
 export interface ClaimRequest {
@@ -34,7 +37,7 @@ export interface WebhookStore {
   /**
    * Enables an endpoint of the account (new events reach it again; those from while it was
    * disabled are not sent) or disables it, cancelling its pending deliveries. Undefined when the
-   * account has no such endpoint.
+   * account has no such endpoint, or when an account's enable meets the operator's disable.
    */
   switchEndpoint(accountId: string, id: string, change: EndpointSwitch): Promise<WebhookEndpoint | undefined>;
   /** Deliveries of each endpoint by status (every status present, zeros included). */
