@@ -28,7 +28,9 @@ describe('webhook endpoints, switched on and off by their account and by the ope
   };
 
   before(async () => {
-    svc = await startEconomicsService(undefined, { VIDGEN_WEBHOOK_RETRY_BASE_MS: '50', VIDGEN_WEBHOOK_RETRY_CAP_MS: '200' });
+    svc = await startEconomicsService(undefined, {
+      VIDGEN_WEBHOOK_RETRY_BASE_MS: '50', VIDGEN_WEBHOOK_RETRY_CAP_MS: '200', VIDGEN_WEBHOOK_MAX_ATTEMPTS: '2', VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS: '1',
+    });
     ownerKey = await svc.account('hooked');
     owner = api(svc.url, ownerKey);
     stranger = api(svc.url, await svc.account('stranger'));
@@ -117,5 +119,31 @@ describe('webhook endpoints, switched on and off by their account and by the ope
     assert.equal((await svc.admin.call('PATCH', '/admin/v1/webhooks/wh_nope', { enabled: true })).body.error.code, 'webhook_not_found');
     await owner.delete(path);
     assert.equal((await svc.admin.call('PATCH', `/admin/v1/webhooks/${endpoint.id}`, { enabled: true })).status, 404, 'a deleted endpoint stays deleted');
+  });
+
+  it('an endpoint that failed every delivery for VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS is disabled by the server; its account enables it again', async () => {
+    let failing = true;
+    const inbox = await receiver(() => (failing ? 500 : 200));
+    const endpoint = (await owner.post('/v1/webhooks', { url: inbox.url })).body;
+    const path = `/v1/webhooks/${endpoint.id}`;
+    // Deliveries keep failing (two attempts each) until the first failure is older than the
+    // setting; then the next one to fail for good disables the endpoint. Nothing here is timed.
+    const deadline = Date.now() + 60_000;
+    while ((await owner.get(path)).body.status === 'enabled') {
+      assert.ok(Date.now() < deadline, 'the endpoint was never disabled');
+      const test = (await owner.post(`${path}/test`)).body;
+      if (!test.id) continue;
+      await pollUntil(() => owner.get(`${path}/deliveries`), (a) => a.body.data.find((d: any) => d.id === test.id)?.status !== 'pending');
+    }
+    const disabled = (await owner.get(path)).body;
+    assert.deepEqual([disabled.disabled_by, disabled.disabled_reason], ['server', 'Every delivery failed for 1 second or more.']);
+    const listed = (await svc.admin.get('/admin/v1/webhooks?account=hooked')).body.data.find((e: any) => e.id === endpoint.id);
+    assert.ok(listed.deliveries.failed >= 2 && listed.deliveries.delivered === 0, JSON.stringify(listed.deliveries));
+
+    failing = false;
+    assert.equal((await owner.call('PATCH', path, { enabled: true })).body.status, 'enabled');
+    const test = (await owner.post(`${path}/test`)).body;
+    await pollUntil(() => owner.get(`${path}/deliveries`), (a) => a.body.data.find((d: any) => d.id === test.id)?.status === 'delivered');
+    assert.equal((await owner.get(path)).body.status, 'enabled');
   });
 });

@@ -19,7 +19,7 @@ export const WebhookEndpoint = Type.Object({
   status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
   disabled_reason: Nullable(Type.String()),
   disabled_by: Nullable(Type.Union([Type.Literal('server'), Type.Literal('account'), Type.Literal('operator')], {
-    description: 'Who disabled it: `server` (it answered 410 Gone), `account` or `operator`; null while enabled. An account can enable it again unless the operator disabled it.',
+    description: 'Who disabled it: `server` (it answered 410 Gone, or failed every delivery for days), `account` or `operator`; null while enabled. An account can enable it again unless the operator disabled it.',
   })),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
   previous_secret_expires_at: Nullable(Type.Integer({ description: 'Unix seconds until which the secret before the last rotation still signs.' })),

@@ -160,7 +160,7 @@ export async function startService(
       owner: `${hostname()}:${process.pid}:${newId('d', 4)}`,
       // A claim outlives the POST it covers; a killed worker's deliveries are retaken after it.
       leaseMs: hooks.timeoutMs + config.leaseSeconds * 1000,
-      pollMs: config.pollMs, concurrency: hooks.concurrency,
+      pollMs: config.pollMs, concurrency: hooks.concurrency, disableAfterMs: hooks.disableAfterMs,
     });
     dispatcher.start();
     stops.push(() => dispatcher.stop());

@@ -18,7 +18,7 @@ export class SqlWebhookStore implements WebhookStore {
       .insertInto('webhook_endpoints')
       .values({
         id: e.id, account_id: e.accountId, url: e.url, events: JSON.stringify(e.events), secret: e.secret,
-        previous_secret: null, previous_secret_until: null, status: 'enabled', disabled_reason: null, disabled_by: null, created_at: e.createdAt, deleted_at: null,
+        previous_secret: null, previous_secret_until: null, status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: e.createdAt, created_at: e.createdAt, deleted_at: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -80,7 +80,7 @@ export class SqlWebhookStore implements WebhookStore {
       let update = trx
         .updateTable('webhook_endpoints')
         .set(change.enabled
-          ? { status: 'enabled', disabled_reason: null, disabled_by: null }
+          ? { status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: change.now }
           : { status: 'disabled', disabled_reason: change.reason, disabled_by: change.by })
         .where('account_id', '=', accountId)
         .where('id', '=', id)
@@ -90,6 +90,14 @@ export class SqlWebhookStore implements WebhookStore {
       if (row && !change.enabled) await cancelPending(trx, id, change.reason);
       return row && toEndpoint(row);
     });
+  }
+
+  async failingSince(endpointId: string, notBefore: number): Promise<number | undefined> {
+    const ofEndpoint = (status: string) => this.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('status', '=', status);
+    const lastSuccess = await ofEndpoint('delivered').select((eb) => eb.fn.max('delivered_at').as('at')).executeTakeFirst();
+    const after = Math.max(notBefore, lastSuccess?.at === null || lastSuccess?.at === undefined ? -1 : Number(lastSuccess.at));
+    const row = await ofEndpoint('failed').where('created_at', '>=', after).select((eb) => eb.fn.min('created_at').as('at')).executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   }
 
   async deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>> {
@@ -243,6 +251,7 @@ function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
   return {
     id: row.id, accountId: row.account_id, url: row.url, events: JSON.parse(row.events) as WebhookEventType[],
     status: row.status as EndpointStatus, disabledReason: row.disabled_reason, disabledBy: row.disabled_by as DisabledBy | null, createdAt: Number(row.created_at),
+    enabledAt: Number(row.enabled_at ?? row.created_at),
     secret: row.secret, previousSecret: row.previous_secret,
     previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
   };

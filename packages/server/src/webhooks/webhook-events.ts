@@ -35,6 +35,8 @@ export interface WebhookEndpoint {
   disabledReason: string | null;
   disabledBy: DisabledBy | null;
   createdAt: number;
+  /** When it was created or last enabled again (epoch ms). */
+  enabledAt: number;
   /** Encrypted (secret-box.ts); only the dispatcher opens it. */
   secret: string;
   previousSecret: string | null;

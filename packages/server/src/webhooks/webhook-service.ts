@@ -57,7 +57,7 @@ export class WebhookService {
     const endpoint = await this.get(accountId, id);
     // Disabling twice keeps the first reason (a 410, or the operator's).
     if (!enabled && endpoint.status === 'disabled') return endpoint;
-    const switched = await this.deps.store.switchEndpoint(accountId, id, enabled ? { enabled: true, by: 'account' } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
+    const switched = await this.deps.store.switchEndpoint(accountId, id, enabled ? { enabled: true, by: 'account', now: this.deps.clock() } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
     if (switched) return switched;
     const now = await this.get(accountId, id);
     throw new Conflict('webhook_disabled_by_operator', `Webhook endpoint '${id}' was disabled by the operator (${now.disabledReason}); only the operator can enable it.`);
@@ -66,7 +66,7 @@ export class WebhookService {
   /** The operator's switch (admin API), on any account's endpoint; it overrides every other. */
   async setEnabledByOperator(id: string, enabled: boolean): Promise<WebhookEndpoint> {
     const endpoint = await this.deps.store.endpointById(id);
-    const change: EndpointSwitch = enabled ? { enabled: true, by: 'operator' } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' };
+    const change: EndpointSwitch = enabled ? { enabled: true, by: 'operator', now: this.deps.clock() } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' };
     const switched = endpoint && (await this.deps.store.switchEndpoint(endpoint.accountId, id, change));
     if (!switched) throw notFound('webhook', id);
     return switched;

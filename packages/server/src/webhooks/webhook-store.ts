@@ -1,11 +1,11 @@
 import type { AttemptEnd, DeliveryLease, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
 
-export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'disabledBy' | 'previousSecret' | 'previousSecretUntil'>;
+export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'disabledBy' | 'enabledAt' | 'previousSecret' | 'previousSecretUntil'>;
 /**
  * Enable an endpoint, or disable it saying by whom and why. An account's enable leaves an
  * endpoint the operator disabled as it is (decided in the same statement, so it cannot race).
  */
-export type EndpointSwitch = { enabled: true; by: Exclude<DisabledBy, 'server'> } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
+export type EndpointSwitch = { enabled: true; by: Exclude<DisabledBy, 'server'>; now: number } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
 export type NewDelivery = Pick<WebhookDelivery, 'id' | 'eventId' | 'endpointId' | 'accountId' | 'eventType' | 'taskId' | 'createdAt' | 'maxAttempts'>;
 
 export interface ClaimRequest {
@@ -40,6 +40,12 @@ export interface WebhookStore {
    * account has no such endpoint, or when an account's enable meets the operator's disable.
    */
   switchEndpoint(accountId: string, id: string, change: EndpointSwitch): Promise<WebhookEndpoint | undefined>;
+  /**
+   * Since when the endpoint has been failing: the creation time of its oldest delivery that failed
+   * for good after both its last successful one and `notBefore` (when it was last enabled);
+   * undefined when none failed since.
+   */
+  failingSince(endpointId: string, notBefore: number): Promise<number | undefined>;
   /** Deliveries of each endpoint by status (every status present, zeros included). */
   deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>>;
   enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void>;
