@@ -79,6 +79,11 @@ describe('webhook endpoints, switched on and off by their account and by the ope
     const text = JSON.stringify(all.body);
     assert.equal(text.includes('whsec_') || text.includes('"secret"'), false, 'never a secret');
 
+    const deliveries = await svc.admin.get(`/admin/v1/webhooks/${mine.id}/deliveries?limit=5`);
+    assert.deepEqual(deliveries.body.data.map((d: any) => [d.event_type, d.status, d.last_status_code]), [['webhook.test', 'delivered', 200]]);
+    assert.equal((await svc.admin.get(`/admin/v1/webhooks/${mine.id}/deliveries?limit=0`)).body.error.code, 'invalid_limit');
+    assert.equal((await svc.admin.get('/admin/v1/webhooks/wh_nope/deliveries')).body.error.code, 'webhook_not_found');
+
     const one = await svc.admin.get('/admin/v1/webhooks?account=stranger');
     assert.deepEqual(one.body.data.map((e: any) => e.id), [theirs.id]);
     const unknown = await svc.admin.get('/admin/v1/webhooks?account=nobody');

@@ -106,6 +106,12 @@ export class WebhookService {
     return this.deps.store.listDeliveries(id, query);
   }
 
+  /** Any account's endpoint's deliveries, for the operator (deleted endpoints' too: they explain what happened). */
+  async deliveriesByOperator(id: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
+    if (!(await this.deps.store.endpointById(id))) throw notFound('webhook', id);
+    return this.deps.store.listDeliveries(id, query);
+  }
+
   async retry(accountId: string, id: string, delivery: string): Promise<WebhookDelivery> {
     await this.enabled(accountId, id);
     const retried = await this.deps.store.retryDelivery(id, delivery, this.deps.clock());

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { AdminWebhookEndpoint, AdminWebhookEndpointList, AdminWebhookQuery, WebhookUpdateBody, type Static } from '@vidgen/protocol';
+import {
+  AdminWebhookEndpoint, AdminWebhookEndpointList, AdminWebhookQuery, WebhookDeliveryList, WebhookDeliveryListQuery, WebhookUpdateBody, type Static,
+} from '@vidgen/protocol';
 import type { AccountStore } from '../../store/account-store.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import type { WebhookEndpoint } from '../../webhooks/webhook-events.ts';
 import { ApiError, NotFound } from '../../errors.ts';
 import { idParams } from '../route-schemas.ts';
-import { toEndpoint } from '../webhooks/webhook-wire.ts';
+import { deliveryPage, toEndpoint } from '../webhooks/webhook-wire.ts';
 import type { AdminRoute } from './admin-route.ts';
 
 type Counted = WebhookEndpoint & { deliveries: AdminWebhookEndpoint['deliveries'] };
@@ -38,5 +40,12 @@ export function registerAdminWebhookRoutes(app: FastifyInstance, deps: { route: 
       const endpoint = await webhooks.setEnabledByOperator(request.params.id, request.body.enabled);
       const [counted] = (await webhooks.listEndpoints(endpoint.accountId)).filter((e) => e.id === endpoint.id);
       return toAdmin(counted ?? { ...endpoint, deliveries: { pending: 0, delivered: 0, failed: 0, canceled: 0 } }, (await names()).get(endpoint.accountId));
+    });
+
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; after?: string } }>('/admin/v1/webhooks/:id/deliveries',
+    route('adminListWebhookDeliveries', "Any account's endpoint's deliveries, newest first: status, attempts, last response code and error", { params: idParams('id'), querystring: WebhookDeliveryListQuery }, WebhookDeliveryList, 'A page of deliveries'),
+    async (request) => {
+      if (!webhooks) throw new ApiError(404, 'not_found_error', 'webhook_not_found', `No webhook endpoint found with id '${request.params.id}'.`);
+      return deliveryPage(request.query, (query) => webhooks.deliveriesByOperator(request.params.id, query));
     });
 }

@@ -4,8 +4,7 @@ import {
   WebhookEndpoint as EndpointSchema, WebhookEndpointList, WebhookEndpointWithSecret, WebhookUpdateBody,
 } from '@vidgen/protocol';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
-import { toDelivery, toEndpoint } from './webhook-wire.ts';
-import { InvalidRequest } from '../../errors.ts';
+import { deliveryPage, toDelivery, toEndpoint } from './webhook-wire.ts';
 import { callerOf } from '../authenticate.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
 
@@ -70,13 +69,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
       operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first", tags, params, querystring: WebhookDeliveryListQuery,
       response: { 200: described(WebhookDeliveryList, 'A page of deliveries'), ...errors },
     },
-  }, async (request) => {
-    const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
-    const page = await webhooks.deliveries(account(request), request.params.id, { limit: limit + 1, after: request.query.after || undefined });
-    const data = page.slice(0, limit).map(toDelivery);
-    return { object: 'list' as const, data, has_more: page.length > limit, last_id: data.at(-1)?.id ?? null };
-  });
+  }, async (request) => deliveryPage(request.query, (query) => webhooks.deliveries(account(request), request.params.id, query)));
 
   app.post<{ Params: { id: string; delivery_id: string } }>('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
     schema: {
