@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
 import { makeImage } from './support/images.ts';
+import { api } from './support/http.ts';
+import { formatUsdTicks } from '../../packages/client/src/index.ts';
 import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
 
 // The web console in real Chromium against a real server: sign in, submit with both families
@@ -121,7 +123,11 @@ describe('web console journey', { skip }, () => {
     const poster = taskA.locator('.task-poster img');
     assert.ok(await poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 640), 'the poster is loaded');
     assert.equal(await taskA.locator('.task-model').textContent(), 'vx-imagine-video-1.5-720p');
-    assert.match((await taskA.locator('.task-timing').textContent()) ?? '', /^2 s video · waited \d+:\d\d · rendered \d+:\d\d$/);
+    // The cost is the server's settled price, written as dollars exactly (an unmetered account sees it too).
+    const usage = (await api(svc.url, key).get(`/v1/videos/${await taskA.getAttribute('data-task-id')}`)).body.usage;
+    const cost = formatUsdTicks(usage.cost_in_usd_ticks).replace('$', '\\$').replace('.', '\\.');
+    assert.match((await taskA.locator('.task-timing').textContent()) ?? '', new RegExp(`^2 s video · waited \\d+:\\d\\d · rendered \\d+:\\d\\d · cost ${cost}$`));
+    assert.equal(await page.locator('.balance').textContent(), 'Not metered');
     await screenshot(page, 'console-1280x800', { fullPage: false });
     await page.setViewportSize(PHONE);
     assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');

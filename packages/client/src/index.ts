@@ -26,5 +26,6 @@ export { checkMp4Signature, checkContentType } from './download-checks.ts';
 export type { RetrieveOptions } from './resources/videos.ts';
 export type { FileCreateParams } from './resources/files.ts';
 export type { ContentRequestOptions } from './resources/content.ts';
+export { formatUsdTicks, TICKS_PER_USD } from './usd-ticks.ts';
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks/verify-webhook.ts';
 export type * from './types.ts';

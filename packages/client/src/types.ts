@@ -12,6 +12,7 @@ export type {
   // A listing entry (poll object + `created_at`, `idempotency_key`) and the page envelope around it.
   Listed, ListEnvelope as ListResponse, ContentVariant,
   WebhookEventBody as WebhookEvent, WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery,
+  AccountObject, UsageReport,
 } from '@vidgen/protocol';
 
 /** A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id, queued/IN_PROGRESS/SUCCESS/FAILURE). */

@@ -11,6 +11,7 @@ import { VideoGenerations } from './resources/video-generations.ts';
 import { Models } from './resources/models.ts';
 import { Files } from './resources/files.ts';
 import { Webhooks } from './resources/webhooks.ts';
+import { Account } from './resources/account.ts';
 import { Content } from './resources/content.ts';
 import type { ClientCore } from './resources/client-core.ts';
 import type { Created, Family, RequestOptions, TaskObject } from './types.ts';
@@ -46,6 +47,7 @@ export class VidgenClient implements ClientCore {
   readonly models: Models;
   readonly files: Files;
   readonly webhooks: Webhooks;
+  readonly account: Account;
   readonly content: Content;
   readonly pollIntervals: Record<Family, number>;
   /** What this client learned: once the server replays a create, retries with the same key are known safe. */
@@ -72,6 +74,7 @@ export class VidgenClient implements ClientCore {
     this.models = new Models(this);
     this.files = new Files(this);
     this.webhooks = new Webhooks(this);
+    this.account = new Account(this);
     this.content = new Content(this);
   }
 

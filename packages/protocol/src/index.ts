@@ -11,3 +11,4 @@ export * from './webhooks.ts';
 export { Type } from '@sinclair/typebox';
 export type { Static, TSchema, TObject } from '@sinclair/typebox';
 export * from './billing.ts';
+export * from './channels.ts';

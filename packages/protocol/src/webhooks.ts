@@ -18,6 +18,9 @@ export const WebhookEndpoint = Type.Object({
   events: Type.Array(Type.String()),
   status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
   disabled_reason: Nullable(Type.String()),
+  disabled_by: Nullable(Type.Union([Type.Literal('server'), Type.Literal('account'), Type.Literal('operator')], {
+    description: 'Who disabled it: `server` (it answered 410 Gone, or failed every delivery for days), `account` or `operator`; null while enabled. An account can enable it again unless the operator disabled it.',
+  })),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
   previous_secret_expires_at: Nullable(Type.Integer({ description: 'Unix seconds until which the secret before the last rotation still signs.' })),
 });
@@ -29,6 +32,12 @@ export const WebhookEndpointWithSecret = Type.Composite([
   Type.Object({ secret: Type.String({ description: '`whsec_…`: verify deliveries with it (Standard Webhooks). Shown only this once.' }) }),
 ]);
 export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
+
+/** `PATCH /v1/webhooks/{id}` (and the admin's): Stripe's and Svix's on/off switch of an endpoint. */
+export const WebhookUpdateBody = Type.Object({
+  enabled: Type.Boolean({ description: '`true` enables the endpoint again (new events reach it; those from while it was disabled are not sent), `false` disables it and cancels its pending deliveries.' }),
+}, { additionalProperties: false });
+export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
 
 export const WebhookEndpointList = Type.Object({ object: Type.Literal('list'), data: Type.Array(WebhookEndpoint), has_more: Type.Boolean() });
 export type WebhookEndpointList = Static<typeof WebhookEndpointList>;
@@ -72,3 +81,19 @@ export interface WebhookEventBody {
   created_at: number;
   data: { id: string; family?: string; object?: Record<string, unknown> };
 }
+
+/** The admin API's view of an endpoint: its account and its deliveries by status. Never the secret. */
+export const AdminWebhookEndpoint = Type.Composite([
+  WebhookEndpoint,
+  Type.Object({
+    account: Type.String({ description: 'The account (its name, as elsewhere in the admin API).' }),
+    deliveries: Type.Object({
+      pending: Type.Integer(), delivered: Type.Integer(), failed: Type.Integer(), canceled: Type.Integer(),
+    }, { description: 'Deliveries to this endpoint by status, all time.' }),
+  }),
+]);
+export type AdminWebhookEndpoint = Static<typeof AdminWebhookEndpoint>;
+export const AdminWebhookEndpointList = Type.Object({ object: Type.Literal('list'), data: Type.Array(AdminWebhookEndpoint) });
+export const AdminWebhookQuery = Type.Object({
+  account: Type.Optional(Type.String({ description: 'One account; every account by default.' })),
+});

@@ -23,6 +23,7 @@ import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
+import type { ChannelAdmin } from './api/admin/channel-routes.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -49,6 +50,8 @@ export interface AppDeps {
   adminToken?: string;
   /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
   webhooks?: WebhookService;
+  /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
+  relayChannels?: ChannelAdmin;
 }
 
 declare module 'fastify' {
@@ -97,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });
-  registerAdminRoutes(app, { billing: deps.billing, adminToken: deps.adminToken });
+  registerAdminRoutes(app, { billing: deps.billing, accounts: deps.accounts, adminToken: deps.adminToken, webhooks: deps.webhooks, channels: deps.relayChannels });
   return app;
 }
 

@@ -58,7 +58,11 @@ export interface Config {
   maxImagePixels: number;
   logLevel: string;
   /** Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker process. */
-  webhooks: { retryBaseMs: number; retryCapMs: number; maxAttempts: number; timeoutMs: number; concurrency: number };
+  webhooks: {
+    retryBaseMs: number; retryCapMs: number; maxAttempts: number; timeoutMs: number; concurrency: number;
+    /** An endpoint whose deliveries all failed for this long is disabled (0: never). */
+    disableAfterMs: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -134,6 +138,8 @@ export function loadConfig(env: Env): Config {
       maxAttempts: num('VIDGEN_WEBHOOK_MAX_ATTEMPTS', 15, 1),
       timeoutMs: num('VIDGEN_WEBHOOK_TIMEOUT_MS', 10_000, 100),
       concurrency: num('VIDGEN_WEBHOOK_CONCURRENCY', 4, 1),
+      // Svix's rule: an endpoint failing every delivery for 5 days is disabled, so dead receivers stop costing attempts.
+      disableAfterMs: num('VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 0) * 1000,
     },
   };
 }

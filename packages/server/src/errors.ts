@@ -84,6 +84,8 @@ export const API_ERROR_CODES = [
   'webhook_delivery_not_found',
   'webhook_disabled',
   'webhook_limit_reached',
+  'webhook_disabled_by_operator',
+  'channel_not_found',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -145,6 +145,7 @@ export async function startService(
     billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
+    relayChannels,
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl, trustProxy: config.trustProxy, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
   });
@@ -159,7 +160,7 @@ export async function startService(
       owner: `${hostname()}:${process.pid}:${newId('d', 4)}`,
       // A claim outlives the POST it covers; a killed worker's deliveries are retaken after it.
       leaseMs: hooks.timeoutMs + config.leaseSeconds * 1000,
-      pollMs: config.pollMs, concurrency: hooks.concurrency,
+      pollMs: config.pollMs, concurrency: hooks.concurrency, disableAfterMs: hooks.disableAfterMs,
     });
     dispatcher.start();
     stops.push(() => dispatcher.stop());

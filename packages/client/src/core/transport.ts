@@ -21,7 +21,7 @@ export interface TransportOptions {
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'DELETE' | 'HEAD';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'HEAD';
   /** Path under the base URL (`/v1/...`), or an absolute URL. */
   path: string;
   query?: Query;

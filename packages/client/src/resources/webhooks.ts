@@ -11,7 +11,7 @@ export interface WebhookCreateParams {
 export class Webhooks {
   constructor(private readonly core: ClientCore) {}
 
-  private call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: RequestOptions, body?: unknown): Promise<T> {
+  private call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, opts: RequestOptions, body?: unknown): Promise<T> {
     return this.core.transport.request<T>({ method, path, ...(body === undefined ? {} : { body }), ...opts }).then((r) => r.data);
   }
 
@@ -22,6 +22,15 @@ export class Webhooks {
 
   list(opts: RequestOptions = {}): Promise<{ object: 'list'; data: WebhookEndpoint[]; has_more: boolean }> {
     return this.call('GET', '/v1/webhooks', opts);
+  }
+
+  /**
+   * `{ enabled: true }` enables an endpoint again (after a 410 disabled it, or its account did);
+   * `{ enabled: false }` disables it and cancels its pending deliveries. An endpoint the operator
+   * disabled stays disabled (409 `webhook_disabled_by_operator`).
+   */
+  update(id: string, params: { enabled: boolean }, opts: RequestOptions = {}): Promise<WebhookEndpoint> {
+    return this.call('PATCH', `/v1/webhooks/${encodeURIComponent(id)}`, opts, params);
   }
 
   delete(id: string, opts: RequestOptions = {}): Promise<{ id: string; object: 'webhook_endpoint'; deleted: boolean }> {

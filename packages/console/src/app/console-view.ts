@@ -2,13 +2,17 @@ import { AuthenticationError, SubmitOutcomeUnknown, type ModelObject, type Vidge
 import { h } from './dom.ts';
 import { generateForm } from './generate-form.ts';
 import { TaskList } from './task-list.ts';
+import { BalanceView } from './balance-view.ts';
+import { webhooksPanel } from './webhooks-panel.ts';
 
 export interface ConsoleView {
   el: HTMLElement;
+  /** The account's balance, for the page header. */
+  balance: HTMLElement;
   destroy(): void;
 }
 
-/** The signed-in screen: "New video" beside "Your videos" (stacked on a phone). */
+/** The signed-in screen: "New video" beside "Your videos" (stacked on a phone), then models and webhooks. */
 export function consoleView(client: VidgenClient, models: ModelObject[], signOut: (message?: string) => void): ConsoleView {
   let ended = false;
   const onError = (err: unknown): boolean => {
@@ -20,11 +24,15 @@ export function consoleView(client: VidgenClient, models: ModelObject[], signOut
     ended = true;
     return true;
   };
-  const tasks = new TaskList(client, onError, models);
+  const balance = new BalanceView(client, onError);
+  const tasks = new TaskList(client, onError, models, () => balance.refresh());
   const form = generateForm({ client, models, onError, onCreated: (item, prompt) => tasks.add(item, prompt) });
-  const el = h('div', { class: 'layout' }, form, tasks.el, modelsPanel(models));
+  const webhooks = webhooksPanel(client, onError);
+  const el = h('div', { class: 'layout' }, form, tasks.el, modelsPanel(models), webhooks.el);
   void tasks.load();
-  return { el, destroy: () => tasks.destroy() };
+  balance.refresh();
+  void webhooks.load();
+  return { el, balance: balance.el, destroy: () => tasks.destroy() };
 }
 
 /** What the key may use, with each model's limits: the same facts the form enforces. */

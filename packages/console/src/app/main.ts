@@ -23,7 +23,7 @@ function showSignIn(message?: string): void {
 function showConsole(client: VidgenClient, models: ModelObject[]): void {
   current?.destroy();
   current = consoleView(client, models, signOut);
-  replace(byId('session'), h('button', { type: 'button', class: 'secondary', onclick: () => signOut() }, 'Sign out'));
+  replace(byId('session'), current.balance, h('button', { type: 'button', class: 'secondary', onclick: () => signOut() }, 'Sign out'));
   replace(byId('main'), insecureNotice(), current.el);
   announce('Signed in.');
   document.querySelector<HTMLElement>('#model, #prompt')?.focus();

@@ -1,4 +1,4 @@
-import { viewOf, type Family, type FamilyATask, type FamilyBTaskObject, type TaskPhase } from '@vidgen/client';
+import { formatUsdTicks, viewOf, type Family, type FamilyATask, type FamilyBTaskObject, type TaskPhase } from '@vidgen/client';
 
 /** One task as the list shows it, whichever dialect it came from. */
 export interface TaskItem {
@@ -21,6 +21,8 @@ export interface TaskItem {
   /** From a listing (the server keeps it), else what this tab remembered at submit. */
   prompt: string | undefined;
   error: { code: string; message: string } | undefined;
+  /** What the task cost once settled (`usage.cost_in_usd_ticks`, USD ticks; 0 for a task without a result). */
+  costUsdTicks: number | undefined;
 }
 
 /** What a listing adds to a poll object (see the protocol's ListedFields). */
@@ -58,6 +60,7 @@ export function toTaskItem(family: Family, task: WireTask & ListedExtras, previo
     queuePosition: typeof task.queue_position === 'number' ? task.queue_position : undefined,
     createdAt: typeof task.created_at === 'number' ? task.created_at * 1000 : previous?.createdAt ?? Date.now(),
     error: view.error,
+    costUsdTicks: task.usage?.cost_in_usd_ticks ?? previous?.costUsdTicks,
   };
 }
 
@@ -95,7 +98,7 @@ export function formatCreated(ms: number, now = Date.now()): string {
   return sameDay ? time : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
 
-/** "5 s video · waited 0:01 · rendered 0:04": what a finished task took, as far as it is known. */
+/** "5 s video · waited 0:01 · rendered 0:04 · cost $0.25": what a finished task took and cost, as far as it is known. */
 export function timingText(item: TaskItem): string {
   const parts: string[] = [];
   if (item.seconds && item.phase === 'succeeded') parts.push(`${item.seconds} s video`);
@@ -106,5 +109,6 @@ export function timingText(item: TaskItem): string {
       parts.push(`took ${formatElapsed(item.finishedAt - item.createdAt)}`);
     }
   }
+  if (item.costUsdTicks !== undefined && item.phase !== 'pending') parts.push(`cost ${formatUsdTicks(item.costUsdTicks)}`);
   return parts.join(' · ');
 }

@@ -28,7 +28,13 @@ export class TaskList {
   private readonly posters = new Map<string, string>();
   private readonly remixModels: { edit?: ModelObject; extend?: ModelObject };
 
-  constructor(private readonly client: VidgenClient, private readonly onError: (err: unknown) => boolean, models: ModelObject[] = []) {
+  /** `changed` runs when a task is submitted or ends: what the account's balance follows. */
+  constructor(
+    private readonly client: VidgenClient,
+    private readonly onError: (err: unknown) => boolean,
+    models: ModelObject[] = [],
+    private readonly changed: () => void = () => undefined,
+  ) {
     // Edit and extend are family A endpoints; the first model the key may use for each is offered.
     const family = models.filter((m) => m.family === 'A');
     this.remixModels = { edit: family.find((m) => m.capabilities.edit), extend: family.find((m) => m.capabilities.extend) };
@@ -62,6 +68,7 @@ export class TaskList {
   add(item: TaskItem, prompt: string): void {
     rememberPrompt(item.id, prompt);
     this.upsert(item);
+    this.changed();
     announce(`Submitted to ${item.model}: ${statusLabel(item)}.`);
   }
 
@@ -81,7 +88,10 @@ export class TaskList {
     if (row) {
       const before = row.current.phase;
       row.update(item);
-      if (before === 'pending' && item.phase !== 'pending') announce(`${item.model} video: ${statusLabel(item)}.`);
+      if (before === 'pending' && item.phase !== 'pending') {
+        announce(`${item.model} video: ${statusLabel(item)}.`);
+        this.changed();
+      }
     } else {
       this.insert(new TaskRow(item, promptOf(item.id), {
         cancel: (i, r) => void this.cancel(i, r), play: (i, r) => void this.play(i, r),

@@ -1,8 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/sql/schema.ts';
 import type { SqlDialect } from '../store/sql/sql-dialect.ts';
-import type { AttemptEnd, DeliveryLease, DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhook-events.ts';
-import type { ClaimRequest, NewDelivery, NewEndpoint, WebhookStore } from './webhook-store.ts';
+import {
+  DELIVERY_STATUSES, type AttemptEnd, type DeliveryLease, type DeliveryStatus, type DisabledBy, type EndpointStatus, type WebhookDelivery,
+  type WebhookEndpoint, type WebhookEventType,
+} from './webhook-events.ts';
+import type { ClaimRequest, EndpointSwitch, NewDelivery, NewEndpoint, WebhookStore } from './webhook-store.ts';
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(
@@ -15,7 +18,7 @@ export class SqlWebhookStore implements WebhookStore {
       .insertInto('webhook_endpoints')
       .values({
         id: e.id, account_id: e.accountId, url: e.url, events: JSON.stringify(e.events), secret: e.secret,
-        previous_secret: null, previous_secret_until: null, status: 'enabled', disabled_reason: null, created_at: e.createdAt, deleted_at: null,
+        previous_secret: null, previous_secret_until: null, status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: e.createdAt, created_at: e.createdAt, deleted_at: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -42,7 +45,7 @@ export class SqlWebhookStore implements WebhookStore {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('webhook_endpoints')
-        .set({ deleted_at: now, status: 'disabled', disabled_reason: 'deleted' })
+        .set({ deleted_at: now, status: 'disabled', disabled_reason: 'deleted', disabled_by: 'account' })
         .where('account_id', '=', accountId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
@@ -67,9 +70,50 @@ export class SqlWebhookStore implements WebhookStore {
 
   async disableEndpoint(id: string, reason: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason }).where('id', '=', id).execute();
+      await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason, disabled_by: 'server' }).where('id', '=', id).execute();
       await cancelPending(trx, id, reason);
     });
+  }
+
+  async switchEndpoint(accountId: string, id: string, change: EndpointSwitch): Promise<WebhookEndpoint | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      let update = trx
+        .updateTable('webhook_endpoints')
+        .set(change.enabled
+          ? { status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: change.now }
+          : { status: 'disabled', disabled_reason: change.reason, disabled_by: change.by })
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null);
+      if (change.enabled && change.by === 'account') update = update.where((eb) => eb.or([eb('disabled_by', 'is', null), eb('disabled_by', '!=', 'operator')]));
+      const row = await update.returningAll().executeTakeFirst();
+      if (row && !change.enabled) await cancelPending(trx, id, change.reason);
+      return row && toEndpoint(row);
+    });
+  }
+
+  async failingSince(endpointId: string, notBefore: number): Promise<number | undefined> {
+    const ofEndpoint = (status: string) => this.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('status', '=', status);
+    const lastSuccess = await ofEndpoint('delivered').select((eb) => eb.fn.max('delivered_at').as('at')).executeTakeFirst();
+    const after = Math.max(notBefore, lastSuccess?.at === null || lastSuccess?.at === undefined ? -1 : Number(lastSuccess.at));
+    const row = await ofEndpoint('failed').where('created_at', '>=', after).select((eb) => eb.fn.min('created_at').as('at')).executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+  }
+
+  async deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>> {
+    const counts = new Map(endpointIds.map((id) => [id, Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>]));
+    if (endpointIds.length === 0) return counts;
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select(['endpoint_id', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('endpoint_id', 'in', endpointIds)
+      .groupBy(['endpoint_id', 'status'])
+      .execute();
+    for (const row of rows) {
+      const of = counts.get(row.endpoint_id);
+      if (of && row.status in of) of[row.status as DeliveryStatus] = Number(row.n);
+    }
+    return counts;
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void> {
@@ -206,7 +250,8 @@ async function cancelPending(db: Kysely<Database>, endpointId: string, reason: s
 function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
   return {
     id: row.id, accountId: row.account_id, url: row.url, events: JSON.parse(row.events) as WebhookEventType[],
-    status: row.status as EndpointStatus, disabledReason: row.disabled_reason, createdAt: Number(row.created_at),
+    status: row.status as EndpointStatus, disabledReason: row.disabled_reason, disabledBy: row.disabled_by as DisabledBy | null, createdAt: Number(row.created_at),
+    enabledAt: Number(row.enabled_at ?? row.created_at),
     secret: row.secret, previousSecret: row.previous_secret,
     previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
   };

@@ -26,6 +26,8 @@ export interface DispatcherDeps {
   pollMs: number;
   /** Deliveries in flight at once in this process. */
   concurrency: number;
+  /** An endpoint whose deliveries have all failed for this long is disabled when one more fails for good (0: never). */
+  disableAfterMs?: number;
   clock: () => number;
   logger: Logger;
   metrics?: WebhookMetrics;
@@ -105,9 +107,21 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       return deps.store.disableEndpoint(endpoint.id, 'The endpoint answered 410 Gone.');
     }
     error ??= `The endpoint answered HTTP ${status}.`;
-    if (delivery.attempts >= delivery.maxAttempts) return end(lease, { status: 'failed', statusCode: status, error }, 'failed');
+    if (delivery.attempts >= delivery.maxAttempts) {
+      await end(lease, { status: 'failed', statusCode: status, error }, 'failed');
+      return disableIfDead(endpoint);
+    }
     const nextAttemptAt = deps.clock() + retryDelayMs(delivery.attempts, deps.schedule);
     return end(lease, { status: 'pending', statusCode: status, error, nextAttemptAt }, 'retried');
+  }
+
+  /** Stops a receiver that has been failing every delivery for `disableAfterMs` (its account can enable it again). */
+  async function disableIfDead(endpoint: WebhookEndpoint): Promise<void> {
+    if (!deps.disableAfterMs) return;
+    const since = await deps.store.failingSince(endpoint.id, endpoint.enabledAt);
+    if (since === undefined || deps.clock() - since < deps.disableAfterMs) return;
+    deps.logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled: every delivery failed');
+    await deps.store.disableEndpoint(endpoint.id, `Every delivery failed for ${describeSpan(deps.disableAfterMs)} or more.`);
   }
 
   async function end(lease: DeliveryLease, outcome: AttemptEnd, metric: Parameters<WebhookMetrics['attemptEnded']>[0]): Promise<void> {
@@ -141,4 +155,13 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       await Promise.all(inFlight);
     },
   };
+}
+
+/** "5 days", "36 hours", "90 seconds": the span in the largest whole unit. */
+function describeSpan(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  for (const [unit, size] of [['day', 86_400], ['hour', 3600], ['minute', 60]] as const) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}${seconds === size ? '' : 's'}`;
+  }
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }

@@ -23,6 +23,8 @@ export function isEventType(value: string): value is WebhookEventType {
 }
 
 export type EndpointStatus = 'enabled' | 'disabled';
+/** Who disabled an endpoint: the server (it answered 410 Gone), its account, or the operator. */
+export type DisabledBy = 'server' | 'account' | 'operator';
 
 export interface WebhookEndpoint {
   id: string;
@@ -31,7 +33,10 @@ export interface WebhookEndpoint {
   events: WebhookEventType[];
   status: EndpointStatus;
   disabledReason: string | null;
+  disabledBy: DisabledBy | null;
   createdAt: number;
+  /** When it was created or last enabled again (epoch ms). */
+  enabledAt: number;
   /** Encrypted (secret-box.ts); only the dispatcher opens it. */
   secret: string;
   previousSecret: string | null;
@@ -39,7 +44,8 @@ export interface WebhookEndpoint {
   previousSecretUntil: number | null;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'canceled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** One event for one endpoint: the outbox row and its delivery state. */
 export interface WebhookDelivery {

@@ -1,6 +1,8 @@
 import { ApiError, Conflict, InvalidRequest } from '../errors.ts';
-import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './webhook-events.ts';
-import type { WebhookStore } from './webhook-store.ts';
+import {
+  TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType,
+} from './webhook-events.ts';
+import type { EndpointSwitch, WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
@@ -39,9 +41,35 @@ export class WebhookService {
     return this.deps.store.listEndpoints(accountId);
   }
 
-  /** Every account's endpoints (or one account's): for the admin API. */
-  listEndpoints(accountId?: string): Promise<WebhookEndpoint[]> {
-    return this.deps.store.listEndpoints(accountId);
+  /** Every account's endpoints (or one account's) with their deliveries by status: for the admin API. */
+  async listEndpoints(accountId?: string): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
+    const endpoints = await this.deps.store.listEndpoints(accountId);
+    const counts = await this.deps.store.deliveryCounts(endpoints.map((e) => e.id));
+    return endpoints.map((e) => ({ ...e, deliveries: counts.get(e.id)! }));
+  }
+
+  /**
+   * The account's own switch (Stripe's and Svix's `disabled` flag on an endpoint update): it may
+   * re-enable an endpoint it or the server (after a 410) disabled, never one the operator
+   * disabled. Events from while it was disabled are not sent; retry them one by one.
+   */
+  async setEnabled(accountId: string, id: string, enabled: boolean): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(accountId, id);
+    // Disabling twice keeps the first reason (a 410, or the operator's).
+    if (!enabled && endpoint.status === 'disabled') return endpoint;
+    const switched = await this.deps.store.switchEndpoint(accountId, id, enabled ? { enabled: true, by: 'account', now: this.deps.clock() } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
+    if (switched) return switched;
+    const now = await this.get(accountId, id);
+    throw new Conflict('webhook_disabled_by_operator', `Webhook endpoint '${id}' was disabled by the operator (${now.disabledReason}); only the operator can enable it.`);
+  }
+
+  /** The operator's switch (admin API), on any account's endpoint; it overrides every other. */
+  async setEnabledByOperator(id: string, enabled: boolean): Promise<WebhookEndpoint> {
+    const endpoint = await this.deps.store.endpointById(id);
+    const change: EndpointSwitch = enabled ? { enabled: true, by: 'operator', now: this.deps.clock() } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' };
+    const switched = endpoint && (await this.deps.store.switchEndpoint(endpoint.accountId, id, change));
+    if (!switched) throw notFound('webhook', id);
+    return switched;
   }
 
   async get(accountId: string, id: string): Promise<WebhookEndpoint> {
@@ -78,6 +106,12 @@ export class WebhookService {
     return this.deps.store.listDeliveries(id, query);
   }
 
+  /** Any account's endpoint's deliveries, for the operator (deleted endpoints' too: they explain what happened). */
+  async deliveriesByOperator(id: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
+    if (!(await this.deps.store.endpointById(id))) throw notFound('webhook', id);
+    return this.deps.store.listDeliveries(id, query);
+  }
+
   async retry(accountId: string, id: string, delivery: string): Promise<WebhookDelivery> {
     await this.enabled(accountId, id);
     const retried = await this.deps.store.retryDelivery(id, delivery, this.deps.clock());
@@ -88,7 +122,7 @@ export class WebhookService {
   private async enabled(accountId: string, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.get(accountId, id);
     if (endpoint.status !== 'enabled') {
-      throw new Conflict('webhook_disabled', `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); register it again.`);
+      throw new Conflict('webhook_disabled', `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); enable it first (PATCH {"enabled": true}).`);
     }
     return endpoint;
   }

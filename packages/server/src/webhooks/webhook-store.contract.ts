@@ -85,4 +85,51 @@ export function webhookStoreContract(open: () => SqlStores) {
     assert.deepEqual((await stores.webhooks.listEndpoints(account.id)).map((e) => e.id), [endpoint.id]);
     assert.ok((await stores.webhooks.listEndpoints()).some((e) => e.id === endpoint.id));
   });
+
+  it('an endpoint is switched off (cancelling its pending deliveries, saying by whom) and on again, only within its account; deliveries are counted by status', async () => {
+    const { stores, endpoint, newTask, account } = await setup('switch');
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    assert.deepEqual(Object.fromEntries(await stores.webhooks.deliveryCounts([endpoint.id])), { [endpoint.id]: { pending: 1, delivered: 0, failed: 0, canceled: 0 } });
+    assert.equal(await stores.webhooks.switchEndpoint('someone-else', endpoint.id, { enabled: true, by: 'operator', now: clock }), undefined);
+    const off = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: false, by: 'operator', reason: 'noisy' });
+    assert.deepEqual([off?.status, off?.disabledBy, off?.disabledReason], ['disabled', 'operator', 'noisy']);
+    assert.deepEqual((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).map((d) => d.status), ['canceled']);
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    assert.equal((await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 })).length, 1, 'nothing is written for a disabled endpoint');
+    assert.equal(await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'account', now: clock }), undefined, "an account's enable leaves the operator's disable");
+    const on = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'operator', now: clock });
+    assert.deepEqual([on?.status, on?.disabledBy, on?.disabledReason], ['enabled', null, null]);
+    await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+    const counts = (await stores.webhooks.deliveryCounts([endpoint.id, 'wh_none'])).get(endpoint.id);
+    assert.deepEqual(counts, { pending: 1, delivered: 0, failed: 0, canceled: 1 });
+    assert.deepEqual((await stores.webhooks.deliveryCounts(['wh_none'])).get('wh_none'), { pending: 0, delivered: 0, failed: 0, canceled: 0 });
+    await stores.webhooks.disableEndpoint(endpoint.id, 'The endpoint answered 410 Gone.');
+    assert.equal((await stores.webhooks.getEndpoint(account.id, endpoint.id))?.disabledBy, 'server');
+    assert.equal((await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'account', now: clock }))?.status, 'enabled', 'an account undoes the server\'s disable');
+    await stores.webhooks.deleteEndpoint(account.id, endpoint.id, clock);
+    assert.equal(await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'operator', now: clock }), undefined, 'a deleted endpoint stays deleted');
+  });
+
+  it('says since when an endpoint has been failing: after its last success and its last enable', async () => {
+    const { stores, endpoint, account } = await setup('failing');
+    const at = (n: number) => T + 10_000 + n * 1000;
+    const settle = async (createdAt: number, delivered: boolean) => {
+      const id = `whd_${uuidv7()}`;
+      await stores.webhooks.enqueue([{ id, eventId: `evt_${uuidv7()}`, endpointId: endpoint.id, accountId: account.id, eventType: 'webhook.test', taskId: null, createdAt, maxAttempts: 1 }], createdAt);
+      const [claim] = (await claimAll(stores, 'failing', createdAt, endpoint.id)).filter((c) => c.delivery.id === id);
+      await stores.webhooks.endAttempt(claim.lease, delivered ? { status: 'delivered', statusCode: 200, now: createdAt } : { status: 'failed', statusCode: 500, error: 'HTTP 500' });
+    };
+    assert.equal(await stores.webhooks.failingSince(endpoint.id, 0), undefined);
+    await settle(at(1), false);
+    await settle(at(2), false);
+    assert.equal(await stores.webhooks.failingSince(endpoint.id, 0), at(1));
+    await settle(at(3), true);
+    assert.equal(await stores.webhooks.failingSince(endpoint.id, 0), undefined, 'a success starts over');
+    await settle(at(4), false);
+    await settle(at(5), false);
+    assert.equal(await stores.webhooks.failingSince(endpoint.id, 0), at(4));
+    assert.equal(await stores.webhooks.failingSince(endpoint.id, at(5)), at(5), 'failures before the last enable do not count');
+    const enabled = await stores.webhooks.switchEndpoint(account.id, endpoint.id, { enabled: true, by: 'operator', now: at(6) });
+    assert.equal(enabled?.enabledAt, at(6));
+  });
 }

@@ -1,6 +1,11 @@
-import type { AttemptEnd, DeliveryLease, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
+import type { AttemptEnd, DeliveryLease, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
 
-export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'previousSecret' | 'previousSecretUntil'>;
+export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'disabledBy' | 'enabledAt' | 'previousSecret' | 'previousSecretUntil'>;
+/**
+ * Enable an endpoint, or disable it saying by whom and why. An account's enable leaves an
+ * endpoint the operator disabled as it is (decided in the same statement, so it cannot race).
+ */
+export type EndpointSwitch = { enabled: true; by: Exclude<DisabledBy, 'server'>; now: number } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
 export type NewDelivery = Pick<WebhookDelivery, 'id' | 'eventId' | 'endpointId' | 'accountId' | 'eventType' | 'taskId' | 'createdAt' | 'maxAttempts'>;
 
 export interface ClaimRequest {
@@ -29,6 +34,20 @@ export interface WebhookStore {
   rotateSecret(accountId: string, id: string, sealedSecret: string, previousUntil: number): Promise<WebhookEndpoint | undefined>;
   /** Stops deliveries to the endpoint (it answered 410) and cancels its pending ones. */
   disableEndpoint(id: string, reason: string): Promise<void>;
+  /**
+   * Enables an endpoint of the account (new events reach it again; those from while it was
+   * disabled are not sent) or disables it, cancelling its pending deliveries. Undefined when the
+   * account has no such endpoint, or when an account's enable meets the operator's disable.
+   */
+  switchEndpoint(accountId: string, id: string, change: EndpointSwitch): Promise<WebhookEndpoint | undefined>;
+  /**
+   * Since when the endpoint has been failing: the creation time of its oldest delivery that failed
+   * for good after both its last successful one and `notBefore` (when it was last enabled);
+   * undefined when none failed since.
+   */
+  failingSince(endpointId: string, notBefore: number): Promise<number | undefined>;
+  /** Deliveries of each endpoint by status (every status present, zeros included). */
+  deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>>;
   enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void>;
   /** Takes due pending deliveries (many processes safely): each claim bumps the fencing token. */
   claimDue(request: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>>;

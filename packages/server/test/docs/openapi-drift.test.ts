@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DIALECTS } from '../../src/main.ts';
 import { documentApp, formatOpenApi, openApiDocument } from '../../src/api/openapi/openapi-document.ts';
 
-type Operation = { operationId?: string; security?: unknown[] };
+type Operation = { operationId?: string; security?: unknown[]; tags?: string[] };
 type Document = { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>> };
 
 const committedPath = new URL('../../../../docs/openapi.json', import.meta.url);
@@ -38,6 +38,15 @@ describe('the OpenAPI document is built from the routes', () => {
     assert.deepEqual(served.paths['/v1/videos/{id}/content'].get.security, [{ bearer: [] }, {}]);
     assert.equal(served.paths['/v1/videos'].get.security, undefined, 'task routes inherit the bearer requirement');
     for (const hidden of ['/', '/assets/{name}', '/openapi.json']) assert.equal(served.paths[hidden], undefined, hidden);
+  });
+
+  it('lists every admin route under the Admin tag with the admin token, and the webhook routes', () => {
+    const admin = Object.entries(served.paths).filter(([path]) => path.startsWith('/admin/'));
+    for (const path of ['/admin/v1/webhooks', '/admin/v1/webhooks/{id}', '/admin/v1/channels', '/admin/v1/channels/{backend}/{name}']) {
+      assert.ok(admin.some(([p]) => p === path), path);
+    }
+    for (const [path, ops] of admin) for (const op of Object.values(ops)) assert.deepEqual([op.tags, op.security], [['Admin'], [{ admin: [] }]], path);
+    assert.ok(served.paths['/v1/webhooks/{id}'].patch, 'PATCH /v1/webhooks/{id}');
   });
 
   it('names VIDGEN_PUBLIC_URL as the server when it is set, else the relative root', async () => {

@@ -1,38 +1,37 @@
-import type { FastifyInstance, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AccountList, AccountObject, ApiKeyList, CreateAccountBody, CreatedApiKey, CreditAnswer, CreditBody, LedgerList, LedgerQuery,
   PatchAccountBody, Type, UsageQuery, UsageReport, type Static,
 } from '@vidgen/protocol';
 import type { BillingService } from '../../billing/billing-service.ts';
-import { ApiError, InvalidRequest } from '../../errors.ts';
-import { adminTokenMatcher } from '../../security/admin-token.ts';
+import type { AccountStore } from '../../store/account-store.ts';
+import type { WebhookService } from '../../webhooks/webhook-service.ts';
+import { InvalidRequest } from '../../errors.ts';
 import { idempotencyOf } from '../request-options.ts';
-import { described, errorResponses, idParams } from '../route-schemas.ts';
+import { idParams } from '../route-schemas.ts';
 import { dayRange, toAccountObject, toEntryObject, toUsageRows, usageCsv } from './billing-wire.ts';
+import { adminRoutes } from './admin-route.ts';
+import { registerAdminWebhookRoutes } from './webhook-routes.ts';
+import { registerAdminChannelRoutes, type ChannelAdmin } from './channel-routes.ts';
 
 export interface AdminDeps {
   billing: BillingService;
+  /** Account names ↔ ids, for the webhook routes (endpoints belong to an account's id). */
+  accounts: AccountStore;
   /** VIDGEN_ADMIN_TOKEN; unset: every admin route answers 403 `admin_disabled`. */
   adminToken?: string;
+  /** Every account's webhook endpoints; absent, the admin webhook routes answer an empty list and 404. */
+  webhooks?: WebhookService;
+  /** The relay channels of VIDGEN_BACKENDS_FILE; absent (no such file), the list is empty. */
+  channels?: ChannelAdmin;
 }
 
-const tags = ['Admin'];
-const security = [{ admin: [] }];
 type Limits = Static<typeof CreateAccountBody>['limits'];
 
 /** `/admin/v1/*`: the operator's API (issue 12), on the same service layer as `vidgen-server accounts|keys|credits`. */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
   const { billing } = deps;
-  const matches = deps.adminToken ? adminTokenMatcher(deps.adminToken) : undefined;
-  const onRequest: onRequestHookHandler = async (request) => {
-    if (!matches) throw new ApiError(403, 'permission_error', 'admin_disabled', 'The admin API is disabled: the operator has not set VIDGEN_ADMIN_TOKEN.');
-    if (!matches(request.headers.authorization)) throw new ApiError(401, 'authentication_error', 'invalid_admin_token', 'Send the admin token as `Authorization: Bearer <VIDGEN_ADMIN_TOKEN>`.');
-  };
-  const route = (operationId: string, summary: string, schema: FastifySchema, ok: Parameters<typeof described>[0], okText: string) => ({
-    schema: { operationId, summary, tags, security, ...schema, response: { 200: described(ok, okText), ...errorResponses() } },
-    config: { public: true },
-    onRequest,
-  });
+  const route = adminRoutes(deps.adminToken);
   type ById = { Params: { id: string } };
   const accountParams = idParams('id');
 
@@ -86,6 +85,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows));
       return { object: 'list' as const, data: toUsageRows(rows, true) };
     });
+
+  registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });
+  registerAdminChannelRoutes(app, { route, channels: deps.channels });
 }
 
 function limitsOf(limits: Limits) {

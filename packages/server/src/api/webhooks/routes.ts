@@ -1,33 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import {
   WebhookCreateBody, WebhookDeleted, WebhookDelivery as DeliverySchema, WebhookDeliveryList, WebhookDeliveryListQuery,
-  WebhookEndpoint as EndpointSchema, WebhookEndpointList, WebhookEndpointWithSecret,
+  WebhookEndpoint as EndpointSchema, WebhookEndpointList, WebhookEndpointWithSecret, WebhookUpdateBody,
 } from '@vidgen/protocol';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
-import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
-import { InvalidRequest } from '../../errors.ts';
+import { deliveryPage, toDelivery, toEndpoint } from './webhook-wire.ts';
 import { callerOf } from '../authenticate.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
 
 const tags = ['Webhooks'];
 const errors = errorResponses();
-const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
-
-function toEndpoint(e: WebhookEndpoint): EndpointSchema {
-  return {
-    id: e.id, object: 'webhook_endpoint', url: e.url, events: e.events, status: e.status, disabled_reason: e.disabledReason,
-    created_at: Math.floor(e.createdAt / 1000), previous_secret_expires_at: seconds(e.previousSecretUntil),
-  };
-}
-
-function toDelivery(d: WebhookDelivery): DeliverySchema {
-  return {
-    id: d.id, object: 'webhook_delivery', event_id: d.eventId, event_type: d.eventType, task_id: d.taskId, status: d.status,
-    attempts: d.attempts, next_attempt_at: d.status === 'pending' ? seconds(d.nextAttemptAt) : null, last_status_code: d.lastStatusCode,
-    last_error: d.lastError, created_at: Math.floor(d.createdAt / 1000), delivered_at: seconds(d.deliveredAt),
-  };
-}
-
 type ById = { Params: { id: string } };
 
 /** Webhook endpoints of the caller's account (a vidgen extension, the same for both dialects). */
@@ -53,6 +35,13 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
   app.get<ById>('/v1/webhooks/:id', {
     schema: { operationId: 'getWebhook', summary: 'A webhook endpoint', tags, params, response: { 200: described(EndpointSchema, 'The endpoint'), ...errors } },
   }, async (request) => toEndpoint(await webhooks.get(account(request), request.params.id)));
+
+  app.patch<ById & { Body: WebhookUpdateBody }>('/v1/webhooks/:id', {
+    schema: {
+      operationId: 'updateWebhook', summary: 'Enable (e.g. after a 410 disabled it) or disable a webhook endpoint', tags, params, body: WebhookUpdateBody,
+      response: { 200: described(EndpointSchema, 'The endpoint'), ...errors },
+    },
+  }, async (request) => toEndpoint(await webhooks.setEnabled(account(request), request.params.id, request.body.enabled)));
 
   app.delete<ById>('/v1/webhooks/:id', {
     schema: { operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint (its pending deliveries are canceled)', tags, params, response: { 200: described(WebhookDeleted, 'Deleted'), ...errors } },
@@ -80,13 +69,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
       operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first", tags, params, querystring: WebhookDeliveryListQuery,
       response: { 200: described(WebhookDeliveryList, 'A page of deliveries'), ...errors },
     },
-  }, async (request) => {
-    const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
-    const page = await webhooks.deliveries(account(request), request.params.id, { limit: limit + 1, after: request.query.after || undefined });
-    const data = page.slice(0, limit).map(toDelivery);
-    return { object: 'list' as const, data, has_more: page.length > limit, last_id: data.at(-1)?.id ?? null };
-  });
+  }, async (request) => deliveryPage(request.query, (query) => webhooks.deliveries(account(request), request.params.id, query)));
 
   app.post<{ Params: { id: string; delivery_id: string } }>('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
     schema: {

@@ -241,6 +241,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('tasks_account_model').on('tasks').columns(['account_id', 'family', 'model', 'id']).execute();
     },
   },
+  '0080_webhook_operator': {
+    async up(db: Kysely<any>) {
+      // Who disabled an endpoint decides who may enable it again: an account may undo its own
+      // disable and the server's (after a 410), never the operator's.
+      await db.schema.alterTable('webhook_endpoints').addColumn('disabled_by', 'varchar(16)').execute();
+      // Since when an endpoint has been enabled: failures before a re-enable do not count
+      // towards disabling it again for failing every delivery.
+      await db.schema.alterTable('webhook_endpoints').addColumn('enabled_at', 'bigint').execute();
+      await db.updateTable('webhook_endpoints').set((eb: any) => ({ enabled_at: eb.ref('created_at') })).execute();
+      await db.updateTable('webhook_endpoints').set({ disabled_by: 'server' }).where('status', '=', 'disabled').where('deleted_at', 'is', null).execute();
+      await db.updateTable('webhook_endpoints').set({ disabled_by: 'account' }).where('deleted_at', 'is not', null).execute();
+      // The admin listing counts each endpoint's deliveries by status from the index alone.
+      await db.schema.createIndex('webhook_deliveries_endpoint_status').on('webhook_deliveries').columns(['endpoint_id', 'status']).execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

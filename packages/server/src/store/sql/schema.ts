@@ -121,6 +121,10 @@ export interface WebhookEndpointsTable {
   previous_secret_until: number | null;
   status: string;
   disabled_reason: string | null;
+  /** 'server' (it answered 410), 'account' or 'operator'; null while enabled. */
+  disabled_by: string | null;
+  /** When it was last enabled (created, or enabled again); null only before migration 0080 filled it. */
+  enabled_at: number | null;
   created_at: number;
   deleted_at: number | null;
 }

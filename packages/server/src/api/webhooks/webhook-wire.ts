@@ -1,0 +1,34 @@
+import type { WebhookDelivery as DeliverySchema, WebhookEndpoint as EndpointSchema } from '@vidgen/protocol';
+import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
+import { InvalidRequest } from '../../errors.ts';
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+
+/** An endpoint as `/v1/webhooks` shows it (and `/admin/v1/webhooks`, with more): never a secret. */
+export function toEndpoint(e: WebhookEndpoint): EndpointSchema {
+  return {
+    id: e.id, object: 'webhook_endpoint', url: e.url, events: e.events, status: e.status, disabled_reason: e.disabledReason, disabled_by: e.disabledBy,
+    created_at: Math.floor(e.createdAt / 1000), previous_secret_expires_at: seconds(e.previousSecretUntil),
+  };
+}
+
+export function toDelivery(d: WebhookDelivery): DeliverySchema {
+  return {
+    id: d.id, object: 'webhook_delivery', event_id: d.eventId, event_type: d.eventType, task_id: d.taskId, status: d.status,
+    attempts: d.attempts, next_attempt_at: d.status === 'pending' ? seconds(d.nextAttemptAt) : null, last_status_code: d.lastStatusCode,
+    last_error: d.lastError, created_at: Math.floor(d.createdAt / 1000), delivered_at: seconds(d.deliveredAt),
+  };
+}
+
+
+/** One page of an endpoint's deliveries, newest first (`?limit=` 1–100, default 20; `?after=` a delivery id). */
+export async function deliveryPage(
+  query: { limit?: string; after?: string },
+  fetch: (query: { limit: number; after?: string }) => Promise<WebhookDelivery[]>,
+) {
+  const limit = query.limit === undefined ? 20 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
+  const page = await fetch({ limit: limit + 1, after: query.after || undefined });
+  const data = page.slice(0, limit).map(toDelivery);
+  return { object: 'list' as const, data, has_more: page.length > limit, last_id: data.at(-1)?.id ?? null };
+}
