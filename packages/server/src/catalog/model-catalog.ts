@@ -62,6 +62,32 @@ export function outputSize(shortSide: number, ratio: string): { width: number; h
   return a >= b ? { width: long, height: shortSide } : { width: shortSide, height: long };
 }
 
+/** The names a catalog file offers, for commands that name models without running backends. */
+export interface ModelNames {
+  /** Where the catalog came from, for messages ("the built-in catalog", a file path). */
+  source: string;
+  ids: string[];
+  /** The id an id or alias names. */
+  idOf(name: string): string | undefined;
+}
+
+/**
+ * The ids and aliases of a parsed catalog file. Entries are not checked against backends here:
+ * an operator command needs only the names, and the server refuses a bad entry at start.
+ */
+export function catalogModelNames(raw: unknown, source: string): ModelNames {
+  const list = (raw as { models?: unknown })?.models;
+  if (!Array.isArray(list)) throw new Error(`model catalog (${source}): "models" must be an array`);
+  const idOf = new Map<string, string>();
+  for (const entry of list as RawEntry[]) {
+    if (typeof entry?.id !== 'string') continue;
+    idOf.set(entry.id, entry.id);
+    for (const alias of Array.isArray(entry.aliases) ? entry.aliases.map(String) : []) idOf.set(alias, entry.id);
+  }
+  const ids = list.map((e: RawEntry) => e?.id).filter((id): id is string => typeof id === 'string');
+  return { source, ids, idOf: (name) => idOf.get(name) };
+}
+
 type RawEntry = Record<string, unknown>;
 
 /**
