@@ -149,5 +149,10 @@ describe('vidgen-server command line (real processes)', () => {
       ['team', 'active', 'video-v1-5s,video-v1-10s'],
     ]);
     assert.ok(rows.every((r) => !listed.stdout.includes(first.stdout.trim()) && r[2].endsWith('…')), 'keys are never shown again');
+
+    const narrowed = await server(['accounts', 'set', 'team', '--models', 'video-v1-10s']);
+    assert.equal(narrowed.code, 0, narrowed.stderr);
+    assert.match(narrowed.stderr, /changed the models of account 'team': video-v1-5s,video-v1-10s → video-v1-10s/);
+    assert.deepEqual(JSON.parse(narrowed.stdout).models, ['video-v1-10s']);
   });
 });
