@@ -16,7 +16,7 @@ import { SqlAccountStore } from './store/sql/sql-account-store.ts';
 import { SqlLedger } from './billing/sql-ledger.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import { S3BlobStore } from './blobs/s3-blob-store.ts';
-import { catalogModelNames, createModelCatalog, type ModelCatalog, type ModelNames } from './catalog/model-catalog.ts';
+import { catalogModelNames, createModelCatalog, namesOf, type ModelCatalog, type ModelNames } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
 import { ImageInputs } from './engine/inputs/image-inputs.ts';
@@ -144,7 +144,7 @@ export async function startService(
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: () => storageReady(database, blobs, config.role === 'api' ? [config.dataDir] : [config.dataDir, workRoot]), metrics: metrics.registry, metricsToken: config.metricsToken },
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
-    billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
+    billing: new BillingService({ accounts, ledger, clock, models: namesOf(catalog, 'the catalog') }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
     bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,

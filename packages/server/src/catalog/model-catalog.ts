@@ -88,6 +88,26 @@ export function catalogModelNames(raw: unknown, source: string): ModelNames {
   return { source, ids, idOf: (name) => idOf.get(name) };
 }
 
+/** The names of a built catalog. */
+export function namesOf(catalog: ModelCatalog, source: string): ModelNames {
+  return { source, ids: catalog.list().map((e) => e.id), idOf: (name) => catalog.find(name)?.id };
+}
+
+/**
+ * Model names as an account's entitlement keeps them: by id (that is what submits are checked
+ * against), so an alias becomes its id; `unknown` lists the names the catalog lacks, which would
+ * grant nothing.
+ */
+export function resolveModelNames(requested: readonly string[], names: Pick<ModelNames, 'idOf'>) {
+  const unknown = requested.filter((name) => names.idOf(name) === undefined);
+  const resolved = requested.filter((name) => !unknown.includes(name)).map((name) => ({ name, id: names.idOf(name) as string }));
+  return {
+    ids: [...new Set(resolved.map((r) => r.id))],
+    unknown,
+    aliases: resolved.filter((r) => r.name !== r.id),
+  };
+}
+
 type RawEntry = Record<string, unknown>;
 
 /**
