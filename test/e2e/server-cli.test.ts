@@ -58,7 +58,7 @@ describe('vidgen-server command line (real processes)', () => {
       [['--verison'], /unknown option '--verison'\. Did you mean '--version'\?/],
       [['kyes', 'list'], /unknown command 'kyes'\. Did you mean 'keys'\?/],
       [['serve'], /unknown command 'serve'\./],
-      [['--role', 'wrker'], /--role must be all, api, worker, got 'wrker'/],
+      [['--role', 'wrker'], /--role must be all, api or worker, got 'wrker'/],
       [['keys', 'lst'], /unknown keys command 'lst'\. Did you mean 'list'\?/],
       [['keys', 'create', '--account', 'a', '--model', 'video-v1-5s'], /unknown option '--model'\. Did you mean '--models'\?/],
       [['accounts', 'creat', 'a'], /unknown accounts command 'creat'\. Did you mean 'create'\?/],

@@ -19,8 +19,8 @@ export type Invocation =
   | { kind: 'refused'; problem: string };
 
 /**
- * Reads the options before the command. A word or option it does not know is refused: before, any
- * unknown argument (even `--help`) started a server and created a key.
+ * Reads the options before the command. A word or option it does not know is refused, never
+ * ignored: ignoring one (a mistyped `--help`, say) would start a server and create a key.
  */
 export function parseInvocation(argv: string[]): Invocation {
   let role: string | undefined;
@@ -37,7 +37,7 @@ export function parseInvocation(argv: string[]): Invocation {
     if (name !== '--role') return { kind: 'refused', problem: `unknown option '${name}'.${didYouMean(name, OPTIONS)}` };
     role = inline ?? argv[++i];
     if (!(ROLES as readonly string[]).includes(role)) {
-      return { kind: 'refused', problem: `--role must be ${ROLES.join(', ')}${role === undefined ? '' : `, got '${role}'`}.` };
+      return { kind: 'refused', problem: `--role must be ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}${role === undefined ? '' : `, got '${role}'`}.` };
     }
   }
   return { kind: 'serve', role };
