@@ -43,6 +43,14 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     const patched = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', { limits: { requests_per_minute: 30, max_active_tasks: 4 }, models: null });
     assert.deepEqual(patched.body.limits, { requests_per_minute: 30, max_active_tasks: 4 });
     assert.equal(patched.body.models, null);
+    // A model the catalog lacks would grant nothing: refused, naming it, and nothing changes.
+    const unknown = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', { models: ['tiny-1s', 'nope'] });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.param, 'models');
+    assert.match(unknown.body.error.message, /'nope', not in the catalog \(.*tiny-1s/);
+    assert.equal((await svc.admin.get('/admin/v1/accounts/acme')).body.models, null);
+    assert.equal((await svc.admin.post('/admin/v1/accounts', { id: 'ghost', models: ['nope'] })).status, 400);
+    assert.equal((await svc.admin.get('/admin/v1/accounts/ghost')).status, 404);
 
     const key = await svc.admin.post('/admin/v1/accounts/acme/keys');
     assert.match(key.body.key, /^vg-/);

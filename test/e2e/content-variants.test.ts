@@ -89,6 +89,25 @@ describe('content variants: poster and sprite sheet', () => {
     assert.ok(Number(head.headers.get('content-length')) > 0);
   });
 
+  it('is described in /openapi.json with the media type each variant really has', async () => {
+    const doc = await (await fetch(`${svc.url}/openapi.json`)).json();
+    const operation = doc.paths['/v1/videos/{id}/content'].get;
+    for (const status of ['200', '206']) {
+      const content = operation.responses[status].content as Record<string, { schema: { description: string } }>;
+      // What the server answers for each query, against what the document says it answers.
+      for (const [query, variant] of [['', undefined], ['?variant=thumbnail', 'thumbnail'], ['?variant=spritesheet', 'spritesheet']] as const) {
+        const res = await get(query, { range: 'bytes=0-0' });
+        await res.arrayBuffer();
+        const type = res.headers.get('content-type')!;
+        assert.ok(content[type], `${status} documents ${type} (served for '${query}')`);
+        const description = content[type].schema.description;
+        if (variant) assert.match(description, new RegExp(`variant=${variant}`), `${type} is documented as the ${variant}`);
+        else assert.match(description, /Without `variant`/);
+      }
+      assert.deepEqual(Object.keys(content).sort(), ['image/jpeg', 'image/webp', 'video/mp4']);
+    }
+  });
+
   it('refuses an unknown variant and a request without a key', async () => {
     const bad = await client.get(`/v1/videos/${id}/content?variant=gif`);
     assert.equal(bad.status, 400);

@@ -16,7 +16,8 @@ describe('operator commands and crash recovery (real processes)', () => {
       assert.equal(created.code, 0, created.stderr);
       assert.match(created.stdout, /^vg-[A-Za-z0-9_-]{43}\n$/);
       const listed = await runServerCommand(['keys', 'list'], env);
-      const [keyId, account, prefix] = listed.stdout.trim().split('\t');
+      // Under the header row, one row per key.
+      const [keyId, account, prefix] = listed.stdout.trim().split('\n')[1].split('\t');
       assert.equal(account, 'demo');
       assert.equal(prefix, `${created.stdout.slice(0, 10)}…`);
       assert.ok(!listed.stdout.includes(created.stdout.trim()), 'the key itself is never shown again');

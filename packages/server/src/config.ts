@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 
-export type Role = 'all' | 'api' | 'worker';
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
 
 /** Everything the service can be told from its environment. Built from a plain object so tests pass their own. */
 export interface Config {
@@ -67,79 +68,165 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/** One environment variable: the default `loadConfig` applies, or what happens when it is unset. */
+interface Variable {
+  fallback?: string | number | boolean;
+  /** Smallest accepted value of a number. */
+  min?: number;
+  /** What an unset variable means, where there is no plain default value. */
+  unset?: string;
+  about: string;
+}
+
+/**
+ * Every variable the service reads, with its default: `loadConfig` takes the defaults from here and
+ * `vidgen-server --help` prints this table, so the two cannot disagree.
+ */
+export const ENVIRONMENT = {
+  HOST: { fallback: '127.0.0.1', about: 'address the API listens on' },
+  PORT: { fallback: 8080, about: 'port the API listens on; 0 picks a free one' },
+  VIDGEN_ROLE: { fallback: 'all', about: 'all, api or worker; the --role option wins' },
+  VIDGEN_DATA_DIR: { fallback: './data', about: 'SQLite database, uploaded files, videos, signing secret; key commands must see the same one' },
+  VIDGEN_DATABASE_URL: { unset: 'SQLite in the data dir', about: 'postgres://… to use PostgreSQL; key commands must see the same one' },
+  VIDGEN_PUBLIC_URL: { unset: 'the address a request came in on', about: 'absolute base of the links the service hands out' },
+  VIDGEN_TRUST_PROXY: { unset: 'none', about: 'true, or proxy addresses/CIDRs whose X-Forwarded-Proto/-Host links may use' },
+  VIDGEN_ALLOW_PRIVATE_URLS: { fallback: false, about: '1: fetch image and video URLs on loopback/private networks, for development and tests' },
+  VIDGEN_MODELS_FILE: { unset: 'the built-in catalog', about: 'path of a model catalog JSON file' },
+  VIDGEN_RETENTION_SECONDS: { fallback: 24 * 3600, min: 1, about: 'how long results are kept' },
+  VIDGEN_SIGNED_URL_TTL_SECONDS: { fallback: 3600, min: 1, about: 'lifetime of signed download links' },
+  VIDGEN_SIGNING_SECRET: { unset: 'generated in the data dir', about: 'HMAC secret of signed links; the same on every API process' },
+  VIDGEN_BODY_LIMIT_MB: { fallback: 32, min: 1, about: 'largest JSON body' },
+  VIDGEN_UPLOAD_LIMIT_MB: { fallback: 100, min: 1, about: 'largest uploaded file' },
+  VIDGEN_WORKER_CONCURRENCY: { fallback: 2, min: 1, about: 'renders at once per backend in this process' },
+  VIDGEN_LEASE_SECONDS: { fallback: 30, min: 1, about: 'task lease; an interrupted task runs again once it ran out' },
+  VIDGEN_HEARTBEAT_SECONDS: { fallback: 10, min: 0.1, about: 'how often a worker renews its leases' },
+  VIDGEN_POLL_MS: { fallback: 1000, min: 10, about: 'how often an idle worker looks for tasks and webhook deliveries' },
+  VIDGEN_MAX_ATTEMPTS: { fallback: 3, min: 1, about: 'attempts per task for transient failures' },
+  VIDGEN_SWEEP_INTERVAL_SECONDS: { fallback: 60, min: 0.1, about: 'how often expired results are deleted' },
+  VIDGEN_SHUTDOWN_GRACE_SECONDS: { fallback: 30, about: 'on SIGTERM, how long running tasks may finish before they are handed back' },
+  VIDGEN_MAX_RUNNING_PER_ACCOUNT: { fallback: 0, about: 'most tasks one account may run at once per backend lane; 0: no cap' },
+  VIDGEN_RENDER_DEADLINE_SECONDS: { fallback: 600, min: 1, about: 'hard limit of one attempt of the built-in renderer' },
+  VIDGEN_BACKEND_DEADLINE_SECONDS: { fallback: 3600, min: 1, about: 'hard limit of one attempt on other backends: ComfyUI, relays' },
+  VIDGEN_COMFYUI_CONFIG: { unset: 'none', about: 'ComfyUI hosts and backends, see docs/comfyui.md' },
+  VIDGEN_BACKENDS_FILE: { unset: 'none', about: 'relay backends to upstream services, see docs/relays.md' },
+  VIDGEN_FFMPEG_PATH: { unset: 'the npm-shipped binary', about: 'ffmpeg binary to use' },
+  VIDGEN_FFPROBE_PATH: { unset: 'the npm-shipped binary', about: 'ffprobe binary to use' },
+  VIDGEN_RENDER_PRESET: { fallback: 'veryfast', about: 'x264 preset of the built-in renderer' },
+  VIDGEN_FETCH_TIMEOUT_MS: { fallback: 15_000, min: 100, about: 'time limit of fetching an image or video URL' },
+  VIDGEN_FETCH_MAX_MB: { fallback: 20, min: 1, about: 'largest image fetched from a URL' },
+  VIDGEN_FETCH_VIDEO_MAX_MB: { fallback: 200, min: 1, about: 'largest input video of an edit or extension fetched from a URL' },
+  VIDGEN_MAX_IMAGE_MEGAPIXELS: { fallback: 40, min: 1, about: 'largest decoded input image' },
+  VIDGEN_S3_BUCKET: { unset: 'local disk', about: 'store videos and uploads in this S3-compatible bucket; credentials from the usual AWS_* variables' },
+  VIDGEN_S3_REGION: { fallback: 'us-east-1', about: 'region of the bucket; AWS_REGION when that is set' },
+  VIDGEN_S3_ENDPOINT: { unset: "AWS's endpoint", about: 'endpoint of an S3-compatible service' },
+  VIDGEN_S3_PUBLIC_ENDPOINT: { unset: 'VIDGEN_S3_ENDPOINT', about: 'endpoint presigned download links name' },
+  VIDGEN_S3_FORCE_PATH_STYLE: { fallback: false, about: '1: path-style bucket addressing, as most S3-compatible servers want' },
+  VIDGEN_S3_PREFIX: { unset: 'none', about: 'key prefix of every object' },
+  VIDGEN_METRICS_TOKEN: { unset: 'none, /metrics is open', about: '/metrics requires Authorization: Bearer <token>' },
+  VIDGEN_METRICS_PER_ACCOUNT: { fallback: false, about: '1: label vidgen_running_tasks with account ids; needs VIDGEN_METRICS_TOKEN' },
+  VIDGEN_ADMIN_TOKEN: { unset: 'none, the admin API is off', about: 'enables the admin API /admin/v1/ for Authorization: Bearer <token>' },
+  VIDGEN_RATE_WINDOW_SECONDS: { fallback: 60, min: 1, about: 'window of the per-key create limit' },
+  VIDGEN_WEBHOOK_RETRY_BASE_MS: { fallback: 10_000, min: 1, about: 'first webhook retry delay; doubles each time' },
+  VIDGEN_WEBHOOK_RETRY_CAP_MS: { fallback: 6 * 3600_000, min: 1, about: 'longest webhook retry delay' },
+  VIDGEN_WEBHOOK_MAX_ATTEMPTS: { fallback: 15, min: 1, about: 'delivery attempts per webhook event' },
+  VIDGEN_WEBHOOK_TIMEOUT_MS: { fallback: 10_000, min: 100, about: 'time limit of one webhook POST' },
+  VIDGEN_WEBHOOK_CONCURRENCY: { fallback: 4, min: 1, about: 'webhook deliveries in flight per worker process' },
+  VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS: { fallback: 5 * 86_400, min: 0, about: 'an endpoint failing every delivery this long is disabled (0: never)' },
+  VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
+} as const satisfies Record<string, Variable>;
+
+type Variables = typeof ENVIRONMENT;
+type Name = keyof Variables;
+type NameOf<T> = { [K in Name]: Variables[K] extends { fallback: T } ? K : never }[Name];
+
+/** The variable table as `--help` prints it: each name with its default in words. */
+export function describeEnvironment(): Array<{ name: string; fallback: string; about: string }> {
+  return Object.entries(ENVIRONMENT).map(([name, v]: [string, Variable]) => ({
+    name,
+    fallback: v.unset ?? (typeof v.fallback === 'boolean' ? (v.fallback ? 'on' : 'off') : String(v.fallback)),
+    about: v.about,
+  }));
+}
+
 const MiB = 1024 * 1024;
 
 export function loadConfig(env: Env): Config {
-  const num = (name: string, fallback: number, min = 0): number => {
+  const num = (name: NameOf<number>): number => {
+    const { fallback, min = 0 }: Variable = ENVIRONMENT[name];
     const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
+    if (raw === undefined || raw === '') return fallback as number;
     const value = Number(raw);
     if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
     return value;
   };
-  if (flag(env.VIDGEN_METRICS_PER_ACCOUNT) && !env.VIDGEN_METRICS_TOKEN) {
+  const text = (name: NameOf<string>): string => env[name] || ENVIRONMENT[name].fallback;
+  // Variables with no default: unset and empty both mean "not configured".
+  const optional = (name: Exclude<Name, NameOf<unknown>>): string | undefined => env[name] || undefined;
+  const on = (name: NameOf<boolean>): boolean => (env[name] ? flag(env[name]) : ENVIRONMENT[name].fallback);
+  if (on('VIDGEN_METRICS_PER_ACCOUNT') && !env.VIDGEN_METRICS_TOKEN) {
     throw new Error('VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only Prometheus sees them');
   }
-  const role = (env.VIDGEN_ROLE ?? 'all') as Role;
-  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`VIDGEN_ROLE must be all, api or worker, got "${role}"`);
+  const role = text('VIDGEN_ROLE') as Role;
+  if (!ROLES.includes(role)) throw new Error(`VIDGEN_ROLE must be all, api or worker, got "${role}"`);
+  const bucket = optional('VIDGEN_S3_BUCKET');
   return {
     role,
-    host: env.HOST || '127.0.0.1',
-    port: num('PORT', 8080),
-    dataDir: resolve(env.VIDGEN_DATA_DIR || './data'),
-    databaseUrl: env.VIDGEN_DATABASE_URL || undefined,
-    s3: env.VIDGEN_S3_BUCKET
+    host: text('HOST'),
+    port: num('PORT'),
+    dataDir: resolve(text('VIDGEN_DATA_DIR')),
+    databaseUrl: optional('VIDGEN_DATABASE_URL'),
+    s3: bucket
       ? {
-          bucket: env.VIDGEN_S3_BUCKET,
-          region: env.VIDGEN_S3_REGION || env.AWS_REGION || 'us-east-1',
-          endpoint: env.VIDGEN_S3_ENDPOINT || undefined,
-          publicEndpoint: env.VIDGEN_S3_PUBLIC_ENDPOINT || undefined,
-          forcePathStyle: ['1', 'true'].includes(env.VIDGEN_S3_FORCE_PATH_STYLE ?? ''),
-          prefix: env.VIDGEN_S3_PREFIX || undefined,
+          bucket,
+          region: env.VIDGEN_S3_REGION || env.AWS_REGION || ENVIRONMENT.VIDGEN_S3_REGION.fallback,
+          endpoint: optional('VIDGEN_S3_ENDPOINT'),
+          publicEndpoint: optional('VIDGEN_S3_PUBLIC_ENDPOINT'),
+          forcePathStyle: on('VIDGEN_S3_FORCE_PATH_STYLE'),
+          prefix: optional('VIDGEN_S3_PREFIX'),
         }
       : undefined,
-    publicUrl: env.VIDGEN_PUBLIC_URL || undefined,
-    allowPrivateUrls: env.VIDGEN_ALLOW_PRIVATE_URLS === '1' || env.VIDGEN_ALLOW_PRIVATE_URLS === 'true',
-    bodyLimitBytes: num('VIDGEN_BODY_LIMIT_MB', 32, 1) * MiB,
-    uploadLimitBytes: num('VIDGEN_UPLOAD_LIMIT_MB', 100, 1) * MiB,
-    retentionSeconds: num('VIDGEN_RETENTION_SECONDS', 24 * 3600, 1),
-    signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS', 3600, 1),
-    signingSecret: env.VIDGEN_SIGNING_SECRET || undefined,
-    workerConcurrency: num('VIDGEN_WORKER_CONCURRENCY', 2, 1),
-    leaseSeconds: num('VIDGEN_LEASE_SECONDS', 30, 1),
-    heartbeatSeconds: num('VIDGEN_HEARTBEAT_SECONDS', 10, 0.1),
-    pollMs: num('VIDGEN_POLL_MS', 1000, 10),
-    maxAttempts: num('VIDGEN_MAX_ATTEMPTS', 3, 1),
-    sweepIntervalSeconds: num('VIDGEN_SWEEP_INTERVAL_SECONDS', 60, 0.1),
-    shutdownGraceSeconds: num('VIDGEN_SHUTDOWN_GRACE_SECONDS', 30),
-    maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT', 0),
-    renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS', 600, 1),
-    metricsToken: env.VIDGEN_METRICS_TOKEN || undefined,
-    adminToken: env.VIDGEN_ADMIN_TOKEN || undefined,
-    rateWindowSeconds: num('VIDGEN_RATE_WINDOW_SECONDS', 60, 1),
-    metricsPerAccount: flag(env.VIDGEN_METRICS_PER_ACCOUNT),
-    trustProxy: trustedProxies(env.VIDGEN_TRUST_PROXY),
-    comfyUiConfigFile: env.VIDGEN_COMFYUI_CONFIG || undefined,
-    backendsFile: env.VIDGEN_BACKENDS_FILE || undefined,
+    publicUrl: optional('VIDGEN_PUBLIC_URL'),
+    allowPrivateUrls: on('VIDGEN_ALLOW_PRIVATE_URLS'),
+    bodyLimitBytes: num('VIDGEN_BODY_LIMIT_MB') * MiB,
+    uploadLimitBytes: num('VIDGEN_UPLOAD_LIMIT_MB') * MiB,
+    retentionSeconds: num('VIDGEN_RETENTION_SECONDS'),
+    signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS'),
+    signingSecret: optional('VIDGEN_SIGNING_SECRET'),
+    workerConcurrency: num('VIDGEN_WORKER_CONCURRENCY'),
+    leaseSeconds: num('VIDGEN_LEASE_SECONDS'),
+    heartbeatSeconds: num('VIDGEN_HEARTBEAT_SECONDS'),
+    pollMs: num('VIDGEN_POLL_MS'),
+    maxAttempts: num('VIDGEN_MAX_ATTEMPTS'),
+    sweepIntervalSeconds: num('VIDGEN_SWEEP_INTERVAL_SECONDS'),
+    shutdownGraceSeconds: num('VIDGEN_SHUTDOWN_GRACE_SECONDS'),
+    maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT'),
+    renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS'),
+    metricsToken: optional('VIDGEN_METRICS_TOKEN'),
+    adminToken: optional('VIDGEN_ADMIN_TOKEN'),
+    rateWindowSeconds: num('VIDGEN_RATE_WINDOW_SECONDS'),
+    metricsPerAccount: on('VIDGEN_METRICS_PER_ACCOUNT'),
+    trustProxy: trustedProxies(optional('VIDGEN_TRUST_PROXY')),
+    comfyUiConfigFile: optional('VIDGEN_COMFYUI_CONFIG'),
+    backendsFile: optional('VIDGEN_BACKENDS_FILE'),
     secretsEnv: env,
-    backendDeadlineSeconds: num('VIDGEN_BACKEND_DEADLINE_SECONDS', 3600, 1),
-    modelsFile: env.VIDGEN_MODELS_FILE || undefined,
-    ffmpegPath: env.VIDGEN_FFMPEG_PATH || undefined,
-    ffprobePath: env.VIDGEN_FFPROBE_PATH || undefined,
-    renderPreset: env.VIDGEN_RENDER_PRESET || 'veryfast',
-    fetchTimeoutMs: num('VIDGEN_FETCH_TIMEOUT_MS', 15_000, 100),
-    fetchMaxBytes: num('VIDGEN_FETCH_MAX_MB', 20, 1) * MiB,
-    fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB', 200, 1) * MiB,
-    maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS', 40, 1) * 1_000_000,
-    logLevel: env.VIDGEN_LOG_LEVEL || 'info',
+    backendDeadlineSeconds: num('VIDGEN_BACKEND_DEADLINE_SECONDS'),
+    modelsFile: optional('VIDGEN_MODELS_FILE'),
+    ffmpegPath: optional('VIDGEN_FFMPEG_PATH'),
+    ffprobePath: optional('VIDGEN_FFPROBE_PATH'),
+    renderPreset: text('VIDGEN_RENDER_PRESET'),
+    fetchTimeoutMs: num('VIDGEN_FETCH_TIMEOUT_MS'),
+    fetchMaxBytes: num('VIDGEN_FETCH_MAX_MB') * MiB,
+    fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB') * MiB,
+    maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS') * 1_000_000,
+    logLevel: text('VIDGEN_LOG_LEVEL'),
     webhooks: {
-      retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS', 10_000, 1),
-      retryCapMs: num('VIDGEN_WEBHOOK_RETRY_CAP_MS', 6 * 3600_000, 1),
-      maxAttempts: num('VIDGEN_WEBHOOK_MAX_ATTEMPTS', 15, 1),
-      timeoutMs: num('VIDGEN_WEBHOOK_TIMEOUT_MS', 10_000, 100),
-      concurrency: num('VIDGEN_WEBHOOK_CONCURRENCY', 4, 1),
+      retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),
+      retryCapMs: num('VIDGEN_WEBHOOK_RETRY_CAP_MS'),
+      maxAttempts: num('VIDGEN_WEBHOOK_MAX_ATTEMPTS'),
+      timeoutMs: num('VIDGEN_WEBHOOK_TIMEOUT_MS'),
+      concurrency: num('VIDGEN_WEBHOOK_CONCURRENCY'),
       // Svix's rule: an endpoint failing every delivery for 5 days is disabled, so dead receivers stop costing attempts.
-      disableAfterMs: num('VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 0) * 1000,
+      disableAfterMs: num('VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS') * 1000,
     },
   };
 }

@@ -11,10 +11,12 @@ import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
 import { openSqlStores } from './store/sql/open-sql-stores.ts';
-import type { SqlAccountStore } from './store/sql/sql-account-store.ts';
+import { openSqlDatabase } from './store/sql/database.ts';
+import { SqlAccountStore } from './store/sql/sql-account-store.ts';
+import { SqlLedger } from './billing/sql-ledger.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import { S3BlobStore } from './blobs/s3-blob-store.ts';
-import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
+import { catalogModelNames, createModelCatalog, namesOf, type ModelCatalog, type ModelNames } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
 import { ImageInputs } from './engine/inputs/image-inputs.ts';
@@ -142,7 +144,7 @@ export async function startService(
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: () => storageReady(database, blobs, config.role === 'api' ? [config.dataDir] : [config.dataDir, workRoot]), metrics: metrics.registry, metricsToken: config.metricsToken },
     accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
-    billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
+    billing: new BillingService({ accounts, ledger, clock, models: namesOf(catalog, 'the catalog') }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
     relayChannels,
@@ -176,6 +178,54 @@ export async function startService(
       await database.close();
     },
   };
+}
+
+/** What the operator commands (`vidgen-server keys|accounts|credits|ledger`) work on. */
+export interface OperatorTools {
+  /** The names of the catalog the server serves. */
+  modelNames(): Promise<ModelNames>;
+  /**
+   * Opens the server's database. Commands call it only once their arguments are checked, so that a
+   * refused command line writes nothing, not even an empty database in the wrong place.
+   */
+  open(): Promise<OperatorDatabase>;
+}
+
+export interface OperatorDatabase {
+  accounts: SqlAccountStore;
+  billing: BillingService;
+  /** Where it is, for messages: a key made in another database than the server's is no key. */
+  database: string;
+  close(): Promise<void>;
+}
+
+/** The server's own database and catalog, as the same environment makes the server use them. */
+export function operatorTools(config: Config): OperatorTools {
+  return {
+    modelNames: async () => catalogModelNames(await readCatalog(config), config.modelsFile ? `the catalog in ${config.modelsFile}` : 'the built-in catalog'),
+    async open() {
+      const location = config.databaseUrl ?? join(config.dataDir, 'vidgen.db');
+      if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
+      const database = await openSqlDatabase(location);
+      const accounts = new SqlAccountStore(database.db);
+      return {
+        accounts,
+        billing: new BillingService({ accounts, ledger: new SqlLedger(database.db), clock: Date.now }),
+        database: config.databaseUrl ? withoutPassword(config.databaseUrl) : location,
+        close: () => database.close(),
+      };
+    },
+  };
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the database of VIDGEN_DATABASE_URL';
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { parseCliArgs, type ParsedArgs } from './cli-args.ts';
 import { CliContext, resolveConfig, type CliIO } from './cli-context.ts';
 import { EXIT, UsageError, exitCodeFor } from './exit-codes.ts';
 import { COMMAND_HELP, USAGE } from './usage.ts';
-import { closest } from './suggest.ts';
+import { closest } from '@vidgen/protocol/suggest';
 import { profilePath, readProfile } from './profile.ts';
 import { generateCommand, submitCommand } from './commands/generate.ts';
 import { cancelCommand, downloadCommand, statusCommand, waitCommand } from './commands/task-commands.ts';

@@ -2,6 +2,7 @@ import type { Account, AccountStore, ApiKeyRecord } from '../store/account-store
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { createKeyFor } from '../cli/keys-command.ts';
 import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
+import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
 export interface AccountView {
@@ -26,12 +27,14 @@ export interface AccountChange {
  * `vidgen-server accounts|credits|ledger` commands all call this.
  */
 export class BillingService {
-  constructor(private readonly deps: { accounts: AccountStore; ledger: Ledger; clock: () => number }) {}
+  /** With `models`, the catalog served, a change naming a model it lacks is refused (it would grant nothing). */
+  constructor(private readonly deps: { accounts: AccountStore; ledger: Ledger; clock: () => number; models?: Pick<ModelNames, 'ids' | 'idOf'> }) {}
 
   async createAccount(name: string, change: AccountChange & { creditsUsdTicks?: number }): Promise<AccountView> {
     if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/.test(name)) throw new InvalidRequest('invalid_value', '`id` must be 1–200 letters, digits, `.`, `_`, `@` or `-`.', 'id');
+    const models = this.modelIds(change.models);
     if (await this.deps.accounts.findAccountByName(name)) throw new Conflict('account_exists', `An account '${name}' already exists; PATCH it to change it.`);
-    const account = await this.deps.accounts.ensureAccount(name, change.models ?? null, this.deps.clock());
+    const account = await this.deps.accounts.ensureAccount(name, models ?? null, this.deps.clock());
     await this.applyPlan(account, change);
     // A given credit makes the account metered; the key makes a repeated create grant once.
     if (change.creditsUsdTicks !== undefined) {
@@ -52,8 +55,9 @@ export class BillingService {
   }
 
   async updateAccount(name: string, change: AccountChange): Promise<AccountView> {
+    const models = this.modelIds(change.models);
     let account = await this.find(name);
-    if (change.models !== undefined) account = await this.deps.accounts.ensureAccount(name, change.models, this.deps.clock());
+    if (models !== undefined) account = await this.deps.accounts.ensureAccount(name, models, this.deps.clock());
     await this.applyPlan(account, change);
     return this.view(account);
   }
@@ -119,6 +123,16 @@ export class BillingService {
       }
     }
     await this.deps.ledger.setPlan(account.id, { metered: change.metered, rpmLimit: change.requestsPerMinute, maxActiveTasks: change.maxActiveTasks }, this.deps.clock());
+  }
+
+  private modelIds(models: string[] | null | undefined): string[] | null | undefined {
+    if (!models || !this.deps.models) return models;
+    const { ids, unknown } = resolveModelNames(models, this.deps.models);
+    if (unknown.length > 0) {
+      const offered = this.deps.models.ids.join(', ');
+      throw new InvalidRequest('invalid_value', `\`models\` names ${unknown.map((m) => `'${m}'`).join(', ')}, not in the catalog (${offered}).`, 'models');
+    }
+    return ids;
   }
 
   private async find(name: string): Promise<Account> {

@@ -62,6 +62,52 @@ export function outputSize(shortSide: number, ratio: string): { width: number; h
   return a >= b ? { width: long, height: shortSide } : { width: shortSide, height: long };
 }
 
+/** The names a catalog file offers, for commands that name models without running backends. */
+export interface ModelNames {
+  /** Where the catalog came from, for messages ("the built-in catalog", a file path). */
+  source: string;
+  ids: string[];
+  /** The id an id or alias names. */
+  idOf(name: string): string | undefined;
+}
+
+/**
+ * The ids and aliases of a parsed catalog file. Entries are not checked against backends here:
+ * an operator command needs only the names, and the server refuses a bad entry at start.
+ */
+export function catalogModelNames(raw: unknown, source: string): ModelNames {
+  const list = (raw as { models?: unknown })?.models;
+  if (!Array.isArray(list)) throw new Error(`model catalog (${source}): "models" must be an array`);
+  const idOf = new Map<string, string>();
+  for (const entry of list as RawEntry[]) {
+    if (typeof entry?.id !== 'string') continue;
+    idOf.set(entry.id, entry.id);
+    for (const alias of Array.isArray(entry.aliases) ? entry.aliases.map(String) : []) idOf.set(alias, entry.id);
+  }
+  const ids = list.map((e: RawEntry) => e?.id).filter((id): id is string => typeof id === 'string');
+  return { source, ids, idOf: (name) => idOf.get(name) };
+}
+
+/** The names of a built catalog. */
+export function namesOf(catalog: ModelCatalog, source: string): ModelNames {
+  return { source, ids: catalog.list().map((e) => e.id), idOf: (name) => catalog.find(name)?.id };
+}
+
+/**
+ * Model names as an account's entitlement keeps them: by id (that is what submits are checked
+ * against), so an alias becomes its id; `unknown` lists the names the catalog lacks, which would
+ * grant nothing.
+ */
+export function resolveModelNames(requested: readonly string[], names: Pick<ModelNames, 'idOf'>) {
+  const unknown = requested.filter((name) => names.idOf(name) === undefined);
+  const resolved = requested.filter((name) => !unknown.includes(name)).map((name) => ({ name, id: names.idOf(name) as string }));
+  return {
+    ids: [...new Set(resolved.map((r) => r.id))],
+    unknown,
+    aliases: resolved.filter((r) => r.name !== r.id),
+  };
+}
+
 type RawEntry = Record<string, unknown>;
 
 /**

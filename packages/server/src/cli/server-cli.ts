@@ -1,32 +1,90 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { loadConfig } from '../config.ts';
-import { startService } from '../main.ts';
-import { openSqlDatabase } from '../store/sql/database.ts';
-import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
-import { runKeysCommand } from './keys-command.ts';
-import { runBillingCommand } from './billing-command.ts';
-import { BillingService } from '../billing/billing-service.ts';
-import { SqlLedger } from '../billing/sql-ledger.ts';
+import { loadConfig, ROLES } from '../config.ts';
+import type { OperatorDatabase } from '../main.ts';
+import { type CommandIo, EXIT_OK, EXIT_USAGE, didYouMean, wantsHelp } from './command-args.ts';
+import { printKeysHelp, runKeysCommand } from './keys-command.ts';
+import { printBillingHelp, runBillingCommand } from './billing-command.ts';
+import { SERVER_VERSION, serverUsage } from './server-usage.ts';
 
-/** `vidgen-server [--role all|api|worker]` or `vidgen-server keys|accounts|credits|ledger …`. */
-export async function runServerCli(argv: string[], env: Record<string, string | undefined>): Promise<void> {
-  const roleFlag = argv.indexOf('--role');
-  const config = loadConfig(roleFlag >= 0 ? { ...env, VIDGEN_ROLE: argv[roleFlag + 1] } : env);
-  if (['keys', 'accounts', 'credits', 'ledger'].includes(argv[0])) {
-    await mkdir(config.dataDir, { recursive: true });
-    const database = await openSqlDatabase(config.databaseUrl ?? join(config.dataDir, 'vidgen.db'));
-    const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
-    const accounts = new SqlAccountStore(database.db);
-    try {
-      process.exitCode = argv[0] === 'keys'
-        ? await runKeysCommand(argv.slice(1), accounts, io, Date.now())
-        : await runBillingCommand(argv[0], argv.slice(1), new BillingService({ accounts, ledger: new SqlLedger(database.db), clock: Date.now }), io);
-    } finally {
-      await database.close();
+type Env = Record<string, string | undefined>;
+
+const OPERATOR_COMMANDS = ['keys', 'accounts', 'credits', 'ledger'];
+const OPTIONS = ['--role', '--help', '-h', '--version'];
+
+/** What one command line asks for. */
+export type Invocation =
+  | { kind: 'serve'; role?: string }
+  | { kind: 'command'; name: string; args: string[] }
+  | { kind: 'help'; topic?: string }
+  | { kind: 'version' }
+  | { kind: 'refused'; problem: string };
+
+/**
+ * Reads the options before the command. A word or option it does not know is refused, never
+ * ignored: ignoring one (a mistyped `--help`, say) would start a server and create a key.
+ */
+export function parseInvocation(argv: string[]): Invocation {
+  let role: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('-')) {
+      if (arg === 'help') return { kind: 'help', topic: argv[i + 1] };
+      if (OPERATOR_COMMANDS.includes(arg)) return { kind: 'command', name: arg, args: argv.slice(i + 1) };
+      return { kind: 'refused', problem: `unknown command '${arg}'.${didYouMean(arg, [...OPERATOR_COMMANDS, 'help'])}` };
     }
-    return;
+    const [name, inline] = arg.split(/=(.*)/s, 2);
+    if (name === '--help' || name === '-h') return { kind: 'help' };
+    if (name === '--version') return { kind: 'version' };
+    if (name !== '--role') return { kind: 'refused', problem: `unknown option '${name}'.${didYouMean(name, OPTIONS)}` };
+    role = inline ?? argv[++i];
+    if (!(ROLES as readonly string[]).includes(role)) {
+      return { kind: 'refused', problem: `--role must be ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}${role === undefined ? '' : `, got '${role}'`}.` };
+    }
   }
+  return { kind: 'serve', role };
+}
+
+/** `vidgen-server …`: starts the service, or runs one operator command and sets the exit code. */
+export async function runServerCli(argv: string[], env: Env): Promise<void> {
+  const io: CommandIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+  const invocation = parseInvocation(argv);
+  if (invocation.kind === 'serve') return serve(invocation.role === undefined ? env : { ...env, VIDGEN_ROLE: invocation.role });
+  process.exitCode = await answer(invocation, env, io);
+}
+
+async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: Env, io: CommandIo): Promise<number> {
+  if (invocation.kind === 'version') return io.out(`vidgen-server ${SERVER_VERSION}`), EXIT_OK;
+  if (invocation.kind === 'refused') {
+    io.err(`vidgen-server: ${invocation.problem} Run \`vidgen-server --help\`.`);
+    return EXIT_USAGE;
+  }
+  if (invocation.kind === 'help') {
+    if (invocation.topic === undefined) {
+      for (const line of serverUsage()) io.out(line);
+      return EXIT_OK;
+    }
+    if (!OPERATOR_COMMANDS.includes(invocation.topic)) return answer({ kind: 'refused', problem: `no help on '${invocation.topic}'.${didYouMean(invocation.topic, OPERATOR_COMMANDS)}` }, env, io);
+    return answer({ kind: 'command', name: invocation.topic, args: ['--help'] }, env, io);
+  }
+  const { name, args } = invocation;
+  // Help needs no database: asking for it must not create a data dir in the wrong place.
+  if (wantsHelp(args)) return name === 'keys' ? printKeysHelp(io) : printBillingHelp(name, io), EXIT_OK;
+  // Loaded only here: help, version and refusals answer without loading the service's modules.
+  const { operatorTools } = await import('../main.ts');
+  const tools = operatorTools(loadConfig(env));
+  let opened: OperatorDatabase | undefined;
+  const open = async () => (opened ??= await tools.open());
+  try {
+    return name === 'keys'
+      ? await runKeysCommand(args, { modelNames: tools.modelNames, open, now: Date.now() }, io)
+      : await runBillingCommand(name, args, { modelNames: tools.modelNames, open }, io);
+  } finally {
+    await opened?.close();
+  }
+}
+
+async function serve(env: Env): Promise<void> {
+  const config = loadConfig(env);
+  const { startService } = await import('../main.ts');
   const service = await startService(config);
   let closing = false;
   // SIGTERM: stop taking requests and tasks, let running renders finish within the grace

@@ -2,11 +2,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../blobs/blob-store.ts';
+import { CONTENT_VARIANT_MEDIA_TYPES } from '@vidgen/protocol';
 
-/** Images served beside a task's video (`GET /v1/videos/{id}/content?variant=`). */
+/**
+ * Images served beside a task's video (`GET /v1/videos/{id}/content?variant=`), with the media
+ * types the protocol declares: the OpenAPI document and the bytes agree. media/poster.ts makes them.
+ */
 export const VIDEO_VARIANTS = {
-  thumbnail: { contentType: 'image/webp', extension: 'webp' },
-  spritesheet: { contentType: 'image/jpeg', extension: 'jpg' },
+  thumbnail: { contentType: CONTENT_VARIANT_MEDIA_TYPES.thumbnail, extension: 'webp' },
+  spritesheet: { contentType: CONTENT_VARIANT_MEDIA_TYPES.spritesheet, extension: 'jpg' },
 } as const;
 export type VideoVariant = keyof typeof VIDEO_VARIANTS;
 

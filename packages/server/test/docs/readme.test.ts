@@ -2,6 +2,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { describeEnvironment } from '../../src/config.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -22,4 +23,10 @@ it('shows text-to-video before image-to-video, and sets every shell variable its
   const used = new Set([...code.matchAll(/\$\{?([A-Z_]+)\b/g)].map((m) => m[1]));
   const set = new Set([...code.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
   assert.deepEqual([...used].filter((v) => !set.has(v)), [], 'every variable is set before use');
+});
+
+it('names every environment variable the server reads in its configuration table', () => {
+  const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('### The model catalog'));
+  const named = new Set([...table.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]));
+  assert.deepEqual(describeEnvironment().map((v) => v.name).filter((name) => !named.has(name)), [], 'missing from the README');
 });

@@ -7,7 +7,7 @@ import type { UrlSigner } from '../../security/url-signer.ts';
 import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { parseRange } from './byte-range.ts';
-import { ContentQuery, Mp4Video, Type } from '@vidgen/protocol';
+import { CONTENT_VARIANT_MEDIA_TYPES, ContentQuery, Mp4Video, PosterImage, SpriteSheetImage, Type } from '@vidgen/protocol';
 import { contentFile } from './variants.ts';
 import { errorResponses, idParams, KEY_OPTIONAL } from '../route-schemas.ts';
 
@@ -73,14 +73,20 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
   app.route({ method: 'GET', url, exposeHeadRoute: false, config, handler, schema: contentSchema('Download the MP4, or with `variant` its poster or sprite sheet (Range supported)') });
   app.route({
     method: 'HEAD', url, config: { ...config, swagger: { exposeHeadRoute: true } }, handler,
-    schema: contentSchema('The headers of the MP4 download (size, ETag) without its bytes'),
+    schema: contentSchema('The headers of the download (type, size, ETag) without its bytes'),
   });
 }
 
-const mp4 = (description: string) => ({
+// One media type per answer the query can ask for: the MP4 without `variant`, else the variant's image.
+const bytes = (description: string) => ({
   description,
-  content: { 'video/mp4': { schema: Mp4Video }, 'image/webp': { schema: Mp4Video }, 'image/jpeg': { schema: Mp4Video } },
+  content: {
+    'video/mp4': { schema: Mp4Video },
+    [CONTENT_VARIANT_MEDIA_TYPES.thumbnail]: { schema: PosterImage },
+    [CONTENT_VARIANT_MEDIA_TYPES.spritesheet]: { schema: SpriteSheetImage },
+  },
 });
+const WHICH = `the MP4 (\`video/mp4\`); with \`variant=thumbnail\` its poster (\`${CONTENT_VARIANT_MEDIA_TYPES.thumbnail}\`), with \`variant=spritesheet\` its sprite sheet (\`${CONTENT_VARIANT_MEDIA_TYPES.spritesheet}\`)`;
 const empty = (description: string) => Type.Null({ description });
 
 /** Bytes are streamed, never serialized; only the JSON errors go through the error schema. */
@@ -92,9 +98,9 @@ function contentSchema(summary: string) {
     params: idParams('id'),
     querystring: ContentQuery,
     response: {
-      200: mp4('The video'),
-      206: mp4('The requested byte range of the video'),
-      302: empty('With object storage: a redirect to a short-lived presigned URL of the video'),
+      200: bytes(`The whole file: ${WHICH}`),
+      206: bytes(`The requested byte range of the file: ${WHICH}`),
+      302: empty('With object storage: a redirect to a short-lived presigned URL of the file'),
       304: empty('Not modified (`If-None-Match` matched the ETag)'),
       ...errorResponses(),
     },

@@ -1,4 +1,8 @@
-/** The closest known name within two edits, for "did you mean …?" after a typo. */
+/**
+ * The closest known name within two edits, for "did you mean …?" after a typo. Shared by the
+ * `vidgen` and `vidgen-server` commands so both guess alike; pure and dependency-free (exported on
+ * its own subpath) so the zero-dependency SDK can bundle it.
+ */
 export function closest(word: string, known: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const name of known) {
