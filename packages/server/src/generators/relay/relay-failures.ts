@@ -36,6 +36,7 @@ export const relayFailures = {
   leaseLost: () => FAILURES.leaseLost(),
   noChannel: () => FAILURES.invalidInput('No upstream channel is configured for this model, aspect ratio and duration.'),
   invalidImage: () => FAILURES.imageInvalid('An input image could not be read.'),
+  invalidVideo: () => FAILURES.videoInvalid('The input video could not be read as an MP4.'),
   rejected: (code: unknown) => FAILURES.invalidInput(withCode('The upstream provider refused the request as invalid', code)),
   unavailable: () => FAILURES.backendUnavailable('No upstream channel accepted the task; it will be retried.'),
   busy: () => FAILURES.backendUnavailable('The upstream provider is rate limiting; the task will be retried.'),

@@ -21,7 +21,7 @@ import type { ChannelHealth } from './channel-health.ts';
 import { parseRelayCheckpoint, type RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
-import { planRelayRequest, type RelayJob } from './relay-request.ts';
+import { channelKinds, planRelayRequest, type RelayJob } from './relay-request.ts';
 import { DEFAULT_RELAY_TIMINGS, type RelayTimings } from './relay-timing.ts';
 
 export interface RelayGeneratorOptions {
@@ -39,12 +39,14 @@ const SUBMITTED = 0.03;
 const RENDERED = 0.9;
 
 export class RelayGenerator implements Generator {
-  readonly kinds: readonly TaskKind[] = ['generate'];
+  /** Edits and extensions only where some channel offers them (an xAI channel); the catalog refuses models asking for more. */
+  readonly kinds: readonly TaskKind[];
   private readonly timings: RelayTimings;
   private readonly learnedReplays = new Set<string>();
 
   constructor(readonly config: RelayBackendConfig, private readonly options: RelayGeneratorOptions) {
     this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
+    this.kinds = [...new Set(config.channels.flatMap(channelKinds))];
   }
 
   async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {
