@@ -74,10 +74,18 @@ export class RelayGenerator implements Generator {
     } catch (err) {
       if (!signal.aborted) throw this.safe(err);
       if (!ctx.signal.aborted) throw relayFailures.timeout();
-      // Only a handover leaves the upstream task running, for the next attempt to follow. After a
-      // deadline a retry re-attaches to the canceled task and reports the upstream's failure, which
-      // beats paying for a render nobody follows.
-      if (attached && ctx.stopReason() !== 'handover') await this.cancelUpstream(attached);
+      // Only a handover leaves the upstream task running, for the next attempt to follow. A cancel
+      // or a deadline stops paying for a render nobody will follow, where the upstream can cancel.
+      const stop = ctx.stopReason();
+      if (attached && stop !== 'handover' && (await this.cancelUpstream(attached)) && stop === 'deadline') {
+        // The deadline is final (docs/relays.md §3): a retry could only follow a canceled job or
+        // pay for a new one, and the upstream takes no per-round idempotency id that would let us
+        // tell a resubmit from a second order.
+        const saved = parseRelayCheckpoint(await ctx.checkpoint.load().catch(() => undefined));
+        const state: RelayCheckpoint = { ...saved, relay: 1, channel: attached.channel.id, idempotencyKey: attached.idempotencyKey, upstreamId: attached.id, upstreamCanceled: true };
+        await ctx.checkpoint.save(state).catch(() => false);
+        throw relayFailures.deadlineFinal();
+      }
       throw FAILURES.canceled();
     } finally {
       clearTimeout(timer);
@@ -151,13 +159,18 @@ export class RelayGenerator implements Generator {
     return state;
   }
 
-  /** Best effort and bounded: the attempt is already over, so this never holds it up for long. */
-  private async cancelUpstream(a: Attached): Promise<void> {
-    if (!a.channel.cancel) return;
+  /**
+   * Best effort and bounded: the attempt is already over, so this never holds it up for long.
+   * True when the cancel was sent (the upstream may stop the job): an upstream without cancel keeps
+   * rendering, and a later attempt may still follow that job without paying again.
+   */
+  private async cancelUpstream(a: Attached): Promise<boolean> {
+    if (!a.channel.cancel) return false;
     const cancel = RELAY_DIALECTS[a.channel.dialect].cancel;
-    if (!cancel) return;
+    if (!cancel) return false;
     const answer = await callUpstream(a.channel, { method: cancel.method, path: cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
     this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
+    return true;
   }
 
   /** Unexpected errors may carry URLs or ids in their text: only their kind is kept. */
