@@ -161,16 +161,18 @@ export class RelayGenerator implements Generator {
 
   /**
    * Best effort and bounded: the attempt is already over, so this never holds it up for long.
-   * True when the cancel was sent (the upstream may stop the job): an upstream without cancel keeps
-   * rendering, and a later attempt may still follow that job without paying again.
+   * True only when the upstream accepted the cancel of a job that had not finished. Otherwise the
+   * job is still there to follow without paying again: an upstream without cancel keeps rendering,
+   * one that finished already (vidgen 409, fal 400 "already completed", Replicate 200 `succeeded`)
+   * holds the video, and an unanswered cancel may not have arrived.
    */
   private async cancelUpstream(a: Attached): Promise<boolean> {
     if (!a.channel.cancel) return false;
-    const cancel = RELAY_DIALECTS[a.channel.dialect].cancel;
-    if (!cancel) return false;
-    const answer = await callUpstream(a.channel, { method: cancel.method, path: cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
+    const dialect = RELAY_DIALECTS[a.channel.dialect];
+    if (!dialect.cancel) return false;
+    const answer = await callUpstream(a.channel, { method: dialect.cancel.method, path: dialect.cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
     this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
-    return true;
+    return !!answer && answer.status < 300 && dialect.state(answer.status, answer.body).phase !== 'succeeded';
   }
 
   /** Unexpected errors may carry URLs or ids in their text: only their kind is kept. */
