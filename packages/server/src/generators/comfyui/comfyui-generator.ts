@@ -133,7 +133,8 @@ export class ComfyUiGenerator implements Generator {
     const { slot, promptId } = run;
     this.o.logger?.info({ host: slot.host }, 'holding the host slot until the interrupted prompt ends');
     void takeOff(slot.client, promptId, AbortSignal.timeout(this.o.cancelHoldMs ?? 10 * 60_000), this.timings.pollMs, run.stop).then((ended) => {
-      this.o.logger?.[ended ? 'info' : 'warn']({ host: slot.host }, ended ? 'the interrupted prompt ended; slot released' : 'the interrupted prompt did not end in time; slot released');
+      if (ended) this.o.logger?.info({ host: slot.host }, 'the interrupted prompt ended; slot released');
+      else this.o.logger?.warn({ host: slot.host }, 'the host did not report the interrupted prompt ended in time, or stopped answering; slot released');
       slot.release();
     });
   }

@@ -78,7 +78,7 @@ export class RelayGenerator implements Generator {
       // or a deadline stops paying for a render nobody will follow, where the upstream can cancel.
       const stop = ctx.stopReason();
       if (attached && stop !== 'handover' && (await this.cancelUpstream(attached)) && stop === 'deadline') {
-        // The deadline is final (docs/relays.md §3): a retry could only follow a canceled job or
+        // The deadline is final (docs/relays.md §3.9): a retry could only follow a canceled job or
         // pay for a new one, and the upstream takes no per-round idempotency id that would let us
         // tell a resubmit from a second order.
         const saved = parseRelayCheckpoint(await ctx.checkpoint.load().catch(() => undefined));
