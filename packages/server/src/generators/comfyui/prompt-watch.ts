@@ -101,8 +101,10 @@ export async function takeOff(client: ComfyUiClient, promptId: string, signal: A
     }
     while (s.state === 'running' || s.state === 'pending') {
       if (s.state === 'running' && !stop.asked) {
-        await client.interrupt(promptId, signal);
+        // Marked before sending: an interrupt whose answer was lost may have arrived, and on builds
+        // without targeted interrupts a second one could stop whatever runs next.
         stop.asked = true;
+        await client.interrupt(promptId, signal);
       }
       await sleep(pauseMs, undefined, { signal, ref: false });
       s = await client.status(promptId, signal);
