@@ -27,7 +27,7 @@ const RETRIED = {
   render_failed: true,
   workflow_failed: false,
   backend_unavailable: true,
-  deadline_exceeded: true,
+  deadline_exceeded: 'depends',
   worker_lost: false,
   upstream_submit_unconfirmed: 'depends',
   upstream_failed: false,
@@ -75,7 +75,11 @@ export const FAILURES = {
   canceled: () => fixed('canceled', 'The task was canceled.'),
   /** Never shown to a caller: the attempt's writes are refused, and another attempt (or the cancel) owns the task. */
   leaseLost: () => fixed('lease_lost', 'The attempt lost its lease and stopped.'),
-  deadlineExceeded: (message = 'The backend did not finish within its time limit.') => fixed('deadline_exceeded', message),
+  /**
+   * Retried by default: a local render is simply tried again. Not retried where another attempt
+   * could only pay again: a relay that canceled its upstream job at the deadline (docs/relays.md §3).
+   */
+  deadlineExceeded: (message = 'The backend did not finish within its time limit.', retryable = true) => depending('deadline_exceeded', message, retryable),
   workerLost: () => fixed('worker_lost', 'The task was interrupted too many times and was not retried again.'),
   internalError: (message = 'The video could not be generated because of an internal error.') => fixed('internal_error', message),
 

@@ -188,7 +188,8 @@ async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, err
   const known = toTaskFailure(error);
   // The backend's checkpoint write was refused: like a lost heartbeat, nothing more may be written.
   if (reason === 'lease_lost' || (!reason && known?.code === 'lease_lost')) return { outcome: 'lost', code: 'lease_lost' };
-  const failure = reason === 'deadline' ? FAILURES.deadlineExceeded() : known ?? FAILURES.internalError();
+  // At a deadline the backend may say the deadline is final (a relay that canceled a paid upstream job).
+  const failure = reason === 'deadline' ? (known?.code === 'deadline_exceeded' ? known : FAILURES.deadlineExceeded()) : known ?? FAILURES.internalError();
   if (!known && !reason) log.error({ err: error }, 'task failed with an unexpected error');
   const info = { code: failure.code, message: failure.message };
   // Unexpected errors and deadlines are retryable: a retry is cheap, a lost paid task is not.

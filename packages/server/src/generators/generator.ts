@@ -50,7 +50,9 @@ export type GenerationStop = 'cancel' | 'handover' | 'deadline';
 /**
  * Failures are TaskFailures (engine/task-failure.ts), made with FAILURES: a stable code and a
  * message safe to show the caller. A stopped attempt rejects with `canceled` whatever the stop
- * reason; the engine records what really happened.
+ * reason; the engine records what really happened. One exception: at a `deadline` a backend may
+ * reject with a `deadline_exceeded` that is not retryable, when another attempt could only pay
+ * for the work again (a relay whose upstream job it canceled).
  */
 export interface GenerationContext {
   signal: AbortSignal;

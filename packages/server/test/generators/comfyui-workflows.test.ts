@@ -7,6 +7,7 @@ import { fillWorkflow, parseWorkflow, placeholdersIn, type WorkflowGraph } from 
 import { planRender } from '../../src/generators/comfyui/render-plan.ts';
 import { clientIdFor, promptIdFor, seedFor } from '../../src/generators/comfyui/prompt-id.ts';
 import { fromHistory, fromJob, fromQueue, pickVideo } from '../../src/generators/comfyui/prompt-status.ts';
+import { PromptProgress } from '../../src/generators/comfyui/prompt-progress.ts';
 import { WORKFLOW_PRESETS, loadPreset } from '../../src/generators/comfyui/workflow-presets.ts';
 import { createComfyUiBackends } from '../../src/generators/comfyui/comfyui-backends.ts';
 import type { GenerationJob } from '../../src/generators/generator.ts';
@@ -105,6 +106,24 @@ describe('comfyui status parsing', () => {
     assert.equal(fromHistory(interrupted).state, 'canceled');
     assert.equal(fromHistory({ status: null, outputs: {} }).state, 'succeeded', 'builds before status tracking');
     assert.equal(fromQueue({ queue_running: [[0, 'a', {}, {}, []]], queue_pending: [[1, 'b', {}, {}, []]] }, 'b').state, 'pending');
+  });
+
+  it('reads progress_state (newer builds): finished and running nodes, several at once, other prompts ignored', () => {
+    const graph: WorkflowGraph = { 1: { class_type: 'CLIPTextEncode', inputs: {} }, 3: { class_type: 'KSampler', inputs: {} }, 8: { class_type: 'VAEDecode', inputs: {} } };
+    const p = new PromptProgress('p1', graph);
+    // comfy_execution/progress.py WebUIProgressHandler._send_progress_state: every non-pending node of the prompt.
+    const node = (id: string, state: string, value: number, max: number) => ({ value, max, state, node_id: id, prompt_id: 'p1', display_node_id: id, parent_node_id: null, real_node_id: id });
+    const state = (nodes: Record<string, unknown>, promptId = 'p1') => ({ type: 'progress_state', data: { prompt_id: promptId, nodes } });
+    assert.equal(p.apply(state({ 1: node('1', 'finished', 1, 1), 3: node('3', 'running', 5, 20) })), 'progress');
+    // Weights by class (workflow-template.ts progressWeight): text encode 1, sampler 20, decode 3.
+    assert.equal(p.fraction, (1 + 20 * 0.25) / 24);
+    assert.equal(p.apply(state({ 3: node('3', 'running', 20, 20) }, 'someone-else')), undefined);
+    assert.equal(p.fraction, (1 + 20 * 0.25) / 24);
+    p.apply(state({ 1: node('1', 'finished', 1, 1), 3: node('3', 'finished', 20, 20), 8: node('8', 'running', 0, 1) }));
+    assert.equal(p.fraction, 21 / 24);
+    // A node expanded into others (a subgraph) reports under the id shown for it: ours.
+    p.apply(state({ '8.0.1': { ...node('8.0.1', 'finished', 1, 1), display_node_id: '8' } }));
+    assert.equal(p.fraction, 1);
   });
 
   it('picks a saved video over a preview, MP4 over WebM over GIF', () => {

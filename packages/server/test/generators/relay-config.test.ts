@@ -59,9 +59,13 @@ describe('relay config', () => {
   });
 
   it('builds one generator per relay entry of a backends file and leaves other types alone', () => {
-    const built = createRelayBackends({ backends: { 'relay-main': { type: 'relay', channels: [a, b], slots: 32 }, gpu: { type: 'comfyui' } } }, env, { foreignFetch: () => testFetchForeign });
-    assert.deepEqual(Object.keys(built.generators), ['relay-main']);
-    assert.deepEqual(built.generators['relay-main'].kinds, ['generate']);
+    const built = createRelayBackends({ backends: {
+      'relay-main': { type: 'relay', channels: [a, b], slots: 32 }, 'relay-b': { type: 'relay', channels: [b, { ...a, upstream: 'vidgen' }] }, gpu: { type: 'comfyui' },
+    } }, env, { foreignFetch: () => testFetchForeign });
+    assert.deepEqual(Object.keys(built.generators), ['relay-main', 'relay-b']);
+    // Edits and extensions only where an xAI channel takes them; the catalog refuses edit models on the others.
+    assert.deepEqual(built.generators['relay-main'].kinds, ['generate', 'edit', 'extend']);
+    assert.deepEqual(built.generators['relay-b'].kinds, ['generate']);
     assert.equal(built.slots['relay-main'], 32);
     assert.ok(built.deadlinesMs['relay-main'] > 1_800_000);
   });

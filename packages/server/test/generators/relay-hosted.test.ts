@@ -138,4 +138,25 @@ describe('relay to the fal queue API and Replicate predictions', () => {
       assert.equal(standin.jobs.at(-1)!.canceled, true);
     }
   });
+
+  it('Replicate: a deadline that finds the prediction already succeeded is not final; the retry downloads it, one prediction', async () => {
+    const proxy = await RelayFaultProxy.start(replicate.url);
+    try {
+      const before = replicate.jobs.length;
+      const relay = relayOf([replicateChannel(proxy.url)], env);
+      const checkpoint = memoryCheckpoint();
+      const stop = new AbortController();
+      // The deadline falls just as the poll answers `succeeded`: the attempt stops before the download.
+      proxy.fault({ method: 'GET', path: /^\/v1\/predictions\/[\w-]+$/, action: { kind: 'rewrite', body: (json) => (json.status === 'succeeded' && stop.abort('deadline'), json) } });
+      const first = relay.generate(job720(), (await context(root, { signal: stop.signal, checkpoint })).ctx);
+      // Replicate answers the cancel of a finished prediction 200 with it `succeeded`: nothing was canceled.
+      assert.equal((await failure(first)).code, 'canceled');
+      assert.ok(proxy.requests.some((q) => q.method === 'POST' && q.path.endsWith('/cancel')), 'the cancel was sent');
+      assert.equal(replicate.jobs.at(-1)!.canceled, false);
+      await verify720((await relay.generate({ ...job720(), attempt: 2 }, (await context(root, { checkpoint })).ctx)).path);
+      assert.equal(replicate.jobs.length, before + 1, 'the retry followed the same prediction');
+    } finally {
+      await proxy.close();
+    }
+  });
 });

@@ -33,7 +33,7 @@ describe('relay against xAI and new-api stand-ins', () => {
   let newApi: NewApiStandin;
   let root: string;
   before(async () => {
-    xai = await XaiStandin.start({ key: env.XAI_KEY, models: ['grok-imagine-video'] });
+    xai = await XaiStandin.start({ key: env.XAI_KEY, models: ['grok-imagine-video'], editModels: ['grok-imagine-video'] });
     // The content proxy stops each answer after 64 KiB, as new-api's does after 60 s.
     newApi = await NewApiStandin.start({ key: env.NEWAPI_KEY, models: ['video-v1'], proxyCutBytes: 64 * 1024 });
     root = await mkdtemp(join(tmpdir(), 'vidgen-relay-standins-'));
@@ -148,5 +148,18 @@ describe('relay against xAI and new-api stand-ins', () => {
     const err = await failure(relay.generate(job720(), (await context(root, { checkpoint })).ctx));
     assert.equal(err.code, 'backend_unavailable');
     assert.match(err.message, /does not find the task/);
+  });
+
+  it('edits go only to xAI channels: a new-api channel is never offered one, and with no xAI channel nothing is sent', async () => {
+    const input = await xai.media.render(320, 180, 2);
+    const edit = job('A', { model: 'ours-720p', kind: 'edit', width: 320, height: 180, duration: 2, video: { path: input, width: 320, height: 180, durationSeconds: 2, frames: 48, frameRate: '24/1' } });
+    const before = [xai.jobs.length, newApi.tasks.length];
+    const refused = await failure(relayOf([newApiChannel(newApi.url)], env).generate(edit, (await context(root)).ctx));
+    assert.deepEqual([refused.code, refused.retryable], ['invalid_input', false]);
+    assert.deepEqual([xai.jobs.length, newApi.tasks.length], before, 'nothing was sent');
+    // Both channels map the model; the new-api one has the higher priority, yet the edit goes to xAI.
+    const out = await relayOf([newApiChannel(newApi.url, { priority: 5 }), xaiChannel(xai.url)], env).generate(edit, (await context(root)).ctx);
+    await verifyVideo(bins.ffprobe, out.path, { width: 320, height: 180, durationSeconds: 2, fps: 24 });
+    assert.deepEqual([xai.jobs.at(-1)!.kind, newApi.tasks.length], ['edit', before[1]]);
   });
 });

@@ -109,18 +109,44 @@ describe('relay backend', () => {
   }
 
   for (const dialect of ['A', 'B'] as const) {
-    it(`family ${dialect}: an attempt stopped at its deadline cancels the upstream task too`, async () => {
+    it(`family ${dialect}: an attempt stopped at its deadline cancels the upstream task, and the deadline is final`, async () => {
       const key = await upstream.newKey();
       const relay = relayOf([channel(dialect, upstream.url, 'K')], { K: key });
       const controller = new AbortController();
-      const r = await context(root, { signal: controller.signal });
-      const running = relay.generate(job(dialect, { duration: 15, width: 1280, height: 720 }), { ...r.ctx, onProgress: (p) => p >= 0.03 && controller.abort('deadline') });
-      await failure(running);
+      const checkpoint = memoryCheckpoint();
+      const r = await context(root, { signal: controller.signal, checkpoint });
+      const j = job(dialect, { duration: 15, width: 1280, height: 720 });
+      const running = relay.generate(j, { ...r.ctx, onProgress: (p) => p >= 0.03 && controller.abort('deadline') });
+      // docs/relays.md §3: not retried, since a retry could only follow a canceled job or pay again.
+      const err = await failure(running);
+      assert.deepEqual([err.code, err.retryable], ['deadline_exceeded', false]);
+      assert.match(err.message, /canceled and is not retried/);
       const [task] = await upstream.tasks(key, dialect);
       assert.equal(task.status, dialect === 'A' ? 'failed' : 'FAILURE');
       assert.equal(task.error?.code, 'canceled');
+
+      // Should another attempt run anyway (a crash before the failure was recorded), it ends the same
+      // way at once: it neither follows the canceled job nor sends a new one.
+      const again = await failure(relay.generate({ ...j, attempt: 2 }, (await context(root, { checkpoint })).ctx));
+      assert.deepEqual([again.code, again.retryable], ['deadline_exceeded', false]);
+      assert.equal((await upstream.tasks(key, dialect)).length, 1, 'no second upstream job');
     });
   }
+
+  it('at a deadline, an upstream without cancel (xAI, new-api) keeps its job, and the retry follows it', async () => {
+    const key = await upstream.newKey();
+    // A vidgen upstream told not to be canceled plays an upstream that cannot be.
+    const relay = relayOf([channel('A', upstream.url, 'K', { cancel: false })], { K: key });
+    const controller = new AbortController();
+    const checkpoint = memoryCheckpoint();
+    const j = job('A', { duration: 2 });
+    const first = relay.generate(j, { ...(await context(root, { signal: controller.signal, checkpoint })).ctx, onProgress: (p) => p >= 0.03 && controller.abort('deadline') });
+    // The engine records a retryable deadline_exceeded for a plain `canceled` at its deadline.
+    assert.equal((await failure(first)).code, 'canceled');
+    const out = await relay.generate({ ...j, attempt: 2 }, (await context(root, { checkpoint })).ctx);
+    await verifyVideo(bins.ffprobe, out.path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: 24 });
+    assert.equal((await upstream.tasks(key, 'A')).length, 1, 'the retry followed the same upstream job');
+  });
 
   it('keeps upstream addresses, ids and keys out of failures', async () => {
     const key = await upstream.newKey();

@@ -53,6 +53,7 @@ export async function createComfyUiBackends(raw: unknown, deps: ComfyUiBackendDe
     generators[name] = new ComfyUiGenerator({
       pool, hosts: allowed, workflows, ffmpeg: deps.ffmpeg, ffprobe: deps.ffprobe, logger: deps.logger?.child({ backend: name }),
       timeoutMs: seconds(b.timeout_seconds, 1800, `${where}.timeout_seconds`, fail),
+      cancelHoldMs: seconds(config.cancel_hold_seconds, 600, 'cancel_hold_seconds', fail),
     });
     lanes[name] = pool.slotsOf(allowed);
   }

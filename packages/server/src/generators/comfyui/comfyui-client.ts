@@ -36,6 +36,8 @@ export class ComfyUiClient {
   private readonly downloadTimeoutMs: number;
   /** Whether the host has GET /api/jobs/{id}; learned from the first answer, undefined until then. */
   private jobsApi: boolean | undefined;
+  /** Whether POST /api/jobs/{id}/cancel exists; false once a host with the jobs API answered it 404/405. */
+  private cancelApi: boolean | undefined;
 
   constructor(
     readonly name: string,
@@ -99,7 +101,8 @@ export class ComfyUiClient {
         return fromJob(await this.json(res));
       }
       const text = await res.text();
-      // A build with the endpoint says {"error": "Job not found"}; one without answers aiohttp's plain 404.
+      // A build with the endpoint says {"error": "Job not found"}; one without answers a 404 that is
+      // not JSON: aiohttp's "404: Not Found", or an empty body (0.3.5x–0.3.6x builds).
       if (res.status === 404 && isJsonObject(text)) {
         this.jobsApi = true;
         return UNKNOWN;
@@ -119,6 +122,23 @@ export class ComfyUiClient {
     // It may have left the queue for the history between the two reads.
     const late = await history();
     return late ? fromHistory(late) : UNKNOWN;
+  }
+
+  /**
+   * `POST /api/jobs/{id}/cancel` (server.py on builds with the jobs API): dequeues a pending prompt or
+   * interrupts it only if it is the one running (PromptQueue.interrupt_if_running, atomic), and
+   * answers 200 `{"cancelled": bool}` whatever the id. Asked only of hosts known to have the jobs
+   * API; false when the host has no such route (a build between the two), so the caller falls back
+   * to queue delete and interrupt.
+   */
+  async cancelJob(promptId: string, signal: AbortSignal): Promise<boolean> {
+    if (this.jobsApi !== true || this.cancelApi === false) return false;
+    const res = await this.request('POST', `api/jobs/${encodeURIComponent(promptId)}/cancel`, signal, { json: {} });
+    await res.body?.cancel();
+    if (res.ok) return true;
+    if (res.status !== 404 && res.status !== 405) throw unavailable(this.name, `POST /api/jobs/{id}/cancel answered ${res.status}`);
+    this.cancelApi = false;
+    return false;
   }
 
   /** Interrupts the running prompt. Builds before targeted interrupts ignore the id and stop whatever runs. */

@@ -20,7 +20,7 @@ import { normalizeVideo } from './output-video.ts';
 import { clientIdFor, promptIdFor, seedFor } from './prompt-id.ts';
 import { PromptProgress } from './prompt-progress.ts';
 import { pickVideo, type PromptStatus } from './prompt-status.ts';
-import { cancelRemote, watchPrompt, type WatchTimings } from './prompt-watch.ts';
+import { cancelRemote, takeOff, watchPrompt, type StopRequest, type WatchTimings } from './prompt-watch.ts';
 import { checkWorkflows, planRender, type ComfyUiWorkflows, type RenderPlan } from './render-plan.ts';
 import { fillWorkflow, placeholdersIn, type WorkflowGraph } from './workflow-template.ts';
 
@@ -35,6 +35,11 @@ export interface ComfyUiGeneratorOptions {
   timeoutMs?: number;
   /** How long a cancel waits for the host to let go of the prompt; 2 s by default. */
   cancelGraceMs?: number;
+  /**
+   * After that, how long the host slot stays taken while the host finishes the interrupted node;
+   * 10 minutes by default. The attempt has ended by then; only the next prompt for that host waits.
+   */
+  cancelHoldMs?: number;
   /** Largest output file fetched from a host; 2 GiB by default. */
   maxOutputBytes?: number;
   /** x264 preset of the final encode; `veryfast` by default. */
@@ -61,6 +66,9 @@ interface Run {
   clientId: string;
   graph: WorkflowGraph;
   socket?: ComfyUiSocket;
+  /** Asked to stop, and the host has not yet said that it did: the slot is held until it does. */
+  unsettled?: boolean;
+  stop?: StopRequest;
 }
 
 // Shares of the progress bar: ComfyUI's part, then fetching the file, then our encode.
@@ -100,13 +108,35 @@ export class ComfyUiGenerator implements Generator {
       }
       // A handover leaves the prompt running for the next attempt to find; a cancel or a deadline
       // (the engine's or our own) frees the GPU.
-      if (run && !(ctx.signal.aborted && ctx.stopReason() === 'handover')) await cancelRemote(run.slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
+      if (run && !(ctx.signal.aborted && ctx.stopReason() === 'handover')) await this.takeOff(run);
       throw ctx.signal.aborted ? FAILURES.canceled() : deadlineExceeded();
     } finally {
       clearTimeout(timer);
       run?.socket?.close();
-      run?.slot.release();
+      if (run?.unsettled) this.holdSlot(run);
+      else run?.slot.release();
     }
+  }
+
+  private async takeOff(run: Run): Promise<void> {
+    run.stop ??= { asked: false };
+    run.unsettled = !(await cancelRemote(run.slot.client, run.promptId, this.o.cancelGraceMs ?? 2000, run.stop));
+  }
+
+  /**
+   * The host is still running the node it was interrupted in (ComfyUI checks the flag only between
+   * nodes or sampler steps): giving the slot back now would queue the next prompt behind a GPU that
+   * is still busy, and count one prompt too few on it. So the slot stays taken until the host
+   * reports the prompt ended, within `cancelHoldMs`; the attempt itself has already ended.
+   */
+  private holdSlot(run: Run): void {
+    const { slot, promptId } = run;
+    this.o.logger?.info({ host: slot.host }, 'holding the host slot until the interrupted prompt ends');
+    void takeOff(slot.client, promptId, AbortSignal.timeout(this.o.cancelHoldMs ?? 10 * 60_000), this.timings.pollMs, run.stop).then((ended) => {
+      if (ended) this.o.logger?.info({ host: slot.host }, 'the interrupted prompt ended; slot released');
+      else this.o.logger?.warn({ host: slot.host }, 'the host did not report the interrupted prompt ended in time, or stopped answering; slot released');
+      slot.release();
+    });
   }
 
   /** Follows the prompt an earlier attempt left on its host, if that host still has it alive or done. */
@@ -162,7 +192,7 @@ export class ComfyUiGenerator implements Generator {
       run.promptId = answer.promptId ?? promptId;
       if (Object.keys(answer.nodeErrors).length > 0) {
         // Queued, but ComfyUI will run only the outputs that validated: take it back off the host.
-        await cancelRemote(slot.client, run.promptId, this.o.cancelGraceMs ?? 2000);
+        await this.takeOff(run);
         throw workflowRejected(undefined, answer.nodeErrors);
       }
       if (!(await checkpoint.save({ ...ref, promptId: run.promptId, submitted: true }))) throw leaseLost();

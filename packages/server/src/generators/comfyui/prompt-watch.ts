@@ -81,31 +81,47 @@ export async function watchPrompt(w: Watch): Promise<PromptStatus> {
 }
 
 /**
- * Takes the prompt off the host: deleted while queued, interrupted while running, and then waits
- * (briefly) until the host has let go of it, so its GPU is free when the task reports canceled.
- * Best effort: an unreachable host has lost the prompt anyway.
+ * Takes the prompt off the host and resolves true once the host reports that it ended (or no longer
+ * knows it), false when `signal` runs out first or the host cannot be asked. Where the host has the
+ * jobs API, `POST /api/jobs/{id}/cancel` does it in one atomic step; otherwise a queued prompt is
+ * deleted and a running one interrupted.
  *
+ * An interrupt takes effect only when the running node (or, on newer builds, the sampler step)
+ * ends, so "asked" is not "done": until the host says the prompt ended its GPU is still busy.
  * Builds without targeted interrupts ignore the prompt id and stop whatever runs, which is why
  * this interrupts only after seeing that our prompt is the one running.
  */
-export async function cancelRemote(client: ComfyUiClient, promptId: string, graceMs: number): Promise<void> {
-  const signal = AbortSignal.timeout(graceMs);
+export async function takeOff(client: ComfyUiClient, promptId: string, signal: AbortSignal, pauseMs: number, stop: StopRequest = { asked: false }): Promise<boolean> {
   try {
+    if (!stop.asked && (await client.cancelJob(promptId, signal))) stop.asked = true;
     let s = await client.status(promptId, signal);
-    if (s.state === 'pending') {
+    if (!stop.asked && s.state === 'pending') {
       await client.deleteQueued(promptId, signal);
       s = await client.status(promptId, signal);
     }
-    let interrupted = false;
     while (s.state === 'running' || s.state === 'pending') {
-      if (s.state === 'running' && !interrupted) {
+      if (s.state === 'running' && !stop.asked) {
+        // Marked before sending: an interrupt whose answer was lost may have arrived, and on builds
+        // without targeted interrupts a second one could stop whatever runs next.
+        stop.asked = true;
         await client.interrupt(promptId, signal);
-        interrupted = true;
       }
-      await sleep(50, undefined, { signal });
+      await sleep(pauseMs, undefined, { signal, ref: false });
       s = await client.status(promptId, signal);
     }
+    return true;
   } catch {
     // Out of time or unreachable: nothing more we can do from here.
+    return false;
   }
+}
+
+/** Whether the host has been asked to stop the prompt (a cancel or an interrupt), so it is asked once. */
+export interface StopRequest {
+  asked: boolean;
+}
+
+/** A cancel within the attempt: bounded by `graceMs`, so the attempt ends promptly. */
+export function cancelRemote(client: ComfyUiClient, promptId: string, graceMs: number, stop?: StopRequest): Promise<boolean> {
+  return takeOff(client, promptId, AbortSignal.timeout(graceMs), 50, stop);
 }

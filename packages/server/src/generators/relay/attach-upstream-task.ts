@@ -48,6 +48,7 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
   if (saved) {
     const channel = a.config.channels.find((c) => c.id === saved.channel);
     if (!channel) throw relayFailures.channelGone();
+    if (saved.upstreamCanceled) throw relayFailures.deadlineFinal();
     if (saved.upstreamId) {
       a.log('following the upstream task of an earlier attempt', channel);
       // Its job runs upstream whatever the limits say now: it holds its slot again.

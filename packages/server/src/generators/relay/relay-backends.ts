@@ -43,7 +43,9 @@ export function createRelayBackends(file: unknown, env: Record<string, string | 
       fetchForeign, timings: options.timings, logger: options.logger?.child({ backend: name }), health: options.health, now: options.now,
     });
     result.slots[name] = config.slots;
-    result.deadlinesMs[name] = config.timeoutMs + config.downloadTimeoutMs + DEADLINE_MARGIN_MS;
+    // An operator's own limit may be shorter: the attempt is then stopped, the upstream job canceled
+    // where it can be, and the task fails for good (docs/relays.md §3.9).
+    result.deadlinesMs[name] = config.deadlineMs ?? config.timeoutMs + config.downloadTimeoutMs + DEADLINE_MARGIN_MS;
   }
   return result;
 }

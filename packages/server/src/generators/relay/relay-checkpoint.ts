@@ -17,6 +17,11 @@ export interface RelayCheckpoint {
   upstreamCostUsdTicks?: number;
   /** Usage figures the upstream reported, in seconds (Replicate `predict_time`, fal `inference_time`). */
   upstreamMetrics?: Record<string, number>;
+  /**
+   * We canceled the upstream job at the engine's deadline: the task is over for good, and a later
+   * attempt (after a crash before the failure was recorded) must neither follow it nor pay again.
+   */
+  upstreamCanceled?: true;
 }
 
 export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefined {
@@ -28,5 +33,6 @@ export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefine
   return {
     relay: 1, channel: s.channel, idempotencyKey: s.idempotencyKey, upstreamId: s.upstreamId,
     ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}), ...(metrics ? { upstreamMetrics: metrics } : {}),
+    ...(s.upstreamCanceled === true ? { upstreamCanceled: true as const } : {}),
   };
 }

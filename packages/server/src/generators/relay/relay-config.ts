@@ -75,12 +75,14 @@ export interface RelayBackendConfig {
   slots: number;
   /** The circuit breaker of every channel of this backend. */
   breaker: BreakerSettings;
+  /** The engine's hard limit per attempt, when the operator sets one (`deadline_seconds`); see relay-backends.ts. */
+  deadlineMs?: number;
 }
 
 type Raw = Record<string, unknown>;
 type Fail = (what: string) => never;
 
-const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots', 'health'];
+const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots', 'health', 'deadline_seconds'];
 const HEALTH_FIELDS = ['failures', 'window_seconds', 'cooldown_seconds', 'probe_seconds'];
 const CHANNEL_FIELDS = [
   'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
@@ -128,6 +130,7 @@ export function parseRelayBackend(raw: unknown, env: Record<string, string | und
     maxVideoBytes: positive(b.max_video_mb, 512, 'max_video_mb', fail) * MiB,
     slots: Math.floor(positive(b.slots, 16, 'slots', fail)),
     breaker: breaker(b.health, fail),
+    ...(b.deadline_seconds !== undefined ? { deadlineMs: positive(b.deadline_seconds, 0, 'deadline_seconds', fail) * 1000 } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * `in_progress`, `completed`, `succeeded`…), so words are normalised first and anything
  * unrecognised is `unknown`, never guessed.
  */
+import type { TaskKind } from '../../engine/task.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
 
 export type UpstreamPhase = 'pending' | 'succeeded' | 'failed' | 'expired' | 'unknown';
@@ -26,12 +27,17 @@ export interface UpstreamState {
 }
 
 export interface SubmitPayload {
+  /** Edits and extensions go only to channels that offer them (channelKinds in relay-config.ts). */
+  kind: TaskKind;
   upstreamModel: string;
   prompt: string;
+  /** Seconds: of the video (generate, edit) or added after the input (extend). */
   duration: number;
   ratio: string;
   /** Data URIs, first frame first. */
   images: string[];
+  /** Edits and extensions: the input MP4 as `data:video/mp4;base64,…`. */
+  video?: string;
   seed?: number;
   /** The output size our catalog entry asks for; the upstream is told, so it renders what we verify. */
   width: number;

@@ -2,21 +2,21 @@
  * How the relay speaks API families A (xAI style) and B (new-api style) as a client, and the table
  * of every dialect (fal and Replicate: hosted-dialects.ts).
  */
-import type { RelayDialect } from './relay-config.ts';
+import type { RelayChannelConfig, RelayDialect } from './relay-config.ts';
 import { FAL_DIALECT, REPLICATE_DIALECT } from './hosted-dialects.ts';
 import {
-  costOf, enc, errorCodeOf, phaseOf, progressOf, reasonOf, resolutionOf, stringField, taskOf, type RelayDialectSpec,
+  costOf, enc, errorCodeOf, phaseOf, progressOf, reasonOf, resolutionOf, stringField, taskOf, type RelayDialectSpec, type SubmitPayload,
 } from './relay-dialect-spec.ts';
 
 export { phaseOf, type RelayDialectSpec, type SubmitPayload, type UpstreamState } from './relay-dialect-spec.ts';
 
 const familyA: RelayDialectSpec = {
   authScheme: 'Bearer',
-  submitPath: () => '/v1/videos/generations',
+  submitPath: (p) => (p.kind === 'edit' ? '/v1/videos/edits' : p.kind === 'extend' ? '/v1/videos/extensions' : '/v1/videos/generations'),
   listPath: '/v1/videos',
   // xAI (xai-sdk-python GenerateVideoRequest): model, prompt, image.url, duration, aspect_ratio,
   // resolution ("480p"/"720p", below 720p when absent). It has no seed; vidgen takes no resolution.
-  submitBody: (p, channel) => ({
+  submitBody: (p, channel) => (p.video ? editBody(p, channel) : {
     ...channel.extraBody,
     model: p.upstreamModel, prompt: p.prompt, duration: p.duration, aspect_ratio: p.ratio,
     ...(channel.upstream === 'vidgen' ? {} : { resolution: resolutionOf(p.width, p.height) }),
@@ -38,6 +38,19 @@ const familyA: RelayDialectSpec = {
     return { phase, progress: progressOf(task.progress), videoUrl, errorCode: errorCodeOf(task), reason: reasonOf(task), costUsdTicks: costOf(task) };
   },
 };
+
+/**
+ * xAI edits and extensions (xai-sdk-ts `resources/videos.ts`): the input inline as `video.url`; an
+ * edit keeps the input's shape and length, so only an extension says how many seconds to add.
+ * Polled and fetched like a generation.
+ */
+function editBody(p: SubmitPayload, channel: RelayChannelConfig): Record<string, unknown> {
+  return {
+    ...channel.extraBody,
+    model: p.upstreamModel, prompt: p.prompt, video: { url: p.video },
+    ...(p.kind === 'extend' ? { duration: p.duration } : {}),
+  };
+}
 
 const familyB: RelayDialectSpec = {
   authScheme: 'Bearer',

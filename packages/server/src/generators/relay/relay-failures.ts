@@ -36,6 +36,7 @@ export const relayFailures = {
   leaseLost: () => FAILURES.leaseLost(),
   noChannel: () => FAILURES.invalidInput('No upstream channel is configured for this model, aspect ratio and duration.'),
   invalidImage: () => FAILURES.imageInvalid('An input image could not be read.'),
+  invalidVideo: () => FAILURES.videoInvalid('The input video could not be read as an MP4.'),
   rejected: (code: unknown) => FAILURES.invalidInput(withCode('The upstream provider refused the request as invalid', code)),
   unavailable: () => FAILURES.backendUnavailable('No upstream channel accepted the task; it will be retried.'),
   busy: () => FAILURES.backendUnavailable('The upstream provider is rate limiting; the task will be retried.'),
@@ -56,6 +57,9 @@ export const relayFailures = {
   taskMissing: () => FAILURES.backendUnavailable('The upstream provider does not find the task; the task will be retried.'),
   refusedPoll: () => FAILURES.backendUnavailable("The upstream provider refused the relay's credentials; the task will be retried."),
   timeout: () => FAILURES.deadlineExceeded('The upstream provider did not finish in time; the task will be retried.'),
+  /** Invariant 2: the upstream job is canceled, and a new one would be a second charge. */
+  deadlineFinal: () =>
+    FAILURES.deadlineExceeded('The upstream provider did not finish within the time limit; its job was canceled and is not retried, as a new one would be charged again.', false),
   download: (what: string) => FAILURES.upstreamDownloadFailed(`The finished video could not be fetched from the upstream: ${what}.`, true),
   forbiddenLink: () => FAILURES.upstreamDownloadFailed('The upstream handed out a video link the relay may not fetch.', false),
   tooLarge: (maxBytes: number) =>

@@ -21,7 +21,7 @@ import type { ChannelHealth } from './channel-health.ts';
 import { parseRelayCheckpoint, type RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
-import { planRelayRequest, type RelayJob } from './relay-request.ts';
+import { channelKinds, planRelayRequest, type RelayJob } from './relay-request.ts';
 import { DEFAULT_RELAY_TIMINGS, type RelayTimings } from './relay-timing.ts';
 
 export interface RelayGeneratorOptions {
@@ -39,12 +39,14 @@ const SUBMITTED = 0.03;
 const RENDERED = 0.9;
 
 export class RelayGenerator implements Generator {
-  readonly kinds: readonly TaskKind[] = ['generate'];
+  /** Edits and extensions only where some channel offers them (an xAI channel); the catalog refuses models asking for more. */
+  readonly kinds: readonly TaskKind[];
   private readonly timings: RelayTimings;
   private readonly learnedReplays = new Set<string>();
 
   constructor(readonly config: RelayBackendConfig, private readonly options: RelayGeneratorOptions) {
     this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
+    this.kinds = [...new Set(config.channels.flatMap(channelKinds))];
   }
 
   async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {
@@ -72,10 +74,18 @@ export class RelayGenerator implements Generator {
     } catch (err) {
       if (!signal.aborted) throw this.safe(err);
       if (!ctx.signal.aborted) throw relayFailures.timeout();
-      // Only a handover leaves the upstream task running, for the next attempt to follow. After a
-      // deadline a retry re-attaches to the canceled task and reports the upstream's failure, which
-      // beats paying for a render nobody follows.
-      if (attached && ctx.stopReason() !== 'handover') await this.cancelUpstream(attached);
+      // Only a handover leaves the upstream task running, for the next attempt to follow. A cancel
+      // or a deadline stops paying for a render nobody will follow, where the upstream can cancel.
+      const stop = ctx.stopReason();
+      if (attached && stop !== 'handover' && (await this.cancelUpstream(attached)) && stop === 'deadline') {
+        // The deadline is final (docs/relays.md §3.9): a retry could only follow a canceled job or
+        // pay for a new one, and the upstream takes no per-round idempotency id that would let us
+        // tell a resubmit from a second order.
+        const saved = parseRelayCheckpoint(await ctx.checkpoint.load().catch(() => undefined));
+        const state: RelayCheckpoint = { ...saved, relay: 1, channel: attached.channel.id, idempotencyKey: attached.idempotencyKey, upstreamId: attached.id, upstreamCanceled: true };
+        await ctx.checkpoint.save(state).catch(() => false);
+        throw relayFailures.deadlineFinal();
+      }
       throw FAILURES.canceled();
     } finally {
       clearTimeout(timer);
@@ -149,13 +159,20 @@ export class RelayGenerator implements Generator {
     return state;
   }
 
-  /** Best effort and bounded: the attempt is already over, so this never holds it up for long. */
-  private async cancelUpstream(a: Attached): Promise<void> {
-    if (!a.channel.cancel) return;
-    const cancel = RELAY_DIALECTS[a.channel.dialect].cancel;
-    if (!cancel) return;
-    const answer = await callUpstream(a.channel, { method: cancel.method, path: cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
+  /**
+   * Best effort and bounded: the attempt is already over, so this never holds it up for long.
+   * True only when the upstream accepted the cancel of a job that had not finished. Otherwise the
+   * job is still there to follow without paying again: an upstream without cancel keeps rendering,
+   * one that finished already (vidgen 409, fal 400 "already completed", Replicate 200 `succeeded`)
+   * holds the video, and an unanswered cancel may not have arrived.
+   */
+  private async cancelUpstream(a: Attached): Promise<boolean> {
+    if (!a.channel.cancel) return false;
+    const dialect = RELAY_DIALECTS[a.channel.dialect];
+    if (!dialect.cancel) return false;
+    const answer = await callUpstream(a.channel, { method: dialect.cancel.method, path: dialect.cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
     this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
+    return !!answer && answer.status < 300 && dialect.state(answer.status, answer.body).phase !== 'succeeded';
   }
 
   /** Unexpected errors may carry URLs or ids in their text: only their kind is kept. */

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
+import type { TaskKind } from '../../engine/task.ts';
 import type { GenerationJob } from '../generator.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import type { SubmitPayload } from './relay-dialects.ts';
@@ -20,17 +21,36 @@ export interface RelayPlan {
   ratio: string;
   candidates: RelayChannelConfig[];
   images: string[];
+  /** Edits and extensions: the input video as a data URI. */
+  video?: string;
+}
+
+/**
+ * What a channel can be sent. Only xAI itself takes edits and extensions the way the relay sends
+ * them: `POST /v1/videos/edits` and `/v1/videos/extensions` with the input inline as
+ * `video.url = data:video/mp4;base64,…` (xai-org/xai-sdk-ts `src/resources/videos.ts` edit/extend,
+ * `src/porcelain.ts` inlineVideoInput: "The API accepts only MP4 source videos"). A vidgen
+ * upstream reads only http(s) URLs, uploads and its own tasks there, new-api, fal and Replicate
+ * have no such routes; they stay generation-only.
+ */
+export function channelKinds(channel: RelayChannelConfig): readonly TaskKind[] {
+  return channel.dialect === 'A' && channel.upstream === 'xai' ? ['generate', 'edit', 'extend'] : ['generate'];
 }
 
 export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig, overrides: Map<string, ChannelOverride> = new Map()): Promise<RelayPlan> {
   const model = modelOf(job, config);
   const ratio = ratioOf(job.width, job.height);
+  // An edit's shape and length are its input's: a channel's ratios and durations describe what it
+  // generates. An extension's duration is the seconds it adds, which the channel may limit.
+  const shaped = job.kind === 'generate';
   const fitting = config.channels.filter(
-    (c) => c.models[model] !== undefined && (!c.aspectRatios || c.aspectRatios.includes(ratio)) && (!c.durations || c.durations.includes(job.duration)),
+    (c) => c.models[model] !== undefined && channelKinds(c).includes(job.kind)
+      && (!shaped || !c.aspectRatios || c.aspectRatios.includes(ratio)) && (job.kind === 'edit' || !c.durations || c.durations.includes(job.duration)),
   );
   const candidates = orderChannels(fitting.filter((c) => overrides.get(c.id)?.enabled !== false), job.taskId, overrides);
   if (candidates.length === 0) throw relayFailures.noChannel();
-  return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)) };
+  const video = job.kind !== 'generate' && job.video ? await videoDataUri(job.video.path) : undefined;
+  return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)), ...(video ? { video } : {}) };
 }
 
 /**
@@ -49,6 +69,7 @@ export function orderChannels(channels: RelayChannelConfig[], taskId: string, ov
 
 export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannelConfig): SubmitPayload {
   return {
+    kind: job.kind, ...(plan.video ? { video: plan.video } : {}),
     upstreamModel: channel.models[plan.model], prompt: job.prompt, duration: job.duration, ratio: plan.ratio, images: plan.images,
     seed: channel.sendSeed ? job.seed : undefined, width: job.width, height: job.height,
   };
@@ -93,4 +114,11 @@ async function dataUri(path: string): Promise<string> {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return `data:image/png;base64,${bytes.toString('base64')}`;
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return `data:image/jpeg;base64,${bytes.toString('base64')}`;
   throw relayFailures.invalidImage();
+}
+
+/** The engine fetched and probed the input (engine/inputs/video-inputs.ts); it is sent inline, so the upstream never has to reach us. */
+async function videoDataUri(path: string): Promise<string> {
+  const bytes = await readFile(path).catch(() => undefined);
+  if (!bytes || bytes.subarray(4, 8).toString('latin1') !== 'ftyp') throw relayFailures.invalidVideo();
+  return `data:video/mp4;base64,${bytes.toString('base64')}`;
 }

@@ -20,6 +20,12 @@ import { nodeDefs, type ModelFiles, type NodeDef } from './standin-nodes.ts';
 
 export interface StandInOptions {
   ffmpeg: string;
+  /**
+   * `legacy` plays the 0.3.5x–0.3.6x builds the issue saw on a real 0.3.64: no /api/jobs (an empty
+   * 404), interrupts seen only between nodes, SaveVideo's codec checked only when the node runs, no
+   * `progress_state` messages. `current` (the default) plays builds with the jobs API and its cancel.
+   */
+  build?: 'current' | 'legacy';
   /** Prompts executed at once (ComfyUI itself runs one). */
   slots?: number;
   /** Whether GET /api/jobs/{id} exists (ComfyUI builds from late 2025 on). */
@@ -52,8 +58,10 @@ export interface HistoryEntry {
 export interface StandInStats {
   /** prompt_id of every accepted POST /prompt, in order. */
   submitted: string[];
-  /** Body prompt_id of every POST /interrupt (null for a global one). */
+  /** Body prompt_id of every POST /interrupt (null for a global one), and of every jobs cancel that interrupted. */
   interrupts: Array<string | null>;
+  /** Id of every POST /api/jobs/{id}/cancel. */
+  jobCancels: string[];
   queueDeletes: string[];
   uploads: string[];
   /** "METHOD /path" of every HTTP request. */
@@ -74,10 +82,12 @@ export class ComfyUiStandIn {
   faults: StandInFaults = {};
   jobsApi: boolean;
   readonly clientPromptIds: boolean;
-  readonly stats: StandInStats = { submitted: [], interrupts: [], queueDeletes: [], uploads: [], requests: [], maxOutstanding: 0, crashes: 0 };
+  readonly stats: StandInStats = { submitted: [], interrupts: [], jobCancels: [], queueDeletes: [], uploads: [], requests: [], maxOutstanding: 0, crashes: 0 };
+  readonly legacy: boolean;
   readonly defs: Record<string, NodeDef>;
   queue: QueueItem[] = [];
-  running = new Map<string, { item: QueueItem; abort: AbortController }>();
+  /** `abort` is the interrupt flag; `kill` ends the render at once (a crash, close()). */
+  running = new Map<string, { item: QueueItem; abort: AbortController; kill: AbortController }>();
   history = new Map<string, HistoryEntry>();
   /** clientId → socket; like ComfyUI, a reconnect under the same id replaces the old entry. */
   sockets = new Map<string, WebSocket>();
@@ -94,9 +104,10 @@ export class ComfyUiStandIn {
     private readonly options: StandInOptions,
   ) {
     this.slots = options.slots ?? 1;
-    this.jobsApi = options.jobsApi ?? true;
+    this.legacy = options.build === 'legacy';
+    this.jobsApi = options.jobsApi ?? !this.legacy;
     this.clientPromptIds = options.clientPromptIds ?? true;
-    this.defs = nodeDefs({ ...DEFAULT_MODELS, ...options.models }, (name) => !name.includes('..') && existsSync(join(this.dirs.input, name)));
+    this.defs = nodeDefs({ ...DEFAULT_MODELS, ...options.models }, (name) => !name.includes('..') && existsSync(join(this.dirs.input, name)), this.legacy);
     this.server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const refused = this.faults.serverError ?? (this.faults.dropWebSockets ? 503 : undefined);
@@ -144,11 +155,18 @@ export class ComfyUiStandIn {
     for (const [id, run] of this.running) if (promptId === null || id === promptId) run.abort.abort();
   }
 
+  /** PromptQueue.interrupt_if_running: only when that prompt runs, atomically. */
+  interruptIfRunning(promptId: string): boolean {
+    const run = this.running.get(promptId);
+    run?.abort.abort();
+    return run !== undefined;
+  }
+
   /** A crash and restart: running renders die, and queue, history and sockets are gone. */
   crash(): void {
     this.stats.crashes++;
     this.generation++;
-    for (const run of this.running.values()) run.abort.abort();
+    for (const run of this.running.values()) run.kill.abort();
     this.running.clear();
     this.queue = [];
     this.history.clear();
@@ -157,7 +175,7 @@ export class ComfyUiStandIn {
   }
 
   async close(): Promise<void> {
-    for (const run of this.running.values()) run.abort.abort();
+    for (const run of this.running.values()) run.kill.abort();
     this.queue = [];
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
@@ -193,25 +211,26 @@ export class ComfyUiStandIn {
     while (this.running.size < this.slots && this.queue.length > 0) {
       this.queue.sort((a, b) => a.number - b.number);
       const item = this.queue.shift()!;
-      const abort = new AbortController();
-      this.running.set(item.id, { item, abort });
+      const run = { item, abort: new AbortController(), kill: new AbortController() };
+      this.running.set(item.id, run);
       this.send('status', { status: { exec_info: { queue_remaining: this.outstanding } } }, undefined);
-      const execution = this.execute(item, abort);
+      const execution = this.execute(run);
       this.live.add(execution);
       void execution.finally(() => this.live.delete(execution));
     }
   }
 
-  private async execute(item: QueueItem, abort: AbortController): Promise<void> {
+  private async execute({ item, abort, kill }: { item: QueueItem; abort: AbortController; kill: AbortController }): Promise<void> {
     const generation = this.generation;
     const host = {
       ffmpeg: this.options.ffmpeg, dirs: this.dirs, slow: () => this.faults.slow === true, nodeError: () => this.faults.nodeError,
+      interruptsBetweenNodesOnly: this.legacy, progressState: !this.legacy,
       send: (e: string, d: Record<string, unknown>, sid: string | undefined) => generation === this.generation && this.send(e, d, sid),
       onSamplerProgress: (_: QueueItem, fraction: number) => {
         if (this.faults.crashAtProgress !== undefined && fraction >= this.faults.crashAtProgress) this.crash();
       },
     };
-    const result = await executePrompt(item, host, abort.signal);
+    const result = await executePrompt(item, host, abort.signal, kill.signal);
     if (generation !== this.generation) return; // it died with the process
     this.running.delete(item.id);
     this.history.set(item.id, {

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Prompt } from './standin-nodes.ts';
+import { SAVE_VIDEO_CODECS, type Prompt } from './standin-nodes.ts';
 
 export interface QueueItem {
   number: number;
@@ -17,6 +17,14 @@ export interface QueueItem {
 }
 
 export interface ExecutionHost {
+  /**
+   * 0.3.5x–0.3.6x builds (issue 15): an interrupt is seen only when the next node starts, so the
+   * running node (the whole sampler here) finishes first. Newer builds also check between sampler
+   * steps; the stand-in's sampler is one ffmpeg run, so it stops at once.
+   */
+  interruptsBetweenNodesOnly?: boolean;
+  /** Newer builds report `progress_state` (comfy_execution/progress.py WebUIProgressHandler), broadcast. */
+  progressState?: boolean;
   /** A node class that raises at run time, as a real node does on a workflow mistake (SaveVideo with an unsupported codec: ValueError). */
   nodeError?: () => { classType: string; exceptionType: string; message: string } | undefined;
   ffmpeg: string;
@@ -50,7 +58,17 @@ class NodeFailure extends Error {
 
 type Value = Record<string, unknown>;
 
-export async function executePrompt(item: QueueItem, host: ExecutionHost, signal: AbortSignal): Promise<ExecutionResult> {
+/** `interrupt` is POST /interrupt's flag; `kill` ends the process (a crash, close()) and stops everything at once. */
+export async function executePrompt(item: QueueItem, host: ExecutionHost, interrupt: AbortSignal, kill: AbortSignal): Promise<ExecutionResult> {
+  const stopped = AbortSignal.any([interrupt, kill]);
+  const signal = host.interruptsBetweenNodesOnly ? kill : stopped;
+  const states = new Map<string, { value: number; max: number; state: string }>();
+  const progressState = (id: string, state: string, value: number, max: number) => {
+    if (!host.progressState) return;
+    states.set(id, { value, max, state });
+    const nodes = Object.fromEntries([...states].map(([n, st]) => [n, { ...st, node_id: n, prompt_id: item.id, display_node_id: n, parent_node_id: null, real_node_id: n }]));
+    host.send('progress_state', { prompt_id: item.id, nodes }, undefined);
+  };
   const sid = typeof item.extra.client_id === 'string' ? item.extra.client_id : undefined;
   const result: ExecutionResult = { status_str: 'success', completed: true, messages: [], outputs: {}, meta: {} };
   const message = (event: string, data: Record<string, unknown>, broadcast = false) => {
@@ -66,12 +84,16 @@ export async function executePrompt(item: QueueItem, host: ExecutionHost, signal
     const node = item.prompt[id];
     host.send('executing', { node: id, display_node: id, prompt_id: item.id }, sid);
     try {
+      // execution.py checks the interrupt flag before every node, whatever the build.
+      if (stopped.aborted) throw new Interrupted();
+      progressState(id, 'running', 0, 1);
       const raise = host.nodeError?.();
       if (raise && raise.classType === node.class_type) throw new NodeFailure(raise.exceptionType, raise.message);
       const inputs = resolveInputs(node.inputs ?? {}, values);
-      const { outputs, ui } = await runNode(String(node.class_type), inputs, { id, item, host, signal, sid });
+      const { outputs, ui } = await runNode(String(node.class_type), inputs, { id, item, host, signal, sid, progressState });
       values.set(id, outputs);
       executed.push(id);
+      progressState(id, 'finished', 1, 1);
       if (ui) {
         result.outputs[id] = ui;
         result.meta[id] = { node_id: id, display_node: id, parent_node: null, real_node_id: id };
@@ -116,6 +138,7 @@ interface NodeRun {
   host: ExecutionHost;
   signal: AbortSignal;
   sid: string | undefined;
+  progressState(id: string, state: string, value: number, max: number): void;
 }
 
 async function runNode(type: string, i: Value, run: NodeRun): Promise<{ outputs: Value[]; ui?: Record<string, unknown> }> {
@@ -145,6 +168,8 @@ async function runNode(type: string, i: Value, run: NodeRun): Promise<{ outputs:
     case 'CreateVideo':
       return { outputs: [{ ...(i.images as Value), fps: Number(i.fps) }] };
     case 'SaveVideo':
+      // comfy_extras/nodes_video.py: the container writes only the codecs it knows.
+      if (i.codec !== undefined && !SAVE_VIDEO_CODECS.includes(String(i.codec))) throw new NodeFailure('ValueError', `Unsupported codec: ${String(i.codec)}`);
       return save(i.video as Value, Number((i.video as Value).fps), String(i.filename_prefix), 'mp4', run, 'images');
     case 'SaveWEBM':
       return save(i.images as Value, Number(i.fps), String(i.filename_prefix), 'webm', run, 'images');
@@ -182,6 +207,7 @@ async function sample(i: Value, run: NodeRun): Promise<Value> {
     if (value <= reported) return;
     reported = value;
     run.host.send('progress', { value, max: steps, prompt_id: run.item.id, node: run.id }, run.sid);
+    run.progressState(run.id, 'running', value, steps);
     run.host.onSamplerProgress(run.item, value / steps);
   });
   return { ...l, clip: out };

@@ -44,8 +44,15 @@ const STRING: InputSpec = { type: 'STRING' };
 const SAMPLERS = ['euler', 'euler_ancestral', 'heun', 'dpmpp_2m', 'dpmpp_2m_sde', 'dpmpp_3m_sde', 'uni_pc', 'uni_pc_bh2', 'lcm', 'res_multistep'];
 const SCHEDULERS = ['simple', 'sgm_uniform', 'karras', 'exponential', 'ddim_uniform', 'beta', 'normal', 'linear_quadratic', 'kl_optimal'];
 const MAX_RES = 16384;
+/** What SaveVideo can write (comfy_api VideoCodec). */
+export const SAVE_VIDEO_CODECS = ['auto', 'h264'];
 
-export function nodeDefs(models: ModelFiles, inputExists: (name: string) => boolean): Record<string, NodeDef> {
+/**
+ * `runtimeCodecCheck`: as the 0.3.5x–0.3.6x builds behaved (issue 15, seen on a real 0.3.64):
+ * SaveVideo's `codec` passed POST /prompt whatever it was, and the node raised ValueError when it
+ * ran. Newer builds refuse it at validation (value_not_in_list).
+ */
+export function nodeDefs(models: ModelFiles, inputExists: (name: string) => boolean, runtimeCodecCheck = false): Record<string, NodeDef> {
   const latent = (min: number): Record<string, InputSpec> => ({
     width: INT(min, MAX_RES), height: INT(min, MAX_RES), length: INT(1, MAX_RES), batch_size: INT(1, 4096),
   });
@@ -77,7 +84,7 @@ export function nodeDefs(models: ModelFiles, inputExists: (name: string) => bool
     },
     VAEDecode: { inputs: { samples: LINK('LATENT'), vae: LINK('VAE') }, outputs: ['IMAGE'] },
     CreateVideo: { inputs: { images: LINK('IMAGE'), fps: FLOAT(1, 120), audio: LINK('AUDIO', true) }, outputs: ['VIDEO'] },
-    SaveVideo: { inputs: { video: LINK('VIDEO'), filename_prefix: STRING, format: COMBO(['auto', 'mp4']), codec: COMBO(['auto', 'h264']) }, outputs: [], outputNode: true },
+    SaveVideo: { inputs: { video: LINK('VIDEO'), filename_prefix: STRING, format: COMBO(['auto', 'mp4']), codec: runtimeCodecCheck ? { type: 'COMBO' } : COMBO(SAVE_VIDEO_CODECS) }, outputs: [], outputNode: true },
     SaveWEBM: { inputs: { images: LINK('IMAGE'), filename_prefix: STRING, codec: COMBO(['vp9', 'av1']), fps: FLOAT(0.01, 1000), crf: FLOAT(0, 63) }, outputs: [], outputNode: true },
     VHS_VideoCombine: {
       inputs: {

@@ -21,8 +21,10 @@ export class StandInRoutes {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const method = req.method ?? 'GET';
-    const jobs = /^\/api\/jobs\/([^/]+)$/.exec(url.pathname);
-    if (jobs && method === 'GET') return this.s.jobsApi ? this.job(decodeURIComponent(jobs[1]), res) : notFound(res);
+    const jobs = /^\/api\/jobs\/([^/]+)(\/cancel)?$/.exec(url.pathname);
+    if (jobs && !this.s.jobsApi) return this.s.legacy ? json(res, 404, undefined) : notFound(res);
+    if (jobs && method === 'GET' && !jobs[2]) return this.job(decodeURIComponent(jobs[1]), res);
+    if (jobs && method === 'POST' && jobs[2]) return this.cancelJob(decodeURIComponent(jobs[1]), res);
     // Every route is also served under /api, as ComfyUI does for its frontend.
     const path = url.pathname.startsWith('/api/') ? url.pathname.slice(4) : url.pathname;
     const history = /^\/history\/([^/]+)$/.exec(path);
@@ -92,6 +94,27 @@ export class StandInRoutes {
     }
     this.s.queueUpdated();
     json(res, 200, undefined);
+  }
+
+  /**
+   * server.py `POST /api/jobs/{job_id}/cancel` with comfy_execution/jobs.py cancel_job: a pending
+   * prompt is dequeued, a running one interrupted (only if it is the one running), a finished or
+   * unknown id is a no-op; always 200 `{"cancelled": bool}` (ComfyUI's own test of these routes).
+   */
+  private cancelJob(id: string, res: ServerResponse): void {
+    this.s.stats.jobCancels.push(id);
+    const i = this.s.queue.findIndex((q) => q.id === id);
+    let cancelled = false;
+    if (i >= 0) {
+      this.s.stats.queueDeletes.push(id);
+      this.s.queue.splice(i, 1);
+      this.s.queueUpdated();
+      cancelled = true;
+    } else if (this.s.interruptIfRunning(id)) {
+      this.s.stats.interrupts.push(id);
+      cancelled = true;
+    }
+    json(res, 200, { cancelled });
   }
 
   /** comfy_execution/jobs.py get_job: history first, then running, then pending. */
