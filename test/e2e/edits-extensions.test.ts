@@ -7,7 +7,7 @@ import { NodeVidgenClient } from '../../packages/client/src/node/index.ts';
 import { resolveFfmpegBinaries } from '../../packages/server/src/media/ffmpeg-binaries.ts';
 import { probeVideo } from '../../packages/server/src/media/video-probe.ts';
 import { startTestService, type TestService } from './support/service.ts';
-import { api, pollUntil, type Api } from './support/http.ts';
+import { api, finishedFamilyA, pollUntil, type Api } from './support/http.ts';
 import { downloadAndProbe } from './support/video.ts';
 import { CLIP, decodeRgb, frameDistance, startVideoServer } from './support/video-server.ts';
 
@@ -39,13 +39,7 @@ describe('extensions journey', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function finished(path: string, body: unknown) {
-    const submit = await client.post(path, body);
-    assert.equal(submit.status, 200, JSON.stringify(submit.body));
-    const done = await pollUntil(() => client.get(`/v1/videos/${submit.body.request_id}`), (a) => a.body.status !== 'pending');
-    assert.equal(done.body.status, 'done', JSON.stringify(done.body));
-    return done.body;
-  }
+  const finished = (path: string, body: unknown) => finishedFamilyA(client, path, body);
 
   /** The extension's frames, after checking size, codec and length: the input's plus `seconds`. */
   async function extended(prompt: string, video: Record<string, string>, seconds: number, inputSeconds = CLIP.seconds) {

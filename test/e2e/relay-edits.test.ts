@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XaiStandin } from '../../packages/server/test/support/xai-standin.ts';
 import { startTestService, type TestService } from './support/service.ts';
-import { api, pollUntil, type Api } from './support/http.ts';
+import { api, finishedFamilyA, type Api } from './support/http.ts';
 import { downloadAndProbe } from './support/video.ts';
 import { CLIP, startVideoServer } from './support/video-server.ts';
 
@@ -47,13 +47,7 @@ describe('edits and extensions relayed to xAI', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function finished(path: string, body: unknown) {
-    const submit = await client.post(path, body);
-    assert.equal(submit.status, 200, JSON.stringify(submit.body));
-    const done = await pollUntil(() => client.get(`/v1/videos/${submit.body.request_id}`), (a) => a.body.status !== 'pending');
-    assert.equal(done.body.status, 'done', JSON.stringify(done.body));
-    return done.body;
-  }
+  const finished = (path: string, body: unknown) => finishedFamilyA(client, path, body);
 
   it('an edit goes to /v1/videos/edits with the input inline and comes back as long as its input', async () => {
     const task = await finished('/v1/videos/edits', { model: 'relay-imagine-edit', prompt: 'make it look like film noir', video: { url: `${videos.url}/clip.mp4` } });

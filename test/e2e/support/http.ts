@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -41,4 +43,13 @@ export async function pollUntil<T>(read: () => Promise<Answer<T>>, done: (a: Ans
     if (Date.now() > deadline) throw new Error(`timed out waiting; last answer ${answer.status} ${JSON.stringify(answer.body)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Submits to a family-A route and polls until the task leaves `pending`; the task must end `done`. */
+export async function finishedFamilyA(client: Api, path: string, body: unknown): Promise<any> {
+  const submit = await client.post(path, body);
+  assert.equal(submit.status, 200, JSON.stringify(submit.body));
+  const done = await pollUntil(() => client.get(`/v1/videos/${submit.body.request_id}`), (a) => a.body.status !== 'pending');
+  assert.equal(done.body.status, 'done', JSON.stringify(done.body));
+  return done.body;
 }
