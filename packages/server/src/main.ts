@@ -162,7 +162,7 @@ export async function startService(
       pollMs: config.pollMs, concurrency: hooks.concurrency,
     });
     dispatcher.start();
-    stops.push(() => dispatcher.stop());
+    stops.push((graceMs) => dispatcher.stop(graceMs));
   }
   logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase: describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url) }, 'vidgen is running');
   return {

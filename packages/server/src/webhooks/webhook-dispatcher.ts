@@ -40,6 +40,8 @@ export interface DispatcherDeps {
 export function createWebhookDispatcher(deps: DispatcherDeps) {
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
+  // Aborts the POSTs still in flight once stop()'s grace is over: their claims are handed back.
+  const shutdown = new AbortController();
   let wake: (() => void) | undefined;
   const nap = (ms: number) => new Promise<void>((resolve) => {
     const timer = setTimeout(() => (wake = undefined, resolve()), ms);
@@ -93,8 +95,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      status = (await deps.post(endpoint.url, { body, headers })).status;
+      status = (await deps.post(endpoint.url, { body, headers }, shutdown.signal)).status;
     } catch (err) {
+      // Stopped mid-POST: due again at once for another process, not after a retry delay. The
+      // receiver may have had it already; the same webhook-id lets it tell (at-least-once).
+      if (shutdown.signal.aborted) return end(lease, { status: 'pending', statusCode: null, error: 'The server shut down during this attempt; it is sent again.', nextAttemptAt: deps.clock() }, 'retried');
       // FetchRefused messages are written to be shown (no addresses, no socket details).
       error = err instanceof FetchRefused ? err.message : 'The webhook URL could not be reached from the server.';
     }
@@ -133,12 +138,15 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     start() {
       running ??= loop();
     },
-    /** Stops claiming and waits for the attempts in flight (each bounded by the POST's time limit). */
-    async stop() {
+    /** Stops claiming, lets the attempts in flight finish for `graceMs`, then hands the rest back. */
+    async stop(graceMs = 0) {
       stopped = true;
       wake?.();
       await running;
-      await Promise.all(inFlight);
+      const finished = Promise.all(inFlight);
+      await Promise.race([finished, new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
+      shutdown.abort();
+      await finished;
     },
   };
 }
