@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { announceWorker } from '../engine/worker-lifecycle.ts';
 import { FetchRefused, type SafePost } from '../security/safe-fetch.ts';
 import { TEST_EVENT_TYPE, type AttemptEnd, type DeliveryLease, type WebhookDelivery, type WebhookEndpoint } from './webhook-events.ts';
 import type { WebhookStore } from './webhook-store.ts';
@@ -136,6 +137,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   let running: Promise<void> | undefined;
   return {
     start() {
+      announceWorker({ event: 'started', kind: 'webhook dispatcher', owner: deps.owner });
       running ??= loop();
     },
     /** Stops claiming, lets the attempts in flight finish for `graceMs`, then hands the rest back. */
@@ -147,6 +149,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       await Promise.race([finished, new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
       shutdown.abort();
       await finished;
+      // Every attempt has ended and written its end; a claim still held here was not (the write
+      // met a storage fault): it lapses and another dispatcher sends the delivery again.
+      const held = await deps.store.leasedBy(deps.owner).catch(() => undefined);
+      if (held?.length) deps.logger.warn({ deliveries: held }, 'stopped while still holding delivery claims; they will lapse and be retaken');
+      announceWorker({ event: 'stopped', kind: 'webhook dispatcher', owner: deps.owner, heldLeases: held });
     },
   };
 }
