@@ -103,7 +103,7 @@ export const ENVIRONMENT = {
   VIDGEN_POLL_MS: { fallback: 1000, min: 10, about: 'how often an idle worker looks for tasks and webhook deliveries' },
   VIDGEN_MAX_ATTEMPTS: { fallback: 3, min: 1, about: 'attempts per task for transient failures' },
   VIDGEN_SWEEP_INTERVAL_SECONDS: { fallback: 60, min: 0.1, about: 'how often expired results are deleted' },
-  VIDGEN_SHUTDOWN_GRACE_SECONDS: { fallback: 30, about: 'on SIGTERM, how long running tasks may finish before they are handed back' },
+  VIDGEN_SHUTDOWN_GRACE_SECONDS: { fallback: 30, about: 'on SIGTERM, how long running tasks and webhook deliveries in flight may finish before they are handed back' },
   VIDGEN_MAX_RUNNING_PER_ACCOUNT: { fallback: 0, about: 'most tasks one account may run at once per backend lane; 0: no cap' },
   VIDGEN_RENDER_DEADLINE_SECONDS: { fallback: 600, min: 1, about: 'hard limit of one attempt of the built-in renderer' },
   VIDGEN_BACKEND_DEADLINE_SECONDS: { fallback: 3600, min: 1, about: 'hard limit of one attempt on other backends: ComfyUI, relays' },

@@ -103,7 +103,10 @@ export async function startService(
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
   const images = new ImageInputs({ files: fileStore, blobs, fetch: safeFetch(config.fetchMaxBytes, 'image') });
   const videos = new VideoInputs({ files: fileStore, blobs, tasks, fetch: safeFetch(config.fetchVideoMaxBytes, 'video'), probe: probeInputVideo });
-  const stops: Array<(graceMs: number) => Promise<void> | void> = [];
+  // Work in flight (renders, webhook POSTs) drains in parallel, so shutdown takes one grace at most;
+  // then the rest stops in reverse start order, before the database goes.
+  const drains: Array<(graceMs: number) => Promise<void>> = [];
+  const stops: Array<() => Promise<void> | void> = [];
   if (s3) stops.push(() => s3.destroy());
   const metrics = createPrometheusMetrics(tasks, { perAccount: config.metricsPerAccount, deliveries: webhookStore });
   // The admin API lists and changes channels through relayChannels.status() / .configure().
@@ -133,7 +136,7 @@ export async function startService(
       makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
     });
     worker.start();
-    stops.push((graceMs) => worker.stop(graceMs));
+    drains.push((graceMs) => worker.stop(graceMs));
     const sweeper = startRetentionSweeper({ tasks, blobs, intervalMs: config.sweepIntervalSeconds * 1000, logger, clock });
     stops.push(() => sweeper.stop());
   }
@@ -165,7 +168,7 @@ export async function startService(
       pollMs: config.pollMs, concurrency: hooks.concurrency, disableAfterMs: hooks.disableAfterMs,
     });
     dispatcher.start();
-    stops.push(() => dispatcher.stop());
+    drains.push((graceMs) => dispatcher.stop(graceMs));
   }
   logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase: describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url) }, 'vidgen is running');
   return {
@@ -173,8 +176,8 @@ export async function startService(
     app,
     async close(graceMs = 0) {
       await app.close();
-      // Reverse start order: workers stop before the wake-up bridge and the database go.
-      for (const stop of stops.reverse()) await stop(graceMs);
+      await Promise.all(drains.map((drain) => drain(graceMs)));
+      for (const stop of stops.reverse()) await stop();
       await database.close();
     },
   };

@@ -1,19 +1,22 @@
 import { channel } from 'node:diagnostics_channel';
 
 /**
- * Each task worker announces its start and the end of its stop on this diagnostics channel,
- * with the leases its owner still held once it had stopped. Nothing in the service listens:
- * the test runner's leak check (scripts/leak-check.mjs) does, so that a test file fails when it
- * leaves a worker running or a lease held by a stopped worker (DESIGN: "fails if it leaks a
- * worker … or lease"), whichever service, test helper or test started the worker. A channel
- * without subscribers costs nothing.
+ * Each task worker and each webhook dispatcher announces its start and the end of its stop on
+ * this diagnostics channel, with the leases (task leases, delivery claims) its owner still held
+ * once it had stopped. Nothing in the service listens: the test runner's leak check
+ * (scripts/leak-check.mjs) does, so that a test file fails when it leaves one running or a lease
+ * held by a stopped one (DESIGN: "fails if it leaks a worker … or lease"), whichever service,
+ * test helper or test started it. A channel without subscribers costs nothing.
  */
 export const WORKER_LIFECYCLE_CHANNEL = 'vidgen:worker-lifecycle';
 
+/** What holds leases: a task worker leases tasks, a webhook dispatcher claims deliveries. */
+export type WorkerKind = 'task worker' | 'webhook dispatcher';
+
 export type WorkerLifecycleEvent =
-  | { event: 'started'; owner: string }
-  /** `heldLeases`: running tasks still leased by the owner (none after a clean stop); undefined when the store could not say. */
-  | { event: 'stopped'; owner: string; heldLeases: string[] | undefined };
+  | { event: 'started'; kind: WorkerKind; owner: string }
+  /** `heldLeases`: ids of what the owner still leases (none after a clean stop); undefined when the store could not say. */
+  | { event: 'stopped'; kind: WorkerKind; owner: string; heldLeases: string[] | undefined };
 
 const lifecycle = channel(WORKER_LIFECYCLE_CHANNEL);
 

@@ -155,7 +155,7 @@ export function createWorker(deps: WorkerDeps): Worker {
 
   return {
     start() {
-      announceWorker({ event: 'started', owner: deps.owner });
+      announceWorker({ event: 'started', kind: 'task worker', owner: deps.owner });
       unsubscribe.push(deps.events.onQueued(wakeAll));
       unsubscribe.push(deps.events.onCanceled((taskId) => running.get(taskId)?.abort('canceled' satisfies StopReason)));
       reaper = setInterval(reap, Math.max(250, Math.floor(deps.leaseMs / 2)));
@@ -183,7 +183,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       // (the hand-back met a storage fault): it runs out and the reaper of another worker requeues it.
       const held = await deps.tasks.leasedBy(deps.owner).catch(() => undefined);
       if (held?.length) deps.logger.warn({ tasks: held }, 'stopped while still holding leases; they will expire and be reclaimed');
-      announceWorker({ event: 'stopped', owner: deps.owner, heldLeases: held });
+      announceWorker({ event: 'stopped', kind: 'task worker', owner: deps.owner, heldLeases: held });
     },
   };
 }

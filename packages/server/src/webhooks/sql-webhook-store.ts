@@ -161,6 +161,11 @@ export class SqlWebhookStore implements WebhookStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  async leasedBy(owner: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').where('lease_owner', '=', owner).execute();
+    return rows.map((r) => r.id);
+  }
+
   async listDeliveries(endpointId: string, { limit, after }: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
     let query = this.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id', 'desc').limit(limit);
     if (after) query = query.where('id', '<', after);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { announceWorker } from '../engine/worker-lifecycle.ts';
 import { FetchRefused, type SafePost } from '../security/safe-fetch.ts';
 import { TEST_EVENT_TYPE, type AttemptEnd, type DeliveryLease, type WebhookDelivery, type WebhookEndpoint } from './webhook-events.ts';
 import type { WebhookStore } from './webhook-store.ts';
@@ -42,6 +43,8 @@ export interface DispatcherDeps {
 export function createWebhookDispatcher(deps: DispatcherDeps) {
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
+  // Aborts the POSTs still in flight once stop()'s grace is over: their claims are handed back.
+  const shutdown = new AbortController();
   let wake: (() => void) | undefined;
   const nap = (ms: number) => new Promise<void>((resolve) => {
     const timer = setTimeout(() => (wake = undefined, resolve()), ms);
@@ -95,8 +98,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      status = (await deps.post(endpoint.url, { body, headers })).status;
+      status = (await deps.post(endpoint.url, { body, headers }, shutdown.signal)).status;
     } catch (err) {
+      // Stopped mid-POST: due again at once for another process, not after a retry delay. The
+      // receiver may have had it already; the same webhook-id lets it tell (at-least-once).
+      if (shutdown.signal.aborted) return end(lease, { status: 'pending', statusCode: null, error: 'The server shut down during this attempt; it is sent again.', nextAttemptAt: deps.clock() }, 'retried');
       // FetchRefused messages are written to be shown (no addresses, no socket details).
       error = err instanceof FetchRefused ? err.message : 'The webhook URL could not be reached from the server.';
     }
@@ -145,14 +151,23 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   let running: Promise<void> | undefined;
   return {
     start() {
+      announceWorker({ event: 'started', kind: 'webhook dispatcher', owner: deps.owner });
       running ??= loop();
     },
-    /** Stops claiming and waits for the attempts in flight (each bounded by the POST's time limit). */
-    async stop() {
+    /** Stops claiming, lets the attempts in flight finish for `graceMs`, then hands the rest back. */
+    async stop(graceMs = 0) {
       stopped = true;
       wake?.();
       await running;
-      await Promise.all(inFlight);
+      const finished = Promise.all(inFlight);
+      await Promise.race([finished, new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
+      shutdown.abort();
+      await finished;
+      // Every attempt has ended and written its end; a claim still held here was not (the write
+      // met a storage fault): it lapses and another dispatcher sends the delivery again.
+      const held = await deps.store.leasedBy(deps.owner).catch(() => undefined);
+      if (held?.length) deps.logger.warn({ deliveries: held }, 'stopped while still holding delivery claims; they will lapse and be retaken');
+      announceWorker({ event: 'stopped', kind: 'webhook dispatcher', owner: deps.owner, heldLeases: held });
     },
   };
 }

@@ -52,8 +52,12 @@ export function webhookStoreContract(open: () => SqlStores) {
     const [again] = await claim('e', T + 1000);
     assert.equal(again.delivery.eventId, first.delivery.eventId);
     assert.equal(again.delivery.attempts, 2);
+    // Other tests' deliveries are due too and may be claimed alongside: look for this one only.
+    const holds = async (owner: string) => (await stores.webhooks.leasedBy(owner)).includes(first.delivery.id);
+    assert.deepEqual([await holds(first.lease.owner), await holds('e')], [false, true], 'a retaken claim is held by its new owner only');
     assert.equal(await stores.webhooks.endAttempt(first.lease, { status: 'delivered', statusCode: 200, now: clock }), false, 'the zombie claim is refused');
     assert.equal(await stores.webhooks.endAttempt(again.lease, { status: 'pending', statusCode: 500, error: 'HTTP 500', nextAttemptAt: T + 1005 }), true);
+    assert.equal(await holds('e'), false, 'an ended attempt no longer holds its claim');
     const [third] = await claim('f', T + 1005);
     assert.equal(await stores.webhooks.endAttempt(third.lease, { status: 'delivered', statusCode: 200, now: clock }), true);
     const [done] = await stores.webhooks.listDeliveries(endpoint.id, { limit: 10 });

@@ -53,6 +53,8 @@ export interface WebhookStore {
   claimDue(request: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>>;
   /** Records an attempt's end; false when the lease no longer holds (another dispatcher took it). */
   endAttempt(lease: DeliveryLease, end: AttemptEnd): Promise<boolean>;
+  /** Ids of pending deliveries whose claim `owner` holds: none once that owner's dispatcher has stopped. */
+  leasedBy(owner: string): Promise<string[]>;
   listDeliveries(endpointId: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]>;
   getDelivery(endpointId: string, id: string): Promise<WebhookDelivery | undefined>;
   /** One more attempt, due now, whatever the delivery's state (a manual retry). */
