@@ -57,6 +57,8 @@ export interface Config {
   fetchVideoMaxBytes: number;
   maxImagePixels: number;
   logLevel: string;
+  /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
+  accessLog: boolean;
   /** Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker process. */
   webhooks: { retryBaseMs: number; retryCapMs: number; maxAttempts: number; timeoutMs: number; concurrency: number };
 }
@@ -128,6 +130,7 @@ export function loadConfig(env: Env): Config {
     fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB', 200, 1) * MiB,
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS', 40, 1) * 1_000_000,
     logLevel: env.VIDGEN_LOG_LEVEL || 'info',
+    accessLog: !['0', 'false', 'off'].includes(env.VIDGEN_ACCESS_LOG ?? ''),
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS', 10_000, 1),
       retryCapMs: num('VIDGEN_WEBHOOK_RETRY_CAP_MS', 6 * 3600_000, 1),

@@ -141,7 +141,7 @@ export async function startService(
   const app = await buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: () => storageReady(database, blobs, config.role === 'api' ? [config.dataDir] : [config.dataDir, workRoot]), metrics: metrics.registry, metricsToken: config.metricsToken },
-    accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
+    accounts, tasks: taskService, dialects, files: fileService, blobs, logger, accessLog: config.accessLog, clock,
     billing: new BillingService({ accounts, ledger, clock }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
