@@ -2,8 +2,9 @@
  * Content download: `GET /v1/videos/{id}/content` (Bearer key, the whole MP4 of a finished task)
  * against nginx serving the same file with sendfile, with 1 and 4 concurrent streams, each stream
  * downloading the file again and again. Ratios are medians of paired rounds (aim ≥ 0.8 for one
- * stream, ≥ 0.7 for four), printed with the load average. Without nginx installed the comparison
- * is skipped with a message and only vidgen's figures are printed.
+ * stream, ≥ 0.7 for four), printed with the load average. Both log one line per request. Without
+ * nginx installed the comparison is skipped with a message and only vidgen's figures are printed.
+ * The downloader is bench/support/downloader.ts, not autocannon (it says why).
  *
  *   node --import tsx bench/content.bench.ts [--seconds 3] [--rounds 3] [--full: 8 s, 5 rounds]
  */

@@ -20,8 +20,9 @@ export function findNginx(): string | undefined {
 
 /**
  * nginx serving a copy of `file` on loopback, configured as a static file server usually is:
- * sendfile on, one worker (the Node server is one process too), no access log (vidgen's request
- * log is measured in bench/poll.bench.ts). It lives in its own temporary directory, removed by stop().
+ * sendfile on, one worker (the Node server is one process too), an access log line per request
+ * written to a file (vidgen writes one per request too, VIDGEN_ACCESS_LOG). It lives in its own
+ * temporary directory, removed by stop().
  */
 export async function startNginx(binary: string, file: string): Promise<Nginx> {
   const prefix = await mkdtemp(join(tmpdir(), 'vidgen-bench-nginx-'));
@@ -39,7 +40,7 @@ pid ${join(prefix, 'nginx.pid')};
 error_log ${join(prefix, 'logs', 'error.log')} warn;
 events { worker_connections 256; }
 http {
-  access_log off;
+  access_log ${join(prefix, 'logs', 'access.log')};
   sendfile on;
   tcp_nopush on;
   keepalive_requests 1000000;
