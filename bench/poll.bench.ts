@@ -1,49 +1,50 @@
 /**
- * Poll throughput: requests/s of `GET /v1/videos/{id}` (auth + task read + wire mapping)
- * against `GET /healthz` (a bare route through the same server and hooks), measured in the
- * same run against one server process configured as `npm start` is (request logs on).
- * Prints the ratio; aim ≥ 0.6.
+ * Poll throughput: requests/s of `GET /v1/video/generations/{id}` for a finished task (auth, task
+ * read, wire mapping, request log) against two baselines measured in the same run:
+ *  - `GET /healthz` on the same server (same hooks and logging): aim ≥ 0.8;
+ *  - a bare Fastify route in its own process (bench/support/bare-fastify.mjs): aim ≥ 0.5.
+ * The server runs as `npm start` does (API and worker in one process, request log at info);
+ * with --no-access-log it runs with VIDGEN_ACCESS_LOG=off. Ratios are medians of paired rounds,
+ * printed with the load average.
  *
- *   node --import tsx bench/poll.bench.ts [--seconds 10] [--connections 32]
+ *   node --import tsx bench/poll.bench.ts [--seconds 3] [--rounds 3] [--connections 16]
+ *     [--no-access-log] [--full: 8 s, 5 rounds]
  */
 import autocannon from 'autocannon';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnServer, runServerCommand } from '../test/e2e/support/process.ts';
+import { serverWithDoneTask } from './support/done-task.ts';
+import { startBareFastify } from './support/bare-fastify.ts';
+import { FULL, describeRatios, load, numberArg, paired } from './support/paired.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const seconds = arg('seconds', 10);
-const connections = arg('connections', 32);
+const SECONDS = numberArg('seconds', FULL ? 8 : 3);
+const ROUNDS = numberArg('rounds', FULL ? 5 : 3);
+const CONNECTIONS = numberArg('connections', 16);
+const ACCESS_LOG = !process.argv.includes('--no-access-log');
 
-async function measure(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
-  const result = await autocannon({ url, connections, duration: seconds, headers });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+async function rate(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  if (result.errors + result.non2xx > 0) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  return result.requests.average;
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-bench-poll-'));
-const env = { VIDGEN_DATA_DIR: dataDir, VIDGEN_ROLE: 'api' };
-const key = (await runServerCommand(['keys', 'create', '--account', 'bench'], env)).stdout.trim();
-const server = await spawnServer(env);
+const { server, key, id } = await serverWithDoneTask(dataDir, ACCESS_LOG ? {} : { VIDGEN_ACCESS_LOG: 'off' });
+const bare = await startBareFastify();
 try {
-  const submit = await fetch(`${server.url}/v1/video/generations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'video-v1-5s', prompt: 'bench' }),
-  });
-  const { task_id } = (await submit.json()) as { task_id: string };
-  // Warm up both routes so JIT and caches are equal before measuring.
-  await measure(`${server.url}/healthz`, {});
-  const bare = await measure(`${server.url}/healthz`, {});
-  const poll = await measure(`${server.url}/v1/videos/${task_id}`, { authorization: `Bearer ${key}` });
-  console.log(`connections=${connections} seconds=${seconds} (one server process, API role, SQLite)`);
-  console.log(`bare route  GET /healthz            ${bare.rps.toFixed(0)} req/s  p99 ${bare.p99} ms  errors ${bare.errors}`);
-  console.log(`poll        GET /v1/videos/{id}     ${poll.rps.toFixed(0)} req/s  p99 ${poll.p99} ms  errors ${poll.errors}`);
-  console.log(`ratio poll/bare = ${(poll.rps / bare.rps).toFixed(2)}  (aim ≥ 0.60)`);
+  const poll = () => rate(`${server.url}/v1/video/generations/${id}`, { authorization: `Bearer ${key}` });
+  const health = () => rate(`${server.url}/healthz`);
+  const route = () => rate(bare.url);
+  // Warm up all three so JIT and caches are equal before measuring.
+  for (const warm of [poll, health, route]) await warm();
+  console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} paired rounds; vidgen as npm start (API + worker), access log ${ACCESS_LOG ? 'on' : 'off'}`);
+  const vsHealth = await paired(ROUNDS, health, poll);
+  console.log(`poll of a done task vs GET /healthz: healthz ${vsHealth.baseline.toFixed(0)} req/s | poll ${vsHealth.subject.toFixed(0)} req/s | ${describeRatios(vsHealth)} (aim ≥ 0.8) | ${load()}`);
+  const vsBare = await paired(ROUNDS, route, poll);
+  console.log(`poll of a done task vs a bare Fastify route: bare ${vsBare.baseline.toFixed(0)} req/s | poll ${vsBare.subject.toFixed(0)} req/s | ${describeRatios(vsBare)} (aim ≥ 0.5) | ${load()}`);
 } finally {
+  await bare.stop();
   await server.stop();
   await rm(dataDir, { recursive: true, force: true });
 }

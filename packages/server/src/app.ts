@@ -8,6 +8,7 @@ import type { FileService } from './engine/file-service.ts';
 import type { UrlSigner } from './security/url-signer.ts';
 import { newId } from './engine/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
+import { AccessLog } from './api/access-log.ts';
 import { frameworkRefusals, installEdgeGuards } from './api/edge-guards.ts';
 import { createAuthenticator } from './api/authenticate.ts';
 import { registerTaskRoutes } from './api/task-routes.ts';
@@ -37,6 +38,8 @@ export interface AppDeps {
   blobs: BlobStore;
   signer: UrlSigner;
   logger: Logger;
+  /** One info line per request (api/access-log.ts); off, only errors are logged. Default on. */
+  accessLog?: boolean;
   bodyLimitBytes: number;
   uploadLimitBytes: number;
   publicUrl?: string;
@@ -70,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: false,
+    logController: new AccessLog(deps.accessLog ?? true),
     genReqId: nextRequestId,
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),

@@ -58,6 +58,8 @@ export interface Config {
   fetchVideoMaxBytes: number;
   maxImagePixels: number;
   logLevel: string;
+  /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
+  accessLog: boolean;
   /** Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker process. */
   webhooks: {
     retryBaseMs: number; retryCapMs: number; maxAttempts: number; timeoutMs: number; concurrency: number;
@@ -133,6 +135,7 @@ export const ENVIRONMENT = {
   VIDGEN_WEBHOOK_CONCURRENCY: { fallback: 4, min: 1, about: 'webhook deliveries in flight per worker process' },
   VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS: { fallback: 5 * 86_400, min: 0, about: 'an endpoint failing every delivery this long is disabled (0: never)' },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
+  VIDGEN_ACCESS_LOG: { fallback: 'on', about: "one info line per request; 0, false or off logs only failed requests" },
 } as const satisfies Record<string, Variable>;
 
 type Variables = typeof ENVIRONMENT;
@@ -219,6 +222,7 @@ export function loadConfig(env: Env): Config {
     fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB') * MiB,
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS') * 1_000_000,
     logLevel: text('VIDGEN_LOG_LEVEL'),
+    accessLog: !['0', 'false', 'off'].includes(text('VIDGEN_ACCESS_LOG')),
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),
       retryCapMs: num('VIDGEN_WEBHOOK_RETRY_CAP_MS'),

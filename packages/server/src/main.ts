@@ -15,7 +15,7 @@ import { openSqlDatabase } from './store/sql/database.ts';
 import { SqlAccountStore } from './store/sql/sql-account-store.ts';
 import { SqlLedger } from './billing/sql-ledger.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
-import { S3BlobStore } from './blobs/s3-blob-store.ts';
+import type { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { catalogModelNames, createModelCatalog, namesOf, type ModelCatalog, type ModelNames } from './catalog/model-catalog.ts';
 import { TaskService } from './engine/task-service.ts';
 import { FileService } from './engine/file-service.ts';
@@ -29,8 +29,6 @@ import { probeWritable } from './engine/storage-probe.ts';
 import { newId } from './engine/ids.ts';
 import type { Generator } from './generators/generator.ts';
 import { FfmpegRenderer } from './generators/ffmpeg/ffmpeg-renderer.ts';
-import { createComfyUiBackends } from './generators/comfyui/comfyui-backends.ts';
-import { createRelayBackends } from './generators/relay/relay-backends.ts';
 import type { ChannelHealth } from './generators/relay/channel-health.ts';
 import type { RelayChannelDirectory } from './generators/relay/relay-channel-directory.ts';
 import { registerRelayChannelMetrics } from './generators/relay/relay-channel-metrics.ts';
@@ -91,7 +89,8 @@ export async function startService(
   const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
   const secretBox = new SecretBox(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
-  const s3 = config.s3 ? new S3BlobStore(config.s3) : undefined;
+  // The SDK is loaded only when S3 is configured (bench/idle-rss.bench.ts): local disk never needs it.
+  const s3: S3BlobStore | undefined = config.s3 ? new (await import('./blobs/s3-blob-store.ts')).S3BlobStore(config.s3) : undefined;
   const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
   await blobs.check();
 
@@ -146,7 +145,7 @@ export async function startService(
   const app = await buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
     ops: { ready: () => storageReady(database, blobs, config.role === 'api' ? [config.dataDir] : [config.dataDir, workRoot]), metrics: metrics.registry, metricsToken: config.metricsToken },
-    accounts, tasks: taskService, dialects, files: fileService, blobs, logger, clock,
+    accounts, tasks: taskService, dialects, files: fileService, blobs, logger, accessLog: config.accessLog, clock,
     billing: new BillingService({ accounts, ledger, clock, models: namesOf(catalog, 'the catalog') }), adminToken: config.adminToken,
     signer,
     webhooks: new WebhookService({ store: webhookStore, box: secretBox, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: hooks.maxAttempts, clock }),
@@ -241,6 +240,8 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
   const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
   if (config.comfyUiConfigFile) {
     const raw = JSON.parse(await readFile(config.comfyUiConfigFile, 'utf8'));
+    // ComfyUI and relay backends (and their WebSocket and HTTP clients) load only when configured.
+    const { createComfyUiBackends } = await import('./generators/comfyui/comfyui-backends.ts');
     const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile), logger: logger.child({ component: 'comfyui' }) });
     for (const [name, generator] of Object.entries(comfy.generators)) {
       generators[name] = generator;
@@ -249,6 +250,7 @@ async function buildBackends(config: Config, binaries: { ffmpeg: string; ffprobe
   }
   let relayChannels: RelayChannelDirectory | undefined;
   if (config.backendsFile) {
+    const { createRelayBackends } = await import('./generators/relay/relay-backends.ts');
     const relays = createRelayBackends(JSON.parse(await readFile(config.backendsFile, 'utf8')), config.secretsEnv, {
       health: channelHealth,
       // Links an upstream hands out on other hosts go through the SSRF-safe fetcher, sized for videos.

@@ -1,11 +1,12 @@
-import { createReadStream, linkSync, mkdirSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { copyFile, link, mkdir, rename, rm, stat, writeFile, readFile, access, constants } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { FileSliceStream } from './file-slice-stream.ts';
 import { assertBlobKey, type BlobInfo, type BlobStore, type ByteRange } from './blob-store.ts';
 
-/** Reads stream in 1 MiB chunks: few syscalls per video, bounded memory per download. */
+/** Reads in 1 MiB chunks: few syscalls per video, bounded memory and event-loop time per read. */
 const CHUNK = 1024 * 1024;
 
 /** Blobs as files under one directory; writes go to a temporary file and are renamed into place. */
@@ -38,20 +39,30 @@ export class LocalDiskBlobStore implements BlobStore {
     return this.place(key, (tmp) => writeFile(tmp, data));
   }
 
+  // Synchronous like putFile's metadata calls: the content route stats every download, and a
+  // thread-pool round trip cost more than the whole stat (bench/content.bench.ts).
   async stat(key: string): Promise<BlobInfo | undefined> {
     try {
-      const s = await stat(this.pathOf(key));
-      return { size: s.size };
+      return { size: statSync(this.pathOf(key)).size };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
   }
 
+  /**
+   * Opens synchronously, so a missing or unreadable file rejects here, before the caller has sent
+   * any header; the bytes are read synchronously too (file-slice-stream.ts says why).
+   */
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    const path = this.pathOf(key);
-    await access(path, constants.R_OK);
-    return createReadStream(path, { highWaterMark: CHUNK, ...(range ?? {}) });
+    const fd = openSync(this.pathOf(key), 'r');
+    try {
+      const slice = range ?? { start: 0, end: fstatSync(fd).size - 1 };
+      return new FileSliceStream(fd, slice.start, slice.end, CHUNK);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
   }
 
   // async so that an invalid key rejects, like every other method, instead of throwing.

@@ -3,7 +3,7 @@
  * Bytes are trusted only after sharp has decoded them under a pixel cap (DESIGN invariant 5) and
  * re-encoded them, so generators only ever read a clean, upright, metadata-free PNG.
  */
-import sharp from 'sharp';
+import { loadSharp } from './load-sharp.ts';
 
 export type ImageMimeType = 'image/jpeg' | 'image/png';
 
@@ -100,6 +100,7 @@ const UNDECODABLE = 'The image could not be decoded as a JPEG or PNG file.';
 export async function normalizeImage(bytes: Buffer, opts: { maxPixels: number }): Promise<NormalizedImage> {
   // Sniff first: sharp also reads GIF, WebP, SVG, TIFF…, and every extra decoder is attack surface.
   if (sniffImageType(bytes) === undefined) throw new ImageRejected('image_invalid', UNDECODABLE);
+  const sharp = await loadSharp();
   let width: number | undefined;
   let height: number | undefined;
   try {

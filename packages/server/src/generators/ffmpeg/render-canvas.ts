@@ -3,7 +3,8 @@
  * scene. It is larger than the output so the camera can move without ever showing an edge or
  * enlarging past the source's detail.
  */
-import sharp from 'sharp';
+import type sharp from 'sharp';
+import { loadSharp } from '../../media/load-sharp.ts';
 import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 import { buildSceneSvg } from './scene-svg.ts';
 import type { Size } from './frame-resampler.ts';
@@ -25,6 +26,7 @@ export function canvasSize(output: Size, oversize: number): Size {
 
 /** The first input image, scaled and centre-cropped to fill `size` exactly. */
 export async function imageCanvas(file: string, size: Size): Promise<Canvas> {
+  const sharp = await loadSharp();
   try {
     const { data, info } = await sharp(file)
       .rotate()
@@ -44,6 +46,7 @@ export async function imageCanvas(file: string, size: Size): Promise<Canvas> {
 /** The prompt's procedural scene, drawn at `size`. */
 export async function sceneCanvas(prompt: string, seed: number | undefined, size: Size): Promise<Canvas> {
   const svg = buildSceneSvg({ prompt, seed, ...size });
+  const sharp = await loadSharp();
   const { data, info } = await sharp(Buffer.from(svg))
     .toColourspace('srgb')
     .removeAlpha()

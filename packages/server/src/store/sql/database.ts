@@ -4,7 +4,6 @@ import type { SqlDialect } from './sql-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
 import { isStorageFault } from '../../engine/storage-faults.ts';
 import { openSqlite } from './sqlite-dialect.ts';
-import { openPostgres } from './postgres-dialect.ts';
 
 export interface SqlDatabase {
   db: Kysely<Database>;
@@ -20,7 +19,10 @@ export interface SqlDatabase {
  * PostgreSQL; anything else is the path of an SQLite file (or ":memory:").
  */
 export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
-  const { db, dialect, close } = /^postgres(ql)?:\/\//.test(location) ? openPostgres(location) : openSqlite(location);
+  // pg is loaded only for PostgreSQL: an SQLite process never needs it (bench/idle-rss.bench.ts).
+  const { db, dialect, close } = /^postgres(ql)?:\/\//.test(location)
+    ? (await import('./postgres-dialect.ts')).openPostgres(location)
+    : openSqlite(location);
   try {
     await migrateWhenReachable(db, Date.now() + MIGRATION_WAIT_MS);
   } catch (err) {
