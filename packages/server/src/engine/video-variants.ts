@@ -27,9 +27,10 @@ export type MakeStills = (video: string, durationSeconds: number, dir: string) =
  * its poster. They are a convenience: a failure is logged and the task still succeeds (its
  * variants then answer 404).
  */
-export async function storeVariants(blobs: BlobStore, makeStills: MakeStills, videoKey: string, video: { path: string; durationSeconds: number }, workDir: string, log: Logger): Promise<void> {
+export async function storeVariants(blobs: BlobStore, makeStills: MakeStills, videoKey: string, video: { path: string; durationSeconds: number }, workDir: { readonly path: string }, log: Logger): Promise<void> {
   try {
-    const dir = await mkdtemp(join(workDir, 'stills-'));
+    // The attempt's work directory is made on first use: a work root that cannot be written only costs the variants.
+    const dir = await mkdtemp(join(workDir.path, 'stills-'));
     for (const still of await makeStills(video.path, video.durationSeconds, dir)) {
       await blobs.putFile(variantKey(videoKey, still.variant), still.path, VIDEO_VARIANTS[still.variant].contentType);
     }
