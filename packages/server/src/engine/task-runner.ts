@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
+import type { AttemptOutcome, Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { GenerationStop, Generator } from '../generators/generator.ts';
 import type { ImageInputs } from './inputs/image-inputs.ts';
@@ -59,14 +59,17 @@ interface Ending {
   code: FailureCode | null;
   /** The store already ended the attempt's row with the task's final change. */
   recorded?: boolean;
+  /** The slot's next task, claimed with the completion. */
+  next?: Claimed;
 }
 
 /**
  * Runs one claimed task to its end. Every write presents the lease; when a write is refused
  * the lease was lost (the task was canceled, or another worker owns it now) and this
- * attempt's output is dropped.
+ * attempt's output is dropped. `claimNext` gives the claim to make with a success, whose task
+ * is returned for the same slot (undefined: claim nothing).
  */
-export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController): Promise<void> {
+export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, claimNext: () => ClaimRequest | undefined = () => undefined): Promise<Claimed | undefined> {
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
   deps.events.taskChanged(task.id);
@@ -75,7 +78,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   const workDir = new WorkDir(deps.workRoot, workDirPrefix(task.id));
   try {
     const produced = await produce(deps, task, lease, controller, workDir);
-    ending = produced.ok ? await store(deps, task, lease, produced, workDir, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+    ending = produced.ok ? await store(deps, task, lease, produced, workDir, claimNext, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {
     if (!isStorageFault(err)) throw err;
     ending = await handBack(deps, lease, err, log);
@@ -85,6 +88,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
+  return ending.next;
 }
 
 type Produced = { ok: true; path: string; durationSeconds: number; upstreamCostUsdTicks?: number } | { ok: false; error: unknown };
@@ -121,7 +125,10 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
 }
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
-async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number }, workDir: WorkDir, log: Logger): Promise<Ending> {
+async function store(
+  deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number },
+  workDir: WorkDir, claimNext: () => ClaimRequest | undefined, log: Logger,
+): Promise<Ending> {
   const key = `videos/${task.id}/${lease.token}.mp4`;
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
   if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
@@ -131,11 +138,17 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds, upstreamCostUsdTicks: produced.upstreamCostUsdTicks };
   // A connection lost mid-write is retried while the lease holds; a repeat of a write that did
   // commit unseen is refused, so a refusal is checked against the task before the file goes.
-  const completed = await persistently(() => deps.tasks.complete(lease, result, now, now + deps.retentionMs), lease.expiresAt, deps.clock);
+  const finish = () => {
+    const next = claimNext();
+    if (!next) return deps.tasks.complete(lease, result, now, now + deps.retentionMs).then((completed) => ({ completed, next: undefined }));
+    return deps.tasks.completeAndClaim(lease, result, now, now + deps.retentionMs, next);
+  };
+  const { completed, next } = await persistently(finish, lease.expiresAt, deps.clock);
   if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
-    await deps.images.discard(task.params.images);
+    // The task is done (and a next one may be claimed): leftover inputs are no reason to fail it.
+    await deps.images.discard(task.params.images).catch((err) => log.warn({ err }, 'input images of a finished task not removed'));
     log.info({ bytes: stored.size }, 'task succeeded');
-    return { outcome: 'succeeded', code: null, recorded: true };
+    return { outcome: 'succeeded', code: null, recorded: true, next };
   }
   // A zombie's output: another attempt owns the task now, or it was canceled.
   await deleteResult(deps.blobs, key);

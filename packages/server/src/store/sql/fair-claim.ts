@@ -1,8 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Lease, Task } from '../../engine/task.ts';
-import type { ClaimRequest } from '../task-store.ts';
-
-type Claimed = { task: Task; lease: Lease };
+import type { Claimed, ClaimRequest } from '../task-store.ts';
 import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
@@ -30,23 +27,26 @@ export class FairClaim {
    * with as many running (round robin) and toward the per-account cap.
    */
   claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]> {
-    return this.dialect.writeTransaction(this.db, async (trx) => {
-      const accounts = await this.fairOrder(trx, request);
-      const claimed: Claimed[] = [];
-      let turn = 0;
-      while (claimed.length < max && accounts.length > 0) {
-        accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
-        const next = accounts[0];
-        const got = await this.claimOldestOf(trx, request, next.id);
-        if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount)) accounts.shift();
-        if (!got) continue;
-        claimed.push(got);
-        next.running++;
-        // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered them).
-        next.turn = accounts.length + ++turn;
-      }
-      return claimed;
-    });
+    return this.dialect.writeTransaction(this.db, (trx) => this.claimSeveralIn(trx, request, max));
+  }
+
+  /** `claimSeveral` inside a transaction the caller holds (one that has written, or took the write lock). */
+  async claimSeveralIn(trx: Kysely<Database>, request: ClaimRequest, max: number): Promise<Claimed[]> {
+    const accounts = await this.fairOrder(trx, request);
+    const claimed: Claimed[] = [];
+    let turn = 0;
+    while (claimed.length < max && accounts.length > 0) {
+      accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
+      const next = accounts[0];
+      const got = await this.claimOldestOf(trx, request, next.id);
+      if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount)) accounts.shift();
+      if (!got) continue;
+      claimed.push(got);
+      next.running++;
+      // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered them).
+      next.turn = accounts.length + ++turn;
+    }
+    return claimed;
   }
 
   /** Accounts with runnable work in the lane, in the order fair claiming serves them. */

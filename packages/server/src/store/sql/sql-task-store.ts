@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
-import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
+import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
@@ -21,6 +21,13 @@ type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Pa
  */
 const heldBy = (lease: Lease) => (eb: ExpressionBuilder<Database, 'tasks'>) =>
   eb.and([eb('id', '=', lease.taskId), eb('status', '=', 'running'), eb('lease_owner', '=', lease.owner), eb('lease_token', '=', lease.token)]);
+
+/** A succeeded task's columns. */
+const completion = (result: TaskResult, now: number, expiresAt: number): TaskUpdate => ({
+  status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
+  result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
+  upstream_cost_usd_ticks: result.upstreamCostUsdTicks ?? null,
+});
 
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
@@ -123,11 +130,11 @@ export class SqlTaskStore implements TaskStore {
     return this.idempotency.release(claim);
   }
 
-  claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
+  claim(request: ClaimRequest): Promise<Claimed | undefined> {
     return this.fair.claim(request);
   }
 
-  claimSeveral(request: ClaimRequest, max: number): Promise<Array<{ task: Task; lease: Lease }>> {
+  claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]> {
     return this.fair.claimSeveral(request, max);
   }
 
@@ -213,19 +220,19 @@ export class SqlTaskStore implements TaskStore {
     return this.guarded(lease, { backend_state: JSON.stringify(state) });
   }
 
-  complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return this.guardedFinish(lease, now, null, {
-      status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
-      result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
-      upstream_cost_usd_ticks: result.upstreamCostUsdTicks ?? null,
-    });
+  async complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
+    return (await this.guardedFinish(lease, now, null, completion(result, now, expiresAt))).completed;
   }
 
-  fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
-    return this.guardedFinish(lease, now, error.code, {
+  completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
+    return this.guardedFinish(lease, now, null, completion(result, now, expiresAt), next);
+  }
+
+  async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
+    return (await this.guardedFinish(lease, now, error.code, {
       status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
       lease_owner: null, lease_expires_at: null,
-    });
+    })).completed;
   }
 
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
@@ -308,9 +315,11 @@ export class SqlTaskStore implements TaskStore {
 
   /**
    * `guarded` for a change to a final state: the attempt's row is ended and the effects that follow
-   * the change commit with it (one transaction, one commit, instead of a second one for the attempt).
+   * the change commit with it (one transaction, one commit, instead of a second one for the attempt),
+   * and so does the claim of the slot's next task when one is asked for. The transaction writes
+   * first, so on SQLite it holds the write lock before the claim reads.
    */
-  private async guardedFinish(lease: Lease, now: number, errorCode: string | null, values: TaskUpdate): Promise<boolean> {
+  private async guardedFinish(lease: Lease, now: number, errorCode: string | null, values: TaskUpdate, next?: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
     const finished = this.effects.filter((e) => e.finished);
     return this.db.transaction().execute(async (trx) => {
       const [row] = await trx
@@ -319,11 +328,13 @@ export class SqlTaskStore implements TaskStore {
         .where(heldBy(lease))
         .returningAll()
         .execute();
-      if (!row) return false;
+      if (!row) return { completed: false };
       await this.endAttemptIn(trx, lease, values.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
       const task = toTask(row);
       for (const effect of finished) await effect.finished!(trx, task);
-      return true;
+      if (!next) return { completed: true };
+      const [claimed] = await this.fair.claimSeveralIn(trx, next, 1);
+      return { completed: true, next: claimed };
     });
   }
 
