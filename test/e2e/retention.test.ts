@@ -1,9 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { startTestService } from './support/service.ts';
 import { api, pollUntil } from './support/http.ts';
+import { taskBlobFiles } from './support/blob-files.ts';
 
 describe('retention', () => {
   it('expires results: family A says expired, family B content answers 410, the file is gone', async () => {
@@ -24,7 +23,7 @@ describe('retention', () => {
       const content = await client.get(`/v1/videos/${id}/content`);
       assert.equal(content.status, 410);
       assert.equal(content.body.error.code, 'video_expired');
-      const videos = await readdir(join(svc.dataDir, 'blobs', 'videos', id)).catch(() => []);
+      const videos = (await taskBlobFiles(svc.dataDir, id)).files;
       assert.deepEqual(videos, []);
     } finally {
       await svc.close();

@@ -16,7 +16,7 @@ import { isStorageFault } from './storage-faults.ts';
 import { persistently } from './storage-retry.ts';
 import { WorkDir } from './work-dir.ts';
 import { workDirPrefix } from './work-root-sweeper.ts';
-import { deleteResult, storeVariants, type MakeStills } from './video-variants.ts';
+import { deleteResult, storeVariants, videoKey, type MakeStills } from './video-variants.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -129,7 +129,7 @@ async function store(
   deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number },
   workDir: WorkDir, claimNext: () => ClaimRequest | undefined, log: Logger,
 ): Promise<Ending> {
-  const key = `videos/${task.id}/${lease.token}.mp4`;
+  const key = videoKey(task.id, lease.token);
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
   if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
   // Stored videos never change: the attempt's token and the size identify the bytes.
