@@ -75,7 +75,7 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   deps.events.taskChanged(task.id);
   let ending: Ending = { outcome: 'lost', code: null };
   // Made when first used, inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back.
-  const workDir = new WorkDir(deps.workRoot, workDirPrefix(task.id));
+  const workDir = new WorkDir(deps.workRoot, () => workDirPrefix(task.id));
   try {
     const produced = await produce(deps, task, lease, controller, workDir);
     ending = produced.ok ? await store(deps, task, lease, produced, workDir, claimNext, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);

@@ -18,14 +18,15 @@ export class WorkDir {
 
   constructor(
     private readonly root: string,
-    private readonly prefix: string,
+    /** The directory name's prefix, asked only when the directory is made. */
+    private readonly prefix: () => string,
   ) {}
 
   /** The directory, made now if it was not yet; throws (each time) when it cannot be made. */
   get path(): string {
     if (this.made) return this.made;
     try {
-      this.made = mkdtempSync(join(this.root, this.prefix));
+      this.made = mkdtempSync(join(this.root, this.prefix()));
       return this.made;
     } catch (err) {
       this.error = err;
