@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Claimed, ClaimRequest } from '../task-store.ts';
-import type { Database } from './schema.ts';
+import type { Database, TasksTable } from './schema.ts';
+import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
@@ -11,10 +12,47 @@ import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
  * within an account; a per-account cap holds back accounts at their limit.
  */
 export class FairClaim {
+  /** Starts the oldest runnable task of one account in the lane (built once: it runs for every task). */
+  private readonly startOldest;
+  /** The attempt's row, written with its start. */
+  private readonly attemptRow;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    type Start = 'owner' | 'expiresAt' | 'now' | 'backend' | 'accountId';
+    this.startOldest = reusableStatement<Start, Selectable<TasksTable>>((slot) => {
+      const candidate = db
+        .selectFrom('tasks')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('backend', '=', slot('backend'))
+        .where('account_id', '=', slot('accountId'))
+        .where('available_at', '<=', slot('now'))
+        .orderBy('available_at')
+        .orderBy('id')
+        .limit(1);
+      return db
+        .updateTable('tasks')
+        .set((eb) => ({
+          status: 'running',
+          lease_owner: slot('owner'),
+          lease_token: eb('lease_token', '+', 1),
+          lease_expires_at: slot('expiresAt'),
+          attempts: eb('attempts', '+', 1),
+          started_at: eb.fn.coalesce('started_at', eb.val(slot('now'))),
+        }))
+        .where('id', '=', dialect.lockForTaking(candidate))
+        .where('status', '=', 'queued')
+        .returningAll();
+    });
+    this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
+      db
+        .insertInto('task_attempts')
+        .values({ task_id: slot('taskId'), attempt: slot('attempt'), worker: slot('worker'), started_at: slot('now'), ended_at: null, outcome: null, error_code: null }),
+    );
+  }
 
   async claim(request: ClaimRequest): Promise<Claimed | undefined> {
     return (await this.claimSeveral(request, 1))[0];
@@ -83,35 +121,9 @@ export class FairClaim {
   }
 
   private async claimOldestOf(db: Kysely<Database>, { owner, backend, leaseMs, now }: ClaimRequest, accountId: string): Promise<Claimed | undefined> {
-    const candidate = db
-      .selectFrom('tasks')
-      .select('id')
-      .where('status', '=', 'queued')
-      .where('backend', '=', backend)
-      .where('account_id', '=', accountId)
-      .where('available_at', '<=', now)
-      .orderBy('available_at')
-      .orderBy('id')
-      .limit(1);
-    const row = await db
-      .updateTable('tasks')
-      .set((eb) => ({
-        status: 'running',
-        lease_owner: owner,
-        lease_token: eb('lease_token', '+', 1),
-        lease_expires_at: now + leaseMs,
-        attempts: eb('attempts', '+', 1),
-        started_at: eb.fn.coalesce('started_at', eb.val(now)),
-      }))
-      .where('id', '=', this.dialect.lockForTaking(candidate))
-      .where('status', '=', 'queued')
-      .returningAll()
-      .executeTakeFirst();
+    const [row] = (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows;
     if (!row) return undefined;
-    await db
-      .insertInto('task_attempts')
-      .values({ task_id: row.id, attempt: row.lease_token, worker: owner, started_at: now, ended_at: null, outcome: null, error_code: null })
-      .execute();
+    await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
     return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
   }
