@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCommand, type CommandResult } from './support/process.ts';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { NodeVidgenClient, NotFoundError } from '../../packages/client/src/node/
 import { startTestService, type TestService } from './support/service.ts';
 import { api, pollUntil, type Api } from './support/http.ts';
 import { decodeRgb, frameDistance } from './support/video-server.ts';
+import { taskBlobFiles } from './support/blob-files.ts';
 
 const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
 
@@ -116,10 +117,10 @@ describe('content variants: poster and sprite sheet', () => {
   });
 
   it('stores the images beside the video', async () => {
-    const files = (await readdir(join(svc.dataDir, 'blobs', 'videos', id))).sort();
+    const { files } = await taskBlobFiles(svc.dataDir, id);
     assert.equal(files.length, 3, files.join(', '));
     const [video, sprite, poster] = files;
-    assert.match(video, /^\w+\.mp4$/);
+    assert.match(video, /^[\w-]+\.\d+\.mp4$/);
     assert.equal(sprite, video.replace('.mp4', '.spritesheet.jpg'));
     assert.equal(poster, video.replace('.mp4', '.thumbnail.webp'));
   });
@@ -137,8 +138,9 @@ describe('content variants: poster and sprite sheet', () => {
   });
 
   it('answers 404 variant_not_found when a task has no such image', async () => {
-    const [poster] = (await readdir(join(svc.dataDir, 'blobs', 'videos', id))).filter((f) => f.endsWith('.webp'));
-    await rm(join(svc.dataDir, 'blobs', 'videos', id, poster));
+    const stored = await taskBlobFiles(svc.dataDir, id);
+    const [poster] = stored.files.filter((f) => f.endsWith('.webp'));
+    await rm(join(stored.dir, poster));
     const res = await client.get(`/v1/videos/${id}/content?variant=thumbnail`);
     assert.equal(res.status, 404);
     assert.equal(res.body.error.code, 'variant_not_found');

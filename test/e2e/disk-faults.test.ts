@@ -154,7 +154,11 @@ describe('full and read-only disks', () => {
     const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'killed' })).body.task_id;
     await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'IN_PROGRESS', 60_000);
     const workRoot = join(env.VIDGEN_DATA_DIR, 'work');
-    assert.ok((await readdir(workRoot)).length > 0, 'an attempt is using a work directory');
+    // The attempt makes its work directory when the renderer first writes, a moment after it starts.
+    for (let i = 0; (await readdir(workRoot)).length === 0; i++) {
+      assert.ok(i < 600, 'an attempt is using a work directory');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await server!.stop('SIGKILL');
     const left = await readdir(workRoot);
     assert.ok(left.length > 0, 'kill -9 left it behind');

@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, runServerCommand } from './support/process.ts';
 import { api, pollUntil } from './support/http.ts';
 import { KEY_CACHE_MS } from '../../packages/server/src/api/authenticate.ts';
+import { taskBlobFiles } from './support/blob-files.ts';
 
 describe('operator commands and crash recovery (real processes)', () => {
   it('keys create prints only the key; list and revoke manage it', async () => {
@@ -60,7 +61,7 @@ describe('operator commands and crash recovery (real processes)', () => {
           const done = await pollUntil(() => again.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE', 180_000);
           assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
           // Beside the video: its poster and sprite sheet.
-          const files = (await readdir(join(dataDir, 'blobs', 'videos', id))).filter((f) => f.endsWith('.mp4'));
+          const files = (await taskBlobFiles(dataDir, id)).files.filter((f) => f.endsWith('.mp4'));
           assert.equal(files.length, 1, `exactly one video file for ${id}: ${files}`);
         }
       } finally {

@@ -1,9 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { startTestService } from './support/service.ts';
 import { api, pollUntil } from './support/http.ts';
+import { taskBlobFiles } from './support/blob-files.ts';
 
 describe('retention', () => {
   it('expires results: family A says expired, family B content answers 410, the file is gone', async () => {
@@ -26,8 +25,8 @@ describe('retention', () => {
       assert.equal(content.body.error.code, 'video_expired');
       // The sweeper marks the task expired first and deletes its files next (one statement marks,
       // so with many processes one sweeper takes each task): the files go just after the status.
-      const files = () => readdir(join(svc.dataDir, 'blobs', 'videos', id)).catch(() => [] as string[]);
-      const left = await pollUntil(async () => ({ status: 200, headers: new Headers(), body: await files() }), (a) => a.body.length === 0, 10_000);
+      const files = async () => ({ status: 200, headers: new Headers(), body: (await taskBlobFiles(svc.dataDir, id)).files });
+      const left = await pollUntil(files, (a) => a.body.length === 0, 10_000);
       assert.deepEqual(left.body, []);
     } finally {
       await svc.close();

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, runServerCommand, type ServerProcess } from './support/process.ts';
@@ -8,6 +8,7 @@ import { api, pollUntil, type Api } from './support/http.ts';
 import { downloadAndProbe } from './support/video.ts';
 import { openSqlDatabase } from '../../packages/server/src/store/sql/database.ts';
 import { SqlTaskStore } from '../../packages/server/src/store/sql/sql-task-store.ts';
+import { taskBlobFiles } from './support/blob-files.ts';
 
 // One API process and separate worker processes sharing a data dir: a worker killed or
 // stopped mid-render loses nothing, and exactly one verified file is served.
@@ -39,7 +40,7 @@ describe('worker processes hand tasks over', () => {
   const finishes = async (id: string) => {
     const done = await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status), 120_000);
     assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
-    const files = (await readdir(join(dataDir, 'blobs', 'videos', id))).filter((f) => f.endsWith('.mp4'));
+    const files = (await taskBlobFiles(dataDir, id)).files.filter((f) => f.endsWith('.mp4'));
     assert.equal(files.length, 1, `exactly one stored video, found ${files}`);
     const { probe } = await downloadAndProbe(`${apiServer.url}${done.body.result_url}`, { authorization: `Bearer ${key}` });
     assert.deepEqual([probe.codec, probe.width, probe.height], ['h264', 720, 1280]);

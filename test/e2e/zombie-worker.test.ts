@@ -6,6 +6,7 @@ import { startTestService } from './support/service.ts';
 import { api, pollUntil } from './support/http.ts';
 import { openSqlDatabase } from '../../packages/server/src/store/sql/database.ts';
 import { SqlTaskStore } from '../../packages/server/src/store/sql/sql-task-store.ts';
+import { videoKey } from '../../packages/server/src/engine/video-variants.ts';
 
 // A worker that stops renewing its lease (stalled, partitioned) keeps rendering; another
 // worker takes the task over. The zombie's late completion must be refused and change nothing.
@@ -33,10 +34,11 @@ it("refuses a zombie worker's late completion and keeps exactly the new owner's 
     const attempts = await tasks.attempts(id);
     await database.close();
     assert.deepEqual(attempts.map((a) => a.outcome), ['lease_expired', 'succeeded']);
-    assert.equal(task?.result?.blobKey, `videos/${id}/${attempts[1].attempt}.mp4`, 'the served file is the new owner’s');
     const owner = attempts[1].attempt;
-    const kept = (await readdir(join(zombie.dataDir, 'blobs', 'videos', id))).sort();
-    assert.deepEqual(kept, [`${owner}.mp4`, `${owner}.spritesheet.jpg`, `${owner}.thumbnail.webp`], 'the zombie’s files were discarded');
+    assert.equal(task?.result?.blobKey, videoKey(id, owner), 'the served file is the new owner’s');
+    const dir = join(zombie.dataDir, 'blobs', videoKey(id, owner), '..');
+    const kept = (await readdir(dir)).filter((name) => name.startsWith(id)).sort();
+    assert.deepEqual(kept, [`${id}.${owner}.mp4`, `${id}.${owner}.spritesheet.jpg`, `${id}.${owner}.thumbnail.webp`], 'the zombie’s files were discarded');
   } finally {
     await rescuer.close();
     await zombie.close();

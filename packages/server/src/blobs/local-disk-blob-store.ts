@@ -12,6 +12,12 @@ const CHUNK = 1024 * 1024;
 /** Blobs as files under one directory; writes go to a temporary file and are renamed into place. */
 export class LocalDiskBlobStore implements BlobStore {
   private readonly tmpDir: string;
+  /**
+   * Directories this store made or found, so a put into one costs no mkdir. Keys share few
+   * directories (engine/video-variants.ts); one removed behind the store's back fails the link,
+   * and the slower path below makes it again.
+   */
+  private readonly knownDirs = new Set<string>();
 
   constructor(private readonly root: string) {
     this.tmpDir = join(root, '.tmp');
@@ -26,13 +32,24 @@ export class LocalDiskBlobStore implements BlobStore {
     // made synchronously like better-sqlite3's writes to the same disk: microseconds each, where a
     // thread-pool round trip took about a millisecond on a loaded machine (bench/engine.bench.ts).
     const target = this.pathOf(key);
+    const dir = dirname(target);
     try {
-      mkdirSync(dirname(target), { recursive: true });
+      if (!this.knownDirs.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        this.remember(dir);
+      }
       linkSync(path, target);
       return { size: statSync(target).size };
     } catch {
+      this.knownDirs.delete(dir);
       return this.place(key, (tmp) => link(path, tmp).catch(() => copyFile(path, tmp)));
     }
+  }
+
+  private remember(dir: string): void {
+    // Bounded: the oldest go first, and a forgotten directory only costs one mkdir again.
+    if (this.knownDirs.size >= 1024) this.knownDirs.delete(this.knownDirs.values().next().value!);
+    this.knownDirs.add(dir);
   }
 
   async putBuffer(key: string, data: Buffer): Promise<BlobInfo> {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { AttemptOutcome, TaskStore } from '../store/task-store.ts';
+import type { AttemptOutcome, Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { GenerationStop, Generator } from '../generators/generator.ts';
 import type { ImageInputs } from './inputs/image-inputs.ts';
@@ -14,9 +14,9 @@ import { expectedOutput, jobShape, type OutputExpectation } from './output-expec
 import { FAILURES, toTaskFailure, type FailureCode } from './task-failure.ts';
 import { isStorageFault } from './storage-faults.ts';
 import { persistently } from './storage-retry.ts';
-import { makeWorkDir, removeWorkDir } from './work-dir.ts';
+import { WorkDir } from './work-dir.ts';
 import { workDirPrefix } from './work-root-sweeper.ts';
-import { deleteResult, storeVariants, type MakeStills } from './video-variants.ts';
+import { deleteResult, storeVariants, videoKey, type MakeStills } from './video-variants.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -59,51 +59,57 @@ interface Ending {
   code: FailureCode | null;
   /** The store already ended the attempt's row with the task's final change. */
   recorded?: boolean;
+  /** The slot's next task, claimed with the completion. */
+  next?: Claimed;
 }
 
 /**
  * Runs one claimed task to its end. Every write presents the lease; when a write is refused
  * the lease was lost (the task was canceled, or another worker owns it now) and this
- * attempt's output is dropped.
+ * attempt's output is dropped. `claimNext` gives the claim to make with a success, whose task
+ * is returned for the same slot (undefined: claim nothing).
  */
-export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController): Promise<void> {
+export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, claimNext: () => ClaimRequest | undefined = () => undefined): Promise<Claimed | undefined> {
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
   deps.events.taskChanged(task.id);
   let ending: Ending = { outcome: 'lost', code: null };
-  let workDir: string | undefined;
+  // Made when first used, inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back.
+  const workDir = new WorkDir(deps.workRoot, () => workDirPrefix(task.id));
   try {
-    // Inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back below.
-    workDir = makeWorkDir(deps.workRoot, workDirPrefix(task.id));
     const produced = await produce(deps, task, lease, controller, workDir);
-    ending = produced.ok ? await store(deps, task, lease, produced, workDir, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+    ending = produced.ok ? await store(deps, task, lease, produced, workDir, claimNext, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {
     if (!isStorageFault(err)) throw err;
     ending = await handBack(deps, lease, err, log);
   } finally {
-    if (workDir) await removeWorkDir(workDir).catch(() => undefined);
+    await workDir.remove().catch(() => undefined);
     if (!ending.recorded) await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
+  return ending.next;
 }
 
 type Produced = { ok: true; path: string; durationSeconds: number; upstreamCostUsdTicks?: number } | { ok: false; error: unknown };
 
-async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: string): Promise<Produced> {
+async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: WorkDir): Promise<Produced> {
   try {
     const generator = deps.generators[task.backend];
     if (!generator) throw FAILURES.backendUnavailable('No backend is configured for this model.');
     const signal = controller.signal;
     const images = await loadImages(deps, task, signal, workDir);
     // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
-    const video = task.params.video ? await deps.videos.load(task, workDir, signal) : undefined;
+    const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
     const output = await generator.generate(
       { taskId: task.id, model: task.model, attempt: lease.token, kind: task.kind, prompt, ...shape, seed, images, ...(video ? { video } : {}) },
       {
-        signal, workDir, onProgress: progressReporter(deps, lease, controller),
+        signal, get workDir() {
+          return workDir.path;
+        },
+        onProgress: progressReporter(deps, lease, controller),
         stopReason: () => (signal.aborted ? (GENERATOR_STOP[signal.reason as StopReason] ?? 'cancel') : undefined),
         checkpoint: { load: () => deps.tasks.loadBackendState(task.id), save: (state) => deps.tasks.saveBackendState(lease, state) },
       },
@@ -113,13 +119,17 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
     const measured = await deps.verifyVideo(output.path, expect);
     return { ok: true, path: output.path, durationSeconds: measured?.durationSeconds ?? expect.durationSeconds, upstreamCostUsdTicks: output.upstreamCostUsdTicks };
   } catch (error) {
-    return { ok: false, error };
+    // The work directory could not be made: whatever the backend made of that, it is a storage fault.
+    return { ok: false, error: workDir.failure ?? error };
   }
 }
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
-async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number }, workDir: string, log: Logger): Promise<Ending> {
-  const key = `videos/${task.id}/${lease.token}.mp4`;
+async function store(
+  deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number },
+  workDir: WorkDir, claimNext: () => ClaimRequest | undefined, log: Logger,
+): Promise<Ending> {
+  const key = videoKey(task.id, lease.token);
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
   if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
   // Stored videos never change: the attempt's token and the size identify the bytes.
@@ -128,11 +138,17 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds, upstreamCostUsdTicks: produced.upstreamCostUsdTicks };
   // A connection lost mid-write is retried while the lease holds; a repeat of a write that did
   // commit unseen is refused, so a refusal is checked against the task before the file goes.
-  const completed = await persistently(() => deps.tasks.complete(lease, result, now, now + deps.retentionMs), lease.expiresAt, deps.clock);
+  const finish = () => {
+    const next = claimNext();
+    if (!next) return deps.tasks.complete(lease, result, now, now + deps.retentionMs).then((completed) => ({ completed, next: undefined }));
+    return deps.tasks.completeAndClaim(lease, result, now, now + deps.retentionMs, next);
+  };
+  const { completed, next } = await persistently(finish, lease.expiresAt, deps.clock);
   if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
-    await deps.images.discard(task.params.images);
+    // The task is done (and a next one may be claimed): leftover inputs are no reason to fail it.
+    await deps.images.discard(task.params.images).catch((err) => log.warn({ err }, 'input images of a finished task not removed'));
     log.info({ bytes: stored.size }, 'task succeeded');
-    return { outcome: 'succeeded', code: null, recorded: true };
+    return { outcome: 'succeeded', code: null, recorded: true, next };
   }
   // A zombie's output: another attempt owns the task now, or it was canceled.
   await deleteResult(deps.blobs, key);
@@ -140,11 +156,11 @@ async function store(deps: TaskRunnerDeps, task: Task, lease: Lease, produced: {
   return { outcome: 'lost', code: 'lease_lost' };
 }
 
-async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal, workDir: string): Promise<string[]> {
+async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal, workDir: WorkDir): Promise<string[]> {
   const paths: string[] = [];
   for (const [index, ref] of task.params.images.entries()) {
     const png = await deps.normalizeImage(await deps.images.load(task.accountId, ref, signal));
-    const path = join(workDir, `input-${index}.png`);
+    const path = join(workDir.path, `input-${index}.png`);
     await writeFile(path, png);
     paths.push(path);
   }

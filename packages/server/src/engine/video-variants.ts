@@ -14,6 +14,17 @@ export const VIDEO_VARIANTS = {
 } as const;
 export type VideoVariant = keyof typeof VIDEO_VARIANTS;
 
+/**
+ * Where an attempt's video is stored. Task ids are UUIDv7, time first: seven hex digits make one
+ * directory per ~17 minutes of tasks, which the local disk store makes once and remembers; a
+ * directory per task cost a mkdir for every task (a quarter of a no-op task, bench/engine.bench.ts)
+ * and stayed behind, empty, after retention removed its files. The attempt's lease token in the
+ * name keeps a zombie attempt's file apart from the owner's.
+ */
+export function videoKey(taskId: string, token: number): string {
+  return `videos/${taskId.slice(0, 7)}/${taskId}.${token}.mp4`;
+}
+
 /** Where a variant of the video stored under `videoKey` lives: beside it, named after it. */
 export function variantKey(videoKey: string, variant: VideoVariant): string {
   return `${videoKey.replace(/\.mp4$/, '')}.${variant}.${VIDEO_VARIANTS[variant].extension}`;
@@ -31,9 +42,10 @@ export type MakeStills = (video: string, durationSeconds: number, dir: string) =
  * its poster. They are a convenience: a failure is logged and the task still succeeds (its
  * variants then answer 404).
  */
-export async function storeVariants(blobs: BlobStore, makeStills: MakeStills, videoKey: string, video: { path: string; durationSeconds: number }, workDir: string, log: Logger): Promise<void> {
+export async function storeVariants(blobs: BlobStore, makeStills: MakeStills, videoKey: string, video: { path: string; durationSeconds: number }, workDir: { readonly path: string }, log: Logger): Promise<void> {
   try {
-    const dir = await mkdtemp(join(workDir, 'stills-'));
+    // The attempt's work directory is made on first use: a work root that cannot be written only costs the variants.
+    const dir = await mkdtemp(join(workDir.path, 'stills-'));
     for (const still of await makeStills(video.path, video.durationSeconds, dir)) {
       await blobs.putFile(variantKey(videoKey, still.variant), still.path, VIDEO_VARIANTS[still.variant].contentType);
     }

@@ -1,11 +1,9 @@
 import type { Logger } from 'pino';
-import type { TaskStore } from '../store/task-store.ts';
+import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { Lease, Task } from './task.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
 import { announceWorker } from './worker-lifecycle.ts';
 import { isStorageFault } from './storage-faults.ts';
-
-type Claimed = { task: Task; lease: Lease };
 
 export interface Lane {
   /** Tasks of this backend run at once in this process (a GPU host with N slots: N). */
@@ -73,7 +71,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     const claimFor = async (count: number) => {
       filled = false;
       try {
-        const request = { owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount };
+        const request = claimRequest(backend);
         const got = count === 1 ? [await deps.tasks.claim(request)].filter((c) => c !== undefined) : await deps.tasks.claimSeveral(request, count);
         ready.push(...got);
         filled = got.length === count;
@@ -102,19 +100,39 @@ export function createWorker(deps: WorkerDeps): Worker {
     };
   }
 
+  function claimRequest(backend: string): ClaimRequest {
+    return { owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount };
+  }
+
   async function slot(backend: string, lane: Lane, claim: () => Promise<Claimed | undefined>): Promise<void> {
+    // A success claims the slot's next task in its own transaction (one commit instead of two per
+    // task, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
+    const claimNext = () => (stopped ? undefined : claimRequest(backend));
+    let claimed: Claimed | undefined;
     while (!stopped) {
-      const claimed = await claim();
+      claimed ??= await claim();
       if (!claimed) {
         await idle();
         continue;
       }
       deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
-      await attempt(claimed.task, claimed.lease, lane);
+      claimed = await attempt(claimed.task, claimed.lease, lane, claimNext);
+    }
+    // Claimed while the worker was being stopped: given back unstarted, so another worker starts it at once.
+    if (claimed) await handBackUnstarted(claimed.lease);
+  }
+
+  async function handBackUnstarted(lease: Lease): Promise<void> {
+    try {
+      await deps.tasks.release(lease, deps.clock());
+      await deps.tasks.endAttempt(lease, 'released', null, deps.clock());
+    } catch (err) {
+      // Its lease runs out and the reaper returns it to the queue.
+      deps.logger.warn({ err, taskId: lease.taskId }, 'task claimed at shutdown not handed back');
     }
   }
 
-  async function attempt(task: Task, lease: Lease, lane: Lane): Promise<void> {
+  async function attempt(task: Task, lease: Lease, lane: Lane, claimNext: () => ClaimRequest | undefined): Promise<Claimed | undefined> {
     const controller = new AbortController();
     const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
     running.set(task.id, controller);
@@ -131,9 +149,10 @@ export function createWorker(deps: WorkerDeps): Worker {
     }, deps.heartbeatMs);
     const deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
     try {
-      await runTask(deps, task, lease, controller);
+      return await runTask(deps, task, lease, controller, claimNext);
     } catch (err) {
       deps.logger.error({ err, taskId: task.id }, 'task attempt crashed');
+      return undefined;
     } finally {
       clearInterval(heartbeat);
       clearTimeout(deadline);

@@ -158,6 +158,33 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.deepEqual(done?.result, result);
     });
 
+    it('completes and claims the lane’s next task in one step, fairly; a refused completion claims nothing', async (t) => {
+      if (skip) return t.skip(skip);
+      const other = (await fx.accounts.ensureAccount('contract-next', null, clock)).id;
+      const ours = [];
+      for (let i = 0; i < 3; i++) ours.push(await fx.tasks.insert(newTask('b2')));
+      const theirs = [await fx.tasks.insert(newTask('b2', other))];
+      assert.equal((await claim('b2'))?.task.id, ours[0].id);
+      const finishing = (await claim('b2'))!;
+      assert.equal(finishing.task.id, theirs[0].id);
+      assert.equal((await claim('b2'))?.task.id, ours[1].id);
+      theirs.push(await fx.tasks.insert(newTask('b2', other)));
+      const request = { owner: 'w3', backend: 'b2', leaseMs: lease, now: clock, maxRunningPerAccount: 0 };
+      const result = { blobKey: 'k', bytes: 1, etag: '"e"' };
+      const done = await fx.tasks.completeAndClaim(finishing.lease, result, clock, clock + 1000, request);
+      if (done.next) held.push(done.next.lease);
+      assert.equal(done.completed, true);
+      assert.equal((await fx.tasks.get(finishing.task.id))?.status, 'succeeded');
+      assert.equal((await fx.tasks.attempts(finishing.task.id))[0].outcome, 'succeeded');
+      assert.equal(done.next?.task.id, theirs[1].id, 'the account with fewer running tasks first, though the other one waits longer');
+      assert.deepEqual({ status: done.next?.task.status, owner: done.next?.lease.owner }, { status: 'running', owner: 'w3' });
+      const [record] = await fx.tasks.attempts(theirs[1].id);
+      assert.deepEqual({ attempt: record.attempt, worker: record.worker, ended: record.endedAt }, { attempt: done.next!.lease.token, worker: 'w3', ended: null });
+      const again = await fx.tasks.completeAndClaim(finishing.lease, result, clock, clock + 1000, request);
+      assert.deepEqual(again, { completed: false }, 'a second completion is refused and claims nothing');
+      assert.equal((await fx.tasks.get(ours[2].id))?.status, 'queued');
+    });
+
     it('renews a held lease so the reaper leaves it alone', async (t) => {
       if (skip) return t.skip(skip);
       await fx.tasks.insert(newTask());

@@ -52,6 +52,12 @@ export interface ClaimRequest {
   maxRunningPerAccount: number;
 }
 
+/** A task a worker now runs, and the lease every write of that attempt presents. */
+export interface Claimed {
+  task: Task;
+  lease: Lease;
+}
+
 export interface LaneStats {
   queued: Array<{ backend: string; count: number }>;
   running: Array<{ backend: string; accountId: string; count: number }>;
@@ -94,12 +100,12 @@ export interface TaskStore {
    * the lane (under its cap) goes first, the one waiting longest among equals; within an account,
    * oldest first. Records the attempt.
    */
-  claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined>;
+  claim(request: ClaimRequest): Promise<Claimed | undefined>;
   /**
    * Up to `max` claims at once (idle slots of one lane), each with its own lease and attempt
    * row, handed out in the order successive `claim` calls would have been.
    */
-  claimSeveral(request: ClaimRequest, max: number): Promise<Array<{ task: Task; lease: Lease }>>;
+  claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]>;
   endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void>;
   attempts(taskId: string): Promise<AttemptRecord[]>;
   /** Cancels a queued or running task in one statement; undefined when it had already ended. */
@@ -117,6 +123,12 @@ export interface TaskStore {
   saveBackendState(lease: Lease, state: unknown): Promise<boolean>;
   /** Also ends the attempt's row (`succeeded`), in the same transaction. */
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean>;
+  /**
+   * `complete`, and in the same transaction the claim (as `claim` makes it) of the lane's next task
+   * for the slot this frees: one commit where a finished task and the next start took two. Nothing
+   * is claimed when the completion is refused.
+   */
+  completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }>;
   /** Also ends the attempt's row (`failed`, with the error's code), in the same transaction. */
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean>;
   /** Puts the task back in the queue after a transient failure, runnable again at `availableAt`. */

@@ -1,9 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import type { Lease, Task } from '../../engine/task.ts';
-import type { ClaimRequest } from '../task-store.ts';
-
-type Claimed = { task: Task; lease: Lease };
-import type { Database } from './schema.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Claimed, ClaimRequest } from '../task-store.ts';
+import type { Database, TasksTable } from './schema.ts';
+import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
@@ -14,10 +12,47 @@ import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
  * within an account; a per-account cap holds back accounts at their limit.
  */
 export class FairClaim {
+  /** Starts the oldest runnable task of one account in the lane (built once: it runs for every task). */
+  private readonly startOldest;
+  /** The attempt's row, written with its start. */
+  private readonly attemptRow;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    type Start = 'owner' | 'expiresAt' | 'now' | 'backend' | 'accountId';
+    this.startOldest = reusableStatement<Start, Selectable<TasksTable>>((slot) => {
+      const candidate = db
+        .selectFrom('tasks')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('backend', '=', slot('backend'))
+        .where('account_id', '=', slot('accountId'))
+        .where('available_at', '<=', slot('now'))
+        .orderBy('available_at')
+        .orderBy('id')
+        .limit(1);
+      return db
+        .updateTable('tasks')
+        .set((eb) => ({
+          status: 'running',
+          lease_owner: slot('owner'),
+          lease_token: eb('lease_token', '+', 1),
+          lease_expires_at: slot('expiresAt'),
+          attempts: eb('attempts', '+', 1),
+          started_at: eb.fn.coalesce('started_at', eb.val(slot('now'))),
+        }))
+        .where('id', '=', dialect.lockForTaking(candidate))
+        .where('status', '=', 'queued')
+        .returningAll();
+    });
+    this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
+      db
+        .insertInto('task_attempts')
+        .values({ task_id: slot('taskId'), attempt: slot('attempt'), worker: slot('worker'), started_at: slot('now'), ended_at: null, outcome: null, error_code: null }),
+    );
+  }
 
   async claim(request: ClaimRequest): Promise<Claimed | undefined> {
     return (await this.claimSeveral(request, 1))[0];
@@ -30,96 +65,65 @@ export class FairClaim {
    * with as many running (round robin) and toward the per-account cap.
    */
   claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]> {
-    return this.dialect.writeTransaction(this.db, async (trx) => {
-      const accounts = await this.fairOrder(trx, request);
-      const claimed: Claimed[] = [];
-      let turn = 0;
-      while (claimed.length < max && accounts.length > 0) {
-        accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
-        const next = accounts[0];
-        const got = await this.claimOldestOf(trx, request, next.id);
-        if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount)) accounts.shift();
-        if (!got) continue;
-        claimed.push(got);
-        next.running++;
-        // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered them).
-        next.turn = accounts.length + ++turn;
-      }
-      return claimed;
-    });
+    return this.dialect.writeTransaction(this.db, (trx) => this.claimSeveralIn(trx, request, max));
+  }
+
+  /** `claimSeveral` inside a transaction the caller holds (one that has written, or took the write lock). */
+  async claimSeveralIn(trx: Kysely<Database>, request: ClaimRequest, max: number): Promise<Claimed[]> {
+    const accounts = await this.fairOrder(trx, request);
+    const claimed: Claimed[] = [];
+    let turn = 0;
+    while (claimed.length < max && accounts.length > 0) {
+      accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
+      const next = accounts[0];
+      const got = await this.claimOldestOf(trx, request, next.id);
+      if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount)) accounts.shift();
+      if (!got) continue;
+      claimed.push(got);
+      next.running++;
+      // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered them).
+      next.turn = accounts.length + ++turn;
+    }
+    return claimed;
   }
 
   /** Accounts with runnable work in the lane, in the order fair claiming serves them. */
   private async fairOrder(db: Kysely<Database>, { backend, now, maxRunningPerAccount }: ClaimRequest) {
-    const [waiting, running] = await Promise.all([this.waitingAccounts(db, backend, now), this.runningPerAccount(db, backend)]);
-    return waiting
-      .map((w) => ({ id: w.account_id, since: Number(w.since), running: running.get(w.account_id) ?? 0 }))
+    return (await this.waitingAccounts(db, backend, now))
+      .map((w) => ({ id: w.account_id, since: Number(w.since), running: Number(w.running) }))
       .filter((a) => maxRunningPerAccount <= 0 || a.running < maxRunningPerAccount)
       .sort((a, b) => a.running - b.running || a.since - b.since)
       .map((a, turn) => ({ id: a.id, running: a.running, turn: turn - 1_000_000_000 }));
   }
 
   /**
-   * Each account with runnable queued tasks in the lane and its oldest one. A recursive
-   * skip-scan over the (backend, status, account_id, available_at) index: one probe per
-   * account instead of a pass over the whole backlog (a GROUP BY read every queued row and
-   * made a claim cost grow with the queue).
+   * Each account with runnable queued tasks in the lane, its oldest one and how many it runs in
+   * the lane. A recursive skip-scan over the (backend, status, account_id, available_at) index:
+   * one probe per account instead of a pass over the whole backlog (a GROUP BY read every queued
+   * row and made a claim cost grow with the queue). The running counts are probes of the same
+   * index in the same statement: a separate GROUP BY over the running tasks was one more
+   * statement per claim (bench/engine.bench.ts).
    */
-  private async waitingAccounts(db: Kysely<Database>, backend: string, now: number): Promise<Array<{ account_id: string; since: number }>> {
+  private async waitingAccounts(db: Kysely<Database>, backend: string, now: number) {
     const queued = sql`backend = ${backend} AND status = 'queued'`;
-    const result = await sql<{ account_id: string; since: number | null }>`
+    const result = await sql<{ account_id: string; since: number | null; running: number | string }>`
       WITH RECURSIVE accounts(account_id) AS (
         SELECT MIN(account_id) FROM tasks WHERE ${queued}
         UNION ALL
         SELECT (SELECT MIN(account_id) FROM tasks WHERE ${queued} AND account_id > accounts.account_id)
         FROM accounts WHERE accounts.account_id IS NOT NULL
       )
-      SELECT account_id, (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since
+      SELECT account_id,
+        (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since,
+        (SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running' AND tasks.account_id = accounts.account_id) AS running
       FROM accounts WHERE account_id IS NOT NULL`.execute(db);
-    return result.rows.filter((r): r is { account_id: string; since: number } => r.since !== null);
-  }
-
-  private async runningPerAccount(db: Kysely<Database>, backend: string): Promise<Map<string, number>> {
-    const rows = await db
-      .selectFrom('tasks')
-      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('backend', '=', backend)
-      .where('status', '=', 'running')
-      .groupBy('account_id')
-      .execute();
-    return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
+    return result.rows.filter((r) => r.since !== null);
   }
 
   private async claimOldestOf(db: Kysely<Database>, { owner, backend, leaseMs, now }: ClaimRequest, accountId: string): Promise<Claimed | undefined> {
-    const candidate = db
-      .selectFrom('tasks')
-      .select('id')
-      .where('status', '=', 'queued')
-      .where('backend', '=', backend)
-      .where('account_id', '=', accountId)
-      .where('available_at', '<=', now)
-      .orderBy('available_at')
-      .orderBy('id')
-      .limit(1);
-    const row = await db
-      .updateTable('tasks')
-      .set((eb) => ({
-        status: 'running',
-        lease_owner: owner,
-        lease_token: eb('lease_token', '+', 1),
-        lease_expires_at: now + leaseMs,
-        attempts: eb('attempts', '+', 1),
-        started_at: eb.fn.coalesce('started_at', eb.val(now)),
-      }))
-      .where('id', '=', this.dialect.lockForTaking(candidate))
-      .where('status', '=', 'queued')
-      .returningAll()
-      .executeTakeFirst();
+    const [row] = (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows;
     if (!row) return undefined;
-    await db
-      .insertInto('task_attempts')
-      .values({ task_id: row.id, attempt: row.lease_token, worker: owner, started_at: now, ended_at: null, outcome: null, error_code: null })
-      .execute();
+    await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
     return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
   }

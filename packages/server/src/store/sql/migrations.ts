@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * Migrations shared by SQLite and PostgreSQL: only types and statements both understand.
@@ -239,6 +239,19 @@ const migrations: Record<string, Migration> = {
       // Both columns are set at insert (status also at each transition, one entry moved).
       await db.schema.createIndex('tasks_account_status').on('tasks').columns(['account_id', 'family', 'status', 'id']).execute();
       await db.schema.createIndex('tasks_account_model').on('tasks').columns(['account_id', 'family', 'model', 'id']).execute();
+    },
+  },
+  '0060_idempotency_listing_index': {
+    async up(db: Kysely<any>) {
+      // `?idempotency_key=` listings find the one task a key created with a probe instead of reading
+      // every task of the account. Partial: only tasks submitted with a key have an entry, so the
+      // insert of any other task (and every claim and finish, which leave the key alone) pays nothing.
+      await db.schema
+        .createIndex('tasks_account_idempotency')
+        .on('tasks')
+        .columns(['account_id', 'family', 'idempotency_key', 'id'])
+        .where(sql.ref('idempotency_key'), 'is not', null)
+        .execute();
     },
   },
   '0080_webhook_operator': {

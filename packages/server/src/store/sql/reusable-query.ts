@@ -10,6 +10,25 @@ export function reusableQuery<P extends unknown[]>(query: Compilable, arity: P['
   return (...params: P): CompiledQuery => CompiledQuery.raw(text, params);
 }
 
+/** A named value of a statement built once by `reusableStatement`, given on each run. */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+/**
+ * A statement built and compiled once from a query whose varying values are named slots, run
+ * with the slots' values: for the writes every task makes (its claim, attempt row and finish),
+ * where building and compiling Kysely's query tree cost more than the database's own work
+ * (bench/engine.bench.ts). Values written in the query itself (not slots) stay as built.
+ */
+export function reusableStatement<Names extends string, Row = unknown>(
+  build: (slot: (name: Names) => never) => Compilable<Row>,
+): (values: Record<Names, unknown>) => CompiledQuery<Row> {
+  const compiled = build((name) => new Slot(name) as never).compile();
+  const fill = compiled.parameters.map((p) => (p instanceof Slot ? (values: Record<string, unknown>) => values[p.name] : () => p));
+  return (values) => CompiledQuery.raw(compiled.sql, fill.map((f) => f(values))) as CompiledQuery<Row>;
+}
+
 /** The SQL text of such a query, checked to take exactly `arity` parameters. */
 export function reusableSql(query: Compilable, arity: number): string {
   const compiled = query.compile();

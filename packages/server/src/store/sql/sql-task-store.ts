@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
-import type { AttemptOutcome, AttemptRecord, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
+import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { toTask } from './task-row.ts';
@@ -10,6 +10,7 @@ import { FAILURES } from '../../engine/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 import { IdempotencyKeyTaken } from '../task-store.ts';
+import { reusableStatement } from './reusable-query.ts';
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
@@ -27,6 +28,9 @@ export class SqlTaskStore implements TaskStore {
   private readonly readById: (id: string) => Promise<Selectable<TasksTable> | undefined>;
   private readonly fair: FairClaim;
   private readonly idempotency: IdempotencyKeys;
+  /** The success of an attempt and the end of its row: every task makes them, so they are built once. */
+  private readonly completeRow;
+  private readonly endAttemptRow;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -39,6 +43,26 @@ export class SqlTaskStore implements TaskStore {
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
     // statement called directly, see bench/poll.bench.ts).
     this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
+    type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token';
+    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) =>
+      db
+        .updateTable('tasks')
+        .set({
+          status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: slot('key'), result_bytes: slot('bytes'),
+          result_etag: slot('etag'), result_duration_ms: slot('durationMs'), finished_at: slot('now'), expires_at: slot('expiresAt'),
+          lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
+        })
+        .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
+        .returningAll(),
+    );
+    this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
+      db
+        .updateTable('task_attempts')
+        .set({ ended_at: slot('now'), outcome: slot('outcome'), error_code: slot('code') })
+        .where('task_id', '=', slot('taskId'))
+        .where('attempt', '=', slot('attempt'))
+        .where('ended_at', 'is', null),
+    );
   }
 
   insert(task: NewTask): Promise<Task> {
@@ -123,11 +147,11 @@ export class SqlTaskStore implements TaskStore {
     return this.idempotency.release(claim);
   }
 
-  claim(request: ClaimRequest): Promise<{ task: Task; lease: Lease } | undefined> {
+  claim(request: ClaimRequest): Promise<Claimed | undefined> {
     return this.fair.claim(request);
   }
 
-  claimSeveral(request: ClaimRequest, max: number): Promise<Array<{ task: Task; lease: Lease }>> {
+  claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]> {
     return this.fair.claimSeveral(request, max);
   }
 
@@ -136,13 +160,7 @@ export class SqlTaskStore implements TaskStore {
   }
 
   private async endAttemptIn(db: Kysely<Database>, lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
-    await db
-      .updateTable('task_attempts')
-      .set({ ended_at: now, outcome, error_code: errorCode })
-      .where('task_id', '=', lease.taskId)
-      .where('attempt', '=', lease.token)
-      .where('ended_at', 'is', null)
-      .execute();
+    await db.executeQuery(this.endAttemptRow({ now, outcome, code: errorCode, taskId: lease.taskId, attempt: lease.token }));
   }
 
   async attempts(taskId: string): Promise<AttemptRecord[]> {
@@ -213,19 +231,26 @@ export class SqlTaskStore implements TaskStore {
     return this.guarded(lease, { backend_state: JSON.stringify(state) });
   }
 
-  complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return this.guardedFinish(lease, now, null, {
-      status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: result.blobKey, result_bytes: result.bytes,
-      result_etag: result.etag, result_duration_ms: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000), finished_at: now, expires_at: expiresAt, lease_owner: null, lease_expires_at: null,
-      upstream_cost_usd_ticks: result.upstreamCostUsdTicks ?? null,
-    });
+  async complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
+    return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt))).completed;
   }
 
-  fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
-    return this.guardedFinish(lease, now, error.code, {
-      status: 'failed', error_code: error.code, error_message: error.message, finished_at: now,
-      lease_owner: null, lease_expires_at: null,
-    });
+  completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
+    return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), next);
+  }
+
+  private completing(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
+    const values = {
+      key: result.blobKey, bytes: result.bytes, etag: result.etag, durationMs: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000),
+      now, expiresAt, upstreamCost: result.upstreamCostUsdTicks ?? null, taskId: lease.taskId, owner: lease.owner, token: lease.token,
+    };
+    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
+  }
+
+  async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
+    const values = { status: 'failed', error_code: error.code, error_message: error.message, finished_at: now, lease_owner: null, lease_expires_at: null };
+    const failing = (trx: Kysely<Database>) => trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll().executeTakeFirst();
+    return (await this.guardedFinish(lease, now, error.code, failing)).completed;
   }
 
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
@@ -313,22 +338,24 @@ export class SqlTaskStore implements TaskStore {
 
   /**
    * `guarded` for a change to a final state: the attempt's row is ended and the effects that follow
-   * the change commit with it (one transaction, one commit, instead of a second one for the attempt).
+   * the change commit with it (one transaction, one commit, instead of a second one for the attempt),
+   * and so does the claim of the slot's next task when one is asked for. The transaction writes
+   * first, so on SQLite it holds the write lock before the claim reads.
    */
-  private async guardedFinish(lease: Lease, now: number, errorCode: string | null, values: TaskUpdate): Promise<boolean> {
+  private async guardedFinish(
+    lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>, next?: ClaimRequest,
+  ): Promise<{ completed: boolean; next?: Claimed }> {
     const finished = this.effects.filter((e) => e.finished);
     return this.db.transaction().execute(async (trx) => {
-      const [row] = await trx
-        .updateTable('tasks')
-        .set(values)
-        .where(heldBy(lease))
-        .returningAll()
-        .execute();
-      if (!row) return false;
-      await this.endAttemptIn(trx, lease, values.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
+      // The change is fenced by the lease (heldBy): no row means the lease was no longer held.
+      const row = await change(trx);
+      if (!row) return { completed: false };
+      await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
       const task = toTask(row);
       for (const effect of finished) await effect.finished!(trx, task);
-      return true;
+      if (!next) return { completed: true };
+      const [claimed] = await this.fair.claimSeveralIn(trx, next, 1);
+      return { completed: true, next: claimed };
     });
   }
 
