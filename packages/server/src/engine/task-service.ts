@@ -191,7 +191,9 @@ export class TaskService {
     // A replay returned above: it is neither counted nor held again.
     await this.deps.admission?.admit(account, keyId, this.deps.clock());
     const prompt = checkPrompt(input.prompt);
-    const id = uuidv7(this.deps.clock());
+    // The task's time is its id's: listings since a time then walk the id index (store/sql-task-store).
+    const createdAt = this.deps.clock();
+    const id = uuidv7(createdAt);
     const names = { requestedModel: input.model, reportedModel: reportedModelName(model, input.model) };
     const params = {
       ...(input.kind === 'generate' ? await this.generationParams(account, id, model, input, prompt) : await this.variantParams(account, model, input, prompt)),
@@ -206,7 +208,7 @@ export class TaskService {
         model: model.id,
         backend: model.backend,
         params,
-        createdAt: this.deps.clock(),
+        createdAt,
         idempotencyKey,
       });
       this.deps.events.taskQueued(model.backend);

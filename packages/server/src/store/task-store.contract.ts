@@ -60,6 +60,21 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.equal(await fx.tasks.get('missing'), undefined);
     });
 
+    it('lists the tasks created after a time, those whose created_at trails their id by less than the slack too', async (t) => {
+      if (skip) return t.skip(skip);
+      const owner = (await fx.accounts.ensureAccount('created-after', null, clock)).id;
+      const at = (ms: number, createdAt = ms): NewTask => ({ ...newTask('listing', owner), id: uuidv7(ms), createdAt });
+      const start = clock + 3_600_000;
+      const early = await fx.tasks.insert(at(start - 1000));
+      // Written by an older version: created_at taken a few seconds after the id, past the bound.
+      const late = await fx.tasks.insert(at(start - 5000, start + 500));
+      const recent = await fx.tasks.insert(at(start + 1000));
+      const listed = await fx.tasks.list({ accountId: owner, family: 'A', limit: 10, createdAfter: start });
+      assert.deepEqual(listed.map((task) => task.id), [recent.id, late.id]);
+      assert.ok(!listed.some((task) => task.id === early.id));
+      for (const task of [early, late, recent]) await fx.tasks.cancel(task.id, clock);
+    });
+
     it('claims the oldest task of its lane, once, and records the attempt', async (t) => {
       if (skip) return t.skip(skip);
       const first = await fx.tasks.insert(newTask('b2'));

@@ -11,6 +11,10 @@ import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 import { IdempotencyKeyTaken } from '../task-store.ts';
 import { reusableStatement } from './reusable-query.ts';
+import { uuidv7Floor } from '../../engine/ids.ts';
+
+/** How much later than its id's time an older version could record a task's created_at. */
+const CREATED_AT_SLACK_MS = 10 * 60_000;
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
@@ -130,7 +134,13 @@ export class SqlTaskStore implements TaskStore {
     if (q.after) query = query.where('id', '<', q.after);
     if (status) query = query.where('status', '=', status);
     if (q.model) query = query.where('model', '=', q.model);
-    if (q.createdAfter !== undefined) query = query.where('created_at', '>', q.createdAfter);
+    if (q.createdAfter !== undefined) {
+      // Ids are time-ordered (uuidv7) and a task's id carries its creation time, so a lower bound
+      // on the id lets the scan stop at the window's start instead of reading every older task.
+      // Tasks written by earlier versions took created_at a little after their id (after fetching
+      // inputs): the slack keeps them in.
+      query = query.where('created_at', '>', q.createdAfter).where('id', '>=', uuidv7Floor(q.createdAfter + 1 - CREATED_AT_SLACK_MS));
+    }
     if (q.idempotencyKey) query = query.where('idempotency_key', '=', q.idempotencyKey);
     return query;
   }
