@@ -35,6 +35,12 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** A lane claim's outcome, and the wake-up count its query started after. */
+interface ClaimAnswer {
+  claimed: Claimed | undefined;
+  since: number;
+}
+
 export function createWorker(deps: WorkerDeps): Worker {
   const loops = new Set<Promise<void>>();
   const running = new Map<string, AbortController>();
@@ -43,11 +49,16 @@ export function createWorker(deps: WorkerDeps): Worker {
   let stopped = false;
   let reaper: NodeJS.Timeout | undefined;
 
+  /** Wake-ups so far: a claim that started before the latest one may have missed its task. */
+  let wakes = 0;
   const wakeAll = () => {
+    wakes++;
     for (const wake of [...wakers]) wake();
   };
-  const idle = () =>
+  /** Waits for a wake-up after the `since`-th (at once if one came already) or `pollMs`. */
+  const idle = (since: number) =>
     new Promise<void>((resolve) => {
+      if (wakes !== since) return resolve();
       const timer = setTimeout(done, deps.pollMs);
       function done() {
         clearTimeout(timer);
@@ -62,13 +73,15 @@ export function createWorker(deps: WorkerDeps): Worker {
    * that many tasks in one transaction (one fair-order read, one commit) instead of one claim per
    * slot. Tasks are claimed only for slots already waiting, so no claimed task waits on a slot.
    */
-  function laneClaimer(backend: string): () => Promise<Claimed | undefined> {
+  function laneClaimer(backend: string): () => Promise<ClaimAnswer> {
     const ready: Claimed[] = [];
     let waiting = 0;
-    let inflight: Promise<void> | undefined;
+    /** The claim under way; it resolves to the wake-up count its query started after. */
+    let inflight: Promise<number> | undefined;
     /** The last claim got all it asked for: more work is likely waiting. */
     let filled = false;
     const claimFor = async (count: number) => {
+      const since = wakes;
       filled = false;
       try {
         const request = claimRequest(backend);
@@ -79,20 +92,21 @@ export function createWorker(deps: WorkerDeps): Worker {
         // A lost database is expected to pass (invariant 9): a warning each poll, not an error.
         deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err }, 'claim failed');
       }
+      return since;
     };
     return async () => {
       waiting++;
       try {
         for (;;) {
           const next = ready.shift();
-          if (next) return next;
+          if (next) return { claimed: next, since: wakes };
           inflight ??= claimFor(waiting).finally(() => {
             inflight = undefined;
           });
-          await inflight;
+          const since = await inflight;
           const got = ready.shift();
           // Others took what was claimed: claim again only if the queue seemed to have more.
-          if (got || !filled) return got;
+          if (got || !filled) return { claimed: got, since };
         }
       } finally {
         waiting--;
@@ -104,19 +118,22 @@ export function createWorker(deps: WorkerDeps): Worker {
     return { owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount };
   }
 
-  async function slot(backend: string, lane: Lane, claim: () => Promise<Claimed | undefined>): Promise<void> {
+  async function slot(backend: string, lane: Lane, claim: () => Promise<ClaimAnswer>): Promise<void> {
     // A success claims the slot's next task in its own transaction (one commit instead of two per
     // task, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
     const claimNext = () => (stopped ? undefined : claimRequest(backend));
     let claimed: Claimed | undefined;
     while (!stopped) {
-      claimed ??= await claim();
-      if (!claimed) {
-        await idle();
+      if (claimed) {
+        deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
+        claimed = await attempt(claimed.task, claimed.lease, lane, claimNext);
         continue;
       }
-      deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
-      claimed = await attempt(claimed.task, claimed.lease, lane, claimNext);
+      const answer = await claim();
+      claimed = answer.claimed;
+      // A task queued while the claim ran (its wake-up came meanwhile) is looked for at once, not
+      // at the next poll: the wake-up is not lost for arriving before this slot went idle.
+      if (!claimed && !stopped) await idle(answer.since);
     }
     // Claimed while the worker was being stopped: given back unstarted, so another worker starts it at once.
     if (claimed) await handBackUnstarted(claimed.lease);
