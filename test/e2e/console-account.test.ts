@@ -5,7 +5,7 @@ import { formatUsdTicks } from '../../packages/client/src/index.ts';
 import { api, pollUntil, type Api } from './support/http.ts';
 import { startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
-import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
+import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser, signIn } from './support/browser.ts';
 
 // The console for an account's money and webhooks, in real Chromium against a real server: the
 // balance in the header (exact dollars from integer ticks) follows a task from hold to settle, each
@@ -96,10 +96,3 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
     assert.deepEqual(browser.problems, [], 'no console errors (CSP violations included)');
   });
 });
-
-async function signIn(page: Page, url: string, key: string): Promise<void> {
-  await page.goto(url);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
 import { startImageServer } from './support/images.ts';
-import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
+import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser, signIn } from './support/browser.ts';
 
 // The console page itself: how it is served (security headers, caching, compression, size),
 // the form's own checks, the server's refusals shown beside the field, keyboard order, cancel,
@@ -169,10 +169,3 @@ describe('web console page', { skip }, () => {
     assert.deepEqual(browser.problems, [], 'no console errors (CSP violations included)');
   });
 });
-
-async function signIn(page: Page, url: string, key: string): Promise<void> {
-  await page.goto(url);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}

@@ -87,3 +87,11 @@ export async function openConsole(serviceUrl: string): Promise<{ browser: TestBr
   const browser = await launchBrowser();
   return { browser, page: await browser.newPage(DESKTOP) };
 }
+
+/** Signs in to the console at `url` with an API key and waits until it shows the signed-in page. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
