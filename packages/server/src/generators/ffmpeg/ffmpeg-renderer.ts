@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { TaskKind } from '../../engine/task.ts';
 import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 import { monotonicProgress, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
-import { parseCameraMotion } from './camera-move.ts';
+import { parseCameraMotion, type CameraView } from './camera-move.ts';
 import { planShot, type Shot } from './camera-shot.ts';
 import { createKernels } from './bilinear-kernels.ts';
 import { QUIET, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
@@ -93,22 +93,31 @@ export class FfmpegRenderer implements Generator {
   }
 }
 
-/** The shot's frames in order, made one at a time as ffmpeg asks for them. */
+/**
+ * The shot's frames in order, made one at a time as ffmpeg asks for them. Each cut is a fresh
+ * buffer that is handed to the pipe and never touched again, so particles are drawn straight into
+ * it; a cut is copied first only when a later frame shows the same view (a still camera, the
+ * eased ends of a move) and so still needs it clean. A moving shot with particles used to copy
+ * every frame (about 0.4 ms of CPU per 720p frame, more than drawing the particles).
+ */
 function* shotFrames(resampler: FrameResampler, shot: Shot, frames: number, seconds: number, particles?: ParticleField): Iterable<Buffer> {
-  let last: { key: string; frame: Buffer } | undefined;
+  const at = (n: number) => (frames > 1 ? n / (frames - 1) : 0);
+  const keyOf = (view: CameraView) => `${view.cx} ${view.cy} ${view.zoom}`;
+  let view = shot.viewAt(at(0));
+  // The cut of `view` while the frames after it repeat that view: cut once, reused.
+  let held: Buffer | undefined;
   for (let n = 0; n < frames; n++) {
-    const t = frames > 1 ? n / (frames - 1) : 0;
-    const view = shot.viewAt(t);
-    const key = `${view.cx} ${view.cy} ${view.zoom}`;
-    // A still camera (and the eased ends of a move) repeat a view: cut it once.
-    if (last?.key !== key) last = { key, frame: resampler.frame(view) };
-    if (!particles) {
-      yield last.frame;
-      continue;
+    const next = n + 1 < frames ? shot.viewAt(at(n + 1)) : undefined;
+    const repeats = next !== undefined && keyOf(next) === keyOf(view);
+    const cut = held ?? resampler.frame(view);
+    held = repeats ? cut : undefined;
+    if (!particles) yield cut;
+    else {
+      const frame = repeats ? Buffer.from(cut) : cut;
+      particles.draw(frame, view, at(n) * seconds);
+      yield frame;
     }
-    const frame = Buffer.from(last.frame);
-    particles.draw(frame, view, t * seconds);
-    yield frame;
+    if (next) view = next;
   }
 }
 
