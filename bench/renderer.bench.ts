@@ -119,6 +119,8 @@ async function benchSize(label: string, width: number, height: number, dir: stri
     return `${median(ratios).toFixed(2)} (paired: ${ratios.map((x) => x.toFixed(2)).join(' ')})`;
   };
   for (const name of ['renderer i2v', 'renderer t2v']) console.log(`  ${name} / baseline  ${ratio(name, 'baseline')}`);
+  // Independent of the baseline: what text-to-video costs over animating a given image.
+  console.log(`  renderer t2v / renderer i2v  ${ratio('renderer t2v', 'renderer i2v')}`);
   if (floors) for (const kind of ['i2v', 't2v']) console.log(`  renderer ${kind} / encode ${kind} frames  ${ratio(`renderer ${kind}`, `encode ${kind} frames`)}`);
 }
 
