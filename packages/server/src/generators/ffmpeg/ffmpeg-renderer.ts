@@ -14,7 +14,7 @@ import { monotonicProgress, type GenerationContext, type GenerationJob, type Gen
 import { parseCameraMotion, type CameraView } from './camera-move.ts';
 import { planShot, type Shot } from './camera-shot.ts';
 import { createKernels } from './bilinear-kernels.ts';
-import { QUIET, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
+import { QUIET, frameBytes, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
 import { FrameResampler, type Size } from './frame-resampler.ts';
 import { canvasSize, imageCanvas, sceneCanvas } from './render-canvas.ts';
 import { renderFailed, runFfmpeg } from './run-ffmpeg.ts';
@@ -84,7 +84,7 @@ export class FfmpegRenderer implements Generator {
     const particles = textToVideo ? sceneParticles(job.prompt, job.seed, output) : undefined;
     await runFfmpeg(this.ffmpeg, {
       args: [...QUIET, ...rawFramesInput(output, String(job.fps)), '-vf', 'setsar=1', '-frames:v', String(frames), ...x264Output(this.encoder, outPath)],
-      stdin: shotFrames(resampler, shot, frames, job.duration, particles),
+      stdin: shotFrames(resampler, output, shot, frames, job.duration, particles),
       signal: ctx.signal,
       onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
     });
@@ -94,29 +94,39 @@ export class FfmpegRenderer implements Generator {
 }
 
 /**
- * The shot's frames in order, made one at a time as ffmpeg asks for them. Each cut is a fresh
- * buffer that is handed to the pipe and never touched again, so particles are drawn straight into
- * it; a cut is copied first only when a later frame shows the same view (a still camera, the
- * eased ends of a move) and so still needs it clean. A moving shot with particles used to copy
- * every frame (about 0.4 ms of CPU per 720p frame, more than drawing the particles).
+ * The shot's frames in order, made one at a time as ffmpeg asks for them, in three buffers that
+ * cycle instead of one new buffer per frame (a fresh 1.4 MB per 720p frame cost page faults and
+ * garbage collection): run-ffmpeg.ts has written a frame before it asks for the one after next, so
+ * a buffer is free unless it is the frame last handed over or the held cut. Particles are drawn
+ * straight into the frame handed over; a cut is copied first only when a later frame shows the
+ * same view (a still camera, the eased ends of a move) and so still needs it clean. A moving shot
+ * with particles used to copy every frame (about 0.4 ms of CPU per 720p frame).
  */
-function* shotFrames(resampler: FrameResampler, shot: Shot, frames: number, seconds: number, particles?: ParticleField): Iterable<Buffer> {
+function* shotFrames(resampler: FrameResampler, output: Size, shot: Shot, frames: number, seconds: number, particles?: ParticleField): Iterable<Buffer> {
   const at = (n: number) => (frames > 1 ? n / (frames - 1) : 0);
   const keyOf = (view: CameraView) => `${view.cx} ${view.cy} ${view.zoom}`;
+  const buffers = Array.from({ length: 3 }, () => Buffer.allocUnsafe(frameBytes(output)));
   let view = shot.viewAt(at(0));
   // The cut of `view` while the frames after it repeat that view: cut once, reused.
   let held: Buffer | undefined;
+  // The frame last handed over, which the pipe may still be writing.
+  let sent: Buffer | undefined;
+  const spare = () => buffers.find((b) => b !== sent && b !== held) as Buffer;
   for (let n = 0; n < frames; n++) {
     const next = n + 1 < frames ? shot.viewAt(at(n + 1)) : undefined;
     const repeats = next !== undefined && keyOf(next) === keyOf(view);
-    const cut = held ?? resampler.frame(view);
+    const cut = held ?? resampler.frame(view, spare());
     held = repeats ? cut : undefined;
-    if (!particles) yield cut;
-    else {
-      const frame = repeats ? Buffer.from(cut) : cut;
+    let frame = cut;
+    if (particles) {
+      if (repeats) {
+        frame = spare();
+        frame.set(cut);
+      }
       particles.draw(frame, view, at(n) * seconds);
-      yield frame;
     }
+    sent = frame;
+    yield frame;
     if (next) view = next;
   }
 }

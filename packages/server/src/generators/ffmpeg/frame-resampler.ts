@@ -58,9 +58,9 @@ export class FrameResampler {
     else copyYuv420(canvas.yuv420, this.src, this.memory);
   }
 
-  /** The frame showing `view`, as packed yuv420p (what ffmpeg's rawvideo input reads). */
-  frame(view: CameraView): Buffer {
-    const frame = Buffer.allocUnsafe((this.output.width * this.output.height * 3) / 2);
+  /** The frame showing `view`, as packed yuv420p (what ffmpeg's rawvideo input reads), in `into` if given. */
+  frame(view: CameraView, into?: Buffer): Buffer {
+    const frame = into ?? Buffer.allocUnsafe((this.output.width * this.output.height * 3) / 2);
     let at = 0;
     for (let p = 0; p < 3; p++) {
       const x = this.axis(view.cx, view.zoom, this.src[0].width, this.output.width, p > 0);
