@@ -1,22 +1,22 @@
 /**
- * Built-in renderer wall time against raw ffmpeg encoding the same frames, measured in the same run.
+ * Built-in renderer CPU time against ffmpeg making a comparable moving clip by itself, same run.
  *
- * For each size, one photo-like still at the renderer's canvas size (1.1x the output for the default
- * slow push-in over 5 s) becomes `frames` frames of H.264 at the output size, same preset and threads:
- *   - loop baseline:    `ffmpeg -loop 1 -i still.png -vf scale ...`, the usual way to make a video
- *                       of a still (ffmpeg decodes the PNG again for every frame);
- *   - encode baseline:  the still decoded and scaled once, then looped: x264 alone, encoding
- *                       identical frames, which is the cheapest H.264 of that length there is;
- *   - motion encode:    x264 alone on the renderer's own (moving) frames, decoded to raw beforehand:
- *                       the floor for any renderer of this motion at this preset, because moving
- *                       pictures cost x264 about 1.5x what identical ones do;
- *   - renderer i2v:     FfmpegRenderer with that still as the input image (default push-in);
- *   - renderer t2v:     FfmpegRenderer drawing "sunset over the ocean".
- * Prints medians (and minimums: other work on the machine only ever adds time) and ratios
- * renderer/baseline; aim: renderer/loop baseline <= 1.25 (measured 0.3-0.45), and renderer/motion
- * encode as near 1 as we can (measured ~1.4: canvas, pipe and process start-up).
+ * For each size, `frames` frames of H.264 at the output size, same preset, threads and output flags:
+ *   - baseline:      `testsrc2` at the renderer's canvas size, pushed in by `zoompan` to the output size
+ *                    (ffmpeg draws, moves and encodes a clip by itself: the least any renderer of a
+ *                    moving picture costs around x264);
+ *   - renderer i2v:  FfmpegRenderer with a photo-like still as the input image (default push-in);
+ *   - renderer t2v:  FfmpegRenderer drawing "sunset over the ocean" (a scene with particles: glints);
+ *   - encode i2v/t2v frames (with --floors): x264 alone on each renderer's own frames, decoded to raw
+ *                    beforehand: what the encoder alone costs for those pictures, so the rest of a
+ *                    renderer's figure is its own work (canvas, resampling, particles, pipe).
+ * Measures CPU seconds (user + system of this process and its ffmpeg child; see support/cpu-time.ts),
+ * not wall time: the machine is shared. Each round runs every case back to back, in a rotating order;
+ * the printed ratio is the median over rounds of that round's renderer/baseline (not a ratio of
+ * medians), with the load average beside it. Aim (issue 11): t2v/baseline <= 1.2.
  *
  *   node --import tsx bench/renderer.bench.ts [--runs 5] [--seconds 5] [--preset veryfast]
+ *                                             [--sizes 720p,1080p] [--floors]
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,22 +27,33 @@ import sharp from 'sharp';
 import { FfmpegRenderer } from '../packages/server/src/generators/ffmpeg/ffmpeg-renderer.ts';
 import { canvasSize } from '../packages/server/src/generators/ffmpeg/render-canvas.ts';
 import { DEFAULT_CAMERA_MOVE, cameraPath, maxZoom } from '../packages/server/src/generators/ffmpeg/camera-move.ts';
+import { x264Output } from '../packages/server/src/generators/ffmpeg/encode-args.ts';
 import { buildSceneSvg } from '../packages/server/src/generators/ffmpeg/scene-svg.ts';
 import { resolveFfmpegBinaries } from '../packages/server/src/media/ffmpeg-binaries.ts';
 import { memoryCheckpoint, type GenerationJob } from '../packages/server/src/generators/generator.ts';
+import { cpuOf } from './support/cpu-time.ts';
+import { load, median, numberArg } from './support/paired.ts';
 
+if (process.argv.includes('--help')) {
+  console.log('node --import tsx bench/renderer.bench.ts [--runs 5] [--seconds 5] [--preset veryfast] [--sizes 720p,1080p] [--floors]');
+  process.exit(0);
+}
 const run = promisify(execFile);
-const arg = (name: string, fallback: string) => {
+const textArg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const runs = Number(arg('runs', '5'));
-const seconds = Number(arg('seconds', '5'));
-const preset = arg('preset', 'veryfast');
+const runs = numberArg('runs', 5);
+const seconds = numberArg('seconds', 5);
+const preset = textArg('preset', 'veryfast');
+const SIZES: Record<string, [number, number]> = { '480p': [854, 480], '720p': [1280, 720], '1080p': [1920, 1080] };
+const sizes = textArg('sizes', '720p,1080p').split(',');
+const floors = process.argv.includes('--floors');
 const fps = 24;
 const frames = seconds * fps;
 const { ffmpeg } = resolveFfmpegBinaries({});
 const renderer = new FfmpegRenderer({ ffmpeg, preset });
+const encoder = { preset, threads: 0 };
 
 /** A photo-like still: a drawn landscape with sensor-like grain and a lens's softness. */
 async function photoLikeStill(width: number, height: number): Promise<Buffer> {
@@ -58,21 +69,10 @@ async function photoLikeStill(width: number, height: number): Promise<Buffer> {
   return sharp(data, { raw: info }).blur(0.7).png({ compressionLevel: 6 }).toBuffer();
 }
 
-function x264(out: string): string[] {
-  return ['-frames:v', String(frames), '-an', '-c:v', 'libx264', '-preset', preset, '-threads', '0', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-y', out];
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return (performance.now() - start) / 1000;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 async function benchSize(label: string, width: number, height: number, dir: string) {
-  // The still is exactly the canvas the renderer makes for its default move.
-  const canvas = canvasSize({ width, height }, maxZoom(cameraPath(DEFAULT_CAMERA_MOVE, seconds)));
+  // The still and the test pattern are exactly the canvas the renderer makes for its default move.
+  const zoom = maxZoom(cameraPath(DEFAULT_CAMERA_MOVE, seconds));
+  const canvas = canvasSize({ width, height }, zoom);
   const still = join(dir, `still-${label}.png`);
   await writeFile(still, await photoLikeStill(canvas.width, canvas.height));
   const job = (prompt: string, images: string[]): GenerationJob => ({
@@ -83,39 +83,53 @@ async function benchSize(label: string, width: number, height: number, dir: stri
     return (await renderer.generate(j, { signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
   };
   const i2v = job('a mountain lake in the evening', [still]);
-  // Warm-up (sharp, librsvg, page cache), and the moving frames for the motion-encode floor.
-  const moving = join(dir, `moving-${label}.yuv`);
-  await run(ffmpeg, ['-v', 'error', '-i', await render(i2v), '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-y', moving]);
-  await render(job('sunset over the ocean', []));
+  const t2v = job('sunset over the ocean', []);
+  const raw = ['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-video_size', `${width}x${height}`, '-framerate', String(fps)];
+  const encodeOf = (file: string) => () => run(ffmpeg, ['-v', 'error', ...raw, '-i', file, '-frames:v', String(frames), ...x264Output(encoder, join(dir, 'e.mp4'))]);
+  // Warm-up (sharp, librsvg, page cache), and each renderer's frames for the encode-only floors.
+  const decoded: Record<string, string> = {};
+  for (const [name, j] of [['i2v', i2v], ['t2v', t2v]] as const) {
+    decoded[name] = join(dir, `${name}-${label}.yuv`);
+    await run(ffmpeg, ['-v', 'error', '-i', await render(j), '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-y', decoded[name]]);
+  }
+  const z = `1+${(zoom - 1).toFixed(4)}*on/${Math.max(1, frames - 1)}`;
+  const pattern = `testsrc2=size=${canvas.width}x${canvas.height}:rate=${fps}`;
+  const push = `zoompan=z='${z}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${width}x${height}:fps=${fps},format=yuv420p`;
   const cases: Record<string, () => Promise<unknown>> = {
-    'loop baseline': () => run(ffmpeg, ['-v', 'error', '-loop', '1', '-framerate', String(fps), '-i', still, '-vf', `scale=${width}:${height}`, ...x264(join(dir, 'a.mp4'))]),
-    'encode baseline': () => run(ffmpeg, ['-v', 'error', '-i', still, '-vf', `scale=${width}:${height},format=yuv420p,loop=loop=${frames - 1}:size=1:start=0,setpts=N/${fps}/TB`, ...x264(join(dir, 'b.mp4'))]),
-    'motion encode': () => run(ffmpeg, ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-video_size', `${width}x${height}`, '-framerate', String(fps), '-i', moving, ...x264(join(dir, 'c.mp4'))]),
+    baseline: () => run(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', pattern, '-vf', push, '-frames:v', String(frames), ...x264Output(encoder, join(dir, 'b.mp4'))]),
     'renderer i2v': () => render(i2v),
-    'renderer t2v': () => render(job('sunset over the ocean', [])),
+    'renderer t2v': () => render(t2v),
+    ...(floors ? { 'encode i2v frames': encodeOf(decoded.i2v), 'encode t2v frames': encodeOf(decoded.t2v) } : {}),
   };
-  const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  const names = Object.keys(cases);
+  const cpu: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
   for (let r = 0; r < runs; r++) {
-    // Interleaved, so a slow spell on the machine hits every case alike.
-    for (const [name, fn] of Object.entries(cases)) times[name].push(await timed(fn));
+    // Rotated each round, so no case always runs first (or always right after the same neighbour).
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length];
+      cpu[name].push(await cpuOf(cases[name]));
+    }
   }
-  const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-  const min = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.min(...v)]));
-  console.log(`\n${label} ${width}x${height}, ${seconds} s @ ${fps} fps = ${frames} frames, canvas ${canvas.width}x${canvas.height}, preset ${preset}, ${runs} runs`);
-  for (const name of Object.keys(cases)) {
-    console.log(`  ${name.padEnd(16)} median ${med[name].toFixed(2)} s  min ${min[name].toFixed(2)} s   [${times[name].map((x) => x.toFixed(2)).join(', ')}]`);
+  console.log(`\n${label} ${width}x${height}, ${seconds} s @ ${fps} fps = ${frames} frames, canvas ${canvas.width}x${canvas.height}, preset ${preset}, ${runs} rounds, ${load()}`);
+  for (const name of names) {
+    console.log(`  ${name.padEnd(18)} CPU median ${median(cpu[name]).toFixed(2)} s   [${cpu[name].map((x) => x.toFixed(2)).join(', ')}]`);
   }
-  for (const name of ['renderer i2v', 'renderer t2v']) {
-    const ratios = ['loop baseline', 'encode baseline', 'motion encode']
-      .map((base) => `/${base} ${(med[name] / med[base]).toFixed(2)} (min ${(min[name] / min[base]).toFixed(2)})`);
-    console.log(`  ${name}  ${ratios.join('   ')}`);
-  }
+  const ratio = (subject: string, base: string) => {
+    const ratios = cpu[subject].map((s, r) => s / cpu[base][r]);
+    return `${median(ratios).toFixed(2)} (paired: ${ratios.map((x) => x.toFixed(2)).join(' ')})`;
+  };
+  for (const name of ['renderer i2v', 'renderer t2v']) console.log(`  ${name} / baseline  ${ratio(name, 'baseline')}`);
+  // Independent of the baseline: what text-to-video costs over animating a given image.
+  console.log(`  renderer t2v / renderer i2v  ${ratio('renderer t2v', 'renderer i2v')}`);
+  if (floors) for (const kind of ['i2v', 't2v']) console.log(`  renderer ${kind} / encode ${kind} frames  ${ratio(`renderer ${kind}`, `encode ${kind} frames`)}`);
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'vidgen-bench-renderer-'));
 try {
-  await benchSize('720p', 1280, 720, dir);
-  await benchSize('1080p', 1920, 1080, dir);
+  for (const size of sizes) {
+    if (!SIZES[size]) throw new Error(`unknown size ${size}; one of ${Object.keys(SIZES).join(', ')}`);
+    await benchSize(size, ...SIZES[size], dir);
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -30,7 +30,7 @@ export function cityLayer(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
     out.push(`<path d="${shapes.join('')}" fill="${colour}"/>`);
     if (windows.length) {
       const glow = lit ? theme.accent : mix(theme.sky[2], '#ffffff', 0.3);
-      out.push(`<path d="${windows.join('')}" fill="${glow}" opacity="${lit ? 0.85 : 0.18}"/>`);
+      out.push(`<path d="${windows.join('')}" fill="${glow}" fill-opacity="${lit ? 0.85 : 0.18}"/>`);
     }
   }
   out.push(`<rect x="0" y="${f(street)}" width="${frame.width}" height="${f(frame.height - street + 1)}" fill="${mix(theme.ground[3], '#000000', 0.2)}"/>`);
@@ -55,7 +55,7 @@ function streetLights(theme: SceneTheme, frame: SceneFrame, y: number, rnd: Rand
   const out: string[] = [];
   const step = frame.width / rnd.int(10, 16);
   for (let x = step / 2; x < frame.width; x += step) {
-    out.push(`<circle cx="${f(x)}" cy="${f(y + frame.unit * 0.01)}" r="${f(frame.unit * 0.006)}" fill="${theme.accent}" opacity="0.9"/>`);
+    out.push(`<circle cx="${f(x)}" cy="${f(y + frame.unit * 0.01)}" r="${f(frame.unit * 0.006)}" fill="${theme.accent}" fill-opacity="0.9"/>`);
   }
   return out.join('');
 }

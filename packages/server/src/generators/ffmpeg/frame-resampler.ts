@@ -58,9 +58,9 @@ export class FrameResampler {
     else copyYuv420(canvas.yuv420, this.src, this.memory);
   }
 
-  /** The frame showing `view`, as packed yuv420p (what ffmpeg's rawvideo input reads). */
-  frame(view: CameraView): Buffer {
-    const frame = Buffer.allocUnsafe((this.output.width * this.output.height * 3) / 2);
+  /** The frame showing `view`, as packed yuv420p (what ffmpeg's rawvideo input reads), in `into` if given. */
+  frame(view: CameraView, into?: Buffer): Buffer {
+    const frame = into ?? Buffer.allocUnsafe((this.output.width * this.output.height * 3) / 2);
     let at = 0;
     for (let p = 0; p < 3; p++) {
       const x = this.axis(view.cx, view.zoom, this.src[0].width, this.output.width, p > 0);
@@ -85,13 +85,15 @@ export class FrameResampler {
 
   private resample(src: Plane, out: Plane, x: AxisMap, y: AxisMap): void {
     const blocks = this.writeColumnTable(src.width, out.width, x);
-    const rows = Array.from({ length: out.height }, (_, v) => tap(y.start + v * y.step, src.height));
-    const first = rows[0].index;
-    const last = rows[rows.length - 1].index + 1;
+    // Taps only move forward along an axis (step > 0): the first and last rows bound the rest.
+    // Plain loops, no arrays of taps: this runs for every plane of every frame.
+    const first = tap(y.start, src.height).index;
+    const last = tap(y.start + (out.height - 1) * y.step, src.height).index + 1;
     this.kernels.hpass(this.scratch, src.offset + first * src.stride, this.table, blocks, last - first + 1, src.stride, out.stride);
     for (let v = 0; v < out.height; v++) {
-      const a = this.scratch + (rows[v].index - first) * out.stride;
-      this.kernels.vpass(out.offset + v * out.stride, a, a + out.stride, out.stride, rows[v].weight);
+      const row = tap(y.start + v * y.step, src.height);
+      const a = this.scratch + (row.index - first) * out.stride;
+      this.kernels.vpass(out.offset + v * out.stride, a, a + out.stride, out.stride, row.weight);
     }
   }
 
@@ -100,15 +102,15 @@ export class FrameResampler {
     const blocks = Math.ceil(outWidth / 8);
     for (let b = 0; b < blocks; b++) {
       const entry = this.table + b * BLOCK_BYTES;
-      const taps = Array.from({ length: 8 }, (_, j) => tap(x.start + (b * 8 + j) * x.step, srcWidth));
-      const base = taps[0].index;
+      const base = tap(x.start + b * 8 * x.step, srcWidth).index;
       this.memory.fill(0, entry, entry + 16);
-      taps.forEach((t, j) => {
+      for (let j = 0; j < 8; j++) {
+        const t = tap(x.start + (b * 8 + j) * x.step, srcWidth);
         // Both taps of all 8 pixels must come from the 16 bytes loaded at `base`.
         if (t.index - base > 14) throw new Error('camera step too large for the resampler');
         this.memory[entry + j] = t.index - base;
         this.view.setInt16(entry + 16 + 2 * j, t.weight, true);
-      });
+      }
       this.view.setInt32(entry + 32, base, true);
     }
     return blocks;

@@ -65,7 +65,7 @@ export function ridgeLand(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
 
 function crest(frame: SceneFrame, ys: number[], colour: string): string {
   const pts = ys.map((y, i) => `${f(xAt(frame, i))},${f(y + 1)}`).join(' L');
-  return `<path d="M${pts}" fill="none" stroke="${colour}" stroke-width="${f(frame.unit * 0.003)}" opacity="0.6"/>`;
+  return `<path d="M${pts}" fill="none" stroke="${colour}" stroke-width="${f(frame.unit * 0.003)}" stroke-opacity="0.6"/>`;
 }
 
 /** Conifers standing on a ridge line; `density` 1 is a closed forest edge. */
@@ -118,7 +118,7 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
       // Snow takes the light's colour: white by day, pink-gold at dusk, blue-grey under the moon.
       const snow = { day: '#f4f8fc', sunset: mix('#ffd2b4', theme.ground[i], 0.35), fire: '', night: mix('#c9d5e8', theme.ground[i], 0.45) }[theme.time];
       const edge = ys.map((_, k) => `${f(xAt(frame, k))},${f(line + rnd.range(-1, 1) * frame.unit * 0.018)}`).join(' L');
-      out.push(`<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" clip-path="url(#peak${i})" opacity="0.92"/>`);
+      out.push(`<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" clip-path="url(#peak${i})" fill-opacity="0.92"/>`);
     }
   }
   for (const i of [2, 3]) {

@@ -53,7 +53,7 @@ function waves(theme: SceneTheme, frame: SceneFrame, rnd: Random): string {
     }
   }
   const stroke = (d: string[], colour: string, w: number, o: number) =>
-    `<path d="${d.join('')}" stroke="${colour}" stroke-width="${f(w)}" stroke-linecap="round" fill="none" opacity="${o}"/>`;
+    `<path d="${d.join('')}" stroke="${colour}" stroke-width="${f(w)}" stroke-linecap="round" fill="none" stroke-opacity="${o}"/>`;
   const unit = Math.max(0.5, frame.unit * 0.0035);
   return bands.map((b, i) => {
     const w = unit * [0.45, 0.9, 1.6][i];
@@ -77,7 +77,7 @@ function glitter(theme: SceneTheme, frame: SceneFrame, rnd: Random, light: Celes
       const len = light.r * rnd.range(0.2, 0.9) * (0.4 + 1.6 * d);
       const colour = rnd.next() < 0.4 ? bright : warm;
       const o = (theme.time === 'day' ? 0.55 : 0.85) * (1 - d * 0.65) * rnd.range(0.35, 1);
-      out.push(`<rect x="${f(cx - len / 2)}" y="${f(y)}" width="${f(len)}" height="${f(Math.max(1, frame.unit * (0.002 + 0.004 * d)))}" fill="${colour}" opacity="${f(o)}"/>`);
+      out.push(`<rect x="${f(cx - len / 2)}" y="${f(y)}" width="${f(len)}" height="${f(Math.max(1, frame.unit * (0.002 + 0.004 * d)))}" fill="${colour}" fill-opacity="${f(o)}"/>`);
     }
   }
   return out.join('');

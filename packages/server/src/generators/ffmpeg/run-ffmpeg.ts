@@ -3,14 +3,16 @@
  * when the caller stops caring. A canceled task must not leave an encoder burning a core.
  */
 import { spawn } from 'node:child_process';
-import { Readable, pipeline } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
 
 export interface FfmpegRun {
   args: string[];
   /**
    * Written to ffmpeg's stdin, then closed. An iterable is pulled one item at a time as ffmpeg
-   * reads, so frames are made just ahead of the encoder and never pile up in memory.
+   * reads, so frames are made just ahead of the encoder and never pile up in memory. When it is
+   * asked for an item, every item but the last one it gave is fully written: a source may reuse a
+   * buffer for the item after next (the renderer cycles a few frame buffers, see feed()).
    */
   stdin?: Buffer | Iterable<Buffer> | AsyncIterable<Buffer>;
   signal: AbortSignal;
@@ -31,22 +33,21 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     // EPIPE when ffmpeg exits before reading all input; its exit code tells what happened.
     child.stdin.on('error', () => {});
     const input = run.stdin ?? Buffer.alloc(0);
-    const source = Buffer.isBuffer(input) ? undefined : Readable.from(input, { highWaterMark: 1 });
-    if (source) pipeline(source, child.stdin, () => {});
-    else child.stdin.end(input);
     let stderr = '';
     let aborted = false;
     // A failing frame source must fail the render: ffmpeg alone would see a short input and succeed.
     // A source that knows why it failed (an undecodable input video) says so; anything else is ours.
     let inputFailed: unknown;
-    source?.on('error', (err) => {
-      inputFailed = err ?? true;
-      child.kill('SIGKILL');
-    });
+    if (Buffer.isBuffer(input)) child.stdin.end(input);
+    else {
+      feed(input, child.stdin, () => aborted).catch((err) => {
+        inputFailed = err ?? true;
+        child.kill('SIGKILL');
+      });
+    }
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
       aborted = true;
-      source?.destroy();
       child.kill('SIGTERM');
       // ffmpeg finalises the file on SIGTERM; we do not want the file, so do not wait long for it.
       killTimer = setTimeout(() => child.kill('SIGKILL'), run.killGraceMs ?? 500);
@@ -80,6 +81,22 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
       finish(err);
     });
   });
+}
+
+/**
+ * Writes `source` to `stdin` one chunk at a time, pulling the next chunk while the last one is
+ * still being written (the source works while ffmpeg reads) but writing it only once the one
+ * before has reached the pipe: so a chunk's buffer is free again two pulls later. Stops at the next
+ * chunk once ffmpeg stops reading (a failed write: its exit code says why) or the run is aborted;
+ * leaving the loop early closes the source (a decoder's finally kills it).
+ */
+async function feed(source: Iterable<Buffer> | AsyncIterable<Buffer>, stdin: Writable, stopped: () => boolean): Promise<void> {
+  let previous: Promise<boolean> = Promise.resolve(true);
+  for await (const chunk of source) {
+    if (!(await previous) || stopped()) return;
+    previous = new Promise((resolve) => stdin.write(chunk, (err) => resolve(!err)));
+  }
+  if (await previous) stdin.end();
 }
 
 /** Parses `-progress` output (key=value lines, possibly split across chunks) into frame counts. */

@@ -4,7 +4,8 @@
  * is a closed-form function of time (no state carried from frame to frame), so any frame can be
  * drawn on its own and the same prompt and seed always give the same video. Particles live in the
  * scene's coordinates and are filmed through the same camera view as the canvas, so they share its
- * zoom and pan. A few hundred small soft dots: well under a millisecond per frame.
+ * zoom and pan. A few hundred small soft dots, drawn in place into the frame ffmpeg is about to
+ * read: well under a millisecond per frame (rain's streaks, thousands of dots, about 2 ms at 1080p).
  */
 import type { CameraView } from './camera-move.ts';
 import { hexToRgb } from './color.ts';
@@ -123,12 +124,17 @@ function dot(frame: Buffer, out: Size, x: number, y: number, r: number, alpha: n
   if (x0 > x1 || y0 > y1) return;
   const r2 = r * r;
   for (let py = y0; py <= y1; py++) {
+    const dy2 = (py + 0.5 - y) ** 2;
+    if (dy2 >= r2) continue;
+    const row = py * width;
     for (let px = x0; px <= x1; px++) {
-      const d2 = (px + 0.5 - x) ** 2 + (py + 0.5 - y) ** 2;
+      const d2 = (px + 0.5 - x) ** 2 + dy2;
       if (d2 >= r2) continue;
-      const w = alpha * (1 - d2 / r2) ** 1.5;
-      const i = py * width + px;
-      frame[i] += Math.round(w * (p.y - frame[i]));
+      // q^1.5 as q * sqrt(q): V8 calls out for a fractional power, and this loop is all of a rain
+      // frame's drawing (3x faster; the same bytes on 1,920 test frames of eight scenes).
+      const q = 1 - d2 / r2;
+      const w = alpha * q * Math.sqrt(q);
+      frame[row + px] += Math.round(w * (p.y - frame[row + px]));
     }
   }
   const cw = width / 2;

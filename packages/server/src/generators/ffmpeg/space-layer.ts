@@ -23,7 +23,7 @@ export function spaceLayer(theme: SceneTheme, frame: SceneFrame, rnd: Random): {
   defs.push(`<radialGradient id="planet" cx="0.35" cy="0.3" r="0.8"><stop offset="0" stop-color="${hsl(hue + 160, 0.45, 0.72)}"/><stop offset="0.55" stop-color="${base}"/><stop offset="1" stop-color="#05060c"/></radialGradient>`);
   const ring = rnd.next() < 0.5;
   const ringPath = (front: boolean) =>
-    `<path d="M${f(cx - r * 1.9)},${f(cy)} A${f(r * 1.9)},${f(r * 0.42)} 0 0 ${front ? 0 : 1} ${f(cx + r * 1.9)},${f(cy)}" fill="none" stroke="${hsl(hue + 40, 0.35, 0.75)}" stroke-width="${f(r * 0.07)}" opacity="0.7"/>`;
+    `<path d="M${f(cx - r * 1.9)},${f(cy)} A${f(r * 1.9)},${f(r * 0.42)} 0 0 ${front ? 0 : 1} ${f(cx + r * 1.9)},${f(cy)}" fill="none" stroke="${hsl(hue + 40, 0.35, 0.75)}" stroke-width="${f(r * 0.07)}" stroke-opacity="0.7"/>`;
   if (ring) out.push(ringPath(false));
   out.push(`<circle cx="${f(cx)}" cy="${f(cy)}" r="${f(r)}" fill="url(#planet)"/>`);
   if (ring) out.push(ringPath(true));
