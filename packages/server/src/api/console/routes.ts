@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { loadConsoleAssets, type ConsoleAsset, type ConsoleAssets } from '@vidgen/console/assets';
+import type { ConsoleAsset, ConsoleAssets } from '@vidgen/console/assets';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 
 export interface ConsoleDeps {
@@ -48,6 +48,8 @@ interface Served {
 }
 
 async function loadServed(deps: ConsoleDeps, app: FastifyInstance): Promise<Served> {
+  // Imported here: the bundler (esbuild's JavaScript API) is not even loaded until the console is asked for.
+  const { loadConsoleAssets } = await import('@vidgen/console/assets');
   const [assets, origins] = await Promise.all([loadConsoleAssets(), mediaOrigins(deps, app)]);
   return { assets, headers: securityHeaders(origins) };
 }
