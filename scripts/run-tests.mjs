@@ -27,9 +27,12 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-// Tests run the SDK's built JavaScript where users do (the `vidgen` bin, the server, the console).
-const build = spawnSync(process.execPath, ['packages/client/scripts/build-if-stale.mjs'], { stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
+// Tests run the SDK's built JavaScript where users do (the `vidgen` bin, the server, the console), and
+// the spawned `vidgen-server` runs the server's build as `npm start` does, both rebuilt when stale.
+for (const script of ['packages/client/scripts/build-if-stale.mjs', 'packages/server/scripts/build-if-stale.mjs']) {
+  const build = spawnSync(process.execPath, [script], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--import', './scripts/leak-check.mjs', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 /** One file of the console, held in memory in every encoding it may be sent in. */
 export interface ConsoleAsset {
@@ -22,7 +23,8 @@ export interface ConsoleAssets {
   files: Map<string, ConsoleAsset>;
 }
 
-const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url));
+// Found through the package, not this file's URL: the server's build bundles this file elsewhere.
+const APP_DIR = join(dirname(createRequire(import.meta.url).resolve('@vidgen/console/package.json')), 'src/app/');
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -46,6 +48,7 @@ export function loadConsoleAssets(): Promise<ConsoleAssets> {
 }
 
 export async function buildConsoleAssets(): Promise<ConsoleAssets> {
+  // esbuild keeps a service process (about 18 MB) alive after a build; the console is built once.
   const result = await build({
     entryPoints: [`${APP_DIR}main.ts`, `${APP_DIR}styles.css`],
     bundle: true,
@@ -58,7 +61,7 @@ export async function buildConsoleAssets(): Promise<ConsoleAssets> {
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
-  });
+  }).finally(() => stop());
   const files = new Map<string, ConsoleAsset>();
   const names: Record<string, string> = {};
   for (const out of result.outputFiles) {

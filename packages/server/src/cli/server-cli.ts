@@ -4,6 +4,7 @@ import { type CommandIo, EXIT_OK, EXIT_USAGE, didYouMean, wantsHelp } from './co
 import { printKeysHelp, runKeysCommand } from './keys-command.ts';
 import { printBillingHelp, runBillingCommand } from './billing-command.ts';
 import { SERVER_VERSION, serverUsage } from './server-usage.ts';
+import { releaseStartupMemory } from './release-startup-memory.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -86,6 +87,7 @@ async function serve(env: Env): Promise<void> {
   const config = loadConfig(env);
   const { startService } = await import('../main.ts');
   const service = await startService(config);
+  releaseStartupMemory();
   let closing = false;
   // SIGTERM: stop taking requests and tasks, let running renders finish within the grace
   // period, hand the rest back to the queue. A second signal exits at once.

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { loadConsoleAssets, type ConsoleAsset } from '@vidgen/console/assets';
+import type { ConsoleAsset, ConsoleAssets } from '@vidgen/console/assets';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 
 export interface ConsoleDeps {
@@ -13,29 +13,45 @@ export interface ConsoleDeps {
 
 /**
  * The web console at `/` and its hashed assets at `/assets/*`. Public: the page holds no data,
- * everything it shows comes from the API with the key the user types in. The bundle is built
- * when the server starts (a failed build stops the start, like a bad model catalog does).
+ * everything it shows comes from the API with the key the user types in. The bundle is built on
+ * the first request for it, not at start: building it holds an esbuild process and start-up
+ * garbage that an idle server (or one that only serves the API) would carry for nothing
+ * (docs/performance.md). A failed build answers that request with a 500 and is retried by the next.
  */
 export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = {}): void {
-  const assets = loadConsoleAssets();
-  // Attach a handler now so a failure surfaces through onReady rather than as an unhandled rejection.
-  assets.catch(() => undefined);
-  let headers: Record<string, string> | undefined;
-  app.addHook('onReady', async () => {
-    await assets;
-    headers = securityHeaders(await mediaOrigins(deps, app));
-  });
-
-  // Requests are only served once the app is ready; the fallback is the strictest policy, never a looser one.
-  const policy = () => headers ?? securityHeaders([]);
+  let pending: Promise<Served> | undefined;
+  const served = () => {
+    pending ??= loadServed(deps, app).catch((err) => {
+      pending = undefined;
+      throw err;
+    });
+    return pending;
+  };
   // The page and its assets are not part of the API: hidden from the OpenAPI document.
   const schema = { hide: true };
-  app.get('/', { schema, config: { public: true } }, async (request, reply) => send(request, reply, (await assets).index, policy()));
-  app.get<{ Params: { name: string } }>('/assets/:name', { schema, config: { public: true } }, async (request, reply) => {
-    const asset = (await assets).files.get(request.params.name);
-    if (!asset) return reply.callNotFound();
-    return send(request, reply, asset, policy());
+  app.get('/', { schema, config: { public: true } }, async (request, reply) => {
+    const { assets, headers } = await served();
+    return send(request, reply, assets.index, headers);
   });
+  app.get<{ Params: { name: string } }>('/assets/:name', { schema, config: { public: true } }, async (request, reply) => {
+    const { assets, headers } = await served();
+    const asset = assets.files.get(request.params.name);
+    if (!asset) return reply.callNotFound();
+    return send(request, reply, asset, headers);
+  });
+}
+
+interface Served {
+  assets: ConsoleAssets;
+  /** The security headers of every console response (the media origins are known only at run time). */
+  headers: Record<string, string>;
+}
+
+async function loadServed(deps: ConsoleDeps, app: FastifyInstance): Promise<Served> {
+  // Imported here: the bundler (esbuild's JavaScript API) is not even loaded until the console is asked for.
+  const { loadConsoleAssets } = await import('@vidgen/console/assets');
+  const [assets, origins] = await Promise.all([loadConsoleAssets(), mediaOrigins(deps, app)]);
+  return { assets, headers: securityHeaders(origins) };
 }
 
 /**
