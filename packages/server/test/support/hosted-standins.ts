@@ -15,7 +15,7 @@
  */
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { listenOnLoopback, readJsonBody, StandinMedia } from './standin-media.ts';
+import { LoopbackStandin, readJsonBody, type StandinMedia } from './standin-media.ts';
 
 const SHAPES: Record<string, [number, number]> = { '16:9': [1280, 720], '9:16': [720, 1280], '1:1': [720, 720] };
 
@@ -42,7 +42,7 @@ interface Options {
   pendingPolls?: number;
 }
 
-abstract class HostedStandin {
+abstract class HostedStandin extends LoopbackStandin {
   readonly jobs: HostedJob[] = [];
   readonly requests: Array<{ method: string; path: string; body?: any; headers: http.IncomingHttpHeaders }> = [];
   /** The next N creates answer 429. */
@@ -50,23 +50,11 @@ abstract class HostedStandin {
   /** The next N jobs fail in the model with this reason. */
   failNext = { count: 0, reason: '' };
 
-  protected constructor(protected readonly server: http.Server, readonly url: string, readonly media: StandinMedia, protected readonly o: Options) {}
-
-  protected static async listen<T extends HostedStandin>(make: (server: http.Server, url: string, media: StandinMedia) => T): Promise<T> {
-    const media = await StandinMedia.start();
-    let standin: T | undefined;
-    const { server, url } = await listenOnLoopback((req, res) => standin!.receive(req, res));
-    standin = make(server, url, media);
-    return standin;
+  protected constructor(server: http.Server, url: string, media: StandinMedia, protected readonly o: Options) {
+    super(server, url, media);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-    await this.media.close();
-  }
-
-  private async receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const read = await readJsonBody(req);
     if (read === 'invalid') return send(res, 400, { detail: 'invalid JSON' });
     const body = read.body;
@@ -107,7 +95,7 @@ abstract class HostedStandin {
 
 export class FalStandin extends HostedStandin {
   static start(o: Options): Promise<FalStandin> {
-    return HostedStandin.listen((server, url, media) => new FalStandin(server, url, media, o));
+    return LoopbackStandin.open((server, url, media) => new FalStandin(server, url, media, o));
   }
 
   protected async handle(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: any): Promise<void> {
@@ -161,7 +149,7 @@ export class FalStandin extends HostedStandin {
 
 export class ReplicateStandin extends HostedStandin {
   static start(o: Options): Promise<ReplicateStandin> {
-    return HostedStandin.listen((server, url, media) => new ReplicateStandin(server, url, media, o));
+    return LoopbackStandin.open((server, url, media) => new ReplicateStandin(server, url, media, o));
   }
 
   protected async handle(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: any): Promise<void> {

@@ -16,7 +16,7 @@
  */
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { listenOnLoopback, readJsonBody, sendFile, StandinMedia } from './standin-media.ts';
+import { LoopbackStandin, readJsonBody, sendFile, type StandinMedia } from './standin-media.ts';
 
 /** What the provider behind this gateway renders; anything else it refuses. */
 const SIZES = ['1280x720', '720x1280', '720x720', '960x720', '720x960', '1920x1080', '1080x1920', '320x180', '180x320'];
@@ -46,7 +46,7 @@ export interface NewApiStandinOptions {
   port?: number;
 }
 
-export class NewApiStandin {
+export class NewApiStandin extends LoopbackStandin {
   readonly tasks: NewApiTask[] = [];
   readonly requests: Array<{ method: string; path: string; body?: any; headers: http.IncomingHttpHeaders }> = [];
   /** The next N submits: the distributor cannot get a channel (500 `get_channel_failed`). */
@@ -58,23 +58,15 @@ export class NewApiStandin {
   /** The content proxy answers 502 (its provider fetch failed) while set. */
   proxyBroken = false;
 
-  private constructor(private readonly server: http.Server, readonly url: string, readonly media: StandinMedia, private readonly o: NewApiStandinOptions) {}
-
-  static async start(options: NewApiStandinOptions): Promise<NewApiStandin> {
-    const media = await StandinMedia.start();
-    let standin: NewApiStandin | undefined;
-    const { server, url } = await listenOnLoopback((req, res) => standin!.handle(req, res), options.port ?? 0);
-    standin = new NewApiStandin(server, url, media, options);
-    return standin;
+  private constructor(server: http.Server, url: string, media: StandinMedia, private readonly o: NewApiStandinOptions) {
+    super(server, url, media);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-    await this.media.close();
+  static start(options: NewApiStandinOptions): Promise<NewApiStandin> {
+    return LoopbackStandin.open((server, url, media) => new NewApiStandin(server, url, media, options), options.port);
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const read = await readJsonBody(req);
     if (read === 'invalid') return send(res, 400, taskError('invalid_request', 'invalid character in JSON body'));

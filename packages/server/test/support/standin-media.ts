@@ -112,6 +112,31 @@ export async function listenOnLoopback(
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/**
+ * An upstream stand-in: its own loopback listener, and a StandinMedia "CDN" for the videos it makes.
+ * A subclass answers requests in `serve`; `close` ends both.
+ */
+export abstract class LoopbackStandin {
+  protected constructor(protected readonly server: http.Server, readonly url: string, readonly media: StandinMedia) {}
+
+  /** Starts the media server and the listener, then the stand-in `make` builds on them. */
+  protected static async open<T extends LoopbackStandin>(make: (server: http.Server, url: string, media: StandinMedia) => T, port = 0): Promise<T> {
+    const media = await StandinMedia.start();
+    let standin: T | undefined;
+    const { server, url } = await listenOnLoopback((req, res) => standin!.serve(req, res), port);
+    standin = make(server, url, media);
+    return standin;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+    await this.media.close();
+  }
+
+  protected abstract serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void>;
+}
+
 /** A request's JSON body (undefined when empty), or `'invalid'`: each stand-in refuses that in its service's own words. */
 export async function readJsonBody(req: http.IncomingMessage): Promise<{ body: any } | 'invalid'> {
   const chunks: Buffer[] = [];

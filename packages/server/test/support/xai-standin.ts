@@ -12,7 +12,7 @@
  */
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { listenOnLoopback, readJsonBody, StandinMedia } from './standin-media.ts';
+import { LoopbackStandin, readJsonBody, type StandinMedia } from './standin-media.ts';
 
 const RATIOS: Record<string, [number, number]> = { '1:1': [1, 1], '16:9': [16, 9], '9:16': [9, 16], '4:3': [4, 3], '3:4': [3, 4], '3:2': [3, 2], '2:3': [2, 3] };
 const RESOLUTIONS: Record<string, number> = { '480p': 480, '720p': 720 };
@@ -45,7 +45,7 @@ export interface XaiStandinOptions {
   ticksPerSecond?: number;
 }
 
-export class XaiStandin {
+export class XaiStandin extends LoopbackStandin {
   readonly jobs: XaiJob[] = [];
   readonly requests: Array<{ method: string; path: string; body?: any; headers: http.IncomingHttpHeaders }> = [];
   /** The next N creates answer 529 (nothing is queued). */
@@ -53,23 +53,15 @@ export class XaiStandin {
   /** The next N jobs finish moderated: `done`, `respect_moderation: false`, no URL. */
   moderateNext = 0;
 
-  private constructor(private readonly server: http.Server, readonly url: string, readonly media: StandinMedia, private readonly o: XaiStandinOptions) {}
-
-  static async start(options: XaiStandinOptions): Promise<XaiStandin> {
-    const media = await StandinMedia.start();
-    let standin: XaiStandin | undefined;
-    const { server, url } = await listenOnLoopback((req, res) => standin!.handle(req, res), 0);
-    standin = new XaiStandin(server, url, media, options);
-    return standin;
+  private constructor(server: http.Server, url: string, media: StandinMedia, private readonly o: XaiStandinOptions) {
+    super(server, url, media);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-    await this.media.close();
+  static start(options: XaiStandinOptions): Promise<XaiStandin> {
+    return LoopbackStandin.open((server, url, media) => new XaiStandin(server, url, media, options));
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const read = await readJsonBody(req);
     if (read === 'invalid') return send(res, 400, { code: INVALID, error: 'Failed to deserialize the JSON body into the target type' });
