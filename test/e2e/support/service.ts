@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { DestinationStream } from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../packages/server/src/config.ts';
@@ -23,9 +24,9 @@ export interface TestService {
 /**
  * A real service on 127.0.0.1:0 with its own data dir and database, configured like
  * `npm start` except where `env` says otherwise. Private URLs are allowed so tests can serve
- * images from loopback.
+ * images from loopback. With `logTo`, the service logs there at info (else nothing).
  */
-export async function startTestService(env: Record<string, string> = {}, dialects?: readonly Dialect[]): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, dialects?: readonly Dialect[], logTo?: DestinationStream): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-e2e-'));
   const config = loadConfig({
     VIDGEN_DATA_DIR: dataDir,
@@ -34,7 +35,7 @@ export async function startTestService(env: Record<string, string> = {}, dialect
     VIDGEN_POLL_MS: '50',
     ...env,
   });
-  const service = await startService(config, createLogger(env.VIDGEN_LOG_LEVEL ?? 'silent'), dialects);
+  const service = await startService(config, createLogger(env.VIDGEN_LOG_LEVEL ?? (logTo ? 'info' : 'silent'), logTo), dialects);
   const keysDb = await openSqlDatabase(join(dataDir, 'vidgen.db'));
   const accounts = new SqlAccountStore(keysDb.db);
   return {

@@ -11,6 +11,7 @@ import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
 import { uuidv7 } from './ids.ts';
 import type { QueueSnapshot } from './queue-snapshot.ts';
+import { FinishedTasks } from './finished-tasks.ts';
 
 export type { ImageInput, VideoInput };
 
@@ -71,6 +72,7 @@ const POSITION_INTERVAL_MS = 1000;
 /** Submit and read tasks. Every business rule of a submit lives here, not in the dialects. */
 export class TaskService {
   private readonly lanes = new Map<string, { at: number; snapshot: Promise<QueueSnapshot> }>();
+  private readonly finished = new FinishedTasks();
 
   constructor(
     private readonly deps: {
@@ -243,7 +245,12 @@ export class TaskService {
 
   /** A task of this account; another account's task is indistinguishable from a missing one. */
   async get(accountId: string, id: string): Promise<Task> {
-    const task = await this.deps.tasks.get(id);
+    const now = this.deps.clock();
+    let task = this.finished.get(id, now);
+    if (!task) {
+      task = await this.deps.tasks.get(id);
+      if (task) this.finished.remember(task, now);
+    }
     if (!task || task.accountId !== accountId) throw new NotFound('task', id);
     return task;
   }
