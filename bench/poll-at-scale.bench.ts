@@ -67,7 +67,7 @@ async function run(name: string, location: string | undefined, dataDir: string) 
   const env: Record<string, string> = { VIDGEN_DATA_DIR: dataDir, VIDGEN_ROLE: 'api', ...(location ? { VIDGEN_DATABASE_URL: location } : {}) };
   const keyOf = async (account: string) => (await runServerCommand(['keys', 'create', '--account', account], env)).stdout.trim();
   const [smallKey, largeKey] = [await keyOf('bench-small'), await keyOf('bench-large')];
-  const server = await spawnServer({ ...env, VIDGEN_LOG_LEVEL: 'info' });
+  const server = await spawnServer({ ...env, VIDGEN_LOG_LEVEL: 'info' }, [], { keepLines: false });
   const database = await openSqlDatabase(location ?? join(dataDir, 'vidgen.db'));
   try {
     const submit = await fetch(`${server.url}/v1/video/generations`, {

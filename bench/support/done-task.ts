@@ -9,12 +9,14 @@ export interface DoneTask {
 
 /**
  * A server as `npm start` runs it (API and worker in one process, request logs at info) with one
- * key and one finished video: what the poll and content benches measure against.
+ * key and one finished video: what the poll and content benches measure against. Its log goes
+ * down a pipe as under a log collector, but is not parsed in the bench's own process, which is
+ * also the load generator's.
  */
 export async function serverWithDoneTask(dataDir: string, env: Record<string, string> = {}): Promise<DoneTask> {
   const fullEnv = { VIDGEN_DATA_DIR: dataDir, VIDGEN_POLL_MS: '100', ...env };
   const key = (await runServerCommand(['keys', 'create', '--account', 'bench'], fullEnv)).stdout.trim();
-  const server = await spawnServer(fullEnv);
+  const server = await spawnServer(fullEnv, [], { keepLines: false });
   try {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const submit = await fetch(`${server.url}/v1/video/generations`, {

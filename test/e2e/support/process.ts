@@ -12,8 +12,12 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `vidgen-server` as its own process and waits until it says where it listens. */
-export async function spawnServer(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+/**
+ * Starts `vidgen-server` as its own process and waits until it says where it listens. With
+ * `keepLines: false` the lines after that are read and dropped unparsed (benches: the load
+ * generator's process must not spend its time parsing the server's access log).
+ */
+export async function spawnServer(env: Record<string, string>, args: string[] = [], { keepLines = true } = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [SERVER_BIN, ...args], {
     env: { ...process.env, PORT: '0', VIDGEN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,12 +28,16 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
       child.kill('SIGKILL');
       reject(new Error(`server did not start:\n${lines.join('\n')}`));
     }, 30_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    const reader = createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
       const parsed = safeJson(line);
       if (parsed?.msg === 'vidgen is running') {
         clearTimeout(timer);
         resolve(parsed.url ?? '');
+        if (!keepLines) {
+          reader.close();
+          child.stdout!.resume();
+        }
       }
     });
     child.stderr!.on('data', (d) => lines.push(String(d)));

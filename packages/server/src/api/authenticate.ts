@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Account, AccountStore } from '../store/account-store.ts';
 import { bearerToken, hashApiKey } from '../security/api-keys.ts';
 import { Unauthenticated } from '../errors.ts';
+import { ExpiringCache } from './expiring-cache.ts';
 
 export interface Caller {
   account: Account;
@@ -14,9 +15,12 @@ declare module 'fastify' {
   }
 }
 
-/** How long a valid key is trusted without asking the database again; a revocation takes effect within it. */
+/**
+ * How long a valid key is trusted without asking the database again, by its Bearer token or by
+ * the signed links it asked for; a revocation takes effect within it.
+ */
 export const KEY_CACHE_MS = 2000;
-const KEY_CACHE_MAX = 10_000;
+export const KEY_CACHE_MAX = 10_000;
 
 /**
  * Resolves the Bearer key of a request to its account; 401 for a missing, unknown or revoked
@@ -25,15 +29,15 @@ const KEY_CACHE_MAX = 10_000;
  * Unknown keys are never cached, so a new key works at once.
  */
 export function createAuthenticator(accounts: AccountStore, clock: () => number) {
-  const cache = new Map<string, { caller: Caller; until: number }>();
+  const cache = new ExpiringCache<Caller>(KEY_CACHE_MS, KEY_CACHE_MAX);
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw new Unauthenticated();
     const hash = hashApiKey(token);
     const now = clock();
-    const cached = cache.get(hash);
-    if (cached && cached.until > now) {
-      request.caller = cached.caller;
+    const cached = cache.get(hash, now);
+    if (cached) {
+      request.caller = cached;
       return;
     }
     const found = await accounts.findByKeyHash(hash);
@@ -42,8 +46,7 @@ export function createAuthenticator(accounts: AccountStore, clock: () => number)
       throw new Unauthenticated('The API key is not valid or has been revoked.');
     }
     request.caller = { account: found.account, keyId: found.key.id };
-    if (cache.size >= KEY_CACHE_MAX) cache.clear();
-    cache.set(hash, { caller: request.caller, until: now + KEY_CACHE_MS });
+    cache.set(hash, request.caller, now);
   };
 }
 

@@ -5,7 +5,8 @@ import type { BlobStore } from '../../blobs/blob-store.ts';
 import type { Task } from '../../engine/task.ts';
 import type { UrlSigner } from '../../security/url-signer.ts';
 import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
-import { callerOf } from '../authenticate.ts';
+import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS } from '../authenticate.ts';
+import { ExpiringCache } from '../expiring-cache.ts';
 import { parseRange } from './byte-range.ts';
 import { CONTENT_VARIANT_MEDIA_TYPES, ContentQuery, Mp4Video, PosterImage, SpriteSheetImage, Type } from '@vidgen/protocol';
 import { contentFile } from './variants.ts';
@@ -28,8 +29,10 @@ type ContentRequest = FastifyRequest<{ Params: { id: string }; Querystring: Reco
  * is served before the task succeeded, and only whole, verified files exist to serve.
  */
 export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
+  // The account of each live key that signed a link, trusted as long as a Bearer key is.
+  const signers = new ExpiringCache<string>(KEY_CACHE_MS, KEY_CACHE_MAX);
   const handler = async (request: ContentRequest, reply: FastifyReply) => {
-    const task = await authorizedTask(request, deps);
+    const task = await authorizedTask(request, deps, signers);
     if (task.status === 'expired') throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
     if (task.status !== 'succeeded' || !task.result) {
       const why = task.status === 'failed' || task.status === 'canceled' ? 'the task failed' : 'the task has not finished yet';
@@ -107,7 +110,7 @@ function contentSchema(summary: string) {
   };
 }
 
-async function authorizedTask(request: ContentRequest, deps: ContentDeps): Promise<Task> {
+async function authorizedTask(request: ContentRequest, deps: ContentDeps, signers: ExpiringCache<string>): Promise<Task> {
   const { sig } = request.query;
   if (sig === undefined) {
     await deps.authenticate(request);
@@ -119,8 +122,14 @@ async function authorizedTask(request: ContentRequest, deps: ContentDeps): Promi
       ? new Forbidden('signature_expired', 'This download link has expired; poll the task again for a fresh one.')
       : new Forbidden('signature_invalid', 'This download link is not valid.');
   }
-  // A link lives only as long as the key that asked for it.
-  const key = await deps.accounts.findKey(check.keyId);
-  if (!key || key.revokedAt !== null) throw new Forbidden('signature_invalid', 'This download link is not valid.');
-  return deps.tasks.get(key.accountId, request.params.id);
+  // A link lives only as long as the key that asked for it (a revocation takes effect within KEY_CACHE_MS).
+  const now = deps.clock();
+  let accountId = signers.get(check.keyId, now);
+  if (accountId === undefined) {
+    const key = await deps.accounts.findKey(check.keyId);
+    if (!key || key.revokedAt !== null) throw new Forbidden('signature_invalid', 'This download link is not valid.');
+    accountId = key.accountId;
+    signers.set(check.keyId, accountId, now);
+  }
+  return deps.tasks.get(accountId, request.params.id);
 }
