@@ -22,6 +22,12 @@ interface ContentDeps {
   clock: () => number;
 }
 
+/**
+ * Slices up to this size are read at once and sent as one buffer; larger ones are streamed. A
+ * synchronous read of this size blocks no longer than one chunk of a streamed file does.
+ */
+const READ_AT_ONCE_BYTES = 1024 * 1024;
+
 type ContentRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>;
 
 /**
@@ -67,6 +73,7 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
     // HEAD gets the headers only: handing Fastify a stream would make it read the whole file.
     if (request.method === 'HEAD' || stat.size === 0) return reply.send();
+    if (deps.blobs.readNow && slice.end - slice.start < READ_AT_ONCE_BYTES) return reply.send(deps.blobs.readNow(blobKey, slice));
     return reply.send(await deps.blobs.read(blobKey, slice));
   };
   const url = '/v1/videos/:id/content';
