@@ -83,7 +83,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // but a 415 tells the caller what to change.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   installEdgeGuards(app);
-  await app.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);
   app.decorateRequest('caller', null);
@@ -99,7 +98,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const links = { signer: deps.signer, publicUrl: deps.publicUrl, trustProxy: Boolean(deps.trustProxy), signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
   for (const dialect of deps.dialects) registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
-  registerFileRoutes(app, { files: deps.files });
+  // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
+  // scope (to delete temporary uploads), which would otherwise cost every poll a little.
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
+    registerFileRoutes(uploads, { files: deps.files });
+  });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
