@@ -88,6 +88,37 @@ describe('content download', () => {
     assert.equal((await fetch(unsigned)).status, 401);
   });
 
+  it('gives every concurrent download its own bytes, also when others are aborted mid-way', async () => {
+    // Downloads reuse read buffers (api/content/read-buffers.ts): a reused buffer must never carry
+    // another answer's bytes, whatever ends first.
+    const other = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'a red kite over dunes' })).body.task_id;
+    await pollUntil(() => client.get(`/v1/video/generations/${other}`), (a) => a.body.status === 'SUCCESS');
+    const download = (taskId: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+      fetch(`${svc.url}/v1/videos/${taskId}/content`, { headers: { authorization: `Bearer ${key}`, ...headers }, signal });
+    const otherWhole = Buffer.from(await (await download(other)).arrayBuffer());
+    assert.notDeepEqual(otherWhole, whole);
+    for (let round = 0; round < 5; round++) {
+      const checks = Array.from({ length: 24 }, async (_, i) => {
+        const [taskId, bytes] = i % 2 === 0 ? [id, whole] : [other, otherWhole];
+        if (i % 3 === 0) {
+          const abort = new AbortController();
+          const res = await download(taskId, {}, abort.signal);
+          abort.abort();
+          await res.arrayBuffer().catch(() => undefined);
+          return;
+        }
+        if (i % 3 === 1) {
+          const res = await download(taskId, { range: 'bytes=100-4099' });
+          assert.equal(res.status, 206);
+          assert.deepEqual(Buffer.from(await res.arrayBuffer()), bytes.subarray(100, 4100));
+          return;
+        }
+        assert.deepEqual(Buffer.from(await (await download(taskId)).arrayBuffer()), bytes);
+      });
+      await Promise.all(checks);
+    }
+  });
+
   it('stops honouring signed links of a revoked key', async () => {
     const second = await svc.createKey('content');
     const url = (await api(svc.url, second).get(`/v1/videos/${id}`)).body.video.url;

@@ -21,11 +21,12 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | undefined>;
   read(key: string, range?: ByteRange): Promise<Readable>;
   /**
-   * The bytes of a range at once, read synchronously. Only stores whose reads are cheap and
-   * local offer it (local disk): a download of a short video then costs one socket write and
-   * none of a stream's machinery (docs/performance.md). Throws ENOENT for a missing key.
+   * The bytes of a range at once, read synchronously into `into` (at least the range's length),
+   * returned as the part of it they fill. Only stores whose reads are cheap and local offer it
+   * (local disk): a download of a short video then costs one socket write and none of a stream's
+   * machinery (docs/performance.md). Throws ENOENT for a missing key.
    */
-  readNow?(key: string, range: ByteRange): Buffer;
+  readNow?(key: string, range: ByteRange, into: Buffer): Buffer;
   readBuffer(key: string): Promise<Buffer>;
   delete(key: string): Promise<void>;
   /** Can the store answer readiness checks (disk writable, bucket reachable)? */

@@ -82,17 +82,17 @@ export class LocalDiskBlobStore implements BlobStore {
     }
   }
 
-  readNow(key: string, range: ByteRange): Buffer {
+  readNow(key: string, range: ByteRange, into: Buffer): Buffer {
     const fd = openSync(this.pathOf(key), 'r');
     try {
-      const bytes = Buffer.allocUnsafe(range.end - range.start + 1);
+      const length = range.end - range.start + 1;
       let filled = 0;
-      while (filled < bytes.length) {
-        const got = readSync(fd, bytes, filled, bytes.length - filled, range.start + filled);
+      while (filled < length) {
+        const got = readSync(fd, into, filled, length - filled, range.start + filled);
         if (got === 0) break; // the file is shorter than its range: the client's Content-Length check sees it
         filled += got;
       }
-      return filled === bytes.length ? bytes : bytes.subarray(0, filled);
+      return into.subarray(0, filled);
     } finally {
       closeSync(fd);
     }

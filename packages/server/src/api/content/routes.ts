@@ -10,6 +10,7 @@ import { ExpiringCache } from '../expiring-cache.ts';
 import { parseRange } from './byte-range.ts';
 import { CONTENT_VARIANT_MEDIA_TYPES, ContentQuery, Mp4Video, PosterImage, SpriteSheetImage, Type } from '@vidgen/protocol';
 import { contentFile } from './variants.ts';
+import { ReadBuffers } from './read-buffers.ts';
 import { errorResponses, idParams, KEY_OPTIONAL } from '../route-schemas.ts';
 
 interface ContentDeps {
@@ -37,6 +38,7 @@ type ContentRequest = FastifyRequest<{ Params: { id: string }; Querystring: Reco
 export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
   // The account of each live key that signed a link, trusted as long as a Bearer key is.
   const signers = new ExpiringCache<string>(KEY_CACHE_MS, KEY_CACHE_MAX);
+  const buffers = new ReadBuffers();
   const handler = async (request: ContentRequest, reply: FastifyReply) => {
     const task = await authorizedTask(request, deps, signers);
     if (task.status === 'expired') throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
@@ -73,7 +75,8 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
     // HEAD gets the headers only: handing Fastify a stream would make it read the whole file.
     if (request.method === 'HEAD' || stat.size === 0) return reply.send();
-    if (deps.blobs.readNow && slice.end - slice.start < READ_AT_ONCE_BYTES) return reply.send(deps.blobs.readNow(blobKey, slice));
+    const length = slice.end - slice.start + 1;
+    if (deps.blobs.readNow && length <= READ_AT_ONCE_BYTES) return reply.send(deps.blobs.readNow(blobKey, slice, buffers.take(length, reply.raw)));
     return reply.send(await deps.blobs.read(blobKey, slice));
   };
   const url = '/v1/videos/:id/content';
