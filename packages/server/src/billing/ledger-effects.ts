@@ -45,15 +45,23 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       if (metered) await append(trx, task, 'hold', price, `hold for ${task.model}`, clock());
     },
 
-    async finished(trx, task) {
+    // The task's hold, and whether it was already settled or released, read by the statement that
+    // finishes the task: an unmetered task (no hold) then costs one write here, its price.
+    finishedLookups: (eb) => ({
+      hold: eb.selectFrom('ledger_entries').select('ledger_entries.amount_usd_ticks')
+        .whereRef('ledger_entries.task_id', '=', 'tasks.id').where('ledger_entries.kind', '=', 'hold'),
+      closed: eb.exists(eb.selectFrom('ledger_entries').select('ledger_entries.kind')
+        .whereRef('ledger_entries.task_id', '=', 'tasks.id').where('ledger_entries.kind', 'in', ['settle', 'release'])),
+    }),
+
+    async finished(trx, task, looked) {
       // Settled when it succeeded; its expiry changes nothing owed.
       if (task.status === 'expired') return;
       const model = catalog.find(task.model);
-      const entries = await trx.selectFrom('ledger_entries').select(['kind', 'amount_usd_ticks'])
-        .where('task_id', '=', task.id).execute();
-      const hold = entries.find((e) => e.kind === 'hold');
-      const open = hold !== undefined && !entries.some((e) => e.kind === 'settle' || e.kind === 'release');
-      const heldAmount = hold ? Number(hold.amount_usd_ticks) : holdTicks(model, task);
+      const hold = looked.hold === null || looked.hold === undefined ? undefined : Number(looked.hold);
+      // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
+      const open = hold !== undefined && !Number(looked.closed);
+      const heldAmount = hold ?? holdTicks(model, task);
       const cost = task.status === 'succeeded' ? chargeTicks(model, task, heldAmount) : 0;
       await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
       if (!open) return;

@@ -13,9 +13,17 @@ import { deliveryId, eventId } from './webhook-ids.ts';
  */
 export function webhookOutbox(options: { maxAttempts: number; clock: () => number }): TransitionEffects {
   return {
-    async finished(trx, task: Task) {
+    // Read by the statement that finishes the task: an account without an endpoint (most) costs no query here.
+    finishedLookups: (eb) => ({
+      endpoints: eb.exists(eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id')
+        .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
+        .where('webhook_endpoints.status', '=', 'enabled').where('webhook_endpoints.deleted_at', 'is', null)),
+    }),
+
+    async finished(trx, task: Task, looked) {
       const type = eventTypeOf(task.status);
-      if (!type) return;
+      // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
+      if (!type || !Number(looked.endpoints)) return;
       const endpoints = (await enabledEndpoints(trx, task.accountId)).filter((e) => e.events.includes(type));
       if (endpoints.length === 0) return;
       const now = options.clock();

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { expressionBuilder, type ExpressionBuilder, type Kysely, type Selectable, type UpdateQueryBuilder } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
 import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
@@ -17,6 +17,8 @@ import { uuidv7Floor } from '../../engine/ids.ts';
 const CREATED_AT_SLACK_MS = 10 * 60_000;
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
+/** A statement that changes task rows and returns them. */
+type ReturningTasks = UpdateQueryBuilder<Database, 'tasks', 'tasks', Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
 type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
@@ -35,6 +37,8 @@ export class SqlTaskStore implements TaskStore {
   /** The success of an attempt and the end of its row: every task makes them, so they are built once. */
   private readonly completeRow;
   private readonly endAttemptRow;
+  /** The effects that follow a change to a final state, and the RETURNING aliases of each one's lookups. */
+  private readonly finishers: ReadonlyArray<{ effect: TransitionEffects; lookups: Array<{ name: string; alias: string }> }>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -42,6 +46,11 @@ export class SqlTaskStore implements TaskStore {
     /** Ledger, outbox: written in the same transaction as the task changes they follow. */
     private readonly effects: readonly TransitionEffects[] = [],
   ) {
+    const eb = expressionBuilder<Database, 'tasks'>();
+    this.finishers = effects.filter((e) => e.finished).map((effect, i) => ({
+      effect,
+      lookups: Object.keys(effect.finishedLookups?.(eb) ?? {}).map((name) => ({ name, alias: `fx${i}_${name}` })),
+    }));
     this.fair = new FairClaim(db, dialect);
     this.idempotency = new IdempotencyKeys(db);
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
@@ -57,7 +66,7 @@ export class SqlTaskStore implements TaskStore {
           lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
         })
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
-        .returningAll(),
+        .$call((qb) => this.returningFinished(qb.returningAll())),
     );
     this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
       db
@@ -192,7 +201,7 @@ export class SqlTaskStore implements TaskStore {
         })
         .where('id', '=', taskId)
         .where('status', 'in', ['queued', 'running'])
-        .returningAll()
+        .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
     return task;
@@ -259,7 +268,7 @@ export class SqlTaskStore implements TaskStore {
 
   async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
     const values = { status: 'failed', error_code: error.code, error_message: error.message, finished_at: now, lease_owner: null, lease_expires_at: null };
-    const failing = (trx: Kysely<Database>) => trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll().executeTakeFirst();
+    const failing = (trx: Kysely<Database>) => this.returningFinished(trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll()).executeTakeFirst();
     return (await this.guardedFinish(lease, now, error.code, failing)).completed;
   }
 
@@ -301,7 +310,7 @@ export class SqlTaskStore implements TaskStore {
         .where('status', '=', 'running')
         .where('lease_expires_at', '<', now)
         .where('attempts', '>=', maxAttempts)
-        .returningAll()
+        .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
     const requeued = await this.db
@@ -327,7 +336,7 @@ export class SqlTaskStore implements TaskStore {
         .set({ status: 'expired' })
         .where('id', 'in', this.dialect.lockForTaking(due))
         .where('status', '=', 'succeeded')
-        .returningAll()
+        .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
   }
@@ -337,13 +346,33 @@ export class SqlTaskStore implements TaskStore {
    * it, in one transaction (none is opened when nothing follows the change).
    */
   private async finishing(change: (db: Kysely<Database>) => Promise<Selectable<TasksTable>[]>): Promise<Task[]> {
-    const finished = this.effects.filter((e) => e.finished);
-    if (finished.length === 0) return (await change(this.db)).map(toTask);
+    if (this.finishers.length === 0) return (await change(this.db)).map(toTask);
     return this.db.transaction().execute(async (trx) => {
-      const tasks = (await change(trx)).map(toTask);
-      for (const task of tasks) for (const effect of finished) await effect.finished!(trx, task);
-      return tasks;
+      const rows = await change(trx);
+      for (const row of rows) await this.runFinished(trx, row);
+      return rows.map(toTask);
     });
+  }
+
+  /** The statement's RETURNING gets each effect's lookups over the finished row (TransitionEffects.finishedLookups). */
+  private returningFinished(qb: ReturningTasks): ReturningTasks {
+    if (!this.finishers.some((f) => f.lookups.length > 0)) return qb;
+    // The extra columns ride along in the row; toTask ignores them.
+    return qb.returning((eb) =>
+      this.finishers.flatMap(({ effect, lookups }) => {
+        const built = effect.finishedLookups?.(eb) ?? {};
+        return lookups.map(({ name, alias }) => built[name].as(alias));
+      }),
+    ) as unknown as ReturningTasks;
+  }
+
+  /** The effects of one row's change to a final state, each given what its lookups read with the change. */
+  private async runFinished(trx: Kysely<Database>, row: Selectable<TasksTable>): Promise<void> {
+    const task = toTask(row);
+    const columns = row as unknown as Record<string, unknown>;
+    for (const { effect, lookups } of this.finishers) {
+      await effect.finished!(trx, task, Object.fromEntries(lookups.map(({ name, alias }) => [name, columns[alias]])));
+    }
   }
 
   /**
@@ -355,14 +384,12 @@ export class SqlTaskStore implements TaskStore {
   private async guardedFinish(
     lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>, next?: ClaimRequest,
   ): Promise<{ completed: boolean; next?: Claimed }> {
-    const finished = this.effects.filter((e) => e.finished);
     return this.db.transaction().execute(async (trx) => {
       // The change is fenced by the lease (heldBy): no row means the lease was no longer held.
       const row = await change(trx);
       if (!row) return { completed: false };
       await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
-      const task = toTask(row);
-      for (const effect of finished) await effect.finished!(trx, task);
+      await this.runFinished(trx, row);
       if (!next) return { completed: true };
       const [claimed] = await this.fair.claimSeveralIn(trx, next, 1);
       return { completed: true, next: claimed };

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { AliasableExpression, ExpressionBuilder, Kysely } from 'kysely';
 import type { Task } from '../../engine/task.ts';
 import type { Database } from './schema.ts';
 
@@ -12,9 +12,16 @@ export interface TransitionEffects {
   /** The task row was just inserted. Throwing refuses the submit: nothing of it is written. */
   created?(trx: Kysely<Database>, task: Task): Promise<void>;
   /**
+   * Reads over the finished task's row (e.g. "does its account have a webhook endpoint?"), made by
+   * the statement that finishes it, as extra columns of its RETURNING, and handed to `finished` by
+   * name: an effect with nothing to do learns it without a query of its own (one round trip per
+   * task and effect, bench/engine.bench.ts). Built once; `tasks` is the finished row.
+   */
+  finishedLookups?(eb: ExpressionBuilder<Database, 'tasks'>): Record<string, AliasableExpression<unknown>>;
+  /**
    * The task just reached `succeeded`, `failed` or `canceled`, or went from `succeeded` to
    * `expired`: called once per such change, since each is one guarded statement that only one
-   * writer can win.
+   * writer can win. `looked` holds the values of `finishedLookups`, read with the change.
    */
-  finished?(trx: Kysely<Database>, task: Task): Promise<void>;
+  finished?(trx: Kysely<Database>, task: Task, looked: Record<string, unknown>): Promise<void>;
 }
