@@ -22,7 +22,7 @@ export class FairClaim {
     private readonly dialect: SqlDialect,
   ) {
     type Start = 'owner' | 'expiresAt' | 'now' | 'backend' | 'accountId';
-    this.startOldest = reusableStatement<Start, Selectable<TasksTable>>((slot) => {
+    const start = (slot: (name: Start) => never) => {
       const candidate = db
         .selectFrom('tasks')
         .select('id')
@@ -46,6 +46,19 @@ export class FairClaim {
         .where('id', '=', dialect.lockForTaking(candidate))
         .where('status', '=', 'queued')
         .returningAll();
+    };
+    this.startOldest = reusableStatement<Start, Selectable<TasksTable>>((slot) => {
+      if (!dialect.writesInWith) return start(slot);
+      // The attempt's row is written by the same statement, from the started row.
+      return db
+        .with('started', () => start(slot))
+        .with('attempt', (qb) =>
+          qb.insertInto('task_attempts').columns(['task_id', 'attempt', 'worker', 'started_at']).expression((eb) =>
+            eb.selectFrom('started').select(['started.id', 'started.lease_token', sql<string>`cast(${slot('owner')} as varchar)`.as('worker'), sql<number>`cast(${slot('now')} as bigint)`.as('started_at')]),
+          ),
+        )
+        .selectFrom('started')
+        .selectAll();
     });
     this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
       db
@@ -123,7 +136,7 @@ export class FairClaim {
   private async claimOldestOf(db: Kysely<Database>, { owner, backend, leaseMs, now }: ClaimRequest, accountId: string): Promise<Claimed | undefined> {
     const [row] = (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows;
     if (!row) return undefined;
-    await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
+    if (!this.dialect.writesInWith) await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
     return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
   }

@@ -57,7 +57,7 @@ export class SqlTaskStore implements TaskStore {
     // statement called directly, see bench/poll.bench.ts).
     this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
     type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token';
-    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) =>
+    const complete = (slot: (name: Completion) => never) =>
       db
         .updateTable('tasks')
         .set({
@@ -66,8 +66,24 @@ export class SqlTaskStore implements TaskStore {
           lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
         })
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
-        .$call((qb) => this.returningFinished(qb.returningAll())),
-    );
+        .$call((qb) => this.returningFinished(qb.returningAll()));
+    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => {
+      if (!dialect.writesInWith) return complete(slot);
+      // The attempt's row is ended by the same statement, when the fenced change went through.
+      return db
+        .with('done', () => complete(slot))
+        .with('ended', (qb) =>
+          qb
+            .updateTable('task_attempts')
+            .set({ ended_at: slot('now'), outcome: 'succeeded', error_code: null })
+            .where('task_id', '=', slot('taskId'))
+            .where('attempt', '=', slot('token'))
+            .where('ended_at', 'is', null)
+            .where((eb) => eb.exists(eb.selectFrom('done').select('done.id'))),
+        )
+        .selectFrom('done')
+        .selectAll();
+    });
     this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
       db
         .updateTable('task_attempts')
@@ -251,11 +267,11 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt))).completed;
+    return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith)).completed;
   }
 
   completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
-    return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), next);
+    return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith, next);
   }
 
   private completing(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
@@ -269,7 +285,7 @@ export class SqlTaskStore implements TaskStore {
   async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
     const values = { status: 'failed', error_code: error.code, error_message: error.message, finished_at: now, lease_owner: null, lease_expires_at: null };
     const failing = (trx: Kysely<Database>) => this.returningFinished(trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll()).executeTakeFirst();
-    return (await this.guardedFinish(lease, now, error.code, failing)).completed;
+    return (await this.guardedFinish(lease, now, error.code, failing, false)).completed;
   }
 
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
@@ -382,13 +398,16 @@ export class SqlTaskStore implements TaskStore {
    * first, so on SQLite it holds the write lock before the claim reads.
    */
   private async guardedFinish(
-    lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>, next?: ClaimRequest,
+    lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>,
+    /** The change ended the attempt's row itself (writesInWith). */
+    endsAttempt: boolean,
+    next?: ClaimRequest,
   ): Promise<{ completed: boolean; next?: Claimed }> {
     return this.db.transaction().execute(async (trx) => {
       // The change is fenced by the lease (heldBy): no row means the lease was no longer held.
       const row = await change(trx);
       if (!row) return { completed: false };
-      await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
+      if (!endsAttempt) await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
       await this.runFinished(trx, row);
       if (!next) return { completed: true };
       const [claimed] = await this.fair.claimSeveralIn(trx, next, 1);
