@@ -1,5 +1,6 @@
 import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Claimed, ClaimRequest } from '../task-store.ts';
+import type { Lease, Task } from '../../engine/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
@@ -21,6 +22,12 @@ export class FairClaim {
   private readonly startFairest;
   /** The attempt's row, written with its start. */
   private readonly attemptRow;
+  /**
+   * The task each lease handed out here was claimed as: its completion (given the same lease
+   * object back) lets effects compute what they set from it (TransitionEffects.completedColumns).
+   * Weak: a lease dropped with its attempt takes its task along.
+   */
+  readonly claimedTasks = new WeakMap<Lease, Task>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -153,7 +160,9 @@ export class FairClaim {
     if (!row) return undefined;
     if (!this.dialect.writesInWith) await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
-    return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
+    const lease = { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs };
+    this.claimedTasks.set(lease, task);
+    return { task, lease };
   }
 
   /** The lane's queued tasks, in one read of the (backend, status, account_id, …) index. */

@@ -37,6 +37,8 @@ export class SqlTaskStore implements TaskStore {
   /** The success of an attempt and the end of its row: every task makes them, so they are built once. */
   private readonly completeRow;
   private readonly endAttemptRow;
+  /** What effects set with a completion itself (TransitionEffects.completedColumns). */
+  private readonly completers: ReadonlyArray<NonNullable<TransitionEffects['completedColumns']>>;
   /** The effects that follow a change to a final state, and the RETURNING aliases of each one's lookups. */
   private readonly finishers: ReadonlyArray<{ effect: TransitionEffects; lookups: Array<{ name: string; alias: string }> }>;
 
@@ -56,15 +58,18 @@ export class SqlTaskStore implements TaskStore {
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
     // statement called directly, see bench/poll.bench.ts).
     this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
-    type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token';
+    // Each effect's completed columns take their value from a slot of their own, `fx<i>`.
+    type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token' | `fx${number}`;
+    this.completers = effects.flatMap((effect) => (effect.completedColumns ? [effect.completedColumns] : []));
     const complete = (slot: (name: Completion) => never) =>
       db
         .updateTable('tasks')
-        .set({
+        .set((eb) => ({
+          ...Object.assign({}, ...this.completers.map((c, i) => c.set(eb, eb.val(slot(`fx${i}`))))),
           status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: slot('key'), result_bytes: slot('bytes'),
           result_etag: slot('etag'), result_duration_ms: slot('durationMs'), finished_at: slot('now'), expires_at: slot('expiresAt'),
           lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
-        })
+        }))
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
         .$call((qb) => this.returningFinished(qb.returningAll()));
     this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => {
@@ -275,10 +280,13 @@ export class SqlTaskStore implements TaskStore {
   }
 
   private completing(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
-    const values = {
+    const values: Record<string, unknown> = {
       key: result.blobKey, bytes: result.bytes, etag: result.etag, durationMs: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000),
       now, expiresAt, upstreamCost: result.upstreamCostUsdTicks ?? null, taskId: lease.taskId, owner: lease.owner, token: lease.token,
     };
+    const claimed = this.fair.claimedTasks.get(lease);
+    const completedTask: Task | undefined = claimed && { ...claimed, status: 'succeeded', progress: 100, result, finishedAt: now, expiresAt };
+    for (const [i, c] of this.completers.entries()) values[`fx${i}`] = completedTask ? (c.value(completedTask) ?? null) : null;
     return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
   }
 

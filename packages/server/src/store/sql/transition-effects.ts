@@ -1,6 +1,6 @@
-import type { AliasableExpression, ExpressionBuilder, Kysely } from 'kysely';
+import type { AliasableExpression, Expression, ExpressionBuilder, Kysely } from 'kysely';
 import type { Task } from '../../engine/task.ts';
-import type { Database } from './schema.ts';
+import type { Database, TasksTable } from './schema.ts';
 
 /**
  * Writes that must commit or roll back with a task's own change (DESIGN invariants 7 and 8):
@@ -11,6 +11,17 @@ import type { Database } from './schema.ts';
 export interface TransitionEffects {
   /** The task row was just inserted. Throwing refuses the submit: nothing of it is written. */
   created?(trx: Kysely<Database>, task: Task): Promise<void>;
+  /**
+   * Columns the statement that completes a task (to `succeeded`) sets itself, which `finished`
+   * would otherwise write with a statement of its own (a second version of the row): `set` is built
+   * once into that statement with `value` as its parameter, computed from the task as it was
+   * claimed, with its status and result as they will be. `value` is null when the store does not
+   * know the claimed task; `finished` then still sees the row without them and writes them.
+   */
+  completedColumns?: {
+    set(eb: ExpressionBuilder<Database, 'tasks'>, value: Expression<unknown>): Partial<Record<keyof TasksTable, Expression<unknown>>>;
+    value(task: Task): unknown;
+  };
   /**
    * Reads over the finished task's row (e.g. "does its account have a webhook endpoint?"), made by
    * the statement that finishes it, as extra columns of its RETURNING, and handed to `finished` by
