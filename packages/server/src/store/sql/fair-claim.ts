@@ -4,7 +4,7 @@ import type { Lease, Task } from '../../engine/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
-import { toTask } from './task-row.ts';
+import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 
 /**
@@ -57,7 +57,7 @@ export class FairClaim {
         }))
         .where('id', '=', dialect.lockForTaking(candidate))
         .where('status', '=', 'queued')
-        .returningAll();
+        .returning(TASK_COLUMNS);
     };
     const startWithAttempt = (slot: (name: Start) => never, account: Expression<string>) => {
       if (!dialect.writesInWith) return start(slot, account);

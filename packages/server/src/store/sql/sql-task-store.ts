@@ -3,7 +3,7 @@ import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../e
 import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
-import { toTask } from './task-row.ts';
+import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
 import type { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 import { FAILURES } from '../../engine/task-failure.ts';
@@ -57,7 +57,7 @@ export class SqlTaskStore implements TaskStore {
     this.idempotency = new IdempotencyKeys(db);
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
     // statement called directly, see bench/poll.bench.ts).
-    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
+    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', ''), 1);
     // Each effect's completed columns take their value from a slot of their own, `fx<i>`.
     type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token' | `fx${number}`;
     this.completers = effects.flatMap((effect) => (effect.completedColumns ? [effect.completedColumns] : []));
@@ -71,7 +71,7 @@ export class SqlTaskStore implements TaskStore {
           lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
         }))
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
-        .$call((qb) => this.returningFinished(qb.returningAll()));
+        .$call((qb) => this.returningFinished(qb.returning(TASK_COLUMNS)));
     this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => {
       if (!dialect.writesInWith) return complete(slot);
       // The attempt's row is ended by the same statement, when the fenced change went through.
