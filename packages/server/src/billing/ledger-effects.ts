@@ -55,6 +55,9 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       },
     },
 
+    // Without a hold the completion's price is all there is to write, and completedColumns sets it.
+    idleOnCompletion: (eb) => eb.not(eb.exists(holdOf(eb))),
+
     // The task's hold, and whether it was already settled or released, read by the statement that
     // finishes the task: an unmetered task (no hold) then costs no query here.
     finishedLookups: (eb) => ({

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Task } from '../engine/task.ts';
+import type { Database } from '../store/sql/schema.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { eventTypeOf } from './webhook-events.ts';
 import { enabledEndpoints, insertDeliveries } from './sql-webhook-store.ts';
@@ -14,11 +16,8 @@ import { deliveryId, eventId } from './webhook-ids.ts';
 export function webhookOutbox(options: { maxAttempts: number; clock: () => number }): TransitionEffects {
   return {
     // Read by the statement that finishes the task: an account without an endpoint (most) costs no query here.
-    finishedLookups: (eb) => ({
-      endpoints: eb.exists(eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id')
-        .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
-        .where('webhook_endpoints.status', '=', 'enabled').where('webhook_endpoints.deleted_at', 'is', null)),
-    }),
+    finishedLookups: (eb) => ({ endpoints: eb.exists(enabledEndpointsOf(eb)) }),
+    idleOnCompletion: (eb) => eb.not(eb.exists(enabledEndpointsOf(eb))),
 
     async finished(trx, task: Task, looked) {
       const type = eventTypeOf(task.status);
@@ -35,4 +34,11 @@ export function webhookOutbox(options: { maxAttempts: number; clock: () => numbe
       })), now);
     },
   };
+}
+
+/** The enabled endpoints of the task's account, as a subquery over the task's row. */
+function enabledEndpointsOf(eb: ExpressionBuilder<Database, 'tasks'>) {
+  return eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id')
+    .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
+    .where('webhook_endpoints.status', '=', 'enabled').where('webhook_endpoints.deleted_at', 'is', null);
 }

@@ -90,6 +90,12 @@ export class FairClaim {
   }
 
   async claim(request: ClaimRequest): Promise<Claimed | undefined> {
+    // Where the start writes its attempt row itself it is the whole claim: no transaction needed
+    // around it (two round trips fewer), unless it started nothing and the general path must look.
+    if (this.dialect.statementsAreRoundTrips && this.dialect.writesInWith) {
+      const got = await this.claimFairest(this.db, request);
+      if (got) return got;
+    }
     return (await this.claimSeveral(request, 1))[0];
   }
 

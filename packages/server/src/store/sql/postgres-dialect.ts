@@ -77,6 +77,7 @@ function postgresDialect(url: string, db: Kysely<Database>): SqlDialect {
     // Concurrent claimers in many processes skip each other's rows instead of queueing on them.
     lockForTaking: (candidates) => candidates.forUpdate().skipLocked(),
     writesInWith: true,
+    statementsAreRoundTrips: true,
     writeTransaction: (db, run) => db.transaction().execute(run),
     readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']) {
       const compiled = reusableQuery<P>(query, arity);

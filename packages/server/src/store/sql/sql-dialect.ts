@@ -28,6 +28,11 @@ export interface SqlDialect {
    * instead of two. SQLite runs them as two statements, which cost it no round trip.
    */
   readonly writesInWith: boolean;
+  /**
+   * Each statement is a round trip to a server (PostgreSQL), not a call into this process
+   * (SQLite): a transaction's BEGIN and COMMIT are worth avoiding where one statement suffices.
+   */
+  readonly statementsAreRoundTrips: boolean;
   writeTransaction<T>(db: Kysely<Database>, run: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
    * A one-row read compiled once and run with new parameters: the fastest path this database

@@ -37,6 +37,8 @@ export class SqlTaskStore implements TaskStore {
   /** The success of an attempt and the end of its row: every task makes them, so they are built once. */
   private readonly completeRow;
   private readonly endAttemptRow;
+  /** The completion as one statement committed alone, for when no effect has anything to write. */
+  private readonly completeAloneRow;
   /** What effects set with a completion itself (TransitionEffects.completedColumns). */
   private readonly completers: ReadonlyArray<NonNullable<TransitionEffects['completedColumns']>>;
   /** The effects that follow a change to a final state, and the RETURNING aliases of each one's lookups. */
@@ -61,7 +63,7 @@ export class SqlTaskStore implements TaskStore {
     // Each effect's completed columns take their value from a slot of their own, `fx<i>`.
     type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token' | `fx${number}`;
     this.completers = effects.flatMap((effect) => (effect.completedColumns ? [effect.completedColumns] : []));
-    const complete = (slot: (name: Completion) => never) =>
+    const complete = (slot: (name: Completion) => never, alone: boolean) =>
       db
         .updateTable('tasks')
         .set((eb) => ({
@@ -71,12 +73,13 @@ export class SqlTaskStore implements TaskStore {
           lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
         }))
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
+        .$if(alone, (qb) => qb.where((eb) => eb.and(this.finishers.map((f) => f.effect.idleOnCompletion!(eb)))))
         .$call((qb) => this.returningFinished(qb.returning(TASK_COLUMNS)));
-    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => {
-      if (!dialect.writesInWith) return complete(slot);
+    const completeWithAttempt = (slot: (name: Completion) => never, alone: boolean) => {
+      if (!dialect.writesInWith) return complete(slot, alone);
       // The attempt's row is ended by the same statement, when the fenced change went through.
       return db
-        .with('done', () => complete(slot))
+        .with('done', () => complete(slot, alone))
         .with('ended', (qb) =>
           qb
             .updateTable('task_attempts')
@@ -88,7 +91,12 @@ export class SqlTaskStore implements TaskStore {
         )
         .selectFrom('done')
         .selectAll();
-    });
+    };
+    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, false));
+    // Where a transaction costs round trips, a completion the effects have nothing to add to
+    // commits alone: the same statement, on condition that every effect is idle for it.
+    const alone = dialect.statementsAreRoundTrips && dialect.writesInWith && this.finishers.every((f) => f.effect.idleOnCompletion);
+    this.completeAloneRow = alone ? reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, true)) : undefined;
     this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
       db
         .updateTable('task_attempts')
@@ -272,14 +280,35 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
+    if (await this.completedAlone(lease, result, now, expiresAt)) return true;
     return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith)).completed;
   }
 
-  completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
+  async completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
+    // Committed alone, the next claim is a statement of its own: two round trips instead of a
+    // transaction's four. A crash between them leaves the next task queued, for any worker.
+    if (await this.completedAlone(lease, result, now, expiresAt)) return { completed: true, next: await this.fair.claim(next) };
     return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith, next);
   }
 
+  /**
+   * The completion as one statement without a transaction, where that saves round trips and the
+   * effects have nothing to write for it (TransitionEffects.idleOnCompletion). False when it did not
+   * apply: an effect had work, the lease was lost, or the store does not know the claimed task
+   * (completedColumns need it); the caller then completes in a transaction, which tells which.
+   */
+  private async completedAlone(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
+    if (!this.completeAloneRow || (this.completers.length > 0 && !this.fair.claimedTasks.has(lease))) return false;
+    const [row] = (await this.db.executeQuery(this.completeAloneRow(this.completionValues(lease, result, now, expiresAt)))).rows;
+    return row !== undefined;
+  }
+
   private completing(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
+    const values = this.completionValues(lease, result, now, expiresAt);
+    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
+  }
+
+  private completionValues(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
     const values: Record<string, unknown> = {
       key: result.blobKey, bytes: result.bytes, etag: result.etag, durationMs: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000),
       now, expiresAt, upstreamCost: result.upstreamCostUsdTicks ?? null, taskId: lease.taskId, owner: lease.owner, token: lease.token,
@@ -287,7 +316,7 @@ export class SqlTaskStore implements TaskStore {
     const claimed = this.fair.claimedTasks.get(lease);
     const completedTask: Task | undefined = claimed && { ...claimed, status: 'succeeded', progress: 100, result, finishedAt: now, expiresAt };
     for (const [i, c] of this.completers.entries()) values[`fx${i}`] = completedTask ? (c.value(completedTask) ?? null) : null;
-    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
+    return values;
   }
 
   async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {

@@ -42,6 +42,7 @@ function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
     // after another anyway.
     lockForTaking: (candidates) => candidates,
     writesInWith: false,
+    statementsAreRoundTrips: false,
     writeTransaction: (db, run) =>
       db.connection().execute(async (conn) => {
         await sql`BEGIN IMMEDIATE`.execute(conn);

@@ -1,4 +1,4 @@
-import type { AliasableExpression, Expression, ExpressionBuilder, Kysely } from 'kysely';
+import type { AliasableExpression, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Task } from '../../engine/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 
@@ -22,6 +22,13 @@ export interface TransitionEffects {
     set(eb: ExpressionBuilder<Database, 'tasks'>, value: Expression<unknown>): Partial<Record<keyof TasksTable, Expression<unknown>>>;
     value(task: Task): unknown;
   };
+  /**
+   * A condition over a task's row under which `finished` writes nothing for its completion (no
+   * hold to settle, no endpoint to tell), given `completedColumns` were set. Where statements are
+   * round trips, a completion whose every effect's condition holds is one statement committed on
+   * its own, without BEGIN and COMMIT around it; otherwise it runs in a transaction with `finished`.
+   */
+  idleOnCompletion?(eb: ExpressionBuilder<Database, 'tasks'>): Expression<SqlBool>;
   /**
    * Reads over the finished task's row (e.g. "does its account have a webhook endpoint?"), made by
    * the statement that finishes it, as extra columns of its RETURNING, and handed to `finished` by
