@@ -39,7 +39,9 @@ export interface TransitionEffects {
   /**
    * The task just reached `succeeded`, `failed` or `canceled`, or went from `succeeded` to
    * `expired`: called once per such change, since each is one guarded statement that only one
-   * writer can win. `looked` holds the values of `finishedLookups`, read with the change.
+   * writer can win. `looked` holds the values of `finishedLookups`, read with the change. Not
+   * called for a completion that committed alone because every effect was idle for it
+   * (`idleOnCompletion`): it would have written nothing.
    */
   finished?(trx: Kysely<Database>, task: Task, looked: Record<string, unknown>): Promise<void>;
 }
