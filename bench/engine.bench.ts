@@ -133,7 +133,8 @@ execFileSync(resolveFfmpegBinaries({}).ffmpeg, ['-loglevel', 'error', '-f', 'lav
 console.log(`${N} no-op tasks, ${SLOTS} slots in one process; latency over ${LATENCY_SAMPLES} tasks submitted one at a time to idle workers`);
 const onlyDb = process.argv.find((a, i) => process.argv[i - 1] === '--db' || a.startsWith('--db='))?.replace('--db=', '');
 for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
-  if (onlyDb && onlyDb.toLowerCase() !== name.toLowerCase()) continue;
+  // `--db postgres` as well as `--db postgresql`: the first ran nothing at all, silently.
+  if (onlyDb && !name.toLowerCase().startsWith(onlyDb.toLowerCase())) continue;
   const created = await create();
   if (typeof created === 'string') {
     console.log(`${name}: skipped (${created})`);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../store/sql/schema.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
@@ -45,17 +45,38 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       if (metered) await append(trx, task, 'hold', price, `hold for ${task.model}`, clock());
     },
 
-    async finished(trx, task) {
+    // A task without a hold (an unmetered account) is priced from itself: its completion sets the
+    // price. With a hold the price depends on it, and `finished` writes it with the settlement.
+    completedColumns: {
+      set: (eb, value) => ({ cost_usd_ticks: sql<number>`CASE WHEN ${eb.exists(holdOf(eb))} THEN NULL ELSE CAST(${value} AS bigint) END` }),
+      value: (task) => {
+        const model = catalog.find(task.model);
+        return chargeTicks(model, task, holdTicks(model, task));
+      },
+    },
+
+    // Without a hold the completion's price is all there is to write, and completedColumns sets it.
+    idleOnCompletion: (eb) => eb.not(eb.exists(holdOf(eb))),
+
+    // The task's hold, and whether it was already settled or released, read by the statement that
+    // finishes the task: an unmetered task (no hold) then costs no query here.
+    finishedLookups: (eb) => ({
+      hold: holdOf(eb),
+      closed: eb.exists(eb.selectFrom('ledger_entries').select('ledger_entries.kind')
+        .whereRef('ledger_entries.task_id', '=', 'tasks.id').where('ledger_entries.kind', 'in', ['settle', 'release'])),
+    }),
+
+    async finished(trx, task, looked) {
       // Settled when it succeeded; its expiry changes nothing owed.
       if (task.status === 'expired') return;
       const model = catalog.find(task.model);
-      const entries = await trx.selectFrom('ledger_entries').select(['kind', 'amount_usd_ticks'])
-        .where('task_id', '=', task.id).execute();
-      const hold = entries.find((e) => e.kind === 'hold');
-      const open = hold !== undefined && !entries.some((e) => e.kind === 'settle' || e.kind === 'release');
-      const heldAmount = hold ? Number(hold.amount_usd_ticks) : holdTicks(model, task);
+      const hold = looked.hold === null || looked.hold === undefined ? undefined : Number(looked.hold);
+      // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
+      const open = hold !== undefined && !Number(looked.closed);
+      const heldAmount = hold ?? holdTicks(model, task);
       const cost = task.status === 'succeeded' ? chargeTicks(model, task, heldAmount) : 0;
-      await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
+      // Already set by the completion when it could price the task (completedColumns).
+      if (task.usage?.costUsdTicks !== cost) await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
       if (!open) return;
       const now = clock();
       if (cost > 0) await append(trx, task, 'settle', cost, `${task.model}: verified output`, now);
@@ -66,6 +87,12 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
         .execute();
     },
   };
+}
+
+/** The amount the task's hold holds, as a subquery over the task's row. */
+function holdOf(eb: ExpressionBuilder<Database, 'tasks'>) {
+  return eb.selectFrom('ledger_entries').select('ledger_entries.amount_usd_ticks')
+    .whereRef('ledger_entries.task_id', '=', 'tasks.id').where('ledger_entries.kind', '=', 'hold');
 }
 
 /** One entry; the unique (task, kind) index makes a second one of a kind fail the whole transaction. */

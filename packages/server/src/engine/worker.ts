@@ -119,8 +119,8 @@ export function createWorker(deps: WorkerDeps): Worker {
   }
 
   async function slot(backend: string, lane: Lane, claim: () => Promise<ClaimAnswer>): Promise<void> {
-    // A success claims the slot's next task in its own transaction (one commit instead of two per
-    // task, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
+    // A success claims the slot's next task with its completion (the store makes that as few round
+    // trips as it can, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
     const claimNext = () => (stopped ? undefined : claimRequest(backend));
     let claimed: Claimed | undefined;
     while (!stopped) {

@@ -121,12 +121,13 @@ export interface TaskStore {
   /** The backend's own state for this task (see GenerationContext.checkpoint), undefined when none. */
   loadBackendState(taskId: string): Promise<unknown | undefined>;
   saveBackendState(lease: Lease, state: unknown): Promise<boolean>;
-  /** Also ends the attempt's row (`succeeded`), in the same transaction. */
+  /** Also ends the attempt's row (`succeeded`), in the same transaction (or the same statement). */
   complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean>;
   /**
-   * `complete`, and in the same transaction the claim (as `claim` makes it) of the lane's next task
-   * for the slot this frees: one commit where a finished task and the next start took two. Nothing
-   * is claimed when the completion is refused.
+   * `complete`, and the claim (as `claim` makes it) of the lane's next task for the slot this frees,
+   * in as few round trips as the store can: in the same transaction, or, where a completion is one
+   * statement committed alone, in the statement after it. Nothing is claimed when the completion
+   * is refused.
    */
   completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }>;
   /** Also ends the attempt's row (`failed`, with the error's code), in the same transaction. */

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Task } from '../engine/task.ts';
+import type { Database } from '../store/sql/schema.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { eventTypeOf } from './webhook-events.ts';
 import { enabledEndpoints, insertDeliveries } from './sql-webhook-store.ts';
@@ -13,9 +15,14 @@ import { deliveryId, eventId } from './webhook-ids.ts';
  */
 export function webhookOutbox(options: { maxAttempts: number; clock: () => number }): TransitionEffects {
   return {
-    async finished(trx, task: Task) {
+    // Read by the statement that finishes the task: an account without an endpoint (most) costs no query here.
+    finishedLookups: (eb) => ({ endpoints: eb.exists(enabledEndpointsOf(eb)) }),
+    idleOnCompletion: (eb) => eb.not(eb.exists(enabledEndpointsOf(eb))),
+
+    async finished(trx, task: Task, looked) {
       const type = eventTypeOf(task.status);
-      if (!type) return;
+      // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
+      if (!type || !Number(looked.endpoints)) return;
       const endpoints = (await enabledEndpoints(trx, task.accountId)).filter((e) => e.events.includes(type));
       if (endpoints.length === 0) return;
       const now = options.clock();
@@ -27,4 +34,11 @@ export function webhookOutbox(options: { maxAttempts: number; clock: () => numbe
       })), now);
     },
   };
+}
+
+/** The enabled endpoints of the task's account, as a subquery over the task's row. */
+function enabledEndpointsOf(eb: ExpressionBuilder<Database, 'tasks'>) {
+  return eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id')
+    .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
+    .where('webhook_endpoints.status', '=', 'enabled').where('webhook_endpoints.deleted_at', 'is', null);
 }

@@ -26,11 +26,14 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
         if (refuse.has(task.id)) throw new Error('refused');
         seen.push(['created', task.id]);
       },
-      async finished(_trx, task) {
+      finishedLookups: (eb) => ({ account: eb.selectFrom('accounts').select('accounts.name').whereRef('accounts.id', '=', 'tasks.account_id') }),
+      async finished(_trx, task, looked) {
         if (refuse.has(task.id)) throw new Error('refused');
         seen.push([task.status, task.id]);
+        lookedUp.push(looked);
       },
     };
+    const lookedUp: Array<Record<string, unknown>> = [];
     before(async () => {
       db = created as TestDatabase;
       stores = await openSqlStores(db.location, { events: new TaskEvents(), logger: createLogger('silent'), effects: [effect] });
@@ -68,6 +71,18 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
       assert.deepEqual(expired.map((t: Task) => t.id), [done.id]);
       assert.deepEqual(seen.filter(([, id]) => id === done.id), [['created', done.id], ['succeeded', done.id], ['expired', done.id]]);
       assert.deepEqual(seen.filter(([, id]) => id === canceled.id), [['created', canceled.id], ['canceled', canceled.id]]);
+    });
+
+    it("an effect's lookups are read by the finishing statement and handed to it", async () => {
+      lookedUp.length = 0;
+      const done = await stores.tasks.insert(newTask());
+      await stores.tasks.complete((await claim()).lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1000);
+      const failed = await stores.tasks.insert(newTask());
+      await stores.tasks.fail((await claim()).lease, { code: 'render_failed', message: 'm' }, clock);
+      await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
+      await stores.tasks.expireDue(clock + 2000, 10);
+      assert.ok(done.id < failed.id);
+      assert.deepEqual(lookedUp, [{ account: 'effects' }, { account: 'effects' }, { account: 'effects' }, { account: 'effects' }]);
     });
 
     it('a failing effect rolls the task change back', async () => {

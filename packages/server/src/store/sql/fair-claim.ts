@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Claimed, ClaimRequest } from '../task-store.ts';
+import type { Lease, Task } from '../../engine/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
-import { toTask } from './task-row.ts';
+import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 
 /**
@@ -14,21 +15,32 @@ import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 export class FairClaim {
   /** Starts the oldest runnable task of one account in the lane (built once: it runs for every task). */
   private readonly startOldest;
+  /**
+   * Starts the oldest runnable task of the account fair order serves first: a claim of one task
+   * (every completion claims its slot's next) in one statement instead of reading the order first.
+   */
+  private readonly startFairest;
   /** The attempt's row, written with its start. */
   private readonly attemptRow;
+  /**
+   * The task each lease handed out here was claimed as: its completion (given the same lease
+   * object back) lets effects compute what they set from it (TransitionEffects.completedColumns).
+   * Weak: a lease dropped with its attempt takes its task along.
+   */
+  readonly claimedTasks = new WeakMap<Lease, Task>();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
   ) {
-    type Start = 'owner' | 'expiresAt' | 'now' | 'backend' | 'accountId';
-    this.startOldest = reusableStatement<Start, Selectable<TasksTable>>((slot) => {
+    type Start = 'owner' | 'expiresAt' | 'now' | 'backend';
+    const start = (slot: (name: Start) => never, account: Expression<string>) => {
       const candidate = db
         .selectFrom('tasks')
         .select('id')
         .where('status', '=', 'queued')
         .where('backend', '=', slot('backend'))
-        .where('account_id', '=', slot('accountId'))
+        .where('account_id', '=', account)
         .where('available_at', '<=', slot('now'))
         .orderBy('available_at')
         .orderBy('id')
@@ -45,7 +57,30 @@ export class FairClaim {
         }))
         .where('id', '=', dialect.lockForTaking(candidate))
         .where('status', '=', 'queued')
-        .returningAll();
+        .returning(TASK_COLUMNS);
+    };
+    const startWithAttempt = (slot: (name: Start) => never, account: Expression<string>) => {
+      if (!dialect.writesInWith) return start(slot, account);
+      // The attempt's row is written by the same statement, from the started row.
+      return db
+        .with('started', () => start(slot, account))
+        .with('attempt', (qb) =>
+          qb.insertInto('task_attempts').columns(['task_id', 'attempt', 'worker', 'started_at']).expression((eb) =>
+            eb.selectFrom('started').select(['started.id', 'started.lease_token', sql<string>`cast(${slot('owner')} as varchar)`.as('worker'), sql<number>`cast(${slot('now')} as bigint)`.as('started_at')]),
+          ),
+        )
+        .selectFrom('started')
+        .selectAll();
+    };
+    this.startOldest = reusableStatement<Start | 'accountId', Selectable<TasksTable>>((slot) => startWithAttempt(slot, slot('accountId')));
+    this.startFairest = reusableStatement<Start | 'cap', Selectable<TasksTable>>((slot) => {
+      // The first account of fairOrder: fewest running, longest waiting, then the account id (the
+      // order the skip-scan finds them in, which fairOrder's stable sort keeps among equals).
+      const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'))}
+        SELECT account_id FROM waiting
+        WHERE since IS NOT NULL AND (${slot('cap')} <= 0 OR running < ${slot('cap')})
+        ORDER BY running, since, account_id LIMIT 1)`;
+      return startWithAttempt(slot, fairest);
     });
     this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
       db
@@ -55,6 +90,12 @@ export class FairClaim {
   }
 
   async claim(request: ClaimRequest): Promise<Claimed | undefined> {
+    // Where the start writes its attempt row itself it is the whole claim: no transaction needed
+    // around it (two round trips fewer), unless it started nothing and the general path must look.
+    if (this.dialect.statementsAreRoundTrips && this.dialect.writesInWith) {
+      const got = await this.claimFairest(this.db, request);
+      if (got) return got;
+    }
     return (await this.claimSeveral(request, 1))[0];
   }
 
@@ -70,6 +111,12 @@ export class FairClaim {
 
   /** `claimSeveral` inside a transaction the caller holds (one that has written, or took the write lock). */
   async claimSeveralIn(trx: Kysely<Database>, request: ClaimRequest, max: number): Promise<Claimed[]> {
+    if (max === 1) {
+      const got = await this.claimFairest(trx, request);
+      // Nothing started: the lane is empty, or the fairest account's task was just taken by another
+      // worker (skipped, locked); the general path below tells which and tries the next accounts.
+      if (got) return [got];
+    }
     const accounts = await this.fairOrder(trx, request);
     const claimed: Claimed[] = [];
     let turn = 0;
@@ -98,34 +145,30 @@ export class FairClaim {
 
   /**
    * Each account with runnable queued tasks in the lane, its oldest one and how many it runs in
-   * the lane. A recursive skip-scan over the (backend, status, account_id, available_at) index:
-   * one probe per account instead of a pass over the whole backlog (a GROUP BY read every queued
-   * row and made a claim cost grow with the queue). The running counts are probes of the same
-   * index in the same statement: a separate GROUP BY over the running tasks was one more
-   * statement per claim (bench/engine.bench.ts).
+   * the lane (laneAccounts).
    */
   private async waitingAccounts(db: Kysely<Database>, backend: string, now: number) {
-    const queued = sql`backend = ${backend} AND status = 'queued'`;
     const result = await sql<{ account_id: string; since: number | null; running: number | string }>`
-      WITH RECURSIVE accounts(account_id) AS (
-        SELECT MIN(account_id) FROM tasks WHERE ${queued}
-        UNION ALL
-        SELECT (SELECT MIN(account_id) FROM tasks WHERE ${queued} AND account_id > accounts.account_id)
-        FROM accounts WHERE accounts.account_id IS NOT NULL
-      )
-      SELECT account_id,
-        (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since,
-        (SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running' AND tasks.account_id = accounts.account_id) AS running
-      FROM accounts WHERE account_id IS NOT NULL`.execute(db);
+      ${laneAccounts(backend, now)} SELECT account_id, since, running FROM waiting`.execute(db);
     return result.rows.filter((r) => r.since !== null);
   }
 
   private async claimOldestOf(db: Kysely<Database>, { owner, backend, leaseMs, now }: ClaimRequest, accountId: string): Promise<Claimed | undefined> {
-    const [row] = (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows;
+    return this.started(db, owner, now, leaseMs, (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows[0]);
+  }
+
+  private async claimFairest(db: Kysely<Database>, { owner, backend, leaseMs, now, maxRunningPerAccount }: ClaimRequest): Promise<Claimed | undefined> {
+    return this.started(db, owner, now, leaseMs, (await db.executeQuery(this.startFairest({ owner, expiresAt: now + leaseMs, now, backend, cap: maxRunningPerAccount }))).rows[0]);
+  }
+
+  /** A started row as a claim, with its attempt row written (by the start itself where the dialect can). */
+  private async started(db: Kysely<Database>, owner: string, now: number, leaseMs: number, row: Selectable<TasksTable> | undefined): Promise<Claimed | undefined> {
     if (!row) return undefined;
-    await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
+    if (!this.dialect.writesInWith) await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
-    return { task, lease: { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs } };
+    const lease = { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs };
+    this.claimedTasks.set(lease, task);
+    return { task, lease };
   }
 
   /** The lane's queued tasks, in one read of the (backend, status, account_id, …) index. */
@@ -138,4 +181,28 @@ export class FairClaim {
       .execute();
     return new QueueSnapshot(rows.map((r) => ({ accountId: r.account_id, id: r.id })));
   }
+}
+
+/**
+ * \`WITH\` clauses naming \`waiting\`: each account with queued tasks in the lane, with the time its
+ * oldest runnable one became available (\`since\`, null when none is runnable yet) and how many it
+ * runs in the lane. A recursive skip-scan over the (backend, status, account_id, available_at)
+ * index: one probe per account instead of a pass over the whole backlog (a GROUP BY read every
+ * queued row and made a claim cost grow with the queue). The running counts are probes of the
+ * same index in the same statement: a separate GROUP BY over the running tasks was one more
+ * statement per claim (bench/engine.bench.ts).
+ */
+function laneAccounts(backend: unknown, now: unknown) {
+  const queued = sql`backend = ${backend} AND status = 'queued'`;
+  return sql`WITH RECURSIVE accounts(account_id) AS (
+      SELECT MIN(account_id) FROM tasks WHERE ${queued}
+      UNION ALL
+      SELECT (SELECT MIN(account_id) FROM tasks WHERE ${queued} AND account_id > accounts.account_id)
+      FROM accounts WHERE accounts.account_id IS NOT NULL
+    ), waiting AS (
+      SELECT account_id,
+        (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since,
+        (SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running' AND tasks.account_id = accounts.account_id) AS running
+      FROM accounts WHERE account_id IS NOT NULL
+    )`;
 }

@@ -1,4 +1,23 @@
+import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable } from 'kysely';
+
+/**
+ * The text of every statement built once here, with a name for it: where the database keeps
+ * prepared statements (PostgreSQL), these are prepared once per connection and run by name, so
+ * the server neither parses nor plans them again. The set is small and fixed: the texts are
+ * built by code at start, values are parameters.
+ */
+const reusableNames = new Map<string, string>();
+
+/** The prepared statement's name for a text built once here, or undefined for any other statement. */
+export function reusableName(text: string): string | undefined {
+  return reusableNames.get(text);
+}
+
+function remember(text: string): string {
+  if (!reusableNames.has(text)) reusableNames.set(text, `vidgen_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`);
+  return text;
+}
 
 /**
  * A query compiled once and run with new parameter values: for the hottest reads (every poll
@@ -6,7 +25,7 @@ import { CompiledQuery, type Compilable } from 'kysely';
  * as much as running it.
  */
 export function reusableQuery<P extends unknown[]>(query: Compilable, arity: P['length']) {
-  const text = reusableSql(query, arity);
+  const text = remember(reusableSql(query, arity));
   return (...params: P): CompiledQuery => CompiledQuery.raw(text, params);
 }
 
@@ -25,8 +44,9 @@ export function reusableStatement<Names extends string, Row = unknown>(
   build: (slot: (name: Names) => never) => Compilable<Row>,
 ): (values: Record<Names, unknown>) => CompiledQuery<Row> {
   const compiled = build((name) => new Slot(name) as never).compile();
+  const text = remember(compiled.sql);
   const fill = compiled.parameters.map((p) => (p instanceof Slot ? (values: Record<string, unknown>) => values[p.name] : () => p));
-  return (values) => CompiledQuery.raw(compiled.sql, fill.map((f) => f(values))) as CompiledQuery<Row>;
+  return (values) => CompiledQuery.raw(text, fill.map((f) => f(values))) as CompiledQuery<Row>;
 }
 
 /** The SQL text of such a query, checked to take exactly `arity` parameters. */

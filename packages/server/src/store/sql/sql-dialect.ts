@@ -22,6 +22,17 @@ export interface SqlDialect {
    * start, since a read transaction that later writes fails at once (SQLITE_BUSY) when another
    * process wrote meanwhile, instead of waiting its turn.
    */
+  /**
+   * Whether a statement can carry more writes over the rows it changed in its WITH clause
+   * (PostgreSQL's data-modifying CTEs): a task's change and its attempt row are then one round trip
+   * instead of two. SQLite runs them as two statements, which cost it no round trip.
+   */
+  readonly writesInWith: boolean;
+  /**
+   * Each statement is a round trip to a server (PostgreSQL), not a call into this process
+   * (SQLite): a transaction's BEGIN and COMMIT are worth avoiding where one statement suffices.
+   */
+  readonly statementsAreRoundTrips: boolean;
   writeTransaction<T>(db: Kysely<Database>, run: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
    * A one-row read compiled once and run with new parameters: the fastest path this database

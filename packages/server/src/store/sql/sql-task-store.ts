@@ -1,9 +1,9 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { expressionBuilder, type ExpressionBuilder, type Kysely, type Selectable, type UpdateQueryBuilder } from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
 import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
-import { toTask } from './task-row.ts';
+import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
 import type { QueueSnapshot } from '../../engine/queue-snapshot.ts';
 import { FAILURES } from '../../engine/task-failure.ts';
@@ -17,6 +17,8 @@ import { uuidv7Floor } from '../../engine/ids.ts';
 const CREATED_AT_SLACK_MS = 10 * 60_000;
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
+/** A statement that changes task rows and returns them. */
+type ReturningTasks = UpdateQueryBuilder<Database, 'tasks', 'tasks', Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
 type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
@@ -35,6 +37,12 @@ export class SqlTaskStore implements TaskStore {
   /** The success of an attempt and the end of its row: every task makes them, so they are built once. */
   private readonly completeRow;
   private readonly endAttemptRow;
+  /** The completion as one statement committed alone, for when no effect has anything to write. */
+  private readonly completeAloneRow;
+  /** What effects set with a completion itself (TransitionEffects.completedColumns). */
+  private readonly completers: ReadonlyArray<NonNullable<TransitionEffects['completedColumns']>>;
+  /** The effects that follow a change to a final state, and the RETURNING aliases of each one's lookups. */
+  private readonly finishers: ReadonlyArray<{ effect: TransitionEffects; lookups: Array<{ name: string; alias: string }> }>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -42,23 +50,53 @@ export class SqlTaskStore implements TaskStore {
     /** Ledger, outbox: written in the same transaction as the task changes they follow. */
     private readonly effects: readonly TransitionEffects[] = [],
   ) {
+    const eb = expressionBuilder<Database, 'tasks'>();
+    this.finishers = effects.filter((e) => e.finished).map((effect, i) => ({
+      effect,
+      lookups: Object.keys(effect.finishedLookups?.(eb) ?? {}).map((name) => ({ name, alias: `fx${i}_${name}` })),
+    }));
     this.fair = new FairClaim(db, dialect);
     this.idempotency = new IdempotencyKeys(db);
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
     // statement called directly, see bench/poll.bench.ts).
-    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').selectAll().where('id', '=', ''), 1);
-    type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token';
-    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) =>
+    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', ''), 1);
+    // Each effect's completed columns take their value from a slot of their own, `fx<i>`.
+    type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token' | `fx${number}`;
+    this.completers = effects.flatMap((effect) => (effect.completedColumns ? [effect.completedColumns] : []));
+    const complete = (slot: (name: Completion) => never, alone: boolean) =>
       db
         .updateTable('tasks')
-        .set({
+        .set((eb) => ({
+          ...Object.assign({}, ...this.completers.map((c, i) => c.set(eb, eb.val(slot(`fx${i}`))))),
           status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: slot('key'), result_bytes: slot('bytes'),
           result_etag: slot('etag'), result_duration_ms: slot('durationMs'), finished_at: slot('now'), expires_at: slot('expiresAt'),
           lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
-        })
+        }))
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
-        .returningAll(),
-    );
+        .$if(alone, (qb) => qb.where((eb) => eb.and(this.finishers.map((f) => f.effect.idleOnCompletion!(eb)))))
+        .$call((qb) => this.returningFinished(qb.returning(TASK_COLUMNS)));
+    const completeWithAttempt = (slot: (name: Completion) => never, alone: boolean) => {
+      if (!dialect.writesInWith) return complete(slot, alone);
+      // The attempt's row is ended by the same statement, when the fenced change went through.
+      return db
+        .with('done', () => complete(slot, alone))
+        .with('ended', (qb) =>
+          qb
+            .updateTable('task_attempts')
+            .set({ ended_at: slot('now'), outcome: 'succeeded', error_code: null })
+            .where('task_id', '=', slot('taskId'))
+            .where('attempt', '=', slot('token'))
+            .where('ended_at', 'is', null)
+            .where((eb) => eb.exists(eb.selectFrom('done').select('done.id'))),
+        )
+        .selectFrom('done')
+        .selectAll();
+    };
+    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, false));
+    // Where a transaction costs round trips, a completion the effects have nothing to add to
+    // commits alone: the same statement, on condition that every effect is idle for it.
+    const alone = dialect.statementsAreRoundTrips && dialect.writesInWith && this.finishers.every((f) => f.effect.idleOnCompletion);
+    this.completeAloneRow = alone ? reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, true)) : undefined;
     this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
       db
         .updateTable('task_attempts')
@@ -192,7 +230,7 @@ export class SqlTaskStore implements TaskStore {
         })
         .where('id', '=', taskId)
         .where('status', 'in', ['queued', 'running'])
-        .returningAll()
+        .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
     return task;
@@ -242,25 +280,49 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt))).completed;
+    if (await this.completedAlone(lease, result, now, expiresAt)) return true;
+    return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith)).completed;
   }
 
-  completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
-    return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), next);
+  async completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
+    // Committed alone, the next claim is a statement of its own: two round trips instead of a
+    // transaction's four. A crash between them leaves the next task queued, for any worker.
+    if (await this.completedAlone(lease, result, now, expiresAt)) return { completed: true, next: await this.fair.claim(next) };
+    return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith, next);
+  }
+
+  /**
+   * The completion as one statement without a transaction, where that saves round trips and the
+   * effects have nothing to write for it (TransitionEffects.idleOnCompletion). False when it did not
+   * apply: an effect had work, the lease was lost, or the store does not know the claimed task
+   * (completedColumns need it); the caller then completes in a transaction, which tells which.
+   */
+  private async completedAlone(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
+    if (!this.completeAloneRow || (this.completers.length > 0 && !this.fair.claimedTasks.has(lease))) return false;
+    const [row] = (await this.db.executeQuery(this.completeAloneRow(this.completionValues(lease, result, now, expiresAt)))).rows;
+    return row !== undefined;
   }
 
   private completing(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
-    const values = {
+    const values = this.completionValues(lease, result, now, expiresAt);
+    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
+  }
+
+  private completionValues(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
+    const values: Record<string, unknown> = {
       key: result.blobKey, bytes: result.bytes, etag: result.etag, durationMs: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000),
       now, expiresAt, upstreamCost: result.upstreamCostUsdTicks ?? null, taskId: lease.taskId, owner: lease.owner, token: lease.token,
     };
-    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
+    const claimed = this.fair.claimedTasks.get(lease);
+    const completedTask: Task | undefined = claimed && { ...claimed, status: 'succeeded', progress: 100, result, finishedAt: now, expiresAt };
+    for (const [i, c] of this.completers.entries()) values[`fx${i}`] = completedTask ? (c.value(completedTask) ?? null) : null;
+    return values;
   }
 
   async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
     const values = { status: 'failed', error_code: error.code, error_message: error.message, finished_at: now, lease_owner: null, lease_expires_at: null };
-    const failing = (trx: Kysely<Database>) => trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll().executeTakeFirst();
-    return (await this.guardedFinish(lease, now, error.code, failing)).completed;
+    const failing = (trx: Kysely<Database>) => this.returningFinished(trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll()).executeTakeFirst();
+    return (await this.guardedFinish(lease, now, error.code, failing, false)).completed;
   }
 
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
@@ -301,7 +363,7 @@ export class SqlTaskStore implements TaskStore {
         .where('status', '=', 'running')
         .where('lease_expires_at', '<', now)
         .where('attempts', '>=', maxAttempts)
-        .returningAll()
+        .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
     const requeued = await this.db
@@ -327,7 +389,7 @@ export class SqlTaskStore implements TaskStore {
         .set({ status: 'expired' })
         .where('id', 'in', this.dialect.lockForTaking(due))
         .where('status', '=', 'succeeded')
-        .returningAll()
+        .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
   }
@@ -337,13 +399,33 @@ export class SqlTaskStore implements TaskStore {
    * it, in one transaction (none is opened when nothing follows the change).
    */
   private async finishing(change: (db: Kysely<Database>) => Promise<Selectable<TasksTable>[]>): Promise<Task[]> {
-    const finished = this.effects.filter((e) => e.finished);
-    if (finished.length === 0) return (await change(this.db)).map(toTask);
+    if (this.finishers.length === 0) return (await change(this.db)).map(toTask);
     return this.db.transaction().execute(async (trx) => {
-      const tasks = (await change(trx)).map(toTask);
-      for (const task of tasks) for (const effect of finished) await effect.finished!(trx, task);
-      return tasks;
+      const rows = await change(trx);
+      for (const row of rows) await this.runFinished(trx, row);
+      return rows.map(toTask);
     });
+  }
+
+  /** The statement's RETURNING gets each effect's lookups over the finished row (TransitionEffects.finishedLookups). */
+  private returningFinished(qb: ReturningTasks): ReturningTasks {
+    if (!this.finishers.some((f) => f.lookups.length > 0)) return qb;
+    // The extra columns ride along in the row; toTask ignores them.
+    return qb.returning((eb) =>
+      this.finishers.flatMap(({ effect, lookups }) => {
+        const built = effect.finishedLookups?.(eb) ?? {};
+        return lookups.map(({ name, alias }) => built[name].as(alias));
+      }),
+    ) as unknown as ReturningTasks;
+  }
+
+  /** The effects of one row's change to a final state, each given what its lookups read with the change. */
+  private async runFinished(trx: Kysely<Database>, row: Selectable<TasksTable>): Promise<void> {
+    const task = toTask(row);
+    const columns = row as unknown as Record<string, unknown>;
+    for (const { effect, lookups } of this.finishers) {
+      await effect.finished!(trx, task, Object.fromEntries(lookups.map(({ name, alias }) => [name, columns[alias]])));
+    }
   }
 
   /**
@@ -353,16 +435,17 @@ export class SqlTaskStore implements TaskStore {
    * first, so on SQLite it holds the write lock before the claim reads.
    */
   private async guardedFinish(
-    lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>, next?: ClaimRequest,
+    lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>,
+    /** The change ended the attempt's row itself (writesInWith). */
+    endsAttempt: boolean,
+    next?: ClaimRequest,
   ): Promise<{ completed: boolean; next?: Claimed }> {
-    const finished = this.effects.filter((e) => e.finished);
     return this.db.transaction().execute(async (trx) => {
       // The change is fenced by the lease (heldBy): no row means the lease was no longer held.
       const row = await change(trx);
       if (!row) return { completed: false };
-      await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
-      const task = toTask(row);
-      for (const effect of finished) await effect.finished!(trx, task);
+      if (!endsAttempt) await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
+      await this.runFinished(trx, row);
       if (!next) return { completed: true };
       const [claimed] = await this.fair.claimSeveralIn(trx, next, 1);
       return { completed: true, next: claimed };

@@ -41,6 +41,8 @@ function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
     // SQLite has no row locks to skip: a write locks the whole database, so takers run one
     // after another anyway.
     lockForTaking: (candidates) => candidates,
+    writesInWith: false,
+    statementsAreRoundTrips: false,
     writeTransaction: (db, run) =>
       db.connection().execute(async (conn) => {
         await sql`BEGIN IMMEDIATE`.execute(conn);

@@ -2,6 +2,20 @@ import type { Selectable } from 'kysely';
 import type { Task } from '../../engine/task.ts';
 import type { TasksTable } from './schema.ts';
 
+/**
+ * Every column of the tasks table, for statements prepared once (reusable-query.ts): a named
+ * list, unlike `*`, keeps their result the same when a later migration adds a column, which
+ * PostgreSQL refuses for a prepared statement ("cached plan must not change result type").
+ */
+export const TASK_COLUMNS = [
+  'id', 'account_id', 'family', 'kind', 'model', 'backend', 'status', 'progress', 'params', 'error_code', 'error_message',
+  'result_key', 'result_bytes', 'result_etag', 'result_duration_ms', 'attempts', 'lease_owner', 'lease_token', 'lease_expires_at',
+  'available_at', 'created_at', 'started_at', 'finished_at', 'expires_at', 'idempotency_key', 'backend_state', 'cost_usd_ticks',
+  'upstream_cost_usd_ticks',
+] as const satisfies ReadonlyArray<keyof TasksTable>;
+// Fails to compile when a column is added to TasksTable and not here.
+({}) as Exclude<keyof TasksTable, (typeof TASK_COLUMNS)[number]> satisfies never;
+
 /** A tasks row as the engine's Task. */
 export function toTask(row: Selectable<TasksTable>): Task {
   return {

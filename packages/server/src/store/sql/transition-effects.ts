@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { AliasableExpression, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Task } from '../../engine/task.ts';
-import type { Database } from './schema.ts';
+import type { Database, TasksTable } from './schema.ts';
 
 /**
  * Writes that must commit or roll back with a task's own change (DESIGN invariants 7 and 8):
@@ -12,9 +12,36 @@ export interface TransitionEffects {
   /** The task row was just inserted. Throwing refuses the submit: nothing of it is written. */
   created?(trx: Kysely<Database>, task: Task): Promise<void>;
   /**
+   * Columns the statement that completes a task (to `succeeded`) sets itself, which `finished`
+   * would otherwise write with a statement of its own (a second version of the row): `set` is built
+   * once into that statement with `value` as its parameter, computed from the task as it was
+   * claimed, with its status and result as they will be. `value` is null when the store does not
+   * know the claimed task; `finished` then still sees the row without them and writes them.
+   */
+  completedColumns?: {
+    set(eb: ExpressionBuilder<Database, 'tasks'>, value: Expression<unknown>): Partial<Record<keyof TasksTable, Expression<unknown>>>;
+    value(task: Task): unknown;
+  };
+  /**
+   * A condition over a task's row under which `finished` writes nothing for its completion (no
+   * hold to settle, no endpoint to tell), given `completedColumns` were set. Where statements are
+   * round trips, a completion whose every effect's condition holds is one statement committed on
+   * its own, without BEGIN and COMMIT around it; otherwise it runs in a transaction with `finished`.
+   */
+  idleOnCompletion?(eb: ExpressionBuilder<Database, 'tasks'>): Expression<SqlBool>;
+  /**
+   * Reads over the finished task's row (e.g. "does its account have a webhook endpoint?"), made by
+   * the statement that finishes it, as extra columns of its RETURNING, and handed to `finished` by
+   * name: an effect with nothing to do learns it without a query of its own (one round trip per
+   * task and effect, bench/engine.bench.ts). Built once; `tasks` is the finished row.
+   */
+  finishedLookups?(eb: ExpressionBuilder<Database, 'tasks'>): Record<string, AliasableExpression<unknown>>;
+  /**
    * The task just reached `succeeded`, `failed` or `canceled`, or went from `succeeded` to
    * `expired`: called once per such change, since each is one guarded statement that only one
-   * writer can win.
+   * writer can win. `looked` holds the values of `finishedLookups`, read with the change. Not
+   * called for a completion that committed alone because every effect was idle for it
+   * (`idleOnCompletion`): it would have written nothing.
    */
-  finished?(trx: Kysely<Database>, task: Task): Promise<void>;
+  finished?(trx: Kysely<Database>, task: Task, looked: Record<string, unknown>): Promise<void>;
 }
