@@ -33,18 +33,25 @@ export function installEdgeGuards(app: FastifyInstance): void {
     });
   });
 
-  app.addHook('preValidation', async (request) => {
-    const params = (request.params ?? {}) as Record<string, unknown>;
-    for (const value of Object.values(params)) {
-      // No id holds a control character: such an id names nothing (404, as any unknown id).
-      if (typeof value === 'string' && CONTROL.test(value)) throw new NotFound(request.url.startsWith('/v1/files') ? 'file' : 'task', value);
-    }
-    const query = (request.query ?? {}) as Record<string, unknown>;
-    for (const [name, value] of Object.entries(query)) {
-      if (typeof value !== 'string') throw new InvalidRequest('invalid_value', `\`${name}\` may be given only once.`, name);
-      if (CONTROL.test(value)) throw new InvalidRequest('invalid_value', `\`${name}\` must not contain control characters.`, name);
-    }
-  });
+  // Callback-style (not async): every request passes here, and none needs a promise.
+  app.addHook('preValidation', (request, _reply, done) => done(refusalOf(request)));
+}
+
+/** Why the request's path parameters or query are refused, if they are. */
+function refusalOf(request: FastifyRequest): ApiError | undefined {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const name in params) {
+    const value = params[name];
+    // No id holds a control character: such an id names nothing (404, as any unknown id).
+    if (typeof value === 'string' && CONTROL.test(value)) return new NotFound(request.url.startsWith('/v1/files') ? 'file' : 'task', value);
+  }
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const name in query) {
+    const value = query[name];
+    if (typeof value !== 'string') return new InvalidRequest('invalid_value', `\`${name}\` may be given only once.`, name);
+    if (CONTROL.test(value)) return new InvalidRequest('invalid_value', `\`${name}\` must not contain control characters.`, name);
+  }
+  return undefined;
 }
 
 /**
