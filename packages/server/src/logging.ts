@@ -22,6 +22,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 const FLUSH_AFTER_MS = 100;
 /** …or until this many bytes are held. */
 const FLUSH_AT_BYTES = 64 * 1024;
+/** Bytes waiting for a reader that does not keep up, beyond which new lines are dropped. */
+const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
 let shared: DestinationStream | undefined;
 
@@ -29,13 +31,18 @@ let shared: DestinationStream | undefined;
  * Stdout, written in batches, as nginx's `access_log … buffer= flush=` does: the lines of up to
  * 100 ms (or 64 KiB) go out in one write. One write per line cost a poll ~11 µs of CPU (the
  * write, and waking the process that reads the pipe): a quarter of a `/healthz` answer
- * (docs/performance.md). Each write is still synchronous, as pino's default is: a reader that
- * stops reading slows the server rather than filling its memory. What is held is written when
- * the process exits, however it exits short of a kill -9, which can lose the last 100 ms of lines.
+ * (docs/performance.md).
+ *
+ * The writes are asynchronous. pino's synchronous default, on a pipe that Node has made
+ * non-blocking, answers a full pipe by sleeping 100 ms with the whole event loop (sonic-boom's
+ * busy-write wait): a log reader that fell behind froze every request. Now lines wait in memory
+ * instead, up to MAX_PENDING_BYTES, past which new ones are dropped rather than the server
+ * stalled. What is held is written when the process exits, however it exits short of a kill -9,
+ * which can lose the last 100 ms of lines.
  */
 function stdoutBuffered(): DestinationStream {
   if (shared) return shared;
-  const out = pino.destination({ dest: 1, sync: true });
+  const out = pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_BYTES });
   let held: string[] = [];
   let heldBytes = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -48,7 +55,10 @@ function stdoutBuffered(): DestinationStream {
     heldBytes = 0;
     out.write(text);
   };
-  process.on('exit', flush);
+  process.on('exit', () => {
+    flush();
+    out.flushSync();
+  });
   shared = {
     write(line: string) {
       held.push(line);
