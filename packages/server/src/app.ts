@@ -86,11 +86,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);
   app.decorateRequest('caller', null);
-  // Callback-style (not async) so a route without a key costs no promise.
+  // Callback-style (not async): a public route, or a key remembered, costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (!needsKey(request)) return done();
-    authenticate(request).then(() => done(), done);
+    let lookingUp: Promise<void> | undefined;
+    try {
+      lookingUp = authenticate(request);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (lookingUp) lookingUp.then(() => done(), done);
+    else done();
   });
   installErrorHandling(app, deps.dialects);
 

@@ -27,19 +27,15 @@ export const KEY_CACHE_MAX = 10_000;
  * key. Valid keys are remembered for KEY_CACHE_MS: a client polling in a loop would otherwise
  * cost a database read per poll for an answer that almost never changes (bench/poll.bench.ts).
  * Unknown keys are never cached, so a new key works at once.
+ *
+ * A remembered key is resolved synchronously (nothing is returned): most requests then cost no
+ * promise; only a key the database must be asked about returns one. A refusal is thrown either way.
  */
-export function createAuthenticator(accounts: AccountStore, clock: () => number) {
+export type Authenticate = (request: FastifyRequest) => Promise<void> | undefined;
+
+export function createAuthenticator(accounts: AccountStore, clock: () => number): Authenticate {
   const cache = new ExpiringCache<Caller>(KEY_CACHE_MS, KEY_CACHE_MAX);
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (!token) throw new Unauthenticated();
-    const hash = hashApiKey(token);
-    const now = clock();
-    const cached = cache.get(hash, now);
-    if (cached) {
-      request.caller = cached;
-      return;
-    }
+  async function lookUp(request: FastifyRequest, hash: string, now: number): Promise<void> {
     const found = await accounts.findByKeyHash(hash);
     if (!found) {
       cache.delete(hash);
@@ -47,6 +43,16 @@ export function createAuthenticator(accounts: AccountStore, clock: () => number)
     }
     request.caller = { account: found.account, keyId: found.key.id };
     cache.set(hash, request.caller, now);
+  }
+  return function authenticate(request) {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw new Unauthenticated();
+    const hash = hashApiKey(token);
+    const now = clock();
+    const cached = cache.get(hash, now);
+    if (!cached) return lookUp(request, hash, now);
+    request.caller = cached;
+    return undefined;
   };
 }
 

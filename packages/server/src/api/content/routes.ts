@@ -5,7 +5,7 @@ import type { BlobStore } from '../../blobs/blob-store.ts';
 import type { Task } from '../../engine/task.ts';
 import type { UrlSigner } from '../../security/url-signer.ts';
 import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
-import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS } from '../authenticate.ts';
+import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS, type Authenticate } from '../authenticate.ts';
 import { ExpiringCache } from '../expiring-cache.ts';
 import { parseRange } from './byte-range.ts';
 import { CONTENT_VARIANT_MEDIA_TYPES, ContentQuery, Mp4Video, PosterImage, SpriteSheetImage, Type } from '@vidgen/protocol';
@@ -18,7 +18,7 @@ interface ContentDeps {
   accounts: AccountStore;
   blobs: BlobStore;
   signer: UrlSigner;
-  authenticate(request: FastifyRequest): Promise<void>;
+  authenticate: Authenticate;
   signedUrlTtlSeconds: number;
   clock: () => number;
 }
