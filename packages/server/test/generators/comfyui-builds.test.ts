@@ -3,7 +3,7 @@
  * `legacy` build: no /api/jobs, an empty 404 there, interrupts seen only between nodes, SaveVideo's
  * codec checked only when it runs) and a current one (the jobs API with its cancel, `progress_state`).
  */
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import type { ComfyUiWorkflows } from '../../src/generators/comfyui/render-plan.
 import { promptIdFor } from '../../src/generators/comfyui/prompt-id.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { verifyVideo } from '../../src/media/video-probe.ts';
-import { ComfyUiStandIn, type StandInOptions } from '../support/comfyui-standin/comfyui-standin.ts';
+import { standInsPerTest } from '../support/comfyui-standin/stand-ins-per-test.ts';
 
 const bins = resolveFfmpegBinaries({});
 const timings = { pollMs: 100, socketPollMs: 1000, unreachableGraceMs: 1000 };
@@ -27,21 +27,13 @@ const timings = { pollMs: 100, socketPollMs: 1000, unreachableGraceMs: 1000 };
 describe('comfyui backend on older and newer ComfyUI builds', () => {
   let wan: ComfyUiWorkflows;
   let dir: string;
-  const standIns: ComfyUiStandIn[] = [];
   before(async () => {
     wan = await loadPreset('wan2.2-ti2v-5b');
     dir = await mkdtemp(join(tmpdir(), 'vidgen-comfyui-builds-'));
   });
-  afterEach(async () => {
-    for (const s of standIns.splice(0)) await s.close();
-  });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  const host = async (options: Partial<StandInOptions> = {}) => {
-    const s = await ComfyUiStandIn.start({ ffmpeg: bins.ffmpeg, ...options });
-    standIns.push(s);
-    return s;
-  };
+  const host = standInsPerTest(bins.ffmpeg);
   const generator = (hosts: ComfyUiHostConfig[], extra: Partial<ComfyUiGeneratorOptions> = {}) =>
     new ComfyUiGenerator({ pool: new ComfyUiHostPool(hosts, { requestTimeoutMs: 3000 }), workflows: wan, ffmpeg: bins.ffmpeg, ffprobe: bins.ffprobe, preset: 'ultrafast', timings, ...extra });
   const job = (overrides: Partial<GenerationJob> = {}): GenerationJob => ({

@@ -1,4 +1,4 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -16,7 +16,8 @@ import type { ComfyUiWorkflows } from '../../src/generators/comfyui/render-plan.
 import { promptIdFor } from '../../src/generators/comfyui/prompt-id.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { verifyVideo } from '../../src/media/video-probe.ts';
-import { ComfyUiStandIn, type StandInOptions } from '../support/comfyui-standin/comfyui-standin.ts';
+import { ComfyUiStandIn } from '../support/comfyui-standin/comfyui-standin.ts';
+import { standInsPerTest } from '../support/comfyui-standin/stand-ins-per-test.ts';
 
 const bins = resolveFfmpegBinaries({});
 // Short polls keep the suite quick; production defaults are 1 s and 5 s.
@@ -40,22 +41,14 @@ runGeneratorContract('comfyui (stand-in host)', async () => {
 describe('comfyui backend', () => {
   let dir: string;
   let picture: string;
-  const standIns: ComfyUiStandIn[] = [];
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-comfyui-'));
     picture = join(dir, 'first-frame.png');
     await writeFile(picture, await samplePicture(320, 240));
   });
-  afterEach(async () => {
-    for (const s of standIns.splice(0)) await s.close();
-  });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  const host = async (options: Partial<StandInOptions> = {}) => {
-    const s = await ComfyUiStandIn.start({ ffmpeg: bins.ffmpeg, ...options });
-    standIns.push(s);
-    return s;
-  };
+  const host = standInsPerTest(bins.ffmpeg);
   const job = (overrides: Partial<GenerationJob> = {}): GenerationJob => ({
     taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'waves rolling onto a beach', width: 160, height: 96, duration: 1, fps: 12, seed: 1, images: [], ...overrides,
   });
