@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
-import type { Task } from '../engine/task.ts';
+import { FINISHED_STATUSES, type Task } from '../engine/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { signedContentUrl, type LinkOptions } from './links.ts';
@@ -19,6 +19,12 @@ export interface TaskRouteDeps {
   tasks: TaskService;
   links: LinkOptions;
   clock: () => number;
+}
+
+/** An answer already serialized: sent as it is (Fastify serializes only what is not a string). */
+function serialized(reply: FastifyReply, json: string): string {
+  reply.type('application/json; charset=utf-8');
+  return json;
 }
 
 type IdParams = { Params: Record<string, string>; Querystring: Record<string, string | undefined> };
@@ -44,18 +50,41 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     });
   });
 
-  app.get<IdParams>(dialect.paths.poll, { schema: schemas.poll, config }, async (request, reply) => {
-    const accountId = callerOf(request).account.id;
-    const waitMs = waitMsOf(request.query);
-    const task = waitMs > 0
-      ? await deps.tasks.waitForChange(accountId, request.params[dialect.idField], waitMs, clientGone(request))
-      : await deps.tasks.get(accountId, request.params[dialect.idField]);
+  // Answers to polls of finished tasks that hold no signed link, serialized once. Such an answer
+  // depends on the task alone, and a finished task never changes while FinishedTasks hands out
+  // the same object; once it stops (a succeeded task reaching expiresAt), the task is read again
+  // as a new object, which is not in here.
+  const finishedAnswers = new WeakMap<Task, string>();
+  const answerPoll = (request: FastifyRequest, reply: FastifyReply, task: Task, queuePosition?: number) => {
     const { code, retryAfterSeconds } = dialect.pollStatus(task);
     reply.code(code);
+    if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+    const remembered = finishedAnswers.get(task);
+    if (remembered !== undefined) return serialized(reply, remembered);
+    let linked = false;
+    const wire = dialect.toWire(task, { signedContentUrl: (t, variant) => ((linked = true), context(request).signedContentUrl(t, variant)) }, queuePosition);
+    if (linked || !FINISHED_STATUSES.includes(task.status)) return wire;
+    const text = reply.serializeInput(wire, String(code)) as string;
+    finishedAnswers.set(task, text);
+    return serialized(reply, text);
+  };
+
+  // Not async: a finished task this process remembers is answered at once, without a promise
+  // (most polls in a client's loop are of tasks already done).
+  app.get<IdParams>(dialect.paths.poll, { schema: schemas.poll, config }, (request, reply) => {
+    const accountId = callerOf(request).account.id;
+    const id = request.params[dialect.idField];
+    const waitMs = waitMsOf(request.query);
     // Tells a waiting client this server holds polls (docs/long-poll.md), so it keeps long-polling.
     if (waitMs > 0) reply.header('x-vidgen-long-poll', String(waitMs));
-    if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
-    return dialect.toWire(task, context(request), await deps.tasks.queuePosition(task));
+    const finished = deps.tasks.finishedTask(accountId, id);
+    if (finished) return answerPoll(request, reply, finished);
+    return (async () => {
+      const task = waitMs > 0
+        ? await deps.tasks.waitForChange(accountId, id, waitMs, clientGone(request))
+        : await deps.tasks.get(accountId, id);
+      return answerPoll(request, reply, task, await deps.tasks.queuePosition(task));
+    })();
   });
 
   app.post<IdParams>(dialect.paths.cancel, { schema: schemas.cancel, config }, async (request) =>

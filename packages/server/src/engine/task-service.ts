@@ -243,6 +243,15 @@ export class TaskService {
     return { prompt, images: [], duration, aspectRatio: '', width: 0, height: 0, fps: model.fps, seed: input.seed, video };
   }
 
+  /**
+   * The task, when it is finished, remembered and this account's: a poll answered without a
+   * promise or a read (undefined: ask `get`, which also tells a missing task from another's).
+   */
+  finishedTask(accountId: string, id: string): Task | undefined {
+    const task = this.finished.get(id, this.deps.clock());
+    return task?.accountId === accountId ? task : undefined;
+  }
+
   /** A task of this account; another account's task is indistinguishable from a missing one. */
   async get(accountId: string, id: string): Promise<Task> {
     const now = this.deps.clock();
