@@ -10,7 +10,7 @@ import { newId } from './engine/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
 import { AccessLog } from './api/access-log.ts';
 import { frameworkRefusals, installEdgeGuards } from './api/edge-guards.ts';
-import { createAuthenticator } from './api/authenticate.ts';
+import { createAuthenticator, type Authenticate } from './api/authenticate.ts';
 import { registerTaskRoutes } from './api/task-routes.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
 import { registerModelRoutes } from './api/models/routes.ts';
@@ -86,18 +86,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);
   app.decorateRequest('caller', null);
-  // Callback-style (not async): a public route, or a key remembered, costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (!needsKey(request)) return done();
-    let lookingUp: Promise<void> | undefined;
-    try {
-      lookingUp = authenticate(request);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (lookingUp) lookingUp.then(() => done(), done);
-    else done();
+    done();
+  });
+  // The key check is attached to each route that needs one, when it is registered, rather than
+  // decided per request: a public route then costs nothing for it.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public || route.config?.publicWithSignature) return;
+    route.onRequest = [...hooksOf(route.onRequest), (request, _reply, done) => requireKey(authenticate, request, done)];
   });
   installErrorHandling(app, deps.dialects);
 
@@ -128,9 +125,21 @@ function requestIds(): () => string {
   return () => `${prefix}-${(++counter).toString(36)}`;
 }
 
-function needsKey(request: FastifyRequest): boolean {
-  // routeOptions builds a new object on each read: read it once.
-  const { config, url } = request.routeOptions;
-  if (!url) return false;
-  return !config.public && !config.publicWithSignature;
+/**
+ * Callback-style (not async): a remembered key costs no promise. A refusal reaches Fastify's
+ * error handling as an error, like any other.
+ */
+function requireKey(authenticate: Authenticate, request: FastifyRequest, done: (err?: Error) => void): void {
+  let lookingUp: Promise<void> | undefined;
+  try {
+    lookingUp = authenticate(request);
+  } catch (err) {
+    return done(err as Error);
+  }
+  if (lookingUp) lookingUp.then(() => done(), done);
+  else done();
+}
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
