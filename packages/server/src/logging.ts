@@ -21,7 +21,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 /** Lines are held at most this long before they are written… */
 const FLUSH_AFTER_MS = 100;
 /** …or until this many bytes are held. */
-const FLUSH_AT_BYTES = 64 * 1024;
+const BATCH_BYTES = 64 * 1024;
 /** Bytes waiting for a reader that does not keep up, beyond which new lines are dropped. */
 const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
@@ -33,27 +33,30 @@ let shared: DestinationStream | undefined;
  * write, and waking the process that reads the pipe): a quarter of a `/healthz` answer
  * (docs/performance.md).
  *
+ * Each line is copied into the batch's bytes at once, so the string dies young: strings held
+ * until the flush outlived the young generation and were copied by every scavenge on the way.
+ *
  * The writes are asynchronous. pino's synchronous default, on a pipe that Node has made
  * non-blocking, answers a full pipe by sleeping 100 ms with the whole event loop (sonic-boom's
- * busy-write wait): a log reader that fell behind froze every request. Now lines wait in memory
- * instead, up to MAX_PENDING_BYTES, past which new ones are dropped rather than the server
- * stalled. What is held is written when the process exits, however it exits short of a kill -9,
- * which can lose the last 100 ms of lines.
+ * busy-write wait): a log reader that fell behind froze every request. Now batches wait in
+ * memory instead, up to MAX_PENDING_BYTES, past which new ones are dropped rather than the
+ * server stalled. What is held is written when the process exits, however it exits short of a
+ * kill -9, which can lose the last 100 ms of lines.
  */
 function stdoutBuffered(): DestinationStream {
   if (shared) return shared;
-  const out = pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_BYTES });
-  let held: string[] = [];
-  let heldBytes = 0;
+  const out = pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_BYTES, contentMode: 'buffer' });
+  let batch = Buffer.allocUnsafe(BATCH_BYTES);
+  let used = 0;
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    if (held.length === 0) return;
-    const text = held.join('');
-    held = [];
-    heldBytes = 0;
-    out.write(text);
+    if (used === 0) return;
+    // sonic-boom keeps the bytes until they are written: the next batch gets new ones.
+    out.write(batch.subarray(0, used) as unknown as string);
+    batch = Buffer.allocUnsafe(BATCH_BYTES);
+    used = 0;
   };
   process.on('exit', () => {
     flush();
@@ -61,10 +64,13 @@ function stdoutBuffered(): DestinationStream {
   });
   shared = {
     write(line: string) {
-      held.push(line);
-      heldBytes += line.length;
-      if (heldBytes >= FLUSH_AT_BYTES) flush();
-      else timer ??= setTimeout(flush, FLUSH_AFTER_MS).unref();
+      // A UTF-16 unit is at most 3 bytes of UTF-8: if the line might not fit, flush first.
+      if (used + line.length * 3 > BATCH_BYTES) {
+        flush();
+        if (line.length * 3 > BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
+      }
+      used += batch.write(line, used);
+      timer ??= setTimeout(flush, FLUSH_AFTER_MS).unref();
     },
   };
   return shared;

@@ -29,15 +29,20 @@ export class AccessLog extends LogController {
 const { chindingsSym, streamSym } = pino.symbols;
 const INFO = 30;
 
+/** Text JSON holds between quotes as it is: printable ASCII, but for `"` and backslash. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const quoted = (text: string) => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
 
 function writeCompleted(request: FastifyRequest, statusCode: number, ms: number): void {
   // The logger's own bindings (pid, hostname, reqId) as pino keeps them, serialized once per logger.
   const internals = request.log as unknown as Record<symbol, unknown>;
   const bindings = internals[chindingsSym] as string;
   const destination = internals[streamSym] as { write(line: string): void };
-  const path = JSON.stringify(request.url.split('?')[0]);
+  const { url } = request;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
   destination.write(
-    `{"level":${INFO},"time":${Date.now()}${bindings},"req":{"id":${JSON.stringify(request.id)},"method":"${request.method}","path":${path}},` +
+    `{"level":${INFO},"time":${Date.now()}${bindings},"req":{"id":${quoted(request.id)},"method":"${request.method}","path":${quoted(path)}},` +
       `"res":{"statusCode":${statusCode}},"ms":${ms},"msg":"request completed"}\n`,
   );
 }
