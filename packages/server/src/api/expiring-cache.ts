@@ -1,9 +1,14 @@
+export interface Remembered<V> {
+  readonly value: V;
+  readonly until: number;
+}
+
 /**
  * Values remembered for a fixed time after they were read, at most `max` of them (all are
  * forgotten when it is full: simpler than LRU, and a full cache only costs the reads it saved).
  */
 export class ExpiringCache<V> {
-  private readonly entries = new Map<string, { value: V; until: number }>();
+  private readonly entries = new Map<string, Remembered<V>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -11,13 +16,20 @@ export class ExpiringCache<V> {
   ) {}
 
   get(key: string, now: number): V | undefined {
-    const entry = this.entries.get(key);
-    return entry && entry.until > now ? entry.value : undefined;
+    return this.entry(key, now)?.value;
   }
 
-  set(key: string, value: V, now: number): void {
+  /** The value with the time it is trusted until. */
+  entry(key: string, now: number): Remembered<V> | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.until > now ? entry : undefined;
+  }
+
+  set(key: string, value: V, now: number): Remembered<V> {
     if (this.entries.size >= this.max) this.entries.clear();
-    this.entries.set(key, { value, until: now + this.ttlMs });
+    const entry = { value, until: now + this.ttlMs };
+    this.entries.set(key, entry);
+    return entry;
   }
 
   delete(key: string): void {
