@@ -9,6 +9,7 @@ import type { UrlSigner } from './security/url-signer.ts';
 import { newId } from './engine/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
 import { AccessLog } from './api/access-log.ts';
+import { RequestLogger } from './api/request-logger.ts';
 import { frameworkRefusals, installEdgeGuards } from './api/edge-guards.ts';
 import { createAuthenticator, type Authenticate } from './api/authenticate.ts';
 import { registerTaskRoutes } from './api/task-routes.ts';
@@ -73,7 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: false,
-    logController: new AccessLog(deps.accessLog ?? true),
+    logController: new AccessLog(deps.logger, deps.accessLog ?? true),
+    childLoggerFactory: (logger, bindings, options) => new RequestLogger(logger, bindings, options),
     genReqId: nextRequestId,
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
