@@ -93,10 +93,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   // The key check is attached to each route that needs one, when it is registered, rather than
-  // decided per request: a public route then costs nothing for it.
+  // decided per request: a public route then costs nothing for it. It runs before the route's own hooks.
   app.addHook('onRoute', (route) => {
     if (route.config?.public || route.config?.publicWithSignature) return;
-    route.onRequest = [...hooksOf(route.onRequest), (request, _reply, done) => requireKey(authenticate, request, done)];
+    route.onRequest = [(request, _reply, done) => requireKey(authenticate, request, done), ...hooksOf(route.onRequest)];
   });
   installErrorHandling(app, deps.dialects);
 

@@ -46,6 +46,8 @@ let shared: DestinationStream | undefined;
 function stdoutBuffered(): DestinationStream {
   if (shared) return shared;
   const out = pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_BYTES, contentMode: 'buffer' });
+  // In `buffer` mode sonic-boom writes bytes; its types know only its default, text.
+  const writeBytes = (bytes: Buffer) => out.write(bytes as unknown as string);
   let batch = Buffer.allocUnsafe(BATCH_BYTES);
   let used = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -54,7 +56,7 @@ function stdoutBuffered(): DestinationStream {
     timer = undefined;
     if (used === 0) return;
     // sonic-boom keeps the bytes until they are written: the next batch gets new ones.
-    out.write(batch.subarray(0, used) as unknown as string);
+    writeBytes(batch.subarray(0, used));
     batch = Buffer.allocUnsafe(BATCH_BYTES);
     used = 0;
   };
@@ -67,7 +69,7 @@ function stdoutBuffered(): DestinationStream {
       // A UTF-16 unit is at most 3 bytes of UTF-8: if the line might not fit, flush first.
       if (used + line.length * 3 > BATCH_BYTES) {
         flush();
-        if (line.length * 3 > BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
+        if (line.length * 3 > BATCH_BYTES) return void writeBytes(Buffer.from(line));
       }
       used += batch.write(line, used);
       timer ??= setTimeout(flush, FLUSH_AFTER_MS).unref();
