@@ -35,6 +35,26 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     }
   });
 
+  it('lists accounts by id a page at a time, as every other listing pages', async () => {
+    for (const id of ['page-c', 'page-a', 'page-b']) assert.equal((await svc.admin.post('/admin/v1/accounts', { id })).status, 200);
+    const seen: string[] = [];
+    let after = '';
+    for (;;) {
+      const page = await svc.admin.get(`/admin/v1/accounts?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      assert.equal(page.status, 200);
+      assert.ok(page.body.data.length <= 2);
+      seen.push(...page.body.data.map((a: { id: string }) => a.id));
+      if (!page.body.has_more) break;
+      after = page.body.last_id;
+    }
+    assert.deepEqual(seen, [...seen].sort(), 'by id');
+    assert.equal(new Set(seen).size, seen.length, 'no account twice');
+    for (const id of ['page-a', 'page-b', 'page-c']) assert.ok(seen.includes(id));
+    const whole = await svc.admin.get('/admin/v1/accounts?limit=100');
+    assert.deepEqual(whole.body.data.map((a: { id: string }) => a.id), seen);
+    for (const limit of ['0', '101', '1e1', 'x']) assert.equal((await svc.admin.get(`/admin/v1/accounts?limit=${limit}`)).body.error.code, 'invalid_limit');
+  });
+
   it('manages accounts, keys and credits; grants are idempotent with Idempotency-Key', async () => {
     const created = await svc.admin.post('/admin/v1/accounts', { id: 'acme', models: ['tiny-1s'], credits_usd_ticks: 1000 });
     assert.equal(created.status, 200);
@@ -108,5 +128,15 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
     assert.match(verify.stderr, /the ledger verifies/);
     assert.equal((await svc.admin.get('/admin/v1/accounts/cli-team')).body.balance_usd_ticks, 2000);
+  });
+
+  it('vidgen-server accounts list prints every account, more than a page of them', async () => {
+    for (let i = 0; i < 101; i++) assert.equal((await svc.admin.post('/admin/v1/accounts', { id: `bulk-${String(i).padStart(3, '0')}` })).status, 200);
+    const listed = await runServerCommand(['accounts', 'list'], { VIDGEN_DATA_DIR: svc.dataDir });
+    assert.equal(listed.code, 0, listed.stderr);
+    const ids = listed.stdout.trim().split('\n').map((line) => JSON.parse(line).id);
+    assert.equal(new Set(ids).size, ids.length, 'no account twice');
+    for (let i = 0; i < 101; i++) assert.ok(ids.includes(`bulk-${String(i).padStart(3, '0')}`));
+    assert.deepEqual(ids, [...ids].sort());
   });
 });

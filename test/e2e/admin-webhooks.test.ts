@@ -68,8 +68,18 @@ describe('webhook endpoints, switched on and off by their account and by the ope
     await owner.post(`/v1/webhooks/${mine.id}/test`);
     await pollUntil(() => owner.get(`/v1/webhooks/${mine.id}/deliveries`), (a) => a.body.data[0]?.status === 'delivered');
 
-    const all = await svc.admin.get('/admin/v1/webhooks');
+    const all = await svc.admin.get('/admin/v1/webhooks?limit=100');
     assert.equal(all.status, 200);
+    assert.equal(all.body.has_more, false);
+    // A page at a time, the same endpoints in the same order.
+    const paged: string[] = [];
+    for (let after = ''; ; ) {
+      const page = await svc.admin.get(`/admin/v1/webhooks?limit=1${after ? `&after=${after}` : ''}`);
+      paged.push(...page.body.data.map((e: { id: string }) => e.id));
+      if (!page.body.has_more) break;
+      after = page.body.last_id;
+    }
+    assert.deepEqual(paged, all.body.data.map((e: { id: string }) => e.id));
     const row = all.body.data.find((e: any) => e.id === mine.id);
     assert.deepEqual(
       [row.account, row.url, row.status, row.disabled_by, row.events.length, row.deliveries],

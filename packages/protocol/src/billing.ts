@@ -23,7 +23,16 @@ export const AccountObject = Type.Object({
 });
 export type AccountObject = Static<typeof AccountObject>;
 
-export const AccountList = Type.Object({ object: Type.Literal('list'), data: Type.Array(AccountObject) });
+export const AccountList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(AccountObject),
+  has_more: Type.Boolean(),
+  last_id: Nullable(Type.String({ description: 'The last account of the page: `?after=` for the next.' })),
+});
+export const AdminAccountQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
+  after: Type.Optional(Type.String({ description: 'An account id: the page after it (accounts are listed by id).' })),
+});
 
 export const UsageRowObject = Type.Object({
   account: Type.Optional(Type.String()),

@@ -93,7 +93,14 @@ export const AdminWebhookEndpoint = Type.Composite([
   }),
 ]);
 export type AdminWebhookEndpoint = Static<typeof AdminWebhookEndpoint>;
-export const AdminWebhookEndpointList = Type.Object({ object: Type.Literal('list'), data: Type.Array(AdminWebhookEndpoint) });
+export const AdminWebhookEndpointList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(AdminWebhookEndpoint),
+  has_more: Type.Boolean(),
+  last_id: Nullable(Type.String({ description: 'The last endpoint of the page: `?after=` for the next.' })),
+});
 export const AdminWebhookQuery = Type.Object({
   account: Type.Optional(Type.String({ description: 'One account; every account by default.' })),
+  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
+  after: Type.Optional(Type.String({ description: 'An endpoint id: the page after it.' })),
 });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Idempotency, ListQuery, Submitted } from '../engine/task-service.ts';
 import type { TaskStatus } from '../engine/task.ts';
 import { requestFingerprint } from '../engine/request-fingerprint.ts';
+import { pageLimitOf } from './pages.ts';
 import { InvalidRequest } from '../errors.ts';
 
 export const MAX_WAIT_SECONDS = 60;
@@ -43,11 +44,7 @@ export function clientGone(request: FastifyRequest): AbortSignal {
 
 /** Listing filters shared by both families; `statuses` maps the family's own state words. */
 export function listQueryOf(query: Record<string, string | undefined>, statuses: Record<string, readonly TaskStatus[]>): ListQuery {
-  const limit = query.limit === undefined ? 20 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : Number.NaN;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
-  }
-  const result: ListQuery = { limit, after: query.after || undefined, model: query.model || undefined, idempotencyKey: query.idempotency_key || undefined };
+  const result: ListQuery = { limit: pageLimitOf(query.limit), after: query.after || undefined, model: query.model || undefined, idempotencyKey: query.idempotency_key || undefined };
   if (query.status !== undefined) {
     // Own keys only: `?status=constructor` must be a 400, not a lookup on Object.prototype.
     const mapped = Object.hasOwn(statuses, query.status) ? statuses[query.status] : undefined;

@@ -50,8 +50,9 @@ export class BillingService {
     return this.view(await this.find(name));
   }
 
-  async accounts(): Promise<AccountView[]> {
-    return Promise.all((await this.deps.accounts.listAccounts()).map((a) => this.view(a)));
+  /** A page of accounts by name (`limit` of them after `after`). */
+  async accounts(page: { limit: number; after?: string }): Promise<AccountView[]> {
+    return Promise.all((await this.deps.accounts.listAccounts(page)).map((a) => this.view(a)));
   }
 
   async updateAccount(name: string, change: AccountChange): Promise<AccountView> {

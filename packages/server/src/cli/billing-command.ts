@@ -64,7 +64,7 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
   const name = rest[0] && !rest[0].startsWith('--') ? rest[0] : undefined;
   const show = (view: AccountView) => io.out(JSON.stringify(view));
   if (group === 'accounts') {
-    if (verb === 'list') return (await (await billing()).accounts()).forEach(show), 0;
+    if (verb === 'list') return listAccounts(await billing(), show);
     if (!name) return usage(io, 'the account id is required');
     if (verb === 'show') return show(await (await billing()).account(name)), 0;
     const models = await modelsOption(rest, deps);
@@ -131,4 +131,15 @@ async function modelsOption(args: string[], deps: BillingCommandDeps): Promise<s
 
 function usage(io: CommandIo, problem: string): number {
   return usageError(io, problem, ALL_USAGE);
+}
+
+/** Every account, a page at a time: printed as read, whatever their number. */
+async function listAccounts(billing: BillingService, show: (view: AccountView) => void): Promise<number> {
+  const PAGE = 100;
+  for (let after: string | undefined; ; ) {
+    const page = await billing.accounts({ limit: PAGE, after });
+    page.forEach(show);
+    if (page.length < PAGE) return 0;
+    after = page[page.length - 1].id;
+  }
 }

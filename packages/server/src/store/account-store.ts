@@ -35,5 +35,8 @@ export interface AccountStore {
   revokeKey(id: string, now: number): Promise<boolean>;
   countKeys(): Promise<number>;
   findAccountByName(name: string): Promise<Account | undefined>;
-  listAccounts(): Promise<Account[]>;
+  /** By name; with a page, `limit` of them after the name `after`. */
+  listAccounts(page?: { limit: number; after?: string }): Promise<Account[]>;
+  /** Names of these accounts by id (unknown ids are left out). */
+  accountNames(ids: readonly string[]): Promise<Map<string, string>>;
 }

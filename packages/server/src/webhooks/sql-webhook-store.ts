@@ -35,9 +35,17 @@ export class SqlWebhookStore implements WebhookStore {
     return row && { ...toEndpoint(row), ...(row.deleted_at !== null ? { status: 'disabled' as const, disabledReason: 'deleted' } : {}) };
   }
 
-  async listEndpoints(accountId?: string): Promise<WebhookEndpoint[]> {
+  async listEndpoints(accountId?: string, page?: { limit: number; after?: string }): Promise<WebhookEndpoint[]> {
     let query = this.live().orderBy('created_at').orderBy('id');
     if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    if (page?.after !== undefined) {
+      const after = page.after;
+      // Deleted endpoints still mark their place, so a page boundary survives a deletion.
+      const cursor = await this.db.selectFrom('webhook_endpoints').select('created_at').where('id', '=', after).executeTakeFirst();
+      if (!cursor) return [];
+      query = query.where((eb) => eb.or([eb('created_at', '>', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', after)])]));
+    }
+    if (page) query = query.limit(page.limit);
     return (await query.execute()).map(toEndpoint);
   }
 

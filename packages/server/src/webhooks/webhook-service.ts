@@ -41,9 +41,9 @@ export class WebhookService {
     return this.deps.store.listEndpoints(accountId);
   }
 
-  /** Every account's endpoints (or one account's) with their deliveries by status: for the admin API. */
-  async listEndpoints(accountId?: string): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
-    const endpoints = await this.deps.store.listEndpoints(accountId);
+  /** A page of every account's endpoints (or one account's) with their deliveries by status: for the admin API. */
+  async listEndpoints(accountId: string | undefined, page: { limit: number; after?: string }): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
+    const endpoints = await this.deps.store.listEndpoints(accountId, page);
     const counts = await this.deps.store.deliveryCounts(endpoints.map((e) => e.id));
     return endpoints.map((e) => ({ ...e, deliveries: counts.get(e.id)! }));
   }

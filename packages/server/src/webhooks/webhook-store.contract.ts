@@ -90,6 +90,24 @@ export function webhookStoreContract(open: () => SqlStores) {
     assert.ok((await stores.webhooks.listEndpoints()).some((e) => e.id === endpoint.id));
   });
 
+  it('endpoints are listed a page at a time, oldest first, and a deleted endpoint still marks its place', async () => {
+    const { stores, account, endpoint } = await setup('paging');
+    // Two endpoints at the same millisecond: the id orders them.
+    const more = [];
+    for (const [i, id] of ['wh_b', 'wh_a', 'wh_c'].entries()) {
+      more.push(await stores.webhooks.insertEndpoint({
+        id: `${id}_${uuidv7()}`, accountId: account.id, url: 'https://example.com/hook', events: ['video.completed'], secret: 's', createdAt: clock + 1 + Math.min(i, 1),
+      }));
+    }
+    const ordered = [endpoint, ...more].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((e) => e.id);
+    const first = await stores.webhooks.listEndpoints(account.id, { limit: 2 });
+    assert.deepEqual(first.map((e) => e.id), ordered.slice(0, 2));
+    await stores.webhooks.deleteEndpoint(account.id, ordered[1], clock);
+    const rest = await stores.webhooks.listEndpoints(account.id, { limit: 10, after: ordered[1] });
+    assert.deepEqual(rest.map((e) => e.id), ordered.slice(2));
+    assert.deepEqual(await stores.webhooks.listEndpoints(account.id, { limit: 10, after: 'wh_never' }), []);
+  });
+
   it('an endpoint is switched off (cancelling its pending deliveries, saying by whom) and on again, only within its account; deliveries are counted by status', async () => {
     const { stores, endpoint, newTask, account } = await setup('switch');
     await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);

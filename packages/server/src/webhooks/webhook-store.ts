@@ -26,8 +26,11 @@ export interface WebhookStore {
   getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined>;
   /** Any endpoint, deleted ones included (the dispatcher checks what it may still send to). */
   endpointById(id: string): Promise<WebhookEndpoint | undefined>;
-  /** Endpoints not deleted, oldest first: one account's, or every account's. */
-  listEndpoints(accountId?: string): Promise<WebhookEndpoint[]>;
+  /**
+   * Endpoints not deleted, oldest first: one account's, or every account's; with a page, `limit`
+   * of them after the endpoint `after` (none after an id that was never an endpoint).
+   */
+  listEndpoints(accountId?: string, page?: { limit: number; after?: string }): Promise<WebhookEndpoint[]>;
   /** Deletes the endpoint and cancels its pending deliveries. */
   deleteEndpoint(accountId: string, id: string, now: number): Promise<boolean>;
   /** The current secret becomes the previous one, signing beside the new one until `previousUntil`. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  AccountList, AccountObject, ApiKeyList, CreateAccountBody, CreatedApiKey, CreditAnswer, CreditBody, LedgerList, LedgerQuery,
+  AccountList, AccountObject, AdminAccountQuery, ApiKeyList, CreateAccountBody, CreatedApiKey, CreditAnswer, CreditBody, LedgerList, LedgerQuery,
   PatchAccountBody, Type, UsageQuery, UsageReport, type Static,
 } from '@vidgen/protocol';
 import type { BillingService } from '../../billing/billing-service.ts';
@@ -8,6 +8,7 @@ import type { AccountStore } from '../../store/account-store.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { idempotencyOf } from '../request-options.ts';
+import { pageLimitOf, pageOf } from '../pages.ts';
 import { idParams } from '../route-schemas.ts';
 import { dayRange, toAccountObject, toEntryObject, toUsageRows, usageCsv } from './billing-wire.ts';
 import { adminRoutes } from './admin-route.ts';
@@ -40,8 +41,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       const { id, models, credits_usd_ticks: credits, limits } = request.body;
       return toAccountObject(await billing.createAccount(id, { models, creditsUsdTicks: credits, ...limitsOf(limits) }));
     });
-  app.get('/admin/v1/accounts', route('adminListAccounts', 'List accounts', {}, AccountList, 'Every account'),
-    async () => ({ object: 'list' as const, data: (await billing.accounts()).map(toAccountObject) }));
+  app.get<{ Querystring: Static<typeof AdminAccountQuery> }>('/admin/v1/accounts',
+    route('adminListAccounts', 'List accounts by id, a page at a time', { querystring: AdminAccountQuery }, AccountList, 'A page of accounts'),
+    async (request) => {
+      const limit = pageLimitOf(request.query.limit);
+      return pageOf(await billing.accounts({ limit: limit + 1, after: request.query.after || undefined }), limit, toAccountObject);
+    });
   app.get<ById>('/admin/v1/accounts/:id', route('adminGetAccount', 'One account', { params: accountParams }, AccountObject, 'The account'),
     async (request) => toAccountObject(await billing.account(request.params.id)));
   app.patch<ById & { Body: Static<typeof PatchAccountBody> }>('/admin/v1/accounts/:id',

@@ -7,6 +7,7 @@ import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import type { WebhookEndpoint } from '../../webhooks/webhook-events.ts';
 import { ApiError, NotFound } from '../../errors.ts';
 import { idParams } from '../route-schemas.ts';
+import { pageLimitOf, pageOf } from '../pages.ts';
 import { deliveryPage, toEndpoint } from '../webhooks/webhook-wire.ts';
 import type { AdminRoute } from './admin-route.ts';
 
@@ -19,18 +20,21 @@ type Counted = WebhookEndpoint & { deliveries: AdminWebhookEndpoint['deliveries'
 export function registerAdminWebhookRoutes(app: FastifyInstance, deps: { route: AdminRoute; accounts: AccountStore; webhooks?: WebhookService }): void {
   const { route, accounts, webhooks } = deps;
   // Endpoints belong to an account's internal id; the admin API names accounts by name.
-  const names = async () => new Map((await accounts.listAccounts()).map((a) => [a.id, a.name]));
-  const toAdmin = (e: Counted, name: string | undefined): AdminWebhookEndpoint => ({ ...toEndpoint(e), account: name ?? e.accountId, deliveries: e.deliveries });
+  const toAdmin = (e: Counted, names: Map<string, string>): AdminWebhookEndpoint => ({ ...toEndpoint(e), account: names.get(e.accountId) ?? e.accountId, deliveries: e.deliveries });
+  const adminPage = async (endpoints: Counted[], limit: number) => {
+    const names = await accounts.accountNames([...new Set(endpoints.map((e) => e.accountId))]);
+    return pageOf(endpoints, limit, (e) => toAdmin(e, names));
+  };
 
   app.get<{ Querystring: Static<typeof AdminWebhookQuery> }>('/admin/v1/webhooks',
-    route('adminListWebhooks', "Webhook endpoints of every account (`?account=` for one), with their deliveries by status; never a secret", { querystring: AdminWebhookQuery }, AdminWebhookEndpointList, 'Endpoints, oldest first'),
+    route('adminListWebhooks', "Webhook endpoints of every account (`?account=` for one), oldest first, a page at a time, with their deliveries by status; never a secret", { querystring: AdminWebhookQuery }, AdminWebhookEndpointList, 'A page of endpoints'),
     async (request) => {
-      const name = request.query.account;
+      const { account: name, after } = request.query;
+      const limit = pageLimitOf(request.query.limit);
       const account = name === undefined ? undefined : await accounts.findAccountByName(name);
       if (name !== undefined && !account) throw new NotFound('account', name, 'account');
-      const endpoints = webhooks ? await webhooks.listEndpoints(account?.id) : [];
-      const byId = await names();
-      return { object: 'list' as const, data: endpoints.map((e) => toAdmin(e, byId.get(e.accountId))) };
+      const endpoints = webhooks ? await webhooks.listEndpoints(account?.id, { limit: limit + 1, after: after || undefined }) : [];
+      return adminPage(endpoints, limit);
     });
 
   app.patch<{ Params: { id: string }; Body: WebhookUpdateBody }>('/admin/v1/webhooks/:id',
@@ -38,8 +42,8 @@ export function registerAdminWebhookRoutes(app: FastifyInstance, deps: { route: 
     async (request) => {
       if (!webhooks) throw new ApiError(404, 'not_found_error', 'webhook_not_found', `No webhook endpoint found with id '${request.params.id}'.`);
       const endpoint = await webhooks.setEnabledByOperator(request.params.id, request.body.enabled);
-      const [counted] = (await webhooks.listEndpoints(endpoint.accountId)).filter((e) => e.id === endpoint.id);
-      return toAdmin(counted ?? { ...endpoint, deliveries: { pending: 0, delivered: 0, failed: 0, canceled: 0 } }, (await names()).get(endpoint.accountId));
+      const [counted] = (await webhooks.listEndpoints(endpoint.accountId, { limit: 100 })).filter((e) => e.id === endpoint.id);
+      return toAdmin(counted ?? { ...endpoint, deliveries: { pending: 0, delivered: 0, failed: 0, canceled: 0 } }, await accounts.accountNames([endpoint.accountId]));
     });
 
   app.get<{ Params: { id: string }; Querystring: { limit?: string; after?: string } }>('/admin/v1/webhooks/:id/deliveries',

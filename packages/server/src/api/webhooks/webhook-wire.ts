@@ -1,6 +1,6 @@
 import type { WebhookDelivery as DeliverySchema, WebhookEndpoint as EndpointSchema } from '@vidgen/protocol';
 import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
-import { InvalidRequest } from '../../errors.ts';
+import { pageLimitOf, pageOf } from '../pages.ts';
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 
@@ -20,15 +20,11 @@ export function toDelivery(d: WebhookDelivery): DeliverySchema {
   };
 }
 
-
 /** One page of an endpoint's deliveries, newest first (`?limit=` 1–100, default 20; `?after=` a delivery id). */
 export async function deliveryPage(
   query: { limit?: string; after?: string },
   fetch: (query: { limit: number; after?: string }) => Promise<WebhookDelivery[]>,
 ) {
-  const limit = query.limit === undefined ? 20 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 100.', 'limit');
-  const page = await fetch({ limit: limit + 1, after: query.after || undefined });
-  const data = page.slice(0, limit).map(toDelivery);
-  return { object: 'list' as const, data, has_more: page.length > limit, last_id: data.at(-1)?.id ?? null };
+  const limit = pageLimitOf(query.limit);
+  return pageOf(await fetch({ limit: limit + 1, after: query.after || undefined }), limit, toDelivery);
 }

@@ -278,6 +278,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('tasks_lane_account').execute();
     },
   },
+  '0110_webhook_endpoints_listing': {
+    async up(db: Kysely<any>) {
+      // The admin listing pages every account's endpoints oldest first: a page reads its rows from
+      // this index instead of sorting all endpoints for each page.
+      await db.schema.createIndex('webhook_endpoints_created').on('webhook_endpoints').columns(['created_at', 'id']).execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

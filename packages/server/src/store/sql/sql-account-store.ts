@@ -79,8 +79,17 @@ export class SqlAccountStore implements AccountStore {
     return row ? toAccount(row) : undefined;
   }
 
-  async listAccounts(): Promise<Account[]> {
-    return (await this.db.selectFrom('accounts').selectAll().orderBy('name').execute()).map(toAccount);
+  async listAccounts(page?: { limit: number; after?: string }): Promise<Account[]> {
+    let query = this.db.selectFrom('accounts').selectAll().orderBy('name');
+    if (page?.after !== undefined) query = query.where('name', '>', page.after);
+    if (page) query = query.limit(page.limit);
+    return (await query.execute()).map(toAccount);
+  }
+
+  async accountNames(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   async countKeys(): Promise<number> {
