@@ -10,7 +10,7 @@ import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
 import { uuidv7 } from './ids.ts';
-import type { QueueSnapshot } from './queue-snapshot.ts';
+import { LanePositions } from './lane-positions.ts';
 import { FinishedTasks } from './finished-tasks.ts';
 
 export type { ImageInput, VideoInput };
@@ -66,13 +66,11 @@ const IDEMPOTENCY_STALE_MS = 5_000;
 const IDEMPOTENCY_RENEW_MS = 1_000;
 /** How often a long-poll re-reads the task, for changes made by workers in other processes. */
 const LONG_POLL_RECHECK_MS = 1000;
-/** How old a lane's queue snapshot may be when a poll reports a position. */
-const POSITION_INTERVAL_MS = 1000;
 
 /** Submit and read tasks. Every business rule of a submit lives here, not in the dialects. */
 export class TaskService {
-  private readonly lanes = new Map<string, { at: number; snapshot: Promise<QueueSnapshot> }>();
   private readonly finished = new FinishedTasks();
+  private readonly positions: LanePositions;
 
   constructor(
     private readonly deps: {
@@ -85,7 +83,9 @@ export class TaskService {
       clock: () => number;
       admission?: SubmitAdmission;
     },
-  ) {}
+  ) {
+    this.positions = new LanePositions((backend) => deps.tasks.queueSnapshot(backend), deps.clock);
+  }
 
   /** The models this account may use. */
   modelsFor(account: Account): ModelEntry[] {
@@ -139,23 +139,9 @@ export class TaskService {
     return canceled;
   }
 
-  /**
-   * Where a queued task stands in its lane (an estimate under fair claiming), else undefined.
-   * Positions come from a snapshot of the lane taken at most once a second and shared by every
-   * poll of the lane (one query per lane and second, whatever the number of pollers or tasks).
-   */
+  /** Where a queued task stands in its lane (an estimate under fair claiming), else undefined. */
   async queuePosition(task: Task): Promise<number | undefined> {
-    if (task.status !== 'queued') return undefined;
-    const now = this.deps.clock();
-    let lane = this.lanes.get(task.backend);
-    if (!lane || lane.at <= now - POSITION_INTERVAL_MS) {
-      const snapshot = this.deps.tasks.queueSnapshot(task.backend);
-      lane = { at: now, snapshot };
-      this.lanes.set(task.backend, lane);
-      // A failed read is not kept: the next poll tries again.
-      snapshot.catch(() => this.lanes.get(task.backend) === lane && this.lanes.delete(task.backend));
-    }
-    return (await lane.snapshot).positionOf(task);
+    return task.status === 'queued' ? this.positions.positionOf(task) : undefined;
   }
 
   /** One page of the account's tasks of one family, newest first. */
