@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PageOf, pageQuery } from './lists.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Ticks = (description?: string) => Type.Integer(description ? { description } : {});
@@ -23,16 +24,8 @@ export const AccountObject = Type.Object({
 });
 export type AccountObject = Static<typeof AccountObject>;
 
-export const AccountList = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(AccountObject),
-  has_more: Type.Boolean(),
-  last_id: Nullable(Type.String({ description: 'The last account of the page: `?after=` for the next.' })),
-});
-export const AdminAccountQuery = Type.Object({
-  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
-  after: Type.Optional(Type.String({ description: 'An account id: the page after it (accounts are listed by id).' })),
-});
+export const AccountList = PageOf(AccountObject);
+export const AdminAccountQuery = Type.Object(pageQuery('An account id (accounts are listed by id)'));
 
 export const UsageRowObject = Type.Object({
   account: Type.Optional(Type.String()),

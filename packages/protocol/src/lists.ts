@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 
 /** What a listing adds to each poll object; `idempotency_key` is null for a task created without one. */
 export const ListedFields = Type.Object({
@@ -19,14 +19,27 @@ export interface ListEnvelope<T> {
   last_id: string | null;
 }
 
-/** The listing of a dialect's tasks: its poll object plus {@link ListedFields}, in the list envelope. */
-export function TaskList(task: TObject) {
+/** The schema of {@link ListEnvelope}: a page of `item`s. */
+export function PageOf<T extends TSchema>(item: T) {
   return Type.Object({
     object: Type.Literal('list'),
-    data: Type.Array(Type.Composite([task, ListedFields])),
+    data: Type.Array(item),
     has_more: Type.Boolean(),
     last_id: Type.Union([Type.String(), Type.Null()]),
   });
+}
+
+/** `?limit=` and `?after=` of a cursor listing, `after` naming what kind of id it takes. */
+export function pageQuery(after: string) {
+  return {
+    limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
+    after: Type.Optional(Type.String({ description: `${after}: the page after it.` })),
+  };
+}
+
+/** The listing of a dialect's tasks: its poll object plus {@link ListedFields}, in the list envelope. */
+export function TaskList(task: TObject) {
+  return PageOf(Type.Composite([task, ListedFields]));
 }
 
 /**
@@ -34,8 +47,7 @@ export function TaskList(task: TObject) {
  * them itself so each refusal names the field in words a person can act on.
  */
 export const TaskListQuery = Type.Object({
-  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
-  after: Type.Optional(Type.String({ description: 'A task id: the page after it.' })),
+  ...pageQuery('A task id'),
   status: Type.Optional(Type.String({ description: "A status in the dialect's own words." })),
   model: Type.Optional(Type.String()),
   created_after: Type.Optional(Type.String({ description: 'Unix seconds.' })),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PageOf, pageQuery } from './lists.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -61,18 +62,10 @@ export const WebhookDelivery = Type.Object({
 });
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
-export const WebhookDeliveryList = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(WebhookDelivery),
-  has_more: Type.Boolean(),
-  last_id: Nullable(Type.String()),
-});
+export const WebhookDeliveryList = PageOf(WebhookDelivery);
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
-export const WebhookDeliveryListQuery = Type.Object({
-  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
-  after: Type.Optional(Type.String({ description: 'A delivery id: the page after it.' })),
-});
+export const WebhookDeliveryListQuery = Type.Object(pageQuery('A delivery id'));
 
 /** The JSON body of a delivery. `data.object` is the task exactly as its family's poll returns it, at delivery time. */
 export interface WebhookEventBody {
@@ -93,14 +86,8 @@ export const AdminWebhookEndpoint = Type.Composite([
   }),
 ]);
 export type AdminWebhookEndpoint = Static<typeof AdminWebhookEndpoint>;
-export const AdminWebhookEndpointList = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(AdminWebhookEndpoint),
-  has_more: Type.Boolean(),
-  last_id: Nullable(Type.String({ description: 'The last endpoint of the page: `?after=` for the next.' })),
-});
+export const AdminWebhookEndpointList = PageOf(AdminWebhookEndpoint);
 export const AdminWebhookQuery = Type.Object({
   account: Type.Optional(Type.String({ description: 'One account; every account by default.' })),
-  limit: Type.Optional(Type.String({ description: 'Page size, an integer from 1 to 100 (default 20).' })),
-  after: Type.Optional(Type.String({ description: 'An endpoint id: the page after it.' })),
+  ...pageQuery('An endpoint id'),
 });
