@@ -16,3 +16,13 @@ export function pageOf<Row, Wire extends { id: string }>(rows: readonly Row[], l
   const data = rows.slice(0, limit).map(toWire);
   return { object: 'list' as const, data, has_more: rows.length > limit, last_id: data.at(-1)?.id ?? null };
 }
+
+/** The page a listing's query asks for: `fetch` reads up to `limit` rows after the cursor `after`. */
+export async function readPage<Row, Wire extends { id: string }>(
+  query: { limit?: string; after?: string },
+  fetch: (page: { limit: number; after?: string }) => Promise<readonly Row[]>,
+  toWire: (row: Row) => Wire,
+) {
+  const limit = pageLimitOf(query.limit);
+  return pageOf(await fetch({ limit: limit + 1, after: query.after || undefined }), limit, toWire);
+}

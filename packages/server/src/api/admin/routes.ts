@@ -8,7 +8,7 @@ import type { AccountStore } from '../../store/account-store.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { idempotencyOf } from '../request-options.ts';
-import { pageLimitOf, pageOf } from '../pages.ts';
+import { readPage } from '../pages.ts';
 import { idParams } from '../route-schemas.ts';
 import { dayRange, toAccountObject, toEntryObject, toUsageRows, usageCsv } from './billing-wire.ts';
 import { adminRoutes } from './admin-route.ts';
@@ -43,10 +43,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     });
   app.get<{ Querystring: Static<typeof AdminAccountQuery> }>('/admin/v1/accounts',
     route('adminListAccounts', 'List accounts by id, a page at a time', { querystring: AdminAccountQuery }, AccountList, 'A page of accounts'),
-    async (request) => {
-      const limit = pageLimitOf(request.query.limit);
-      return pageOf(await billing.accounts({ limit: limit + 1, after: request.query.after || undefined }), limit, toAccountObject);
-    });
+    (request) => readPage(request.query, (page) => billing.accounts(page), toAccountObject));
   app.get<ById>('/admin/v1/accounts/:id', route('adminGetAccount', 'One account', { params: accountParams }, AccountObject, 'The account'),
     async (request) => toAccountObject(await billing.account(request.params.id)));
   app.patch<ById & { Body: Static<typeof PatchAccountBody> }>('/admin/v1/accounts/:id',

@@ -1,6 +1,6 @@
 import type { WebhookDelivery as DeliverySchema, WebhookEndpoint as EndpointSchema } from '@vidgen/protocol';
 import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhook-events.ts';
-import { pageLimitOf, pageOf } from '../pages.ts';
+import { readPage } from '../pages.ts';
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 
@@ -21,10 +21,6 @@ export function toDelivery(d: WebhookDelivery): DeliverySchema {
 }
 
 /** One page of an endpoint's deliveries, newest first (`?limit=` 1–100, default 20; `?after=` a delivery id). */
-export async function deliveryPage(
-  query: { limit?: string; after?: string },
-  fetch: (query: { limit: number; after?: string }) => Promise<WebhookDelivery[]>,
-) {
-  const limit = pageLimitOf(query.limit);
-  return pageOf(await fetch({ limit: limit + 1, after: query.after || undefined }), limit, toDelivery);
+export function deliveryPage(query: { limit?: string; after?: string }, fetch: (query: { limit: number; after?: string }) => Promise<WebhookDelivery[]>) {
+  return readPage(query, fetch, toDelivery);
 }
