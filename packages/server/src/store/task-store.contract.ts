@@ -101,8 +101,9 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       const bigTasks = [];
       for (let i = 0; i < 5; i++) bigTasks.push(await fx.tasks.insert(newTask('b1', big)));
       const smallTask = await fx.tasks.insert(newTask('b1', small));
-      assert.equal(await fx.tasks.queuePosition(smallTask), 0, 'the small account is next in line');
-      assert.equal(await fx.tasks.queuePosition(bigTasks[3]), 4);
+      const lane = await fx.tasks.queueSnapshot('b1');
+      assert.equal(lane.positionOf(smallTask), 0, 'the small account is next in line');
+      assert.equal(lane.positionOf(bigTasks[3]), 4);
       assert.equal((await claim())?.task.id, bigTasks[0].id, 'equal running counts: the longest-waiting account');
       assert.equal((await claim())?.task.id, smallTask.id, 'then the account with fewer running tasks, despite the backlog');
       assert.equal((await claim('b1', 'w1', 2))?.task.id, bigTasks[1].id);

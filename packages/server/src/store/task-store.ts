@@ -112,8 +112,6 @@ export interface TaskStore {
   cancel(taskId: string, now: number): Promise<Task | undefined>;
   /** Queue depth per lane and running tasks per lane and account, for metrics. */
   laneStats(): Promise<LaneStats>;
-  /** Queued tasks of the lane that fair claiming would start before this one (0 = next). */
-  queuePosition(task: Task): Promise<number>;
   /** The lane's queued tasks at this moment, from which every position is computed without a query. */
   queueSnapshot(backend: string): Promise<QueueSnapshot>;
   renew(lease: Lease, leaseMs: number, now: number): Promise<Lease | undefined>;

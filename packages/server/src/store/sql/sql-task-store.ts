@@ -252,10 +252,6 @@ export class SqlTaskStore implements TaskStore {
     };
   }
 
-  async queuePosition(task: Task): Promise<number> {
-    return task.status === 'queued' ? (await this.fair.queueSnapshot(task.backend)).positionOf(task) : 0;
-  }
-
   queueSnapshot(backend: string): Promise<QueueSnapshot> {
     return this.fair.queueSnapshot(backend);
   }
