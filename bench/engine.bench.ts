@@ -27,10 +27,10 @@ import { SqlFileStore } from '../packages/server/src/store/sql/sql-file-store.ts
 import { LocalDiskBlobStore } from '../packages/server/src/blobs/local-disk-blob-store.ts';
 import { ImageInputs } from '../packages/server/src/engine/inputs/image-inputs.ts';
 import { VideoInputs } from '../packages/server/src/engine/inputs/video-inputs.ts';
-import { TaskEvents } from '../packages/server/src/engine/task-events.ts';
+import { TaskEvents } from '../packages/server/src/domain/task-events.ts';
 import { createWorker } from '../packages/server/src/engine/worker.ts';
 import { noMetrics } from '../packages/server/src/engine/engine-metrics.ts';
-import { uuidv7 } from '../packages/server/src/engine/ids.ts';
+import { uuidv7 } from '../packages/server/src/domain/ids.ts';
 import { resolveFfmpegBinaries } from '../packages/server/src/media/ffmpeg-binaries.ts';
 import type { Generator } from '../packages/server/src/generators/generator.ts';
 import { FULL, describeRatios, load, median, numberArg, paired } from './support/paired.ts';

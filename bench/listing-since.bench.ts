@@ -9,10 +9,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlStores } from '../packages/server/src/store/sql/open-sql-stores.ts';
-import { TaskEvents } from '../packages/server/src/engine/task-events.ts';
+import { openSqlStores } from '../packages/server/src/composition/open-sql-stores.ts';
+import { TaskEvents } from '../packages/server/src/domain/task-events.ts';
 import { createLogger } from '../packages/server/src/logging.ts';
-import { uuidv7 } from '../packages/server/src/engine/ids.ts';
+import { uuidv7 } from '../packages/server/src/domain/ids.ts';
 import { createPostgresDatabase } from '../packages/server/test/support/databases.ts';
 import { describeRatios, load, numberArg, paired } from './support/paired.ts';
 

@@ -6,7 +6,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { after } from 'node:test';
 // Loaded after tsx (run-tests.mjs: --import tsx first), so the server's TypeScript resolves.
-import { WORKER_LIFECYCLE_CHANNEL } from '../packages/server/src/engine/worker-lifecycle.ts';
+import { WORKER_LIFECYCLE_CHANNEL } from '../packages/server/src/domain/worker-lifecycle.ts';
 
 const LEAKS = { TCPServerWrap: 'listening server', ProcessWrap: 'child process' };
 const WAIT_MS = 5000;

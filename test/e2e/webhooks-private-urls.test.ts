@@ -8,7 +8,7 @@ import { openSqlDatabase, type SqlDatabase } from '../../packages/server/src/sto
 import { SqlWebhookStore } from '../../packages/server/src/webhooks/sql-webhook-store.ts';
 import { SqlAccountStore } from '../../packages/server/src/store/sql/sql-account-store.ts';
 import { SecretBox } from '../../packages/server/src/webhooks/secret-box.ts';
-import { loadSigningSecret } from '../../packages/server/src/signing-secret.ts';
+import { loadSigningSecret } from '../../packages/server/src/security/signing-secret.ts';
 import { newWebhookSecret } from '../../packages/server/src/webhooks/webhook-signing.ts';
 
 // Invariant 5 for webhooks: private addresses are refused at registration, and at delivery too

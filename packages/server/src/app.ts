@@ -6,7 +6,7 @@ import type { BlobStore } from './blobs/blob-store.ts';
 import type { TaskService } from './engine/task-service.ts';
 import type { FileService } from './engine/file-service.ts';
 import type { UrlSigner } from './security/url-signer.ts';
-import { newId } from './engine/ids.ts';
+import { newId } from './domain/ids.ts';
 import { installErrorHandling } from './api/error-handler.ts';
 import { AccessLog } from './api/access-log.ts';
 import { RequestLogger } from './api/request-logger.ts';

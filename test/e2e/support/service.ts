@@ -8,7 +8,7 @@ import type { Dialect } from '../../../packages/server/src/api/dialects/dialect.
 import { createLogger } from '../../../packages/server/src/logging.ts';
 import { openSqlDatabase } from '../../../packages/server/src/store/sql/database.ts';
 import { SqlAccountStore } from '../../../packages/server/src/store/sql/sql-account-store.ts';
-import { createKeyFor } from '../../../packages/server/src/cli/keys-command.ts';
+import { createKeyFor } from '../../../packages/server/src/security/create-key.ts';
 import { revokeKey } from './keys.ts';
 
 export interface TestService {

@@ -1,5 +1,5 @@
 import { Type } from '@vidgen/protocol';
-import type { Task, TaskStatus } from '../../../packages/server/src/engine/task.ts';
+import type { Task, TaskStatus } from '../../../packages/server/src/domain/task.ts';
 import { submitRoute, type Dialect } from '../../../packages/server/src/api/dialects/dialect.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Task } from '../engine/task.ts';
+import type { Task } from '../domain/task.ts';
 import type { UrlSigner } from '../security/url-signer.ts';
 
 export interface LinkOptions {

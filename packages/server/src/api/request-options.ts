@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Idempotency, ListQuery, Submitted } from '../engine/task-service.ts';
-import type { TaskStatus } from '../engine/task.ts';
+import type { TaskStatus } from '../domain/task.ts';
 import { requestFingerprint } from '../engine/request-fingerprint.ts';
 import { pageLimitOf } from './pages.ts';
 import { InvalidRequest } from '../errors.ts';

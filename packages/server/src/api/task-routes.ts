@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
-import { FINISHED_STATUSES, type Task } from '../engine/task.ts';
+import { FINISHED_STATUSES, type Task } from '../domain/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { signedContentUrl, type LinkOptions } from './links.ts';

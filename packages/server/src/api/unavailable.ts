@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { isStorageFault, STORAGE_RETRY_AFTER_SECONDS } from '../engine/storage-faults.ts';
+import { isStorageFault, STORAGE_RETRY_AFTER_SECONDS } from '../domain/storage-faults.ts';
 
 /**
  * A request that met a storage fault (database connection lost, disk full or read-only) is

@@ -1,6 +1,6 @@
 import type { Account, AccountStore, ApiKeyRecord } from '../store/account-store.ts';
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
-import { createKeyFor } from '../cli/keys-command.ts';
+import { createKeyFor } from '../security/create-key.ts';
 import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
 

@@ -1,8 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openSqlStores, type SqlStores } from '../store/sql/open-sql-stores.ts';
-import { TaskEvents } from '../engine/task-events.ts';
-import { uuidv7 } from '../engine/ids.ts';
+import { openSqlStores, type SqlStores } from '../composition/open-sql-stores.ts';
+import { TaskEvents } from '../domain/task-events.ts';
+import { uuidv7 } from '../domain/ids.ts';
 import { createLogger } from '../logging.ts';
 import { createModelCatalog } from '../catalog/model-catalog.ts';
 import type { NewTask } from '../store/task-store.ts';

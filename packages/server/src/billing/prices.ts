@@ -1,5 +1,5 @@
 import type { ModelEntry } from '../catalog/model-catalog.ts';
-import type { Task } from '../engine/task.ts';
+import type { Task } from '../domain/task.ts';
 
 /** Ticks per output second of this model at this output short side (the catalog's price, or 0 when it has none). */
 export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number): number {

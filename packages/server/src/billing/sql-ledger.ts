@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/sql/schema.ts';
 import { InsufficientCredits, Unprocessable } from '../errors.ts';
-import { newId } from '../engine/ids.ts';
+import { newId } from '../domain/ids.ts';
 import type { AccountPlan, CreditRequest, Ledger, LedgerEntry, LedgerKind, LedgerProblem, PlanChange, UsageQuery, UsageRow, VerifyReport } from './ledger.ts';
 
 const DAY_MS = 86_400_000;

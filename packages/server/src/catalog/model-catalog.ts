@@ -1,4 +1,4 @@
-import type { ApiFamily, TaskKind } from '../engine/task.ts';
+import type { ApiFamily, TaskKind } from '../domain/task.ts';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
 
 /** One model as the engine sees it, after the catalog file has been checked. */

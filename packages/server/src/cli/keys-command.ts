@@ -1,6 +1,6 @@
 import type { AccountStore } from '../store/account-store.ts';
 import type { ModelNames } from '../catalog/model-catalog.ts';
-import { generateApiKey } from '../security/api-keys.ts';
+import { createKeyFor } from '../security/create-key.ts';
 import { type CommandIo, EXIT_FAILED, EXIT_OK, didYouMean, option, unknownOption, usageError } from './command-args.ts';
 import { describeModels, resolveModelIds } from './model-ids.ts';
 
@@ -89,12 +89,4 @@ async function list({ accounts, database }: { accounts: AccountStore; database: 
   }
   if (keys.length === 0) io.err(`no keys in ${database}`);
   return EXIT_OK;
-}
-
-/** Creates the account when needed (with `models` as its entitlement) and a new key for it. */
-export async function createKeyFor(accounts: AccountStore, accountName: string, models: string[] | undefined, now: number) {
-  const account = await accounts.ensureAccount(accountName, models, now);
-  const key = generateApiKey();
-  await accounts.createKey({ id: key.id, accountId: account.id, hash: key.hash, prefix: key.prefix, createdAt: now });
-  return { id: key.id, secret: key.secret, account };
 }

@@ -1,5 +1,5 @@
 import { loadConfig, ROLES } from '../config.ts';
-import type { OperatorDatabase } from '../main.ts';
+import type { OperatorDatabase } from '../composition/operator-tools.ts';
 import { type CommandIo, EXIT_OK, EXIT_USAGE, didYouMean, wantsHelp } from './command-args.ts';
 import { printKeysHelp, runKeysCommand } from './keys-command.ts';
 import { printBillingHelp, runBillingCommand } from './billing-command.ts';
@@ -70,7 +70,7 @@ async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: E
   // Help needs no database: asking for it must not create a data dir in the wrong place.
   if (wantsHelp(args)) return name === 'keys' ? printKeysHelp(io) : printBillingHelp(name, io), EXIT_OK;
   // Loaded only here: help, version and refusals answer without loading the service's modules.
-  const { operatorTools } = await import('../main.ts');
+  const { operatorTools } = await import('../composition/operator-tools.ts');
   const tools = operatorTools(loadConfig(env));
   let opened: OperatorDatabase | undefined;
   const open = async () => (opened ??= await tools.open());

@@ -3,7 +3,7 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
 import { isMp4 } from '../media/video-input.ts';
 import { sniffImageType } from '../media/image-input.ts';
-import { newId } from './ids.ts';
+import { newId } from '../domain/ids.ts';
 
 /** Checks that bytes are a usable image (decodable, under the pixel cap); throws an error with a safe message when not. */
 export type ImageCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;

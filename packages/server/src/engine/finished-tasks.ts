@@ -1,4 +1,4 @@
-import { FINISHED_STATUSES, type Task } from './task.ts';
+import { FINISHED_STATUSES, type Task } from '../domain/task.ts';
 
 /** Enough for every task a busy process is polled or downloaded about at once; ~1–2 KB each. */
 const MAX_ENTRIES = 5_000;

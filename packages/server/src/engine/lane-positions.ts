@@ -1,5 +1,5 @@
-import type { QueueSnapshot } from './queue-snapshot.ts';
-import type { Task } from './task.ts';
+import type { QueueSnapshot } from '../domain/queue-snapshot.ts';
+import type { Task } from '../domain/task.ts';
 
 /** A lane's snapshot is read at most this often… */
 const MIN_INTERVAL_MS = 1000;

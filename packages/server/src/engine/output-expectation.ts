@@ -7,9 +7,9 @@
  * to these rules before the file is verified.
  */
 import type { GenerationOutput, InputVideo } from '../generators/generator.ts';
-import { FAILURES } from './task-failure.ts';
+import { FAILURES } from '../domain/task-failure.ts';
 import { parseRate } from '../media/video-probe.ts';
-import type { TaskKind } from './task.ts';
+import type { TaskKind } from '../domain/task.ts';
 
 export interface JobShape {
   width: number;

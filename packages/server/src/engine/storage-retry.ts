@@ -1,4 +1,4 @@
-import { isStorageFault } from './storage-faults.ts';
+import { isStorageFault } from '../domain/storage-faults.ts';
 
 /**
  * Runs a store write again while it fails with a storage fault (a dropped connection is

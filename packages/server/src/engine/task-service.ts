@@ -3,13 +3,13 @@ import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { outputSize, reportedModelName, shortSideOf, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
-import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from './task.ts';
+import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from '../domain/task.ts';
 import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
-import type { TaskEvents } from './task-events.ts';
+import type { TaskEvents } from '../domain/task-events.ts';
 import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
-import { uuidv7 } from './ids.ts';
+import { uuidv7 } from '../domain/ids.ts';
 import { LanePositions } from './lane-positions.ts';
 import { FinishedTasks } from './finished-tasks.ts';
 

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
-import type { Lease, Task } from './task.ts';
+import type { Lease, Task } from '../domain/task.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
-import { announceWorker } from './worker-lifecycle.ts';
-import { isStorageFault } from './storage-faults.ts';
+import { announceWorker } from '../domain/worker-lifecycle.ts';
+import { isStorageFault } from '../domain/storage-faults.ts';
 
 export interface Lane {
   /** Tasks of this backend run at once in this process (a GPU host with N slots: N). */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import sharp from 'sharp';
 import { memoryCheckpoint, stopReasonOf, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
-import { TaskFailure } from '../engine/task-failure.ts';
+import { TaskFailure } from '../domain/task-failure.ts';
 import { verifyVideo } from '../media/video-probe.ts';
 
 export interface GeneratorFixture {

@@ -1,4 +1,4 @@
-import type { TaskKind } from '../engine/task.ts';
+import type { TaskKind } from '../domain/task.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
 export interface InputVideo {

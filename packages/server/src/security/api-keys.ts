@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto';
-import { newId } from '../engine/ids.ts';
+import { newId } from '../domain/ids.ts';
 
 export interface GeneratedKey {
   id: string;

@@ -2,8 +2,8 @@ import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TaskStore, NewTask } from './task-store.ts';
 import type { AccountStore } from './account-store.ts';
-import { uuidv7 } from '../engine/ids.ts';
-import type { Lease } from '../engine/task.ts';
+import { uuidv7 } from '../domain/ids.ts';
+import type { Lease } from '../domain/task.ts';
 
 export interface TaskStoreFixture {
   tasks: TaskStore;

@@ -1,6 +1,6 @@
-import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult, TaskStatus } from '../engine/task.ts';
+import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult, TaskStatus } from '../domain/task.ts';
 
-import type { QueueSnapshot } from '../engine/queue-snapshot.ts';
+import type { QueueSnapshot } from '../domain/queue-snapshot.ts';
 
 export type { ImageRef };
 

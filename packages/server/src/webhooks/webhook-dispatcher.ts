@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { announceWorker } from '../engine/worker-lifecycle.ts';
+import { announceWorker } from '../domain/worker-lifecycle.ts';
 import { FetchRefused, type SafePost } from '../security/safe-fetch.ts';
 import { TEST_EVENT_TYPE, type AttemptEnd, type DeliveryLease, type WebhookDelivery, type WebhookEndpoint } from './webhook-events.ts';
 import type { WebhookStore } from './webhook-store.ts';

@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../engine/task.ts';
+import type { TaskStatus } from '../domain/task.ts';
 
 /** The events an endpoint can subscribe to; OpenAI's names for the first two. */
 export const WEBHOOK_EVENT_TYPES = ['video.completed', 'video.failed', 'video.canceled', 'video.expired'] as const;

@@ -1,4 +1,4 @@
-import { newId, uuidv7 } from '../engine/ids.ts';
+import { newId, uuidv7 } from '../domain/ids.ts';
 
 /** Time-ordered, so listings sort newest first by id. */
 export const eventId = (now: number) => `evt_${uuidv7(now).replaceAll('-', '')}`;

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { Task } from '../engine/task.ts';
+import type { Task } from '../domain/task.ts';
 import type { Database } from '../store/sql/schema.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { eventTypeOf } from './webhook-events.ts';

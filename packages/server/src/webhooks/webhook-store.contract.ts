@@ -1,8 +1,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SqlStores } from '../store/sql/open-sql-stores.ts';
+import type { SqlStores } from '../composition/open-sql-stores.ts';
 import type { NewTask } from '../store/task-store.ts';
-import { uuidv7 } from '../engine/ids.ts';
+import { uuidv7 } from '../domain/ids.ts';
 
 /**
  * The webhook store's contract, run on every database (SQLite, PostgreSQL). `stores` must be

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { API_ERROR_CODES } from '../../src/errors.ts';
-import { FAILURE_CODES, type Retried } from '../../src/engine/task-failure.ts';
+import { FAILURE_CODES, type Retried } from '../../src/domain/task-failure.ts';
 
 const doc = readFileSync(fileURLToPath(new URL('../../../../docs/errors.md', import.meta.url)), 'utf8');
 

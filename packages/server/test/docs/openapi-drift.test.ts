@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DIALECTS } from '../../src/main.ts';
-import { documentApp, formatOpenApi, openApiDocument } from '../../src/api/openapi/openapi-document.ts';
+import { documentApp, formatOpenApi, openApiDocument } from '../../src/openapi-document.ts';
 
 type Operation = { operationId?: string; security?: unknown[]; tags?: string[] };
 type Document = { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>> };

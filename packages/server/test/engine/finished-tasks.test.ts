@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FinishedTasks } from '../../src/engine/finished-tasks.ts';
 import { TaskService } from '../../src/engine/task-service.ts';
-import type { Task, TaskStatus } from '../../src/engine/task.ts';
+import type { Task, TaskStatus } from '../../src/domain/task.ts';
 import type { TaskStore } from '../../src/store/task-store.ts';
 import { NotFound } from '../../src/errors.ts';
 

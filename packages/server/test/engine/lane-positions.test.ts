@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LanePositions } from '../../src/engine/lane-positions.ts';
-import { QueueSnapshot } from '../../src/engine/queue-snapshot.ts';
+import { QueueSnapshot } from '../../src/domain/queue-snapshot.ts';
 
 // Lane snapshots are read at most once a second, no more often than 20× their own read time, and
 // polls answer from the last one while the next is read (engine/lane-positions.ts).

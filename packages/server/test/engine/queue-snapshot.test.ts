@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { QueueSnapshot } from '../../src/engine/queue-snapshot.ts';
+import { QueueSnapshot } from '../../src/domain/queue-snapshot.ts';
 
 /** The position rule written out the slow way: own tasks ahead, plus min(their queue, that) per other account. */
 function slowPosition(queued: Array<{ accountId: string; id: string }>, task: { accountId: string; id: string }): number {

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { TaskFailure } from '../../src/domain/task-failure.ts';
 import { memoryCheckpoint, stopReasonOf, type GenerationJob } from '../../src/generators/generator.ts';
 import { ComfyUiGenerator, type ComfyUiGeneratorOptions } from '../../src/generators/comfyui/comfyui-generator.ts';
 import { ComfyUiHostPool, type ComfyUiHostConfig } from '../../src/generators/comfyui/comfyui-host-pool.ts';

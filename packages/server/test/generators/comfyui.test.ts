@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
 import { pino } from 'pino';
-import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { TaskFailure } from '../../src/domain/task-failure.ts';
 import { memoryCheckpoint, stopReasonOf, type BackendCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
 import { ComfyUiGenerator, type ComfyUiGeneratorOptions } from '../../src/generators/comfyui/comfyui-generator.ts';
 import { ComfyUiHostPool, type ComfyUiHostConfig } from '../../src/generators/comfyui/comfyui-host-pool.ts';

@@ -14,7 +14,7 @@ import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { checkVideoFile } from '../../src/media/video-input.ts';
 import { probeVideo } from '../../src/media/video-probe.ts';
 import { expectedOutput, jobShape } from '../../src/engine/output-expectation.ts';
-import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { TaskFailure } from '../../src/domain/task-failure.ts';
 import { memoryCheckpoint, stopReasonOf, type GenerationJob, type InputVideo } from '../../src/generators/generator.ts';
 import { childPids } from '../../src/generators/generator-contract.ts';
 

@@ -18,7 +18,8 @@ import { createKernels } from '../../src/generators/ffmpeg/bilinear-kernels.ts';
 import { FrameResampler } from '../../src/generators/ffmpeg/frame-resampler.ts';
 import { planeLayout, rgbToYuv420 } from '../../src/generators/ffmpeg/yuv-canvas.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
-import { TaskFailure, toTaskFailure } from '../../src/engine/task-failure.ts';
+import { TaskFailure } from '../../src/domain/task-failure.ts';
+import { toTaskFailure } from '../../src/engine/to-task-failure.ts';
 import { memoryCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
 import { OutputRejected, probeVideo, verifyVideo } from '../../src/media/video-probe.ts';
 

@@ -1,10 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openSqlStores, type SqlStores } from '../../src/store/sql/open-sql-stores.ts';
+import { openSqlStores, type SqlStores } from '../../src/composition/open-sql-stores.ts';
 import type { NewTask } from '../../src/store/task-store.ts';
-import { TaskEvents } from '../../src/engine/task-events.ts';
-import { uuidv7 } from '../../src/engine/ids.ts';
+import { TaskEvents } from '../../src/domain/task-events.ts';
+import { uuidv7 } from '../../src/domain/ids.ts';
 import { createLogger } from '../../src/logging.ts';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.ts';
 

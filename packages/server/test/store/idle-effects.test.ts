@@ -9,7 +9,7 @@ import { SqlWebhookStore } from '../../src/webhooks/sql-webhook-store.ts';
 import { ledgerEffects } from '../../src/billing/ledger-effects.ts';
 import { webhookOutbox } from '../../src/webhooks/webhook-outbox.ts';
 import { createModelCatalog } from '../../src/catalog/model-catalog.ts';
-import { uuidv7 } from '../../src/engine/ids.ts';
+import { uuidv7 } from '../../src/domain/ids.ts';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../support/databases.ts';
 
 // Every task of an unmetered account without webhook endpoints (most of them) goes through the

@@ -5,7 +5,7 @@ import { openSqlDatabase, type SqlDatabase } from '../../src/store/sql/database.
 import { SqlTaskStore } from '../../src/store/sql/sql-task-store.ts';
 import { SqlAccountStore } from '../../src/store/sql/sql-account-store.ts';
 import { reusableQuery } from '../../src/store/sql/reusable-query.ts';
-import { uuidv7 } from '../../src/engine/ids.ts';
+import { uuidv7 } from '../../src/domain/ids.ts';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.ts';
 
 // The statements every task runs are prepared once per connection and run by name, so PostgreSQL

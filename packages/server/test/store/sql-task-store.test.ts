@@ -1,6 +1,6 @@
 import { runTaskStoreContract } from '../../src/store/task-store.contract.ts';
-import { openSqlStores } from '../../src/store/sql/open-sql-stores.ts';
-import { TaskEvents } from '../../src/engine/task-events.ts';
+import { openSqlStores } from '../../src/composition/open-sql-stores.ts';
+import { TaskEvents } from '../../src/domain/task-events.ts';
 import { createLogger } from '../../src/logging.ts';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../support/databases.ts';
 

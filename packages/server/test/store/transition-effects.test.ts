@@ -1,11 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openSqlStores, type SqlStores } from '../../src/store/sql/open-sql-stores.ts';
+import { openSqlStores, type SqlStores } from '../../src/composition/open-sql-stores.ts';
 import type { TransitionEffects } from '../../src/store/sql/transition-effects.ts';
 import type { NewTask } from '../../src/store/task-store.ts';
-import type { Task } from '../../src/engine/task.ts';
-import { TaskEvents } from '../../src/engine/task-events.ts';
-import { uuidv7 } from '../../src/engine/ids.ts';
+import type { Task } from '../../src/domain/task.ts';
+import { TaskEvents } from '../../src/domain/task-events.ts';
+import { uuidv7 } from '../../src/domain/ids.ts';
 import { createLogger } from '../../src/logging.ts';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../support/databases.ts';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { pino, type Logger } from 'pino';
-import { TaskFailure } from '../../src/engine/task-failure.ts';
+import { TaskFailure } from '../../src/domain/task-failure.ts';
 import { memoryCheckpoint, stopReasonOf, type BackendCheckpoint, type GenerationContext } from '../../src/generators/generator.ts';
 import { createSafeFetch } from '../../src/security/create-safe-fetch.ts';
 import { parseRelayBackend } from '../../src/generators/relay/relay-config.ts';

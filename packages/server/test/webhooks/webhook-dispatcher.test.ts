@@ -1,8 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { openSqlStores, type SqlStores } from '../../src/store/sql/open-sql-stores.ts';
-import { TaskEvents } from '../../src/engine/task-events.ts';
+import { openSqlStores, type SqlStores } from '../../src/composition/open-sql-stores.ts';
+import { TaskEvents } from '../../src/domain/task-events.ts';
 import { createLogger } from '../../src/logging.ts';
 import { createSafePost } from '../../src/security/create-safe-fetch.ts';
 import { SecretBox } from '../../src/webhooks/secret-box.ts';

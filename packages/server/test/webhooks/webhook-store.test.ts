@@ -1,8 +1,8 @@
 import { describe, before, after } from 'node:test';
-import { openSqlStores, type SqlStores } from '../../src/store/sql/open-sql-stores.ts';
+import { openSqlStores, type SqlStores } from '../../src/composition/open-sql-stores.ts';
 import { webhookOutbox } from '../../src/webhooks/webhook-outbox.ts';
 import { webhookStoreContract } from '../../src/webhooks/webhook-store.contract.ts';
-import { TaskEvents } from '../../src/engine/task-events.ts';
+import { TaskEvents } from '../../src/domain/task-events.ts';
 import { createLogger } from '../../src/logging.ts';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../support/databases.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountStore } from '../../store/account-store.ts';
 import type { TaskService } from '../../engine/task-service.ts';
 import type { BlobStore } from '../../blobs/blob-store.ts';
-import type { Task } from '../../engine/task.ts';
+import type { Task } from '../../domain/task.ts';
 import type { UrlSigner } from '../../security/url-signer.ts';
 import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS, type Authenticate } from '../authenticate.ts';

@@ -1,4 +1,4 @@
-import type { Task, TaskResult } from '../../engine/task.ts';
+import type { Task, TaskResult } from '../../domain/task.ts';
 import { VIDEO_VARIANTS, variantKey, type VideoVariant } from '../../engine/video-variants.ts';
 import { ApiError, Gone, InvalidRequest } from '../../errors.ts';
 

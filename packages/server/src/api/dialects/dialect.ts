@@ -1,6 +1,6 @@
 import type { ContentVariant, Static, TObject, TSchema } from '@vidgen/protocol';
 import type { SubmitInput } from '../../engine/task-service.ts';
-import type { Task, TaskKind, TaskStatus } from '../../engine/task.ts';
+import type { Task, TaskKind, TaskStatus } from '../../domain/task.ts';
 import type { ApiError } from '../../errors.ts';
 
 /** How a route appears in the OpenAPI document: a stable `operationId` (SDK generators name methods after it) and one line. */

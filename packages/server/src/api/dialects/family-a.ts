@@ -4,7 +4,7 @@ import {
 } from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
 import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
-import { outputSeconds, type Task, type TaskStatus } from '../../engine/task.ts';
+import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 

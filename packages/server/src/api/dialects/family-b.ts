@@ -3,7 +3,7 @@ import {
   type FamilyBCreateBody as CreateBody, type FamilyBStatus, type FamilyBTask,
 } from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
-import type { Task, TaskStatus } from '../../engine/task.ts';
+import type { Task, TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { contentPath } from '../links.ts';
 import { openAiErrorBody, submitRoute, type Dialect } from './dialect.ts';

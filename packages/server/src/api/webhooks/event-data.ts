@@ -1,5 +1,5 @@
 import type { ContentVariant } from '@vidgen/protocol';
-import type { Task } from '../../engine/task.ts';
+import type { Task } from '../../domain/task.ts';
 import type { TaskStore } from '../../store/task-store.ts';
 import type { Dialect } from '../dialects/dialect.ts';
 import { contentPath, signedLink, type LinkOptions } from '../links.ts';

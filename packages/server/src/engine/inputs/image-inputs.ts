@@ -6,8 +6,8 @@ import { FetchRefused } from '../../security/safe-fetch.ts';
 import { InvalidField, isApiErrorCode } from '../../errors.ts';
 import { inputUrlProblem, MAX_INPUT_URL_LENGTH } from './input-url.ts';
 import { decodeDataUri, ImageRejected, type DecodedImage } from '../../media/image-input.ts';
-import type { ImageRef } from '../task.ts';
-import { FAILURES } from '../task-failure.ts';
+import type { ImageRef } from '../../domain/task.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 
 /**
  * One image as a dialect received it: a URL (http/https or data URI) or a stored file id.

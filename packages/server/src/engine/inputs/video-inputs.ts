@@ -11,9 +11,9 @@ import { FetchRefused } from '../../security/safe-fetch.ts';
 import { InvalidField } from '../../errors.ts';
 import type { InputVideo } from '../../generators/generator.ts';
 import { checkVideoFile, isMp4, type VideoProber } from '../../media/video-input.ts';
-import { outputSeconds, type Task, type TaskStatus, type VideoRef } from '../task.ts';
+import { outputSeconds, type Task, type TaskStatus, type VideoRef } from '../../domain/task.ts';
 import { inputUrlProblem, MAX_INPUT_URL_LENGTH } from './input-url.ts';
-import { FAILURES } from '../task-failure.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 
 /**
  * The input video as a dialect received it: exactly one of the three sources. Errors name them

@@ -7,7 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import { fromHistory, fromJob, fromQueue, UNKNOWN, type OutputFile, type PromptStatus } from './prompt-status.ts';
 
 export interface ComfyUiClientOptions {

@@ -3,7 +3,7 @@
  * from the workflow), never ComfyUI's own text, which carries host paths and model file lists;
  * that text is kept in a non-enumerable `detail` for operators' logs.
  */
-import { FAILURES, type TaskFailure } from '../../engine/task-failure.ts';
+import { FAILURES, type TaskFailure } from '../../domain/task-failure.ts';
 import type { PromptFailure } from './prompt-status.ts';
 
 const IDENT = /[^A-Za-z0-9_.]/g;

@@ -9,8 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { TaskKind } from '../../engine/task.ts';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import type { TaskKind } from '../../domain/task.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
 import type { ComfyUiClient } from './comfyui-client.ts';
 import { deadlineExceeded, executionFailed, interruptedOnHost, leaseLost, noVideoOutput, workflowRejected } from './comfyui-failures.ts';

@@ -4,7 +4,7 @@
  * on these hosts, so two models cannot overfill one GPU between them.
  */
 import { ComfyUiClient, type ComfyUiClientOptions } from './comfyui-client.ts';
-import { FAILURES } from '../../engine/task-failure.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 
 export interface ComfyUiHostConfig {
   /** Short name, stored in task checkpoints and shown in logs instead of the URL. */

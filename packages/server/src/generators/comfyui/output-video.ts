@@ -6,7 +6,7 @@
  */
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FAILURES, type TaskFailure } from '../../engine/task-failure.ts';
+import { FAILURES, type TaskFailure } from '../../domain/task-failure.ts';
 import { probeVideo } from '../../media/video-probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 

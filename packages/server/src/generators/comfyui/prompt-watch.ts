@@ -3,7 +3,7 @@
  * progress and wakes the loop early; the status endpoint, polled throughout, is what decides.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import type { ComfyUiClient } from './comfyui-client.ts';
 import type { ComfyUiSocket } from './comfyui-socket.ts';
 import { lostOnHost } from './comfyui-failures.ts';

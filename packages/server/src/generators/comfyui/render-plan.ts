@@ -3,7 +3,7 @@
  * multiples of 32 and 4n+1 frames; LTX-Video: multiples of 32 and 8n+1), so the plan asks for the
  * nearest size and the next frame count it can make; output-video.ts then fits the result exactly.
  */
-import { FAILURES } from '../../engine/task-failure.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 import type { GenerationJob } from '../generator.ts';
 import type { WorkflowGraph } from './workflow-template.ts';
 

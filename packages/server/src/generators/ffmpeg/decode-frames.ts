@@ -4,7 +4,7 @@
  * is killed when the consumer stops early, is aborted, or fails.
  */
 import { spawn } from 'node:child_process';
-import { FAILURES } from '../../engine/task-failure.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 
 export interface DecodeRun {
   /** Everything between `ffmpeg` and the output: inputs, filters; the output is rawvideo yuv420p on stdout. */

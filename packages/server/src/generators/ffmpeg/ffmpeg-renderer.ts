@@ -8,8 +8,8 @@
  * just ahead of the encoder: ffmpeg only encodes, and the two run on separate cores.
  */
 import { join } from 'node:path';
-import type { TaskKind } from '../../engine/task.ts';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import type { TaskKind } from '../../domain/task.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import { monotonicProgress, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
 import { parseCameraMotion, type CameraView } from './camera-move.ts';
 import { planShot, type Shot } from './camera-shot.ts';

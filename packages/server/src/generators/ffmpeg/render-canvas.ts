@@ -5,7 +5,7 @@
  */
 import type sharp from 'sharp';
 import { loadSharp } from '../../media/load-sharp.ts';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import { buildSceneSvg } from './scene-svg.ts';
 import type { Size } from './frame-resampler.ts';
 

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 
 export interface FfmpegRun {
   args: string[];

@@ -10,7 +10,7 @@
  */
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FAILURES } from '../../engine/task-failure.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 import type { GenerationContext, GenerationJob, GenerationOutput } from '../generator.ts';
 import { isEmptyPlan, KNOWN_EDITS, parseEdit, type EditPlan } from './edit-plan.ts';
 import { pictureFilters } from './edit-filters.ts';

@@ -9,7 +9,7 @@
  * fetcher without the key (DESIGN invariant 5).
  */
 import { open, rename, rm, writeFile } from 'node:fs/promises';
-import { TaskFailure } from '../../engine/task-failure.ts';
+import { TaskFailure } from '../../domain/task-failure.ts';
 import { FetchRefused, type SafeFetch } from '../../security/safe-fetch.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
 import { relayFailures } from './relay-failures.ts';

@@ -4,7 +4,7 @@
  * `in_progress`, `completed`, `succeeded`…), so words are normalised first and anything
  * unrecognised is `unknown`, never guessed.
  */
-import type { TaskKind } from '../../engine/task.ts';
+import type { TaskKind } from '../../domain/task.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
 
 export type UpstreamPhase = 'pending' | 'succeeded' | 'failed' | 'expired' | 'unknown';

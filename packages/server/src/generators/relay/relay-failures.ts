@@ -3,7 +3,7 @@
  * carries an upstream URL, task id or key: at most the upstream's own error code, and only when
  * it is a plain word.
  */
-import { FAILURES } from '../../engine/task-failure.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 
 /** An upstream's error code, if it is a plain identifier; anything else is dropped. */
 export function safeCode(code: unknown): string | undefined {

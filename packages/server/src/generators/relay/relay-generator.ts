@@ -8,8 +8,8 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { TaskKind } from '../../engine/task.ts';
-import { FAILURES, TaskFailure } from '../../engine/task-failure.ts';
+import type { TaskKind } from '../../domain/task.ts';
+import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
-import type { TaskKind } from '../../engine/task.ts';
+import type { TaskKind } from '../../domain/task.ts';
 import type { GenerationJob } from '../generator.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import type { SubmitPayload } from './relay-dialects.ts';

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
-import { isStorageFault } from '../../engine/storage-faults.ts';
+import { isStorageFault } from '../../domain/storage-faults.ts';
 import { openSqlite } from './sqlite-dialect.ts';
 
 export interface SqlDatabase {

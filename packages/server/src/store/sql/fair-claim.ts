@@ -1,11 +1,11 @@
 import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Claimed, ClaimRequest } from '../task-store.ts';
-import type { Lease, Task } from '../../engine/task.ts';
+import type { Lease, Task } from '../../domain/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { TASK_COLUMNS, toTask } from './task-row.ts';
-import { QueueSnapshot } from '../../engine/queue-snapshot.ts';
+import { QueueSnapshot } from '../../domain/queue-snapshot.ts';
 
 /**
  * Fair claiming within a lane (DESIGN: no account starves another): the account with the

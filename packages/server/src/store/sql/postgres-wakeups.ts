@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { TaskEvents } from '../../engine/task-events.ts';
+import type { TaskEvents } from '../../domain/task-events.ts';
 
 const QUEUED = 'vidgen_task_queued';
 const CANCELED = 'vidgen_task_canceled';

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { reusableQuery } from './reusable-query.ts';
 import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
-import { newId } from '../../engine/ids.ts';
+import { newId } from '../../domain/ids.ts';
 
 export class SqlAccountStore implements AccountStore {
   private readonly byKeyHash;

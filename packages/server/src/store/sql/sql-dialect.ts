@@ -1,6 +1,6 @@
 import type { Compilable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Logger } from 'pino';
-import type { TaskEvents } from '../../engine/task-events.ts';
+import type { TaskEvents } from '../../domain/task-events.ts';
 import type { Database } from './schema.ts';
 
 /**

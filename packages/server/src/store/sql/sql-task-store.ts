@@ -1,17 +1,17 @@
 import { expressionBuilder, type ExpressionBuilder, type Kysely, type Selectable, type UpdateQueryBuilder } from 'kysely';
-import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../engine/task.ts';
+import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
 import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
-import type { QueueSnapshot } from '../../engine/queue-snapshot.ts';
-import { FAILURES } from '../../engine/task-failure.ts';
+import type { QueueSnapshot } from '../../domain/queue-snapshot.ts';
+import { FAILURES } from '../../domain/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 import { IdempotencyKeyTaken } from '../task-store.ts';
 import { reusableStatement } from './reusable-query.ts';
-import { uuidv7Floor } from '../../engine/ids.ts';
+import { uuidv7Floor } from '../../domain/ids.ts';
 
 /** How much later than its id's time an older version could record a task's created_at. */
 const CREATED_AT_SLACK_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Task } from '../../engine/task.ts';
+import type { Task } from '../../domain/task.ts';
 import type { TasksTable } from './schema.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { AliasableExpression, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { Task } from '../../engine/task.ts';
+import type { Task } from '../../domain/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 
 /**

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import type { TaskEvents } from '../../engine/task-events.ts';
-import { openSqlDatabase } from './database.ts';
-import { SqlTaskStore } from './sql-task-store.ts';
-import { SqlAccountStore } from './sql-account-store.ts';
-import { SqlFileStore } from './sql-file-store.ts';
-import type { TransitionEffects } from './transition-effects.ts';
-import { SqlLedger } from '../../billing/sql-ledger.ts';
-import { SqlRateLimits } from '../../billing/rate-limits.ts';
-import { SqlWebhookStore } from '../../webhooks/sql-webhook-store.ts';
-import { SqlChannelHealth } from '../../generators/relay/sql-channel-health.ts';
+import type { TaskEvents } from '../domain/task-events.ts';
+import { openSqlDatabase } from '../store/sql/database.ts';
+import { SqlTaskStore } from '../store/sql/sql-task-store.ts';
+import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
+import { SqlFileStore } from '../store/sql/sql-file-store.ts';
+import type { TransitionEffects } from '../store/sql/transition-effects.ts';
+import { SqlLedger } from '../billing/sql-ledger.ts';
+import { SqlRateLimits } from '../billing/rate-limits.ts';
+import { SqlWebhookStore } from '../webhooks/sql-webhook-store.ts';
+import { SqlChannelHealth } from '../generators/relay/sql-channel-health.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;

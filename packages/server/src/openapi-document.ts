@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppDeps } from '../../app.ts';
-import { createLogger } from '../../logging.ts';
-import type { Dialect } from '../dialects/dialect.ts';
+import { buildApp, type AppDeps } from './app.ts';
+import { createLogger } from './logging.ts';
+import type { Dialect } from './api/dialects/dialect.ts';
 
 /**
  * The OpenAPI document the routes of these dialects produce, without a database, blob store or

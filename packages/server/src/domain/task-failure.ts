@@ -1,12 +1,9 @@
 /**
  * The one vocabulary of task failures (DESIGN "Failures have one vocabulary"). A task's `error.code`
  * is always one of these: backends build failures only through `FAILURES`, and `media/`'s own typed
- * errors become failures only in `toTaskFailure`, so no code can appear that docs/errors.md (checked
+ * errors become failures only in the engine's `toTaskFailure`, so no code can appear that docs/errors.md (checked
  * by a test against this file) does not list. Messages reach the caller: never a path, URL or key.
  */
-import { ImageRejected } from '../media/image-input.ts';
-import { OutputRejected } from '../media/video-probe.ts';
-import { VideoRejected } from '../media/video-input.ts';
 
 /**
  * Every code, and whether the engine retries it. `depends` codes are retried or not by the factory's
@@ -104,16 +101,3 @@ export const FAILURES = {
   upstreamResultExpired: (message: string) => fixed('upstream_result_expired', message),
   upstreamDownloadFailed: (message: string, retryable: boolean) => depending('upstream_download_failed', message, retryable),
 };
-
-/**
- * The single place where other modules' typed errors become task failures. Their messages are
- * already written for the caller and are passed on as they are. Undefined: not a known failure
- * (a bug or a fault of the machine), which the engine reports as `internal_error`.
- */
-export function toTaskFailure(err: unknown): TaskFailure | undefined {
-  if (err instanceof TaskFailure) return err;
-  if (err instanceof ImageRejected) return err.code === 'image_too_large' ? FAILURES.imageTooLarge(err.message) : FAILURES.imageInvalid(err.message);
-  if (err instanceof VideoRejected) return err.code === 'video_unsupported' ? FAILURES.videoUnsupported(err.message) : FAILURES.videoInvalid(err.message);
-  if (err instanceof OutputRejected) return FAILURES.invalidOutput(err.message);
-  return undefined;
-}

@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { buildApp } from '../app.ts';
+import type { Dialect } from '../api/dialects/dialect.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import { BillingService } from '../billing/billing-service.ts';
+import { namesOf, type ModelCatalog } from '../catalog/model-catalog.ts';
+import type { FileService } from '../engine/file-service.ts';
+import type { TaskService } from '../engine/task-service.ts';
+import { probeWritable } from '../engine/storage-probe.ts';
+import { createKeyFor } from '../security/create-key.ts';
+import type { UrlSigner } from '../security/url-signer.ts';
+import type { SqlAccountStore } from '../store/sql/sql-account-store.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+import { WebhookService } from '../webhooks/webhook-service.ts';
+import type { Backends } from './backends.ts';
+import type { SqlStores } from './open-sql-stores.ts';
+
+export interface ServiceAppDeps {
+  config: Config;
+  stores: SqlStores;
+  blobs: BlobStore;
+  catalog: ModelCatalog;
+  backends: Backends;
+  taskService: TaskService;
+  fileService: FileService;
+  dialects: readonly Dialect[];
+  signer: UrlSigner;
+  box: SecretBox;
+  metrics: { registry: import('prom-client').Registry };
+  logger: Logger;
+  clock: () => number;
+}
+
+/**
+ * The HTTP app of one process: every route for `api` and `all`, only health and metrics for a
+ * worker. Ready means the database answers and the blob store and this process's directories take
+ * writes (a full or read-only disk is not ready).
+ */
+export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInstance> {
+  const { config, stores, blobs, clock } = deps;
+  if (config.role !== 'worker') await ensureBootstrapKey(stores.accounts, deps.logger, clock());
+  const writableDirs = config.role === 'api' ? [config.dataDir] : [config.dataDir, join(config.dataDir, 'work')];
+  return buildApp({
+    routes: config.role === 'worker' ? 'ops' : 'all',
+    ops: { ready: () => storageReady(stores, blobs, writableDirs), metrics: deps.metrics.registry, metricsToken: config.metricsToken },
+    accounts: stores.accounts, tasks: deps.taskService, dialects: deps.dialects, files: deps.fileService, blobs,
+    logger: deps.logger, accessLog: config.accessLog, clock,
+    billing: new BillingService({ accounts: stores.accounts, ledger: stores.ledger, clock, models: namesOf(deps.catalog, 'the catalog') }),
+    adminToken: config.adminToken,
+    signer: deps.signer,
+    webhooks: new WebhookService({
+      store: stores.webhooks, box: deps.box, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: config.webhooks.maxAttempts, clock,
+    }),
+    relayChannels: deps.backends.relayChannels,
+    bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
+    publicUrl: config.publicUrl, trustProxy: config.trustProxy, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
+  });
+}
+
+/** With no key at all, a newcomer gets one for the account "default", shown once in the log. */
+async function ensureBootstrapKey(accounts: SqlAccountStore, logger: Logger, now: number): Promise<void> {
+  if ((await accounts.countKeys()) > 0) return;
+  const { secret, id } = await createKeyFor(accounts, 'default', undefined, now);
+  logger.info({ keyId: id }, `No API key existed, so one was created for account 'default'. It is shown only this once: ${secret}`);
+}
+
+async function storageReady(database: { ping(): Promise<void> }, blobs: { check(): Promise<void> }, dirs: string[]): Promise<void> {
+  await database.ping();
+  await blobs.check();
+  for (const dir of dirs) await probeWritable(dir);
+}

@@ -1,0 +1,105 @@
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { newId } from '../domain/ids.ts';
+import type { TaskEvents } from '../domain/task-events.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import type { EngineMetrics } from '../engine/engine-metrics.ts';
+import type { ImageInputs } from '../engine/inputs/image-inputs.ts';
+import type { VideoInputs } from '../engine/inputs/video-inputs.ts';
+import { startRetentionSweeper } from '../engine/retention-sweeper.ts';
+import { sweepWorkRoot } from '../engine/work-root-sweeper.ts';
+import { createWorker } from '../engine/worker.ts';
+import { makeStills } from '../media/poster.ts';
+import { normalizeImage } from '../media/image-input.ts';
+import { verifyVideo } from '../media/video-probe.ts';
+import type { Dialect } from '../api/dialects/dialect.ts';
+import { createEventData } from '../api/webhooks/event-data.ts';
+import { createSafePost } from '../security/create-safe-fetch.ts';
+import type { UrlSigner } from '../security/url-signer.ts';
+import { createWebhookDispatcher, type WebhookMetrics } from '../webhooks/webhook-dispatcher.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { Backends } from './backends.ts';
+import type { SqlStores } from './open-sql-stores.ts';
+
+/** What runs in a worker process (`--role worker`, or `all`): it drains within a grace, then stops. */
+export interface WorkerSide {
+  drain(graceMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface TaskWorkerDeps {
+  config: Config;
+  stores: SqlStores;
+  blobs: BlobStore;
+  backends: Backends;
+  images: ImageInputs;
+  videos: VideoInputs;
+  events: TaskEvents;
+  binaries: { ffmpeg: string; ffprobe: string };
+  metrics: EngineMetrics;
+  logger: Logger;
+  clock: () => number;
+}
+
+/** The task worker and the retention sweeper, after clearing work directories killed processes left. */
+export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide> {
+  const { config, stores, blobs, binaries, logger, clock } = deps;
+  const workRoot = join(config.dataDir, 'work');
+  await mkdir(workRoot, { recursive: true });
+  await sweepWorkRoot(workRoot, logger);
+  const worker = createWorker({
+    tasks: stores.tasks, blobs, images: deps.images, videos: deps.videos, generators: deps.backends.generators, lanes: deps.backends.lanes,
+    events: deps.events, logger, clock, workRoot, metrics: deps.metrics,
+    owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
+    maxRunningPerAccount: config.maxRunningPerAccount,
+    leaseMs: config.leaseSeconds * 1000,
+    heartbeatMs: config.heartbeatSeconds * 1000,
+    pollMs: config.pollMs,
+    maxAttempts: config.maxAttempts,
+    retentionMs: config.retentionSeconds * 1000,
+    // A refused image (media's ImageRejected) becomes a task failure in the engine.
+    normalizeImage: async (bytes) => (await normalizeImage(bytes, { maxPixels: config.maxImagePixels })).png,
+    verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect),
+    makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
+  });
+  worker.start();
+  const sweeper = startRetentionSweeper({ tasks: stores.tasks, blobs, intervalMs: config.sweepIntervalSeconds * 1000, logger, clock });
+  return { drain: (graceMs) => worker.stop(graceMs), stop: async () => sweeper.stop() };
+}
+
+export interface WebhookDispatcherDeps {
+  config: Config;
+  stores: SqlStores;
+  box: SecretBox;
+  signer: UrlSigner;
+  dialects: readonly Dialect[];
+  /** The listener's own URL: links in events when no public URL is set. */
+  url: string;
+  metrics: WebhookMetrics;
+  logger: Logger;
+  clock: () => number;
+}
+
+/** Delivers the webhook outbox; started after the listener, whose URL event links may need. */
+export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WorkerSide {
+  const { config, stores, clock } = deps;
+  const hooks = config.webhooks;
+  const links = { signer: deps.signer, publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds };
+  const dispatcher = createWebhookDispatcher({
+    store: stores.webhooks, box: deps.box, clock, logger: deps.logger.child({ component: 'webhooks' }), metrics: deps.metrics,
+    post: createSafePost({ allowPrivate: config.allowPrivateUrls, timeoutMs: hooks.timeoutMs, maxBytes: 64 * 1024, what: 'webhook' }),
+    eventData: createEventData({
+      tasks: stores.tasks, dialects: deps.dialects, links, fallbackBaseUrl: () => deps.url, linkKeyOf: (id) => stores.webhooks.linkKeyOf(id), clock,
+    }),
+    schedule: { baseMs: hooks.retryBaseMs, capMs: hooks.retryCapMs, maxAttempts: hooks.maxAttempts },
+    owner: `${hostname()}:${process.pid}:${newId('d', 4)}`,
+    // A claim outlives the POST it covers; a killed worker's deliveries are retaken after it.
+    leaseMs: hooks.timeoutMs + config.leaseSeconds * 1000,
+    pollMs: config.pollMs, concurrency: hooks.concurrency, disableAfterMs: hooks.disableAfterMs,
+  });
+  dispatcher.start();
+  return { drain: (graceMs) => dispatcher.stop(graceMs), stop: async () => {} };
+}
