@@ -66,7 +66,9 @@ async function timed(command: string, args: string[], env: Record<string, string
 /** Polls every 50 ms without holding: when the task turned SUCCESS, to within 50 ms. */
 async function watch(baseURL: string, key: string, id: string): Promise<number> {
   for (;;) {
-    const task = (await (await fetch(`${baseURL}/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status: string };
+    const task = (await (
+      await fetch(`${baseURL}/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { status: string };
     if (task.status === 'SUCCESS') return performance.now();
     if (task.status === 'FAILURE') throw new Error(`task ${id} failed`);
     await new Promise((r) => setTimeout(r, 50));
@@ -81,16 +83,28 @@ try {
   const common = { VIDGEN_BASE_URL: server.url, VIDGEN_API_KEY: key, VIDGEN_JOURNAL_DIR: join(dataDir, 'journal') };
   const rows: { cli: Lag; curl: Lag }[] = [];
   for (let round = 0; round < rounds; round++) {
-    const cli = await timed(process.execPath, [VIDGEN_BIN, 'generate', '--model', model, '--prompt', 'bench', '--output', join(dataDir, `cli-${round}.mp4`)], common);
-    const curl = await timed('bash', ['-c', CURL_SCRIPT], { ...common, MODEL: model, OUTPUT: join(dataDir, `curl-${round}.mp4`) });
+    const cli = await timed(
+      process.execPath,
+      [VIDGEN_BIN, 'generate', '--model', model, '--prompt', 'bench', '--output', join(dataDir, `cli-${round}.mp4`)],
+      common,
+    );
+    const curl = await timed('bash', ['-c', CURL_SCRIPT], {
+      ...common,
+      MODEL: model,
+      OUTPUT: join(dataDir, `curl-${round}.mp4`),
+    });
     rows.push({ cli, curl });
-    console.log(`round ${round + 1}: file after done  cli ${cli.afterDone.toFixed(0)} ms  curl ${curl.afterDone.toFixed(0)} ms  (submit to file: cli ${cli.total.toFixed(0)} ms, curl ${curl.total.toFixed(0)} ms)`);
+    console.log(
+      `round ${round + 1}: file after done  cli ${cli.afterDone.toFixed(0)} ms  curl ${curl.afterDone.toFixed(0)} ms  (submit to file: cli ${cli.total.toFixed(0)} ms, curl ${curl.total.toFixed(0)} ms)`,
+    );
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const cliLag = mean(rows.map((r) => r.cli.afterDone));
   const curlLag = mean(rows.map((r) => r.curl.afterDone));
   console.log(`model ${model}, ${rounds} paired rounds, one server process (embedded default)`);
-  console.log(`mean file-after-done: cli ${cliLag.toFixed(0)} ms, curl ${curlLag.toFixed(0)} ms; difference cli − curl = ${(cliLag - curlLag).toFixed(0)} ms  (aim ≤ 1000)`);
+  console.log(
+    `mean file-after-done: cli ${cliLag.toFixed(0)} ms, curl ${curlLag.toFixed(0)} ms; difference cli − curl = ${(cliLag - curlLag).toFixed(0)} ms  (aim ≤ 1000)`,
+  );
 } finally {
   await server.stop();
   await rm(dataDir, { recursive: true, force: true });

@@ -38,7 +38,9 @@ try {
   const vidgenUrl = `${server.url}/v1/videos/${id}/content`;
   const auth = { authorization: `Bearer ${key}` };
   const size = Number((await fetch(vidgenUrl, { method: 'HEAD', headers: auth })).headers.get('content-length'));
-  console.log(`one MP4 of ${(size / 1e6).toFixed(2)} MB, ${SECONDS} s per measurement, ${ROUNDS} paired rounds, one vidgen process (API + worker, as npm start)`);
+  console.log(
+    `one MP4 of ${(size / 1e6).toFixed(2)} MB, ${SECONDS} s per measurement, ${ROUNDS} paired rounds, one vidgen process (API + worker, as npm start)`,
+  );
   const binary = findNginx();
   if (binary) {
     nginx = await startNginx(binary, await findMp4(join(dataDir, 'blobs')));
@@ -54,7 +56,11 @@ try {
     }
     const nginxUrl = nginx.url;
     await downloads(nginxUrl, streams);
-    const result = await paired(ROUNDS, async () => (await downloads(nginxUrl, streams)).rps, async () => (await downloads(vidgenUrl, streams, auth)).rps);
+    const result = await paired(
+      ROUNDS,
+      async () => (await downloads(nginxUrl, streams)).rps,
+      async () => (await downloads(vidgenUrl, streams, auth)).rps,
+    );
     const mbps = (rps: number) => `${((rps * size) / 1e6).toFixed(0)} MB/s`;
     console.log(
       `${streams} stream(s): nginx ${result.baseline.toFixed(0)} downloads/s (${mbps(result.baseline)}) | vidgen ${result.subject.toFixed(0)} downloads/s (${mbps(result.subject)}) | ` +

@@ -42,10 +42,26 @@ const ROUNDS = numberArg('rounds', FULL ? 5 : 3);
 const LATENCY_SAMPLES = FULL ? 200 : 50;
 const params = { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 64, height: 36, fps: 24 };
 const model: ModelEntry = {
-  id: 'm', aliases: [], family: 'B', backend: 'noop', shortSide: 36, resolution: '36p', resolutions: ['36p'], durations: [1], aspectRatios: ['16:9'],
-  requiresImage: false, capabilities: { generate: true, edit: false, extend: false }, fps: 24, ownedBy: 'bench', created: 0, price: { usdTicksPerSecond: 1000, byResolution: {} },
+  id: 'm',
+  aliases: [],
+  family: 'B',
+  backend: 'noop',
+  shortSide: 36,
+  resolution: '36p',
+  resolutions: ['36p'],
+  durations: [1],
+  aspectRatios: ['16:9'],
+  requiresImage: false,
+  capabilities: { generate: true, edit: false, extend: false },
+  fps: 24,
+  ownedBy: 'bench',
+  created: 0,
+  price: { usdTicksPerSecond: 1000, byResolution: {} },
 };
-const effects = [ledgerEffects({ find: (id) => (id === 'm' ? model : undefined) }, Date.now), webhookOutbox({ maxAttempts: 5, clock: Date.now })];
+const effects = [
+  ledgerEffects({ find: (id) => (id === 'm' ? model : undefined) }, Date.now),
+  webhookOutbox({ maxAttempts: 5, clock: Date.now }),
+];
 
 const unused = async (): Promise<never> => {
   throw new Error('no-op tasks have no inputs');
@@ -60,23 +76,59 @@ const cpuMicros = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return used.user + used.system;
 };
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 async function bareQueue(database: SqlDatabase, accountId: string): Promise<number> {
   const { db } = database;
   for (let i = 0; i < N; i++) {
-    await db.insertInto('tasks').values({
-      id: uuidv7(), account_id: accountId, family: 'B', kind: 'generate', model: 'm', backend: 'bare', status: 'queued', progress: 0,
-      params: JSON.stringify(params), error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null,
-      attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: 0, created_at: Date.now(),
-      started_at: null, finished_at: null, expires_at: null, idempotency_key: null, backend_state: null,
-    }).execute();
+    await db
+      .insertInto('tasks')
+      .values({
+        id: uuidv7(),
+        account_id: accountId,
+        family: 'B',
+        kind: 'generate',
+        model: 'm',
+        backend: 'bare',
+        status: 'queued',
+        progress: 0,
+        params: JSON.stringify(params),
+        error_code: null,
+        error_message: null,
+        result_key: null,
+        result_bytes: null,
+        result_etag: null,
+        attempts: 0,
+        lease_owner: null,
+        lease_token: 0,
+        lease_expires_at: null,
+        available_at: 0,
+        created_at: Date.now(),
+        started_at: null,
+        finished_at: null,
+        expires_at: null,
+        idempotency_key: null,
+        backend_state: null,
+      })
+      .execute();
   }
   const started = performance.now();
   const cpu = process.cpuUsage();
   for (;;) {
-    const pick = db.selectFrom('tasks').select('id').where('status', '=', 'queued').where('backend', '=', 'bare').orderBy('available_at').limit(1);
-    const row = await db.updateTable('tasks').set({ status: 'running' }).where('id', '=', database.dialect.lockForTaking(pick)).returning('id').executeTakeFirst();
+    const pick = db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('backend', '=', 'bare')
+      .orderBy('available_at')
+      .limit(1);
+    const row = await db
+      .updateTable('tasks')
+      .set({ status: 'running' })
+      .where('id', '=', database.dialect.lockForTaking(pick))
+      .returning('id')
+      .executeTakeFirst();
     if (!row) break;
     await db.updateTable('tasks').set({ status: 'succeeded' }).where('id', '=', row.id).execute();
   }
@@ -93,23 +145,50 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
   // directory, so the engine makes none; what is measured is the engine's own work around it.
   const noop: Generator = { kinds: ['generate'], generate: async () => ({ path: sample }) };
   const insert = async () => {
-    const task = await tasks.insert({ id: uuidv7(), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'noop', params, createdAt: Date.now() });
+    const task = await tasks.insert({
+      id: uuidv7(),
+      accountId,
+      family: 'B',
+      kind: 'generate',
+      model: 'm',
+      backend: 'noop',
+      params,
+      createdAt: Date.now(),
+    });
     events.taskQueued('noop');
     return task.id;
   };
   const ids: string[] = [];
   for (let i = 0; i < N; i++) ids.push(await insert());
   const worker = createWorker({
-    tasks, blobs, events, generators: { noop }, metrics: noMetrics, logger: pino({ level: 'silent' }), clock: Date.now,
+    tasks,
+    blobs,
+    events,
+    generators: { noop },
+    metrics: noMetrics,
+    logger: pino({ level: 'silent' }),
+    clock: Date.now,
     images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch: unused }),
     videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
-    owner: 'bench', lanes: { noop: { slots: SLOTS, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
-    pollMs: 50, maxAttempts: 3, retentionMs: 3_600_000, workRoot: dir, normalizeImage: async (b) => b, verifyVideo: async () => undefined,
+    owner: 'bench',
+    lanes: { noop: { slots: SLOTS, deadlineMs: 60_000 } },
+    maxRunningPerAccount: 0,
+    leaseMs: 30_000,
+    heartbeatMs: 10_000,
+    pollMs: 50,
+    maxAttempts: 3,
+    retentionMs: 3_600_000,
+    workRoot: dir,
+    normalizeImage: async (b) => b,
+    verifyVideo: async () => undefined,
   });
   const started = performance.now();
   const cpu = process.cpuUsage();
   worker.start();
-  while ((await tasks.get(ids[ids.length - 1]))?.status !== 'succeeded' || (await tasks.laneStats()).running.length > 0) {
+  while (
+    (await tasks.get(ids[ids.length - 1]))?.status !== 'succeeded' ||
+    (await tasks.laneStats()).running.length > 0
+  ) {
     await new Promise((r) => setTimeout(r, 5));
   }
   const throughput = N / ((performance.now() - started) / 1000);
@@ -129,10 +208,30 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
 
 const sampleDir = await mkdtemp(join(tmpdir(), 'vidgen-bench-sample-'));
 const sample = join(sampleDir, 'sample.mp4');
-execFileSync(resolveFfmpegBinaries({}).ffmpeg, ['-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=64x36:r=24:d=1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-y', sample]);
-console.log(`${N} no-op tasks, ${SLOTS} slots in one process; latency over ${LATENCY_SAMPLES} tasks submitted one at a time to idle workers`);
-const onlyDb = process.argv.find((a, i) => process.argv[i - 1] === '--db' || a.startsWith('--db='))?.replace('--db=', '');
-for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
+execFileSync(resolveFfmpegBinaries({}).ffmpeg, [
+  '-loglevel',
+  'error',
+  '-f',
+  'lavfi',
+  '-i',
+  'color=c=black:s=64x36:r=24:d=1',
+  '-pix_fmt',
+  'yuv420p',
+  '-c:v',
+  'libx264',
+  '-y',
+  sample,
+]);
+console.log(
+  `${N} no-op tasks, ${SLOTS} slots in one process; latency over ${LATENCY_SAMPLES} tasks submitted one at a time to idle workers`,
+);
+const onlyDb = process.argv
+  .find((a, i) => process.argv[i - 1] === '--db' || a.startsWith('--db='))
+  ?.replace('--db=', '');
+for (const [name, create] of [
+  ['SQLite', createSqliteDatabase],
+  ['PostgreSQL', createPostgresDatabase],
+] as const) {
   // `--db postgres` as well as `--db postgresql`: the first ran nothing at all, silently.
   if (onlyDb && !name.toLowerCase().startsWith(onlyDb.toLowerCase())) continue;
   const created = await create();
@@ -143,14 +242,20 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
   const database = await openSqlDatabase(created.location);
   const accountId = (await new SqlAccountStore(database.db).ensureAccount('bench', null, Date.now())).id;
   const latencies: Array<{ p50: number; p99: number }> = [];
-  const result = await paired(ROUNDS, () => bareQueue(database, accountId), async () => {
-    const r = await engine(database, accountId, sample);
-    latencies.push(r);
-    return r.throughput;
-  });
+  const result = await paired(
+    ROUNDS,
+    () => bareQueue(database, accountId),
+    async () => {
+      const r = await engine(database, accountId, sample);
+      latencies.push(r);
+      return r.throughput;
+    },
+  );
   const p99 = latencies.map((l) => l.p99).sort((a, b) => a - b)[latencies.length >> 1];
   const cpu = `CPU per task: bare ${median(cpuPerTask.bare.splice(0)).toFixed(0)} µs, engine ${median(cpuPerTask.engine.splice(0)).toFixed(0)} µs`;
-  console.log(`${name.padEnd(10)} bare queue ${result.baseline.toFixed(0)} tasks/s | engine ${result.subject.toFixed(0)} tasks/s | ${describeRatios(result)} | claim-to-start p99 ${p99} ms | ${cpu} | ${load()}`);
+  console.log(
+    `${name.padEnd(10)} bare queue ${result.baseline.toFixed(0)} tasks/s | engine ${result.subject.toFixed(0)} tasks/s | ${describeRatios(result)} | claim-to-start p99 ${p99} ms | ${cpu} | ${load()}`,
+  );
   await database.close();
   await created.drop();
 }

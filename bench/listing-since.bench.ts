@@ -28,7 +28,13 @@ async function run(name: string, location: string) {
     for (let i = 0; i < count; i++) {
       const at = start + i * 1000;
       await stores.tasks.insert({
-        id: uuidv7(at), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'b', createdAt: at,
+        id: uuidv7(at),
+        accountId,
+        family: 'B',
+        kind: 'generate',
+        model: 'm',
+        backend: 'b',
+        createdAt: at,
         params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
       });
     }
@@ -45,7 +51,9 @@ async function run(name: string, location: string) {
     };
     await rate(small)();
     const result = await paired(ROUNDS, rate(small), rate(large));
-    console.log(`${name.padEnd(10)} ?created_after (2 tasks in the window): 1k tasks ${result.baseline.toFixed(0)}/s | ${ROWS.toLocaleString('en')} tasks ${result.subject.toFixed(0)}/s | ${describeRatios(result)} | ${load()}`);
+    console.log(
+      `${name.padEnd(10)} ?created_after (2 tasks in the window): 1k tasks ${result.baseline.toFixed(0)}/s | ${ROWS.toLocaleString('en')} tasks ${result.subject.toFixed(0)}/s | ${describeRatios(result)} | ${load()}`,
+    );
   } finally {
     await stores.close();
   }

@@ -25,7 +25,8 @@ const ACCESS_LOG = !process.argv.includes('--no-access-log');
 
 async function rate(url: string, headers: Record<string, string> = {}): Promise<number> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  if (result.errors + result.non2xx > 0) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  if (result.errors + result.non2xx > 0)
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   return result.requests.average;
 }
 
@@ -38,11 +39,17 @@ try {
   const route = () => rate(bare.url);
   // Warm up all three so JIT and caches are equal before measuring.
   for (const warm of [poll, health, route]) await warm();
-  console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} paired rounds; vidgen as npm start (API + worker), access log ${ACCESS_LOG ? 'on' : 'off'}`);
+  console.log(
+    `${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} paired rounds; vidgen as npm start (API + worker), access log ${ACCESS_LOG ? 'on' : 'off'}`,
+  );
   const vsHealth = await paired(ROUNDS, health, poll);
-  console.log(`poll of a done task vs GET /healthz: healthz ${vsHealth.baseline.toFixed(0)} req/s | poll ${vsHealth.subject.toFixed(0)} req/s | ${describeRatios(vsHealth)} (aim ≥ 0.8) | ${load()}`);
+  console.log(
+    `poll of a done task vs GET /healthz: healthz ${vsHealth.baseline.toFixed(0)} req/s | poll ${vsHealth.subject.toFixed(0)} req/s | ${describeRatios(vsHealth)} (aim ≥ 0.8) | ${load()}`,
+  );
   const vsBare = await paired(ROUNDS, route, poll);
-  console.log(`poll of a done task vs a bare Fastify route: bare ${vsBare.baseline.toFixed(0)} req/s | poll ${vsBare.subject.toFixed(0)} req/s | ${describeRatios(vsBare)} (aim ≥ 0.5) | ${load()}`);
+  console.log(
+    `poll of a done task vs a bare Fastify route: bare ${vsBare.baseline.toFixed(0)} req/s | poll ${vsBare.subject.toFixed(0)} req/s | ${describeRatios(vsBare)} (aim ≥ 0.5) | ${load()}`,
+  );
 } finally {
   await bare.stop();
   await server.stop();

@@ -35,7 +35,9 @@ import { cpuOf } from './support/cpu-time.ts';
 import { load, median, numberArg } from './support/paired.ts';
 
 if (process.argv.includes('--help')) {
-  console.log('node --import tsx bench/renderer.bench.ts [--runs 5] [--seconds 5] [--preset veryfast] [--sizes 720p,1080p] [--floors]');
+  console.log(
+    'node --import tsx bench/renderer.bench.ts [--runs 5] [--seconds 5] [--preset veryfast] [--sizes 720p,1080p] [--floors]',
+  );
   process.exit(0);
 }
 const run = promisify(execFile);
@@ -76,27 +78,81 @@ async function benchSize(label: string, width: number, height: number, dir: stri
   const still = join(dir, `still-${label}.png`);
   await writeFile(still, await photoLikeStill(canvas.width, canvas.height));
   const job = (prompt: string, images: string[]): GenerationJob => ({
-    taskId: 'bench', attempt: 1, kind: 'generate', prompt, width, height, duration: seconds, fps, seed: 1, images,
+    taskId: 'bench',
+    attempt: 1,
+    kind: 'generate',
+    prompt,
+    width,
+    height,
+    duration: seconds,
+    fps,
+    seed: 1,
+    images,
   });
   const render = async (j: GenerationJob) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
-    return (await renderer.generate(j, { signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() })).path;
+    return (
+      await renderer.generate(j, {
+        signal: new AbortController().signal,
+        stopReason: () => undefined,
+        onProgress: () => {},
+        workDir,
+        checkpoint: memoryCheckpoint(),
+      })
+    ).path;
   };
   const i2v = job('a mountain lake in the evening', [still]);
   const t2v = job('sunset over the ocean', []);
   const raw = ['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-video_size', `${width}x${height}`, '-framerate', String(fps)];
-  const encodeOf = (file: string) => () => run(ffmpeg, ['-v', 'error', ...raw, '-i', file, '-frames:v', String(frames), ...x264Output(encoder, join(dir, 'e.mp4'))]);
+  const encodeOf = (file: string) => () =>
+    run(ffmpeg, [
+      '-v',
+      'error',
+      ...raw,
+      '-i',
+      file,
+      '-frames:v',
+      String(frames),
+      ...x264Output(encoder, join(dir, 'e.mp4')),
+    ]);
   // Warm-up (sharp, librsvg, page cache), and each renderer's frames for the encode-only floors.
   const decoded: Record<string, string> = {};
-  for (const [name, j] of [['i2v', i2v], ['t2v', t2v]] as const) {
+  for (const [name, j] of [
+    ['i2v', i2v],
+    ['t2v', t2v],
+  ] as const) {
     decoded[name] = join(dir, `${name}-${label}.yuv`);
-    await run(ffmpeg, ['-v', 'error', '-i', await render(j), '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-y', decoded[name]]);
+    await run(ffmpeg, [
+      '-v',
+      'error',
+      '-i',
+      await render(j),
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      decoded[name],
+    ]);
   }
   const z = `1+${(zoom - 1).toFixed(4)}*on/${Math.max(1, frames - 1)}`;
   const pattern = `testsrc2=size=${canvas.width}x${canvas.height}:rate=${fps}`;
   const push = `zoompan=z='${z}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=1:s=${width}x${height}:fps=${fps},format=yuv420p`;
   const cases: Record<string, () => Promise<unknown>> = {
-    baseline: () => run(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', pattern, '-vf', push, '-frames:v', String(frames), ...x264Output(encoder, join(dir, 'b.mp4'))]),
+    baseline: () =>
+      run(ffmpeg, [
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        pattern,
+        '-vf',
+        push,
+        '-frames:v',
+        String(frames),
+        ...x264Output(encoder, join(dir, 'b.mp4')),
+      ]),
     'renderer i2v': () => render(i2v),
     'renderer t2v': () => render(t2v),
     ...(floors ? { 'encode i2v frames': encodeOf(decoded.i2v), 'encode t2v frames': encodeOf(decoded.t2v) } : {}),
@@ -110,9 +166,13 @@ async function benchSize(label: string, width: number, height: number, dir: stri
       cpu[name].push(await cpuOf(cases[name]));
     }
   }
-  console.log(`\n${label} ${width}x${height}, ${seconds} s @ ${fps} fps = ${frames} frames, canvas ${canvas.width}x${canvas.height}, preset ${preset}, ${runs} rounds, ${load()}`);
+  console.log(
+    `\n${label} ${width}x${height}, ${seconds} s @ ${fps} fps = ${frames} frames, canvas ${canvas.width}x${canvas.height}, preset ${preset}, ${runs} rounds, ${load()}`,
+  );
   for (const name of names) {
-    console.log(`  ${name.padEnd(18)} CPU median ${median(cpu[name]).toFixed(2)} s   [${cpu[name].map((x) => x.toFixed(2)).join(', ')}]`);
+    console.log(
+      `  ${name.padEnd(18)} CPU median ${median(cpu[name]).toFixed(2)} s   [${cpu[name].map((x) => x.toFixed(2)).join(', ')}]`,
+    );
   }
   const ratio = (subject: string, base: string) => {
     const ratios = cpu[subject].map((s, r) => s / cpu[base][r]);
@@ -121,7 +181,9 @@ async function benchSize(label: string, width: number, height: number, dir: stri
   for (const name of ['renderer i2v', 'renderer t2v']) console.log(`  ${name} / baseline  ${ratio(name, 'baseline')}`);
   // Independent of the baseline: what text-to-video costs over animating a given image.
   console.log(`  renderer t2v / renderer i2v  ${ratio('renderer t2v', 'renderer i2v')}`);
-  if (floors) for (const kind of ['i2v', 't2v']) console.log(`  renderer ${kind} / encode ${kind} frames  ${ratio(`renderer ${kind}`, `encode ${kind} frames`)}`);
+  if (floors)
+    for (const kind of ['i2v', 't2v'])
+      console.log(`  renderer ${kind} / encode ${kind} frames  ${ratio(`renderer ${kind}`, `encode ${kind} frames`)}`);
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'vidgen-bench-renderer-'));

@@ -9,12 +9,29 @@ import { join } from 'node:path';
 const bin = (name) => join('node_modules', '.bin', name);
 const CHECKS = {
   // Incremental: a second run on the same checkout re-checks only what changed (12 s → 4 s of CPU).
-  typecheck: [bin('tsc'), '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', join('node_modules', '.cache', 'vidgen', 'tsc.tsbuildinfo')],
+  typecheck: [
+    bin('tsc'),
+    '-p',
+    'tsconfig.json',
+    '--incremental',
+    '--tsBuildInfoFile',
+    join('node_modules', '.cache', 'vidgen', 'tsc.tsbuildinfo'),
+  ],
   // Warnings fail too, so nothing piles up as ignored noise; info-level hints are left to editors.
   lint: [bin('biome'), 'lint', '--error-on-warnings', '--diagnostic-level=warn', '.'],
+  // One format (biome.jsonc); `npx biome format --write .` applies it.
+  format: [bin('biome'), 'format', '.'],
   // Type-only imports count: a circle of types still ties modules together, and it turns into a
   // runtime circle the day one `import type` becomes a value import.
-  circular: [bin('dpdm'), '--no-tree', '--no-warning', '--no-progress', '--exit-code', 'circular:1', 'packages/*/src/**/*.ts'],
+  circular: [
+    bin('dpdm'),
+    '--no-tree',
+    '--no-warning',
+    '--no-progress',
+    '--exit-code',
+    'circular:1',
+    'packages/*/src/**/*.ts',
+  ],
   // The committed OpenAPI document (the drift test keeps it equal to what the routes serve) against
   // Redocly's strict preset: redocly.yaml, and .redocly.lint-ignore.yaml for findings that are the API's truth.
   openapi: [bin('redocly'), 'lint', 'docs/openapi.json'],
@@ -36,7 +53,10 @@ function run(name) {
   const [command, ...args] = CHECKS[name];
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...QUIET, FORCE_COLOR: '0' } });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...QUIET, FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -19,12 +19,17 @@ subscribe(WORKER_LIFECYCLE_CHANNEL, ({ event, kind, owner, heldLeases }) => {
   if (event === 'started') running.set(owner, kind);
   if (event !== 'stopped') return;
   running.delete(owner);
-  if (heldLeases === undefined) leaseLeaks.push(`leases of stopped ${kind} ${owner} (its store could not be asked at stop)`);
-  else if (heldLeases.length > 0) leaseLeaks.push(`${LEASED[kind]} ${heldLeases.join(', ')} held by stopped ${kind} ${owner}`);
+  if (heldLeases === undefined)
+    leaseLeaks.push(`leases of stopped ${kind} ${owner} (its store could not be asked at stop)`);
+  else if (heldLeases.length > 0)
+    leaseLeaks.push(`${LEASED[kind]} ${heldLeases.join(', ')} held by stopped ${kind} ${owner}`);
 });
 
 function leaked() {
-  const handles = process.getActiveResourcesInfo().filter((r) => r in LEAKS).map((r) => LEAKS[r]);
+  const handles = process
+    .getActiveResourcesInfo()
+    .filter((r) => r in LEAKS)
+    .map((r) => LEAKS[r]);
   return [...handles, ...[...running].map(([owner, kind]) => `running ${kind} ${owner}`), ...leaseLeaks];
 }
 
@@ -41,7 +46,9 @@ setImmediate(() =>
     if (found.length > 0) {
       // The leak would keep this process alive and the whole run waiting: end it once the report is out.
       setTimeout(() => process.exit(1), 1000).unref();
-      throw new Error(`leaked after all tests and hooks: ${found.join('; ')} (close every server, worker, dispatcher and child process the file starts)`);
+      throw new Error(
+        `leaked after all tests and hooks: ${found.join('; ')} (close every server, worker, dispatcher and child process the file starts)`,
+      );
     }
   }),
 );

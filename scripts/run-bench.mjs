@@ -26,7 +26,10 @@ for (let i = 0; i < argv.length; i++) {
   }
 }
 
-const all = readdirSync(DIR).filter((f) => f.endsWith(SUFFIX)).map((f) => f.slice(0, -SUFFIX.length)).sort();
+const all = readdirSync(DIR)
+  .filter((f) => f.endsWith(SUFFIX))
+  .map((f) => f.slice(0, -SUFFIX.length))
+  .sort();
 const pick = (name) => (all.includes(name) ? [name] : all.filter((b) => b.includes(name)));
 const unmatched = names.filter((name) => pick(name).length === 0);
 if (unmatched.length > 0 || all.length === 0) {
@@ -44,7 +47,9 @@ for (const bench of chosen) {
   const seconds = (performance.now() - started) / 1000;
   const ok = run.status === 0;
   if (run.error) console.error(`${bench}: could not start: ${run.error.message}`);
-  console.log(`── ${bench}: ${ok ? 'done' : `FAILED (${run.signal ?? `exit ${run.status}`})`} in ${seconds.toFixed(1)} s`);
+  console.log(
+    `── ${bench}: ${ok ? 'done' : `FAILED (${run.signal ?? `exit ${run.status}`})`} in ${seconds.toFixed(1)} s`,
+  );
   results.push({ bench, ok });
 }
 const failed = results.filter((r) => !r.ok).map((r) => r.bench);

@@ -22,7 +22,10 @@ function find(dir) {
   });
 }
 
-const files = roots.flatMap(find).filter((f) => filter.length === 0 || filter.some((x) => f.includes(x))).sort();
+const files = roots
+  .flatMap(find)
+  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
@@ -35,7 +38,16 @@ for (const script of ['packages/client/scripts/build-if-stale.mjs', 'packages/se
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--import', './scripts/leak-check.mjs', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './scripts/leak-check.mjs',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=300000',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

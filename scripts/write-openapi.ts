@@ -4,5 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { DEFAULT_DIALECTS } from '../packages/server/src/main.ts';
 import { formatOpenApi, openApiDocument } from '../packages/server/src/openapi-document.ts';
 
-writeFileSync(new URL('../docs/openapi.json', import.meta.url), formatOpenApi(await openApiDocument({ dialects: DEFAULT_DIALECTS })));
+writeFileSync(
+  new URL('../docs/openapi.json', import.meta.url),
+  formatOpenApi(await openApiDocument({ dialects: DEFAULT_DIALECTS })),
+);
 console.log('wrote docs/openapi.json');

@@ -20,14 +20,19 @@ export async function serverWithDoneTask(dataDir: string, env: Record<string, st
   try {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const submit = await fetch(`${server.url}/v1/video/generations`, {
-      method: 'POST', headers, body: JSON.stringify({ model: 'video-v1-5s', prompt: 'a lighthouse at dusk, slow pan right' }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'video-v1-5s', prompt: 'a lighthouse at dusk, slow pan right' }),
     });
     const { task_id: id } = (await submit.json()) as { task_id: string };
     const deadline = Date.now() + 300_000;
     for (;;) {
-      const poll = (await (await fetch(`${server.url}/v1/video/generations/${id}`, { headers })).json()) as { status: string };
+      const poll = (await (await fetch(`${server.url}/v1/video/generations/${id}`, { headers })).json()) as {
+        status: string;
+      };
       if (poll.status === 'SUCCESS') return { server, key, id };
-      if (poll.status === 'FAILURE' || Date.now() > deadline) throw new Error(`the bench video did not render: ${JSON.stringify(poll)}`);
+      if (poll.status === 'FAILURE' || Date.now() > deadline)
+        throw new Error(`the bench video did not render: ${JSON.stringify(poll)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   } catch (err) {

@@ -12,7 +12,12 @@ export interface Downloads {
  * on incompressible data, so it measured itself rather than the server (a file of zeros went
  * 25× faster through it than an MP4 of the same size from the same nginx).
  */
-export async function download(url: string, streams: number, seconds: number, headers: Record<string, string> = {}): Promise<Downloads> {
+export async function download(
+  url: string,
+  streams: number,
+  seconds: number,
+  headers: Record<string, string> = {},
+): Promise<Downloads> {
   const agent = new Agent({ keepAlive: true, maxSockets: streams });
   const deadline = performance.now() + seconds * 1000;
   let count = 0;

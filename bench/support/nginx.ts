@@ -34,7 +34,9 @@ export async function startNginx(binary: string, file: string): Promise<Nginx> {
   await chmod(prefix, 0o755);
   const port = await freePort();
   const conf = join(prefix, 'nginx.conf');
-  await writeFile(conf, `
+  await writeFile(
+    conf,
+    `
 worker_processes 1;
 pid ${join(prefix, 'nginx.pid')};
 error_log ${join(prefix, 'logs', 'error.log')} warn;
@@ -55,7 +57,8 @@ http {
     root ${root};
   }
 }
-`);
+`,
+  );
   const child = spawn(binary, ['-p', prefix, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

@@ -18,7 +18,9 @@ export function median(values: number[]): number {
 }
 
 export function load(): string {
-  return `load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  return `load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }
 
 export interface Paired {
@@ -34,7 +36,12 @@ export interface Paired {
  * the median of the per-round ratios (not a ratio of medians: a round shares the machine's load).
  * Both return a rate (higher is better); pass `lowerIsBetter` for latencies.
  */
-export async function paired(rounds: number, baseline: () => Promise<number>, subject: () => Promise<number>, lowerIsBetter = false): Promise<Paired> {
+export async function paired(
+  rounds: number,
+  baseline: () => Promise<number>,
+  subject: () => Promise<number>,
+  lowerIsBetter = false,
+): Promise<Paired> {
   const ratios: number[] = [];
   const bs: number[] = [];
   const ss: number[] = [];

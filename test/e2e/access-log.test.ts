@@ -23,8 +23,12 @@ describe('access log', () => {
     svc = await startTestService({}, undefined, capture);
     key = await svc.createKey('logged');
     const client = api(svc.url, key);
-    id = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'a lantern in the rain' })).body.task_id;
-    await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS');
+    id = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'a lantern in the rain' })).body
+      .task_id;
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => a.body.status === 'SUCCESS',
+    );
     signedUrl = (await client.get(`/v1/videos/${id}`)).body.video.url;
   });
   after(() => svc.close());
@@ -32,7 +36,9 @@ describe('access log', () => {
   const completed = () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
 
   it('writes one line per request, as pino writes it', async () => {
-    const res = await fetch(`${svc.url}/v1/video/generations/${id}?wait=0`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${svc.url}/v1/video/generations/${id}?wait=0`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(res.status, 200);
     const requestId = res.headers.get('x-request-id');
     const mine = completed().filter((l) => l.reqId === requestId);
@@ -44,7 +50,14 @@ describe('access log', () => {
     // The same fields through pino itself, with the service's logger options.
     const reference: string[] = [];
     const logger = createLogger('info', { write: (l: string) => void reference.push(l) });
-    logger.child({ reqId: requestId }).info({ req: { id: requestId, method: 'GET', url: `/v1/video/generations/${id}?wait=0` }, res: { statusCode: 200 }, ms: line.ms }, 'request completed');
+    logger.child({ reqId: requestId }).info(
+      {
+        req: { id: requestId, method: 'GET', url: `/v1/video/generations/${id}?wait=0` },
+        res: { statusCode: 200 },
+        ms: line.ms,
+      },
+      'request completed',
+    );
     const expected = JSON.parse(reference[0]);
     assert.deepEqual({ ...line, time: 0, pid: 0, hostname: '' }, { ...expected, time: 0, pid: 0, hostname: '' });
     assert.deepEqual(Object.keys(line), Object.keys(expected), 'same keys in the same order');
@@ -60,11 +73,14 @@ describe('access log', () => {
     assert.ok(line, 'the download is logged');
     assert.equal(line.req.path, link.pathname);
     const text = lines.join('\n');
-    for (const secret of [link.searchParams.get('sig'), key]) assert.ok(secret && !text.includes(secret), 'no secret in any line');
+    for (const secret of [link.searchParams.get('sig'), key])
+      assert.ok(secret && !text.includes(secret), 'no secret in any line');
   });
 
   it('escapes what a path may hold', async () => {
-    const res = await fetch(`${svc.url}/v1/video/generations/%22%5C%0A%C3%A9`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${svc.url}/v1/video/generations/%22%5C%0A%C3%A9`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(res.status, 404);
     const line = lines.map((l) => JSON.parse(l)).find((l) => l.reqId === res.headers.get('x-request-id'));
     assert.ok(line, 'the line parses as JSON');

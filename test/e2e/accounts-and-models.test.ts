@@ -26,7 +26,11 @@ describe('accounts, keys and models', () => {
     assert.equal((await api(svc.url, key).get('/v1/models')).status, 200);
     await svc.revokeKeyOf(key);
     // A revocation takes effect within the key cache's lifetime.
-    await pollUntil(() => api(svc.url, key).get('/v1/models'), (a) => a.status === 401, KEY_CACHE_MS + 1000);
+    await pollUntil(
+      () => api(svc.url, key).get('/v1/models'),
+      (a) => a.status === 401,
+      KEY_CACHE_MS + 1000,
+    );
   });
 
   it('lists every catalog model with its capabilities for an unrestricted account', async () => {
@@ -35,8 +39,15 @@ describe('accounts, keys and models', () => {
     assert.equal(res.body.object, 'list');
     const ids = res.body.data.map((m: { id: string }) => m.id);
     assert.deepEqual(ids, [
-      'vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5-1080p', 'video-v1-5s', 'video-v1-10s', 'video-v1-15s',
-      'vx-imagine-video-edit', 'vx-imagine-video-extend', 'grok-imagine-video', 'grok-imagine-video-1.5',
+      'vx-imagine-video-1.5-720p',
+      'vx-imagine-video-1.5-1080p',
+      'video-v1-5s',
+      'video-v1-10s',
+      'video-v1-15s',
+      'vx-imagine-video-edit',
+      'vx-imagine-video-extend',
+      'grok-imagine-video',
+      'grok-imagine-video-1.5',
     ]);
     const a = res.body.data[1];
     assert.equal(a.object, 'model');
@@ -44,18 +55,27 @@ describe('accounts, keys and models', () => {
     assert.equal(a.owned_by, 'vidgen');
     assert.equal(a.family, 'A');
     assert.equal(a.resolution, '1080p');
-    assert.deepEqual(a.durations, Array.from({ length: 15 }, (_, i) => i + 1));
+    assert.deepEqual(
+      a.durations,
+      Array.from({ length: 15 }, (_, i) => i + 1),
+    );
     assert.deepEqual(a.aspect_ratios, ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3']);
     assert.deepEqual(a.capabilities, { generate: true, edit: false, extend: false });
     assert.equal(a.requires_image, true);
     const b = res.body.data[3];
-    assert.deepEqual([b.family, b.resolution, b.durations, b.aspect_ratios], ['B', '720p', [10], ['16:9', '9:16', '1:1']]);
+    assert.deepEqual(
+      [b.family, b.resolution, b.durations, b.aspect_ratios],
+      ['B', '720p', [10], ['16:9', '9:16', '1:1']],
+    );
   });
 
   it('lists only the models an account is entitled to', async () => {
     const client = api(svc.url, await svc.createKey('narrow', ['video-v1-5s']));
     const res = await client.get('/v1/models');
-    assert.deepEqual(res.body.data.map((m: { id: string }) => m.id), ['video-v1-5s']);
+    assert.deepEqual(
+      res.body.data.map((m: { id: string }) => m.id),
+      ['video-v1-5s'],
+    );
     assert.equal((await client.get('/v1/models/video-v1-5s')).status, 200);
     assert.equal((await client.get('/v1/models/video-v1-10s')).status, 404);
   });
@@ -64,11 +84,18 @@ describe('accounts, keys and models', () => {
     const alice = api(svc.url, await svc.createKey('alice'));
     const bob = api(svc.url, await svc.createKey('bob'));
     const a = await alice.post('/v1/videos/generations', {
-      model: 'vx-imagine-video-1.5-720p', prompt: 'p', image: { url: 'https://example.com/a.png' }, duration: 1,
+      model: 'vx-imagine-video-1.5-720p',
+      prompt: 'p',
+      image: { url: 'https://example.com/a.png' },
+      duration: 1,
     });
     const b = await alice.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'p' });
     assert.equal((await alice.get(`/v1/videos/${a.body.request_id}`)).status, 202);
-    for (const path of [`/v1/videos/${a.body.request_id}`, `/v1/video/generations/${b.body.task_id}`, `/v1/videos/${b.body.task_id}/content`]) {
+    for (const path of [
+      `/v1/videos/${a.body.request_id}`,
+      `/v1/video/generations/${b.body.task_id}`,
+      `/v1/videos/${b.body.task_id}/content`,
+    ]) {
       const res = await bob.get(path);
       assert.equal(res.status, 404, path);
       assert.equal(res.body.error.code, 'task_not_found');

@@ -36,11 +36,14 @@ describe('admin API and the accounts/credits/ledger commands', () => {
   });
 
   it('lists accounts by id a page at a time, as every other listing pages', async () => {
-    for (const id of ['page-c', 'page-a', 'page-b']) assert.equal((await svc.admin.post('/admin/v1/accounts', { id })).status, 200);
+    for (const id of ['page-c', 'page-a', 'page-b'])
+      assert.equal((await svc.admin.post('/admin/v1/accounts', { id })).status, 200);
     const seen: string[] = [];
     let after = '';
     for (;;) {
-      const page = await svc.admin.get(`/admin/v1/accounts?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      const page = await svc.admin.get(
+        `/admin/v1/accounts?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+      );
       assert.equal(page.status, 200);
       assert.ok(page.body.data.length <= 2);
       seen.push(...page.body.data.map((a: { id: string }) => a.id));
@@ -51,16 +54,30 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     assert.equal(new Set(seen).size, seen.length, 'no account twice');
     for (const id of ['page-a', 'page-b', 'page-c']) assert.ok(seen.includes(id));
     const whole = await svc.admin.get('/admin/v1/accounts?limit=100');
-    assert.deepEqual(whole.body.data.map((a: { id: string }) => a.id), seen);
-    for (const limit of ['0', '101', '1e1', 'x']) assert.equal((await svc.admin.get(`/admin/v1/accounts?limit=${limit}`)).body.error.code, 'invalid_limit');
+    assert.deepEqual(
+      whole.body.data.map((a: { id: string }) => a.id),
+      seen,
+    );
+    for (const limit of ['0', '101', '1e1', 'x'])
+      assert.equal((await svc.admin.get(`/admin/v1/accounts?limit=${limit}`)).body.error.code, 'invalid_limit');
   });
 
   it('manages accounts, keys and credits; grants are idempotent with Idempotency-Key', async () => {
-    const created = await svc.admin.post('/admin/v1/accounts', { id: 'acme', models: ['tiny-1s'], credits_usd_ticks: 1000 });
+    const created = await svc.admin.post('/admin/v1/accounts', {
+      id: 'acme',
+      models: ['tiny-1s'],
+      credits_usd_ticks: 1000,
+    });
     assert.equal(created.status, 200);
-    assert.deepEqual([created.body.metered, created.body.balance_usd_ticks, created.body.models], [true, 1000, ['tiny-1s']]);
+    assert.deepEqual(
+      [created.body.metered, created.body.balance_usd_ticks, created.body.models],
+      [true, 1000, ['tiny-1s']],
+    );
     assert.equal((await svc.admin.post('/admin/v1/accounts', { id: 'acme' })).body.error.code, 'account_exists');
-    const patched = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', { limits: { requests_per_minute: 30, max_active_tasks: 4 }, models: null });
+    const patched = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', {
+      limits: { requests_per_minute: 30, max_active_tasks: 4 },
+      models: null,
+    });
     assert.deepEqual(patched.body.limits, { requests_per_minute: 30, max_active_tasks: 4 });
     assert.equal(patched.body.models, null);
     // A model the catalog lacks would grant nothing: refused, naming it, and nothing changes.
@@ -80,7 +97,12 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     assert.equal(keys.body.data.length, 1);
     assert.equal(JSON.stringify(keys.body).includes(key.body.key), false, 'a listing never shows the secret');
 
-    const grant = (amount: number, idem: string) => svc.admin.post('/admin/v1/accounts/acme/credits', { amount_usd_ticks: amount, reason: 'top-up' }, { 'idempotency-key': idem });
+    const grant = (amount: number, idem: string) =>
+      svc.admin.post(
+        '/admin/v1/accounts/acme/credits',
+        { amount_usd_ticks: amount, reason: 'top-up' },
+        { 'idempotency-key': idem },
+      );
     assert.equal((await grant(500, 'g1')).body.account.balance_usd_ticks, 1500);
     const replay = await grant(500, 'g1');
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
@@ -89,7 +111,14 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     assert.equal((await grant(-2000, 'd1')).status, 402);
     assert.equal((await grant(-200, 'd2')).body.entry.kind, 'adjust');
     const ledger = await svc.admin.get('/admin/v1/ledger?account=acme');
-    assert.deepEqual(ledger.body.data.map((e: any) => [e.kind, e.amount_usd_ticks]), [['grant', 1000], ['grant', 500], ['adjust', -200]]);
+    assert.deepEqual(
+      ledger.body.data.map((e: any) => [e.kind, e.amount_usd_ticks]),
+      [
+        ['grant', 1000],
+        ['grant', 500],
+        ['adjust', -200],
+      ],
+    );
 
     assert.equal((await svc.admin.delete(`/admin/v1/accounts/acme/keys/${key.body.id}`)).status, 200);
     assert.equal((await svc.admin.delete('/admin/v1/accounts/acme/keys/key-nope')).status, 404);
@@ -107,12 +136,22 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     }
     const today = new Date().toISOString().slice(0, 10);
     const json = await svc.admin.get('/admin/v1/usage?account=reporter');
-    assert.deepEqual(json.body.data.map((r: any) => [r.account, r.model, r.day, r.tasks, r.cost_in_usd_ticks]), [['reporter', 'tiny-1s', today, 1, 1_000_000_000]]);
-    const csv = await fetch(`${svc.url}/admin/v1/usage?format=csv&account=reporter`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.deepEqual(
+      json.body.data.map((r: any) => [r.account, r.model, r.day, r.tasks, r.cost_in_usd_ticks]),
+      [['reporter', 'tiny-1s', today, 1, 1_000_000_000]],
+    );
+    const csv = await fetch(`${svc.url}/admin/v1/usage?format=csv&account=reporter`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
-    assert.equal(await csv.text(), `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0\n`);
+    assert.equal(
+      await csv.text(),
+      `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0\n`,
+    );
     const models = await client.get('/v1/models');
-    assert.deepEqual(models.body.data.find((m: any) => m.id === 'tiny-1s').pricing, { usd_ticks_per_second: 1_000_000_000 });
+    assert.deepEqual(models.body.data.find((m: any) => m.id === 'tiny-1s').pricing, {
+      usd_ticks_per_second: 1_000_000_000,
+    });
   });
 
   it('vidgen-server accounts, credits and ledger verify work on the same database', async () => {
@@ -120,7 +159,10 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     const created = await runServerCommand(['accounts', 'create', 'cli-team', '--credits', '2500', '--rpm', '10'], env);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(JSON.parse(created.stdout).balanceUsdTicks, 2500);
-    const granted = await runServerCommand(['credits', 'grant', 'cli-team', '500', '--reason', 'bonus', '--idempotency-key', 'b1'], env);
+    const granted = await runServerCommand(
+      ['credits', 'grant', 'cli-team', '500', '--reason', 'bonus', '--idempotency-key', 'b1'],
+      env,
+    );
     assert.equal(JSON.parse(granted.stdout).account.balanceUsdTicks, 3000);
     const deducted = await runServerCommand(['credits', 'deduct', 'cli-team', '1000'], env);
     assert.equal(JSON.parse(deducted.stdout).account.balanceUsdTicks, 2000);
@@ -131,10 +173,17 @@ describe('admin API and the accounts/credits/ledger commands', () => {
   });
 
   it('vidgen-server accounts list prints every account, more than a page of them', async () => {
-    for (let i = 0; i < 101; i++) assert.equal((await svc.admin.post('/admin/v1/accounts', { id: `bulk-${String(i).padStart(3, '0')}` })).status, 200);
+    for (let i = 0; i < 101; i++)
+      assert.equal(
+        (await svc.admin.post('/admin/v1/accounts', { id: `bulk-${String(i).padStart(3, '0')}` })).status,
+        200,
+      );
     const listed = await runServerCommand(['accounts', 'list'], { VIDGEN_DATA_DIR: svc.dataDir });
     assert.equal(listed.code, 0, listed.stderr);
-    const ids = listed.stdout.trim().split('\n').map((line) => JSON.parse(line).id);
+    const ids = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).id);
     assert.equal(new Set(ids).size, ids.length, 'no account twice');
     for (let i = 0; i < 101; i++) assert.ok(ids.includes(`bulk-${String(i).padStart(3, '0')}`));
     assert.deepEqual(ids, [...ids].sort());

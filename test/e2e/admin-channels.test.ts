@@ -21,24 +21,61 @@ describe('relay channels in the admin API', () => {
   let main: NewApiStandin;
   let spare: NewApiStandin;
   const channel = (name: string, url: string, priority: number) => ({
-    name, dialect: 'B', base_url: url, api_key_env: 'NEWAPI_KEY', models: { 'relay-180p': 'video-v1' }, priority, poll_interval_seconds: 0.02,
+    name,
+    dialect: 'B',
+    base_url: url,
+    api_key_env: 'NEWAPI_KEY',
+    models: { 'relay-180p': 'video-v1' },
+    priority,
+    poll_interval_seconds: 0.02,
     ...(name === 'spare' ? { max_concurrent: 4, max_rpm: 600 } : {}),
   });
   const finish = async () => {
-    const id = (await client.post('/v1/video/generations', { model: 'relay-180p', prompt: 'harbour at dusk' })).body.task_id as string;
-    const done = await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE');
+    const id = (await client.post('/v1/video/generations', { model: 'relay-180p', prompt: 'harbour at dusk' })).body
+      .task_id as string;
+    const done = await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE',
+    );
     assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
   };
   const jobs = () => [main.tasks.length, spare.tasks.length];
 
   before(async () => {
-    [main, spare] = [await NewApiStandin.start({ key: KEY, models: ['video-v1'], pendingPolls: 0 }), await NewApiStandin.start({ key: KEY, models: ['video-v1'], pendingPolls: 0 })];
+    [main, spare] = [
+      await NewApiStandin.start({ key: KEY, models: ['video-v1'], pendingPolls: 0 }),
+      await NewApiStandin.start({ key: KEY, models: ['video-v1'], pendingPolls: 0 }),
+    ];
     dir = await mkdtemp(join(tmpdir(), 'vidgen-admin-channels-'));
-    await writeFile(join(dir, 'backends.json'), JSON.stringify({ backends: { 'relay-video': { type: 'relay', channels: [channel('main', main.url, 10), channel('spare', spare.url, 1)] } } }));
-    await writeFile(join(dir, 'models.json'), JSON.stringify({ models: [
-      { id: 'relay-180p', family: 'B', backend: 'relay-video', resolution: '180p', durations: [1], aspect_ratios: ['16:9'] },
-    ] }));
-    svc = await startTestService({ VIDGEN_BACKENDS_FILE: join(dir, 'backends.json'), VIDGEN_MODELS_FILE: join(dir, 'models.json'), NEWAPI_KEY: KEY, VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN });
+    await writeFile(
+      join(dir, 'backends.json'),
+      JSON.stringify({
+        backends: {
+          'relay-video': { type: 'relay', channels: [channel('main', main.url, 10), channel('spare', spare.url, 1)] },
+        },
+      }),
+    );
+    await writeFile(
+      join(dir, 'models.json'),
+      JSON.stringify({
+        models: [
+          {
+            id: 'relay-180p',
+            family: 'B',
+            backend: 'relay-video',
+            resolution: '180p',
+            durations: [1],
+            aspect_ratios: ['16:9'],
+          },
+        ],
+      }),
+    );
+    svc = await startTestService({
+      VIDGEN_BACKENDS_FILE: join(dir, 'backends.json'),
+      VIDGEN_MODELS_FILE: join(dir, 'models.json'),
+      NEWAPI_KEY: KEY,
+      VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
     admin = api(svc.url, ADMIN_TOKEN);
     client = api(svc.url, await svc.createKey('relayed'));
   });
@@ -54,12 +91,25 @@ describe('relay channels in the admin API', () => {
     assert.equal(listed.status, 200);
     const [first, second] = listed.body.data;
     assert.deepEqual(
-      [first.backend, first.name, first.dialect, first.upstream, first.priority, first.weight, first.enabled, first.state, first.failures, first.running, first.limits],
+      [
+        first.backend,
+        first.name,
+        first.dialect,
+        first.upstream,
+        first.priority,
+        first.weight,
+        first.enabled,
+        first.state,
+        first.failures,
+        first.running,
+        first.limits,
+      ],
       ['relay-video', 'main', 'B', 'new-api', 10, 1, true, 'closed', 0, 0, { max_concurrent: null, max_rpm: null }],
     );
     assert.deepEqual([second.name, second.priority, second.limits], ['spare', 1, { max_concurrent: 4, max_rpm: 600 }]);
     const text = JSON.stringify(listed.body);
-    for (const secret of [main.url, spare.url, KEY]) assert.equal(text.includes(secret), false, 'no upstream URL or key');
+    for (const secret of [main.url, spare.url, KEY])
+      assert.equal(text.includes(secret), false, 'no upstream URL or key');
     assert.equal((await client.get('/admin/v1/channels')).status, 401, 'an API key is not the admin token');
   });
 
@@ -83,7 +133,14 @@ describe('relay channels in the admin API', () => {
 
   it('changes a weight; refuses bad input with a 4xx that changes nothing; an unknown channel is 404', async () => {
     const path = '/admin/v1/channels/relay-video/spare';
-    for (const body of [{}, { weight: 0 }, { weight: -1 }, { weight: 'heavy' }, { enabled: 'no' }, { enabled: false, url: 'http://elsewhere' }]) {
+    for (const body of [
+      {},
+      { weight: 0 },
+      { weight: -1 },
+      { weight: 'heavy' },
+      { enabled: 'no' },
+      { enabled: false, url: 'http://elsewhere' },
+    ]) {
       const bad = await admin.call('PATCH', path, body);
       assert.equal(bad.status, 400, JSON.stringify(body));
       assert.equal(bad.body.error.type, 'invalid_request_error');
@@ -108,7 +165,10 @@ describe('relay channels in the admin API', () => {
     try {
       const plainAdmin = api(plain.url, ADMIN_TOKEN);
       assert.deepEqual((await plainAdmin.get('/admin/v1/channels')).body, { object: 'list', data: [] });
-      assert.equal((await plainAdmin.call('PATCH', '/admin/v1/channels/relay-video/main', { enabled: false })).status, 404);
+      assert.equal(
+        (await plainAdmin.call('PATCH', '/admin/v1/channels/relay-video/main', { enabled: false })).status,
+        404,
+      );
     } finally {
       await plain.close();
     }

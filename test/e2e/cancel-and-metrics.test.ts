@@ -13,17 +13,25 @@ describe('cancel', () => {
   });
   after(() => svc.close());
 
-  const longB = () => client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'slow pan over mountains' });
+  const longB = () =>
+    client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'slow pan over mountains' });
   const longA = () =>
     client.post('/v1/videos/generations', {
-      model: 'vx-imagine-video-1.5-1080p', prompt: 'zoom in', duration: 15,
-      image: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' },
+      model: 'vx-imagine-video-1.5-1080p',
+      prompt: 'zoom in',
+      duration: 15,
+      image: {
+        url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      },
     });
 
   it('cancels a running and a queued task in family B, which end FAILURE with code canceled', async () => {
     const running = (await longB()).body.task_id;
     const queued = (await longB()).body.task_id;
-    await pollUntil(() => client.get(`/v1/video/generations/${running}`), (a) => a.body.status === 'IN_PROGRESS');
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${running}`),
+      (a) => a.body.status === 'IN_PROGRESS',
+    );
     const q = await client.get(`/v1/video/generations/${queued}`);
     assert.equal(q.body.status, 'queued');
     assert.equal(q.body.queue_position, 0);
@@ -35,14 +43,21 @@ describe('cancel', () => {
     }
     // The renderer stopped: the slot is free for the next task, and no video was kept.
     const next = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'next' })).body.task_id;
-    await pollUntil(() => client.get(`/v1/video/generations/${next}`), (a) => a.body.status === 'SUCCESS', 60_000);
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${next}`),
+      (a) => a.body.status === 'SUCCESS',
+      60_000,
+    );
     assert.equal((await client.get(`/v1/video/generations/${running}`)).body.status, 'FAILURE');
     assert.equal((await client.get(`/v1/videos/${running}/content`)).status, 409);
   });
 
   it('cancels in family A, which ends failed with code canceled; a finished task is a 409', async () => {
     const running = (await longA()).body.request_id;
-    await pollUntil(() => client.get(`/v1/videos/${running}`), (a) => a.body.progress > 0);
+    await pollUntil(
+      () => client.get(`/v1/videos/${running}`),
+      (a) => a.body.progress > 0,
+    );
     const res = await client.post(`/v1/videos/${running}/cancel`);
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'failed');
@@ -61,14 +76,25 @@ describe('metrics and readiness', () => {
     try {
       const client = api(svc.url, await svc.createKey('metrics'));
       const id = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'metrics' })).body.task_id;
-      await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS');
+      await pollUntil(
+        () => client.get(`/v1/video/generations/${id}`),
+        (a) => a.body.status === 'SUCCESS',
+      );
       const ready = await api(svc.url).get('/readyz');
       assert.equal(ready.status, 200);
       const res = await fetch(`${svc.url}/metrics`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
       const text = await res.text();
-      for (const name of ['vidgen_queue_depth', 'vidgen_running_tasks', 'vidgen_claims_total{backend="renderer"} 1', 'vidgen_lease_reclaims_total', 'vidgen_retries_total', 'vidgen_task_duration_seconds_bucket{le="0.5",backend="renderer",outcome="succeeded"}', 'vidgen_queue_wait_seconds']) {
+      for (const name of [
+        'vidgen_queue_depth',
+        'vidgen_running_tasks',
+        'vidgen_claims_total{backend="renderer"} 1',
+        'vidgen_lease_reclaims_total',
+        'vidgen_retries_total',
+        'vidgen_task_duration_seconds_bucket{le="0.5",backend="renderer",outcome="succeeded"}',
+        'vidgen_queue_wait_seconds',
+      ]) {
         assert.ok(text.includes(name), `missing ${name}`);
       }
     } finally {
@@ -80,7 +106,10 @@ describe('metrics and readiness', () => {
     const svc = await startTestService({ VIDGEN_ROLE: 'api', VIDGEN_METRICS_TOKEN: 'scrape-secret' });
     try {
       assert.equal((await fetch(`${svc.url}/metrics`)).status, 401);
-      assert.equal((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret' } })).status, 200);
+      assert.equal(
+        (await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret' } })).status,
+        200,
+      );
     } finally {
       await svc.close();
     }

@@ -24,13 +24,19 @@ describe('vidgen commands', () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-cmds-'));
     key = await svc.createKey('cmds');
     // No VIDGEN_* from the developer's shell, and a profile path of the test's own.
-    base = { VIDGEN_BASE_URL: '', VIDGEN_API_KEY: '', VIDGEN_PROFILE: join(dir, 'profile.json'), VIDGEN_JOURNAL_DIR: join(dir, 'journal') };
+    base = {
+      VIDGEN_BASE_URL: '',
+      VIDGEN_API_KEY: '',
+      VIDGEN_PROFILE: join(dir, 'profile.json'),
+      VIDGEN_JOURNAL_DIR: join(dir, 'journal'),
+    };
   });
   after(async () => {
     await svc.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const vidgen = (args: string[], env: Record<string, string> = {}, stdin?: string) => run(args, { ...base, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: key, ...env }, stdin);
+  const vidgen = (args: string[], env: Record<string, string> = {}, stdin?: string) =>
+    run(args, { ...base, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: key, ...env }, stdin);
   const isMp4 = async (path: string) => (await readFile(path)).subarray(4, 8).toString('latin1') === 'ftyp';
 
   it('logs in with a key from standard input into a 0600 profile; the environment still wins', async () => {
@@ -76,7 +82,9 @@ describe('vidgen commands', () => {
     await new Promise<void>((r) => stall.listen(0, '127.0.0.1', r));
     try {
       const image = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/photo.png`;
-      const { id } = JSON.parse((await vidgen(['submit', '-m', 'video-v1-5s', '-p', 'p', '-i', image, '--json'])).stdout);
+      const { id } = JSON.parse(
+        (await vidgen(['submit', '-m', 'video-v1-5s', '-p', 'p', '-i', image, '--json'])).stdout,
+      );
       const canceled = await vidgen(['cancel', id]);
       assert.equal(canceled.code, 0, canceled.stderr);
       assert.equal(canceled.stdout.trim(), `${id}: FAILURE (canceled)`);
@@ -86,28 +94,85 @@ describe('vidgen commands', () => {
     }
     const frame = join(dir, 'frame.png');
     await writeFile(frame, await makeImage(320, 240, 'png'));
-    assert.equal((await vidgen(['submit', '-m', 'vx-imagine-video-1.5-720p', '-p', 'p', '-i', frame, '-d', '1'])).code, 0);
+    assert.equal(
+      (await vidgen(['submit', '-m', 'vx-imagine-video-1.5-720p', '-p', 'p', '-i', frame, '-d', '1'])).code,
+      0,
+    );
     assert.equal((await vidgen(['submit', '-m', 'video-v1-5s', '-p', 'q'])).code, 0);
     const rows = JSON.parse((await vidgen(['tasks', '--limit', '2', '--json'])).stdout);
     assert.equal(rows.length, 2);
-    assert.deepEqual(new Set(rows.map((r: { family: string }) => r.family)), new Set(['A', 'B']), 'the newest of both families');
+    assert.deepEqual(
+      new Set(rows.map((r: { family: string }) => r.family)),
+      new Set(['A', 'B']),
+      'the newest of both families',
+    );
   });
 
   it('edits and extends a finished video', async () => {
     const frame = join(dir, 'first.png');
     await writeFile(frame, await makeImage(320, 240, 'png'));
-    const made = await vidgen(['generate', '-m', 'vx-imagine-video-1.5-720p', '-p', 'a boat', '-i', frame, '-d', '1', '-o', join(dir, 'a.mp4'), '--json']);
+    const made = await vidgen([
+      'generate',
+      '-m',
+      'vx-imagine-video-1.5-720p',
+      '-p',
+      'a boat',
+      '-i',
+      frame,
+      '-d',
+      '1',
+      '-o',
+      join(dir, 'a.mp4'),
+      '--json',
+    ]);
     assert.equal(made.code, 0, made.stderr);
     const { id } = JSON.parse(made.stdout);
-    const edited = await vidgen(['edit', '-m', 'vx-imagine-video-edit', '-p', 'make it black and white', '--video', id, '-o', join(dir, 'edited.mp4')]);
+    const edited = await vidgen([
+      'edit',
+      '-m',
+      'vx-imagine-video-edit',
+      '-p',
+      'make it black and white',
+      '--video',
+      id,
+      '-o',
+      join(dir, 'edited.mp4'),
+    ]);
     assert.equal(edited.code, 0, edited.stderr);
     assert.ok(await isMp4(join(dir, 'edited.mp4')));
-    const extended = await vidgen(['extend', '-m', 'vx-imagine-video-extend', '-p', 'sails on', '--video', join(dir, 'a.mp4'), '-d', '1', '-o', join(dir, 'longer.mp4')]);
+    const extended = await vidgen([
+      'extend',
+      '-m',
+      'vx-imagine-video-extend',
+      '-p',
+      'sails on',
+      '--video',
+      join(dir, 'a.mp4'),
+      '-d',
+      '1',
+      '-o',
+      join(dir, 'longer.mp4'),
+    ]);
     assert.equal(extended.code, 0, extended.stderr);
     assert.ok(await isMp4(join(dir, 'longer.mp4')));
-    const wrong = await vidgen(['extend', '-m', 'vx-imagine-video-edit', '-p', 'x', '--video', id, '-d', '1', '-o', join(dir, 'no.mp4')]);
+    const wrong = await vidgen([
+      'extend',
+      '-m',
+      'vx-imagine-video-edit',
+      '-p',
+      'x',
+      '--video',
+      id,
+      '-d',
+      '1',
+      '-o',
+      join(dir, 'no.mp4'),
+    ]);
     assert.equal(wrong.code, 2);
-    assert.match(wrong.stderr, /does not offer extensions \(models that do: vx-imagine-video-extend, grok-imagine-video\)/);
+    assert.match(
+      wrong.stderr,
+      /does not offer extensions \(models that do: vx-imagine-video-extend, grok-imagine-video\)/,
+    );
   });
 });
 

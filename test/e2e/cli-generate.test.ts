@@ -25,14 +25,19 @@ describe('vidgen CLI', () => {
     svc = await startTestService({ VIDGEN_FETCH_TIMEOUT_MS: '3000' });
     images = await startImageServer();
     dir = await mkdtemp(join(tmpdir(), 'vidgen-cli-'));
-    env = { VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: await svc.createKey('cli'), VIDGEN_JOURNAL_DIR: join(dir, 'journal') };
+    env = {
+      VIDGEN_BASE_URL: svc.url,
+      VIDGEN_API_KEY: await svc.createKey('cli'),
+      VIDGEN_JOURNAL_DIR: join(dir, 'journal'),
+    };
   });
   after(async () => {
     await svc.close();
     await images.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const vidgen = (args: string[], extraEnv: Record<string, string> = {}) => collectOutput(spawnVidgen(args, { ...env, ...extraEnv }));
+  const vidgen = (args: string[], extraEnv: Record<string, string> = {}) =>
+    collectOutput(spawnVidgen(args, { ...env, ...extraEnv }));
   const isMp4 = async (path: string) => (await readFile(path)).subarray(4, 8).toString('latin1') === 'ftyp';
 
   it('lists models as JSON', async () => {
@@ -46,7 +51,21 @@ describe('vidgen CLI', () => {
     const output = join(dir, 'b.mp4');
     const photo = join(dir, 'photo.jpg');
     await writeFile(photo, await makeImage(300, 400, 'jpeg'));
-    const r = await vidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'sunset over the ocean', '--image', photo, '--ratio', '1:1', '--output', output, '--interval', '0.3']);
+    const r = await vidgen([
+      'generate',
+      '--model',
+      'video-v1-5s',
+      '--prompt',
+      'sunset over the ocean',
+      '--image',
+      photo,
+      '--ratio',
+      '1:1',
+      '--output',
+      output,
+      '--interval',
+      '0.3',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), output);
     assert.ok(await isMp4(output));
@@ -59,7 +78,22 @@ describe('vidgen CLI', () => {
     const frame = join(dir, 'frame.png');
     await writeFile(frame, await makeImage(400, 300, 'png'));
     const output = join(dir, 'out', 'a.mp4');
-    const r = await vidgen(['generate', '-m', 'vx-imagine-video-1.5-720p', '-p', 'slow zoom in', '--image', frame, '--duration', '1', '-o', output, '--interval', '0.3', '--json']);
+    const r = await vidgen([
+      'generate',
+      '-m',
+      'vx-imagine-video-1.5-720p',
+      '-p',
+      'slow zoom in',
+      '--image',
+      frame,
+      '--duration',
+      '1',
+      '-o',
+      output,
+      '--interval',
+      '0.3',
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.equal(result.family, 'A');
@@ -98,7 +132,10 @@ describe('vidgen CLI', () => {
     await new Promise<void>((r) => stall.listen(0, '127.0.0.1', r));
     const slowImage = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/photo.png`;
     const ownJournal = { VIDGEN_JOURNAL_DIR: join(dir, 'ctrl-c-journal') };
-    const submitted = await vidgen(['submit', '--model', 'video-v1-5s', '--prompt', 'p', '--image', slowImage, '--json'], ownJournal);
+    const submitted = await vidgen(
+      ['submit', '--model', 'video-v1-5s', '--prompt', 'p', '--image', slowImage, '--json'],
+      ownJournal,
+    );
     const { id } = JSON.parse(submitted.stdout);
     const waiting = spawnVidgen(['wait', id, '--interval', '5', '--long-poll', '0'], { ...env, ...ownJournal });
     const done = collectOutput(waiting);
@@ -116,7 +153,20 @@ describe('vidgen CLI', () => {
 
   it('finishes with `vidgen resume` after being killed while waiting', async () => {
     const output = join(dir, 'killed.mp4');
-    const child = spawnVidgen(['generate', '--model', 'video-v1-5s', '--prompt', 'city at night, zoom out', '--output', output, '--interval', '0.3'], env);
+    const child = spawnVidgen(
+      [
+        'generate',
+        '--model',
+        'video-v1-5s',
+        '--prompt',
+        'city at night, zoom out',
+        '--output',
+        output,
+        '--interval',
+        '0.3',
+      ],
+      env,
+    );
     // The first progress line means the submit is journaled and the CLI is polling.
     await new Promise<void>((resolve, reject) => {
       createInterface({ input: child.stderr! }).on('line', (line) => /^task \S+: /.test(line) && resolve());
@@ -137,6 +187,8 @@ describe('vidgen CLI', () => {
 });
 
 function spawnVidgen(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [VIDGEN_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [VIDGEN_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
-

@@ -35,9 +35,31 @@ describe('vidgen generate on a terminal', () => {
 
   it('keeps the progress line moving while the task runs, long-polling throughout, then shows the download', async () => {
     const output = join(dir, 'tty.mp4');
-    const args = [process.execPath, VIDGEN_BIN, 'generate', '--model', 'video-v1-5s', '--prompt', 'harbour at dawn', '--image', image.url, '--output', output, '--long-poll', '2'];
-    const env = { ...process.env, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: await svc.createKey('tty'), VIDGEN_JOURNAL_DIR: join(dir, 'journal') };
-    const child = spawn('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      process.execPath,
+      VIDGEN_BIN,
+      'generate',
+      '--model',
+      'video-v1-5s',
+      '--prompt',
+      'harbour at dawn',
+      '--image',
+      image.url,
+      '--output',
+      output,
+      '--long-poll',
+      '2',
+    ];
+    const env = {
+      ...process.env,
+      VIDGEN_BASE_URL: svc.url,
+      VIDGEN_API_KEY: await svc.createKey('tty'),
+      VIDGEN_JOURNAL_DIR: join(dir, 'journal'),
+    };
+    const child = spawn('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let screen = '';
     const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
     const taskLines = () => screen.split(/[\r\n]/).filter((l) => /\[[█░]+\] \S+% /.test(l));
@@ -72,7 +94,8 @@ function gatedImageServer() {
   let png: Buffer;
   let released = false;
   let requested = false;
-  const send = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+  const send = (res: ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
   const server = createServer((_req, res) => {
     requested = true;
     if (released) send(res);

@@ -30,21 +30,30 @@ describe('vidgen webhooks listen', () => {
 
   it('forwards verified events to --forward-to and deletes its endpoint on Ctrl-C', async () => {
     const child = spawn(process.execPath, [VIDGEN_BIN, 'webhooks', 'listen', '--forward-to', app.url, '--json'], {
-      env: { ...process.env, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: key, VIDGEN_PROFILE: '/nonexistent/profile.json' },
+      env: {
+        ...process.env,
+        VIDGEN_BASE_URL: svc.url,
+        VIDGEN_API_KEY: key,
+        VIDGEN_PROFILE: '/nonexistent/profile.json',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const [line] = await Promise.race([
-      createInterface({ input: child.stdout })[Symbol.asyncIterator]().next().then((r) => [r.value as string]),
+      createInterface({ input: child.stdout })
+        [Symbol.asyncIterator]()
+        .next()
+        .then((r) => [r.value as string]),
       exited.then((code) => assert.fail(`vidgen exited with ${code}: ${stderr}`)),
     ]);
     const session = JSON.parse(line);
     assert.match(session.secret, /^whsec_/);
     assert.equal((await client.get('/v1/webhooks')).body.data[0].url, session.url);
 
-    const task = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'forwarded' })).body.task_id;
+    const task = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'forwarded' })).body
+      .task_id;
     await app.until((all) => all.length === 1);
     const event = await verifyWebhook<any>(app.received[0].body, app.received[0].headers, session.secret);
     assert.deepEqual([event.type, event.data.id], ['video.completed', task]);

@@ -5,7 +5,16 @@ import { formatUsdTicks } from '../../packages/client/src/index.ts';
 import { api, pollUntil, type Api } from './support/http.ts';
 import { startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
-import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser, signIn } from './support/browser.ts';
+import {
+  browserUnavailable,
+  openConsole,
+  screenshot,
+  scrollsSideways,
+  PHONE,
+  DESKTOP,
+  type TestBrowser,
+  signIn,
+} from './support/browser.ts';
 
 // The console for an account's money and webhooks, in real Chromium against a real server: the
 // balance in the header (exact dollars from integer ticks) follows a task from hold to settle, each
@@ -25,13 +34,22 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
   const endpoints: Record<string, string> = {};
 
   before(async () => {
-    svc = await startEconomicsService(undefined, { VIDGEN_WEBHOOK_RETRY_BASE_MS: '50', VIDGEN_WEBHOOK_RETRY_CAP_MS: '200' });
+    svc = await startEconomicsService(undefined, {
+      VIDGEN_WEBHOOK_RETRY_BASE_MS: '50',
+      VIDGEN_WEBHOOK_RETRY_CAP_MS: '200',
+    });
     key = await svc.account('wallet', { credits_usd_ticks: CREDITS });
     owner = api(svc.url, key);
-    receiver = await startWebhookReceiver((r) => (r.headers['webhook-id'] && JSON.parse(r.body).type === 'webhook.test' ? 410 : 200));
-    for (const name of ['gone', 'operator', 'healthy']) endpoints[name] = (await owner.post('/v1/webhooks', { url: `${receiver.url}?${name}` })).body.id;
+    receiver = await startWebhookReceiver((r) =>
+      r.headers['webhook-id'] && JSON.parse(r.body).type === 'webhook.test' ? 410 : 200,
+    );
+    for (const name of ['gone', 'operator', 'healthy'])
+      endpoints[name] = (await owner.post('/v1/webhooks', { url: `${receiver.url}?${name}` })).body.id;
     await owner.post(`/v1/webhooks/${endpoints.gone}/test`);
-    await pollUntil(() => owner.get(`/v1/webhooks/${endpoints.gone}`), (a) => a.body.status === 'disabled');
+    await pollUntil(
+      () => owner.get(`/v1/webhooks/${endpoints.gone}`),
+      (a) => a.body.status === 'disabled',
+    );
     await svc.admin.call('PATCH', `/admin/v1/webhooks/${endpoints.operator}`, { enabled: false });
     ({ browser, page } = await openConsole(svc.url));
   });
@@ -64,7 +82,7 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
     await page.locator('li.task[data-phase="succeeded"] .task-timing').filter({ hasText: 'cost $0.10' }).waitFor();
   });
 
-  it('lists the account\'s webhook endpoints, opened when one is disabled, and enables one the server disabled', async () => {
+  it("lists the account's webhook endpoints, opened when one is disabled, and enables one the server disabled", async () => {
     const panel = page.locator('details.webhooks-panel');
     await panel.locator('summary').filter({ hasText: 'Webhook endpoints (3)' }).waitFor();
     assert.equal(await panel.evaluate((el: HTMLDetailsElement) => el.open), true, 'open: an endpoint is disabled');
@@ -72,9 +90,9 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
 
     assert.equal(await row('healthy').getAttribute('data-status'), 'enabled');
     assert.equal(await row('healthy').getByRole('button', { name: 'Enable' }).isVisible(), false);
-    assert.match(await row('operator').textContent() ?? '', /Only the operator can enable it again/);
+    assert.match((await row('operator').textContent()) ?? '', /Only the operator can enable it again/);
     assert.equal(await row('operator').getByRole('button', { name: 'Enable' }).isVisible(), false);
-    assert.match(await row('gone').textContent() ?? '', /410 Gone/);
+    assert.match((await row('gone').textContent()) ?? '', /410 Gone/);
     await screenshot(page, 'account-webhooks-desktop');
     await page.setViewportSize(PHONE);
     assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');
@@ -84,7 +102,11 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
     await row('gone').getByRole('button', { name: 'Enable' }).click();
     await panel.locator(`li.webhook[data-webhook-id="${endpoints.gone}"][data-status="enabled"]`).waitFor();
     assert.equal((await owner.get(`/v1/webhooks/${endpoints.gone}`)).body.status, 'enabled');
-    assert.equal((await owner.get(`/v1/webhooks/${endpoints.operator}`)).body.status, 'disabled', 'the operator\'s disable holds');
+    assert.equal(
+      (await owner.get(`/v1/webhooks/${endpoints.operator}`)).body.status,
+      'disabled',
+      "the operator's disable holds",
+    );
   });
 
   it('says when an account is not metered', async () => {

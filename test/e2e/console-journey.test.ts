@@ -5,7 +5,15 @@ import { startTestService, type TestService } from './support/service.ts';
 import { makeImage } from './support/images.ts';
 import { api } from './support/http.ts';
 import { formatUsdTicks } from '../../packages/client/src/index.ts';
-import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser } from './support/browser.ts';
+import {
+  browserUnavailable,
+  openConsole,
+  screenshot,
+  scrollsSideways,
+  PHONE,
+  DESKTOP,
+  type TestBrowser,
+} from './support/browser.ts';
 
 // The web console in real Chromium against a real server: sign in, submit with both families
 // (text-to-video, and image-to-video from an uploaded first frame), watch progress, survive a
@@ -39,7 +47,11 @@ describe('web console journey', { skip }, () => {
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.getItem('vidgen.console.apiKey')), key);
     const options = await page.getByLabel('Model', { exact: true }).locator('option').allTextContents();
-    for (const id of ['vx-imagine-video-1.5-720p', 'video-v1-5s']) assert.ok(options.some((o) => o.startsWith(id)), `model ${id} offered`);
+    for (const id of ['vx-imagine-video-1.5-720p', 'video-v1-5s'])
+      assert.ok(
+        options.some((o) => o.startsWith(id)),
+        `model ${id} offered`,
+      );
   });
 
   it('submits text-to-video (family B) and image-to-video with an uploaded first frame (family A)', async () => {
@@ -53,7 +65,9 @@ describe('web console journey', { skip }, () => {
 
     await page.getByLabel('Model', { exact: true }).selectOption('vx-imagine-video-1.5-720p');
     await page.getByLabel('Prompt').fill('slow zoom in on the harbour');
-    await page.getByLabel('First frame file').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: await makeImage(640, 360) });
+    await page
+      .getByLabel('First frame file')
+      .setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: await makeImage(640, 360) });
     await page.getByLabel('Duration').fill('2');
     await page.getByLabel('Aspect ratio').selectOption('16:9');
     await page.getByRole('button', { name: 'Generate' }).click();
@@ -82,20 +96,29 @@ describe('web console journey', { skip }, () => {
     await taskB.waitFor();
     assert.equal(await taskA.locator('.task-prompt').textContent(), 'slow zoom in on the harbour');
 
-    for (const [task, seconds] of [[taskB, 5], [taskA, 2]] as const) {
+    for (const [task, seconds] of [
+      [taskB, 5],
+      [taskA, 2],
+    ] as const) {
       await task.getByRole('button', { name: 'Play' }).click();
       const video = task.locator('video');
       await video.waitFor();
-      await page.waitForFunction((el) => (el as HTMLVideoElement).readyState >= 3, await video.elementHandle(), { timeout: 30_000 });
+      await page.waitForFunction((el) => (el as HTMLVideoElement).readyState >= 3, await video.elementHandle(), {
+        timeout: 30_000,
+      });
       const duration = await video.evaluate((el: HTMLVideoElement) => el.duration);
       assert.ok(Math.abs(duration - seconds) < 0.2, `video plays ${duration} s, expected ${seconds}`);
       // Seeking near the end needs Range support: the element fetches only that part.
-      const seeked = await video.evaluate((el: HTMLVideoElement, to: number) => new Promise<number>((resolve, reject) => {
-        el.pause();
-        el.addEventListener('seeked', () => resolve(el.currentTime), { once: true });
-        el.addEventListener('error', () => reject(new Error('video error')), { once: true });
-        el.currentTime = to;
-      }), seconds - 0.5);
+      const seeked = await video.evaluate(
+        (el: HTMLVideoElement, to: number) =>
+          new Promise<number>((resolve, reject) => {
+            el.pause();
+            el.addEventListener('seeked', () => resolve(el.currentTime), { once: true });
+            el.addEventListener('error', () => reject(new Error('video error')), { once: true });
+            el.currentTime = to;
+          }),
+        seconds - 0.5,
+      );
       assert.ok(Math.abs(seeked - (seconds - 0.5)) < 0.2, `seeked to ${seeked}`);
       const href = await task.getByRole('link', { name: 'Download MP4' }).getAttribute('href');
       assert.match(href ?? '', /\/content\?expires=\d+&kid=.+&sig=/);
@@ -117,16 +140,25 @@ describe('web console journey', { skip }, () => {
     // Text-to-video needs nothing but a prompt: it is what the form offers first.
     assert.equal(await page.getByLabel('Model', { exact: true }).inputValue(), 'video-v1-5s');
     const generate = await page.getByRole('button', { name: 'Generate' }).boundingBox();
-    assert.ok(generate && generate.y + generate.height <= DESKTOP.height, `Generate ends at ${generate && generate.y + generate.height} px, below the first screen`);
+    assert.ok(
+      generate && generate.y + generate.height <= DESKTOP.height,
+      `Generate ends at ${generate && generate.y + generate.height} px, below the first screen`,
+    );
     const taskA = page.locator('li.task[data-family="A"][data-phase="succeeded"]').first();
     await page.locator('li.task[data-poster="shown"]').nth(1).waitFor();
     const poster = taskA.locator('.task-poster img');
-    assert.ok(await poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 640), 'the poster is loaded');
+    assert.ok(
+      await poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 640),
+      'the poster is loaded',
+    );
     assert.equal(await taskA.locator('.task-model').textContent(), 'vx-imagine-video-1.5-720p');
     // The cost is the server's settled price, written as dollars exactly (an unmetered account sees it too).
     const usage = (await api(svc.url, key).get(`/v1/videos/${await taskA.getAttribute('data-task-id')}`)).body.usage;
     const cost = formatUsdTicks(usage.cost_in_usd_ticks).replace('$', '\\$').replace('.', '\\.');
-    assert.match((await taskA.locator('.task-timing').textContent()) ?? '', new RegExp(`^2 s video · waited \\d+:\\d\\d · rendered \\d+:\\d\\d · cost ${cost}$`));
+    assert.match(
+      (await taskA.locator('.task-timing').textContent()) ?? '',
+      new RegExp(`^2 s video · waited \\d+:\\d\\d · rendered \\d+:\\d\\d · cost ${cost}$`),
+    );
     assert.equal(await page.locator('.balance').textContent(), 'Not metered');
     await screenshot(page, 'console-1280x800', { fullPage: false });
     await page.setViewportSize(PHONE);
@@ -142,12 +174,18 @@ describe('web console journey', { skip }, () => {
     await taskA.getByRole('button', { name: 'Submit edit' }).click();
     await page.locator('li.task').nth(before).waitFor();
     assert.equal(await page.locator('li.task').first().locator('.task-model').textContent(), 'vx-imagine-video-edit');
-    assert.equal(await page.locator('li.task').first().locator('.task-prompt').textContent(), 'the same harbour in black and white');
+    assert.equal(
+      await page.locator('li.task').first().locator('.task-prompt').textContent(),
+      'the same harbour in black and white',
+    );
     await taskA.getByRole('button', { name: 'Extend' }).click();
     await taskA.getByLabel('What happens next').fill('the camera keeps rising');
     await taskA.getByLabel('Seconds to add').fill('1');
     await taskA.getByRole('button', { name: 'Submit extension' }).click();
-    await page.locator('li.task').nth(before + 1).waitFor();
+    await page
+      .locator('li.task')
+      .nth(before + 1)
+      .waitFor();
     assert.equal(await page.locator('li.task').first().locator('.task-model').textContent(), 'vx-imagine-video-extend');
     await page.locator('li.task[data-phase="pending"]').first().waitFor({ state: 'detached', timeout: 180_000 });
   });

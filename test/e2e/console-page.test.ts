@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
 import { startImageServer } from './support/images.ts';
-import { browserUnavailable, openConsole, screenshot, scrollsSideways, PHONE, DESKTOP, type TestBrowser, signIn } from './support/browser.ts';
+import {
+  browserUnavailable,
+  openConsole,
+  screenshot,
+  scrollsSideways,
+  PHONE,
+  DESKTOP,
+  type TestBrowser,
+  signIn,
+} from './support/browser.ts';
 
 // The console page itself: how it is served (security headers, caching, compression, size),
 // the form's own checks, the server's refusals shown beside the field, keyboard order, cancel,
@@ -36,25 +45,38 @@ describe('web console page', { skip }, () => {
     assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
     assert.equal(html.headers.get('cache-control'), 'no-cache');
     const csp = html.headers.get('content-security-policy') ?? '';
-    for (const rule of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "media-src 'self' blob:", "img-src 'self' data: blob:", "frame-ancestors 'none'"]) {
+    for (const rule of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "connect-src 'self'",
+      "media-src 'self' blob:",
+      "img-src 'self' data: blob:",
+      "frame-ancestors 'none'",
+    ]) {
       assert.ok(csp.includes(rule), `CSP has ${rule}: ${csp}`);
     }
     assert.equal(html.headers.get('x-content-type-options'), 'nosniff');
     const text = await html.text();
     assert.doesNotMatch(text, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
     assert.doesNotMatch(text, /\sstyle=/, 'no inline style');
-    const again = await fetch(`${svc.url}/`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': html.headers.get('etag')! } });
+    const again = await fetch(`${svc.url}/`, {
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': html.headers.get('etag')! },
+    });
     assert.equal(again.status, 304);
 
     let total = Number(html.headers.get('content-length'));
-    let brotli = Number((await fetch(`${svc.url}/`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-length'));
+    let brotli = Number(
+      (await fetch(`${svc.url}/`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-length'),
+    );
     for (const [, path] of text.matchAll(/(?:src|href)="(assets\/[^"]+)"/g)) {
       const asset = await fetch(`${svc.url}/${path}`, { headers: { 'accept-encoding': 'gzip' } });
       assert.equal(asset.status, 200, path);
       assert.equal(asset.headers.get('content-encoding'), 'gzip');
       assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
       total += Number(asset.headers.get('content-length'));
-      brotli += Number((await fetch(`${svc.url}/${path}`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-length'));
+      brotli += Number(
+        (await fetch(`${svc.url}/${path}`, { headers: { 'accept-encoding': 'br' } })).headers.get('content-length'),
+      );
     }
     t.diagnostic(`console page transfer: ${total} bytes gzip, ${brotli} bytes brotli (HTML + JS + CSS)`);
     assert.ok(total > 0 && total < TRANSFER_BUDGET_BYTES, `page transfer ${total} bytes`);
@@ -72,9 +94,13 @@ describe('web console page', { skip }, () => {
     await page.getByRole('button', { name: 'Generate' }).click();
     await page.getByRole('alert').filter({ hasText: 'Please fix the 3 marked fields' }).waitFor();
     assert.equal(await page.getByLabel('Prompt').getAttribute('aria-invalid'), 'true');
-    assert.match(await page.locator('#duration-error').textContent() ?? '', /from 1 to 15/);
-    assert.match(await page.locator('#first-frame-url-error').textContent() ?? '', /first frame/);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'prompt', 'focus moves to the first marked field');
+    assert.match((await page.locator('#duration-error').textContent()) ?? '', /from 1 to 15/);
+    assert.match((await page.locator('#first-frame-url-error').textContent()) ?? '', /first frame/);
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.id),
+      'prompt',
+      'focus moves to the first marked field',
+    );
     assert.deepEqual(posts, []);
   });
 
@@ -86,8 +112,8 @@ describe('web console page', { skip }, () => {
     await page.getByRole('button', { name: 'Generate' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'The server refused the request' });
     await alert.waitFor();
-    assert.match(await alert.textContent() ?? '', /data URI declares image\/png/);
-    assert.match(await page.locator('#image-files-error').textContent() ?? '', /data URI declares image\/png/);
+    assert.match((await alert.textContent()) ?? '', /data URI declares image\/png/);
+    assert.match((await page.locator('#image-files-error').textContent()) ?? '', /data URI declares image\/png/);
     await screenshot(page, 'refused-desktop');
     await page.setViewportSize(PHONE);
     assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');
@@ -136,7 +162,10 @@ describe('web console page', { skip }, () => {
     await page.getByRole('button', { name: 'Generate' }).click();
     const failed = page.locator('li.task').first();
     await failed.locator('.task-status', { hasText: 'Failed' }).waitFor({ timeout: 60_000 });
-    assert.match(await failed.locator('.task-detail').textContent() ?? '', /^The image URL could not be fetched by the server/);
+    assert.match(
+      (await failed.locator('.task-detail').textContent()) ?? '',
+      /^The image URL could not be fetched by the server/,
+    );
 
     await page.getByLabel('Model', { exact: true }).selectOption('vx-imagine-video-1.5-720p');
     await page.getByLabel('First frame URL').fill(`${images.url}/photo.png`);
@@ -159,7 +188,9 @@ describe('web console page', { skip }, () => {
   it('signs out with the server’s reason when the key is revoked mid-session', async () => {
     await svc.revokeKeyOf(key);
     // The server may trust a key it just checked for a moment; the next refresh after that is refused.
-    const signedOut = page.getByRole('alert').filter({ hasText: 'Signed out: The API key is not valid or has been revoked.' });
+    const signedOut = page
+      .getByRole('alert')
+      .filter({ hasText: 'Signed out: The API key is not valid or has been revoked.' });
     for (let i = 0; i < 30 && !(await signedOut.isVisible()); i++) {
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.waitForTimeout(500);

@@ -17,16 +17,26 @@ describe('content download', () => {
     svc = await startTestService();
     key = await svc.createKey('content');
     client = api(svc.url, key);
-    const submit = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'forest in the morning' });
+    const submit = await client.post('/v1/video/generations', {
+      model: 'video-v1-5s',
+      prompt: 'forest in the morning',
+    });
     id = submit.body.task_id;
     const pending = await client.get(`/v1/videos/${id}/content`);
     if (pending.status !== 200) {
       assert.equal(pending.status, 409, 'no partial file before success');
       assert.equal(pending.body.error.code, 'video_not_ready');
     }
-    await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS');
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => a.body.status === 'SUCCESS',
+    );
     signedUrl = (await client.get(`/v1/videos/${id}`)).body.video.url;
-    whole = Buffer.from(await (await fetch(`${svc.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer());
+    whole = Buffer.from(
+      await (
+        await fetch(`${svc.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } })
+      ).arrayBuffer(),
+    );
   });
   after(() => svc.close());
 
@@ -46,7 +56,11 @@ describe('content download', () => {
   });
 
   it('answers Range requests with 206 and the exact bytes', async () => {
-    for (const [header, start, end] of [['bytes=0-99', 0, 99], ['bytes=100-', 100, whole.length - 1], ['bytes=-50', whole.length - 50, whole.length - 1]] as const) {
+    for (const [header, start, end] of [
+      ['bytes=0-99', 0, 99],
+      ['bytes=100-', 100, whole.length - 1],
+      ['bytes=-50', whole.length - 50, whole.length - 1],
+    ] as const) {
       const res = await get({ range: header });
       const body = Buffer.from(await res.arrayBuffer());
       assert.equal(res.status, 206, header);
@@ -69,7 +83,11 @@ describe('content download', () => {
     assert.equal((await head.arrayBuffer()).byteLength, 0);
     const etag = head.headers.get('etag')!;
     assert.equal((await get({ 'if-none-match': etag })).status, 304);
-    assert.equal((await get({ 'if-range': '"other"', range: 'bytes=0-9' })).status, 200, 'stale If-Range gets the whole file');
+    assert.equal(
+      (await get({ 'if-range': '"other"', range: 'bytes=0-9' })).status,
+      200,
+      'stale If-Range gets the whole file',
+    );
   });
 
   it('serves a signed link without the key, and refuses a tampered or expired one with 403', async () => {
@@ -91,10 +109,18 @@ describe('content download', () => {
   it('gives every concurrent download its own bytes, also when others are aborted mid-way', async () => {
     // Downloads reuse read buffers (api/content/read-buffers.ts): a reused buffer must never carry
     // another answer's bytes, whatever ends first.
-    const other = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'a red kite over dunes' })).body.task_id;
-    await pollUntil(() => client.get(`/v1/video/generations/${other}`), (a) => a.body.status === 'SUCCESS');
+    const other = (
+      await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'a red kite over dunes' })
+    ).body.task_id;
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${other}`),
+      (a) => a.body.status === 'SUCCESS',
+    );
     const download = (taskId: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-      fetch(`${svc.url}/v1/videos/${taskId}/content`, { headers: { authorization: `Bearer ${key}`, ...headers }, signal });
+      fetch(`${svc.url}/v1/videos/${taskId}/content`, {
+        headers: { authorization: `Bearer ${key}`, ...headers },
+        signal,
+      });
     const otherWhole = Buffer.from(await (await download(other)).arrayBuffer());
     assert.notDeepEqual(otherWhole, whole);
     for (let round = 0; round < 5; round++) {
@@ -125,10 +151,14 @@ describe('content download', () => {
     assert.equal((await fetch(url)).status, 200);
     await svc.revokeKeyOf(second);
     // Like a Bearer key, within the time a key is trusted without asking the database again.
-    const refused = await pollUntil(async () => {
-      const res = await fetch(url);
-      return { status: res.status, headers: res.headers, body: await res.arrayBuffer() };
-    }, (a) => a.status === 403, KEY_CACHE_MS + 1000);
+    const refused = await pollUntil(
+      async () => {
+        const res = await fetch(url);
+        return { status: res.status, headers: res.headers, body: await res.arrayBuffer() };
+      },
+      (a) => a.status === 403,
+      KEY_CACHE_MS + 1000,
+    );
     assert.equal(refused.status, 403);
   });
 });
@@ -139,7 +169,10 @@ describe('signed link expiry', () => {
     try {
       const client = api(svc.url, await svc.createKey('ttl'));
       const submit = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'snow' });
-      await pollUntil(() => client.get(`/v1/video/generations/${submit.body.task_id}`), (a) => a.body.status === 'SUCCESS');
+      await pollUntil(
+        () => client.get(`/v1/video/generations/${submit.body.task_id}`),
+        (a) => a.body.status === 'SUCCESS',
+      );
       const url = (await client.get(`/v1/videos/${submit.body.task_id}`)).body.video.url;
       await new Promise((r) => setTimeout(r, 2100));
       const res = await fetch(url);

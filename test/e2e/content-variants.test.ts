@@ -29,10 +29,19 @@ describe('content variants: poster and sprite sheet', () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-variants-'));
     key = await svc.createKey('variants');
     client = api(svc.url, key);
-    const submit = await client.post('/v1/videos/generations', { model: 'grok-imagine-video', prompt: 'a red sailboat on a calm sea at sunset', duration: 2 });
+    const submit = await client.post('/v1/videos/generations', {
+      model: 'grok-imagine-video',
+      prompt: 'a red sailboat on a calm sea at sunset',
+      duration: 2,
+    });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
     id = submit.body.request_id;
-    done = (await pollUntil(() => client.get(`/v1/videos/${id}`), (a) => a.status === 200)).body;
+    done = (
+      await pollUntil(
+        () => client.get(`/v1/videos/${id}`),
+        (a) => a.status === 200,
+      )
+    ).body;
   });
   after(async () => {
     await svc.close();
@@ -40,7 +49,10 @@ describe('content variants: poster and sprite sheet', () => {
   });
 
   const get = (query: string, headers: Record<string, string> = {}, method = 'GET') =>
-    fetch(`${svc.url}/v1/videos/${id}/content${query}`, { method, headers: { authorization: `Bearer ${key}`, ...headers } });
+    fetch(`${svc.url}/v1/videos/${id}/content${query}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+    });
 
   it('hands out an absolute, signed poster link that works without the key', async () => {
     const link = new URL(done.video.thumbnail_url);
@@ -62,7 +74,11 @@ describe('content variants: poster and sprite sheet', () => {
   it('takes the poster from the video itself', async () => {
     const video = Buffer.from(await (await get('')).arrayBuffer());
     const frames = await decodeRgb(video, 1280, 720);
-    const poster = await sharp(Buffer.from(await (await get('?variant=thumbnail')).arrayBuffer())).resize(1280, 720).removeAlpha().raw().toBuffer();
+    const poster = await sharp(Buffer.from(await (await get('?variant=thumbnail')).arrayBuffer()))
+      .resize(1280, 720)
+      .removeAlpha()
+      .raw()
+      .toBuffer();
     const nearest = Math.min(...frames.map((f) => frameDistance(f, poster)));
     assert.ok(nearest < 12, `the poster matches a frame of the video (mean difference ${nearest.toFixed(1)})`);
   });
@@ -96,13 +112,18 @@ describe('content variants: poster and sprite sheet', () => {
     for (const status of ['200', '206']) {
       const content = operation.responses[status].content as Record<string, { schema: { description: string } }>;
       // What the server answers for each query, against what the document says it answers.
-      for (const [query, variant] of [['', undefined], ['?variant=thumbnail', 'thumbnail'], ['?variant=spritesheet', 'spritesheet']] as const) {
+      for (const [query, variant] of [
+        ['', undefined],
+        ['?variant=thumbnail', 'thumbnail'],
+        ['?variant=spritesheet', 'spritesheet'],
+      ] as const) {
         const res = await get(query, { range: 'bytes=0-0' });
         await res.arrayBuffer();
         const type = res.headers.get('content-type')!;
         assert.ok(content[type], `${status} documents ${type} (served for '${query}')`);
         const description = content[type].schema.description;
-        if (variant) assert.match(description, new RegExp(`variant=${variant}`), `${type} is documented as the ${variant}`);
+        if (variant)
+          assert.match(description, new RegExp(`variant=${variant}`), `${type} is documented as the ${variant}`);
         else assert.match(description, /Without `variant`/);
       }
       assert.deepEqual(Object.keys(content).sort(), ['image/jpeg', 'image/webp', 'video/mp4']);
@@ -132,7 +153,11 @@ describe('content variants: poster and sprite sheet', () => {
     const signed = await sdk.content.image(id, 'thumbnail', { url: done.video.thumbnail_url });
     assert.deepEqual(signed.bytes, poster.bytes);
     const out = join(dir, 'sprite.jpg');
-    const cli = await run(['download', id, '--variant', 'spritesheet', '-o', out], { VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: key, VIDGEN_JOURNAL_DIR: join(dir, 'j') });
+    const cli = await run(['download', id, '--variant', 'spritesheet', '-o', out], {
+      VIDGEN_BASE_URL: svc.url,
+      VIDGEN_API_KEY: key,
+      VIDGEN_JOURNAL_DIR: join(dir, 'j'),
+    });
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal((await sharp(await readFile(out)).metadata()).width, 800);
   });
@@ -151,5 +176,7 @@ describe('content variants: poster and sprite sheet', () => {
 });
 
 function run(args: string[], env: Record<string, string>): Promise<CommandResult> {
-  return runCommand(process.execPath, [VIDGEN_BIN, ...args], { env: { VIDGEN_PROFILE: '/nonexistent/profile.json', ...env } });
+  return runCommand(process.execPath, [VIDGEN_BIN, ...args], {
+    env: { VIDGEN_PROFILE: '/nonexistent/profile.json', ...env },
+  });
 }

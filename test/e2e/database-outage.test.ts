@@ -32,8 +32,13 @@ describe('database connection loss on PostgreSQL', () => {
     dbName = new URL(database.location).pathname.slice(1);
     dataDir = await mkdtemp(join(tmpdir(), 'vidgen-dbloss-'));
     env = {
-      VIDGEN_DATA_DIR: dataDir, VIDGEN_DATABASE_URL: database.location, VIDGEN_SIGNING_SECRET: 'dbloss',
-      VIDGEN_POLL_MS: '200', VIDGEN_LEASE_SECONDS: '6', VIDGEN_HEARTBEAT_SECONDS: '1', VIDGEN_WORKER_CONCURRENCY: '2',
+      VIDGEN_DATA_DIR: dataDir,
+      VIDGEN_DATABASE_URL: database.location,
+      VIDGEN_SIGNING_SECRET: 'dbloss',
+      VIDGEN_POLL_MS: '200',
+      VIDGEN_LEASE_SECONDS: '6',
+      VIDGEN_HEARTBEAT_SECONDS: '1',
+      VIDGEN_WORKER_CONCURRENCY: '2',
     };
     key = (await runServerCommand(['keys', 'create', '--account', 'dbloss'], env)).stdout.trim();
     processes = [await spawnServer(env, ['--role', 'api']), await spawnServer(env, ['--role', 'worker'])];
@@ -51,14 +56,20 @@ describe('database connection loss on PostgreSQL', () => {
   });
 
   const killAll = async () =>
-    (await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName])).rowCount ?? 0;
+    (
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [dbName],
+      )
+    ).rowCount ?? 0;
 
   /** A request that may meet the outage: 503 with Retry-After and the envelope is fine, anything 5xx else is not. */
   const checked = async (answer: Promise<Answer>, what: string, problems: string[]): Promise<Answer | undefined> => {
     const a = await answer;
     if (a.status === 503) {
       if (!a.headers.get('retry-after')) problems.push(`${what}: 503 without Retry-After`);
-      if (a.body?.error?.code !== 'service_unavailable') problems.push(`${what}: 503 not in the envelope: ${JSON.stringify(a.body)}`);
+      if (a.body?.error?.code !== 'service_unavailable')
+        problems.push(`${what}: 503 not in the envelope: ${JSON.stringify(a.body)}`);
       if (!a.headers.get('x-request-id')) problems.push(`${what}: 503 without x-request-id`);
       return undefined;
     }
@@ -84,7 +95,15 @@ describe('database connection loss on PostgreSQL', () => {
     // Submits with an Idempotency-Key, retried on 503 as a client would: never two tasks for one key.
     for (let i = 0; i < TASKS; i++) {
       for (;;) {
-        const a = await checked(client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: `outage ${i}` }, { 'idempotency-key': `outage-${i}` }), `submit ${i}`, problems);
+        const a = await checked(
+          client.post(
+            '/v1/video/generations',
+            { model: 'video-v1-5s', prompt: `outage ${i}` },
+            { 'idempotency-key': `outage-${i}` },
+          ),
+          `submit ${i}`,
+          problems,
+        );
         if (a?.status === 200) {
           ids.set(`outage-${i}`, a.body.task_id);
           break;
@@ -112,7 +131,9 @@ describe('database connection loss on PostgreSQL', () => {
     assert.deepEqual([...finished.values()], Array(TASKS).fill('SUCCESS'));
     for (const p of processes) assert.equal(p.child.exitCode, null, 'no process exited');
     for (const id of ids.values()) {
-      const { probe } = await downloadAndProbe(`${processes[0].url}/v1/videos/${id}/content`, { authorization: `Bearer ${key}` });
+      const { probe } = await downloadAndProbe(`${processes[0].url}/v1/videos/${id}/content`, {
+        authorization: `Bearer ${key}`,
+      });
       assert.equal(probe.codec, 'h264');
     }
     const own = new pg.Client({ connectionString: database.location });
@@ -136,7 +157,15 @@ describe('database connection loss on PostgreSQL', () => {
       await new Promise((r) => setTimeout(r, 2500));
       assert.equal((await fetch(`${apiProcess.url}/readyz`)).status, 503, 'the API is not ready');
       assert.equal((await fetch(`${processes[1].url}/readyz`)).status, 503, 'the worker is not ready');
-      const submit = await checked(client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'in the outage' }, { 'idempotency-key': 'in-outage' }), 'submit', problems);
+      const submit = await checked(
+        client.post(
+          '/v1/video/generations',
+          { model: 'video-v1-5s', prompt: 'in the outage' },
+          { 'idempotency-key': 'in-outage' },
+        ),
+        'submit',
+        problems,
+      );
       assert.equal(submit, undefined, 'the submit was refused with 503');
       const poll = await checked(client.get('/v1/videos'), 'list', problems);
       assert.equal(poll, undefined, 'the list was refused with 503');
@@ -152,7 +181,11 @@ describe('database connection loss on PostgreSQL', () => {
       }
     }
     // The same key now creates its task, once, and a worker picks it up by itself.
-    const created = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'in the outage' }, { 'idempotency-key': 'in-outage' });
+    const created = await client.post(
+      '/v1/video/generations',
+      { model: 'video-v1-5s', prompt: 'in the outage' },
+      { 'idempotency-key': 'in-outage' },
+    );
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const deadline = Date.now() + 120_000;
     let status = '';

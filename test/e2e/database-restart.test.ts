@@ -16,7 +16,11 @@ const ROUNDS = 2;
 const PER_FAULT = 3;
 const LEASE_SECONDS = 5;
 /** A small model whose renders take a few seconds: long enough to be caught mid-render. */
-const MODELS = { models: [{ id: 'restart-4s', family: 'B', backend: 'renderer', resolution: '240p', durations: [4], aspect_ratios: ['16:9'] }] };
+const MODELS = {
+  models: [
+    { id: 'restart-4s', family: 'B', backend: 'renderer', resolution: '240p', durations: [4], aspect_ratios: ['16:9'] },
+  ],
+};
 
 // Issue 10, "restart the PostgreSQL cluster": the server's database really goes away, not just
 // its connections. On a private cluster (the shared one serves everybody else), real API and
@@ -43,8 +47,14 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     const modelsFile = join(dataDir, 'models.json');
     await writeFile(modelsFile, JSON.stringify(MODELS));
     const env = {
-      VIDGEN_DATA_DIR: dataDir, VIDGEN_DATABASE_URL: databaseUrl, VIDGEN_MODELS_FILE: modelsFile, VIDGEN_SIGNING_SECRET: 'pgrestart',
-      VIDGEN_POLL_MS: '200', VIDGEN_LEASE_SECONDS: String(LEASE_SECONDS), VIDGEN_HEARTBEAT_SECONDS: '1', VIDGEN_WORKER_CONCURRENCY: '2',
+      VIDGEN_DATA_DIR: dataDir,
+      VIDGEN_DATABASE_URL: databaseUrl,
+      VIDGEN_MODELS_FILE: modelsFile,
+      VIDGEN_SIGNING_SECRET: 'pgrestart',
+      VIDGEN_POLL_MS: '200',
+      VIDGEN_LEASE_SECONDS: String(LEASE_SECONDS),
+      VIDGEN_HEARTBEAT_SECONDS: '1',
+      VIDGEN_WORKER_CONCURRENCY: '2',
     };
     key = (await runServerCommand(['keys', 'create', '--account', 'pgrestart'], env)).stdout.trim();
     processes = [await spawnServer(env, ['--role', 'api']), await spawnServer(env, ['--role', 'worker'])];
@@ -55,7 +65,9 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps serving through fast restarts and stop/start outages, round after round', { timeout: 600_000 }, async (t) => {
+  it('keeps serving through fast restarts and stop/start outages, round after round', {
+    timeout: 600_000,
+  }, async (t) => {
     if (typeof cluster === 'string') return t.skip(cluster);
     const db = cluster;
     const [apiProcess, workerProcess] = processes;
@@ -65,15 +77,25 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     const check = (what: string, a: Answer) => answers.check(what, a);
     // The SDK rides out the faults on its own (Retry-After, one Idempotency-Key per create);
     // every answer it got is checked as well.
-    const sdk = new VidgenClient({ baseURL: apiProcess.url, apiKey: key, maxRetries: 60, backoff: { initialDelayMs: 200, maxDelayMs: 1000 }, fetch: answers.fetch });
+    const sdk = new VidgenClient({
+      baseURL: apiProcess.url,
+      apiKey: key,
+      maxRetries: 60,
+      backoff: { initialDelayMs: 200, maxDelayMs: 1000 },
+      fetch: answers.fetch,
+    });
     const ids = new Map<string, string>();
     const submit = async (name: string) => {
       for (let i = 0; i < PER_FAULT; i++) {
-        const created = await sdk.videoGenerations.create({ model: 'restart-4s', prompt: `restart ${name} ${i}` }, { idempotencyKey: `${name}-${i}` });
+        const created = await sdk.videoGenerations.create(
+          { model: 'restart-4s', prompt: `restart ${name} ${i}` },
+          { idempotencyKey: `${name}-${i}` },
+        );
         ids.set(`${name}-${i}`, created.task_id);
       }
     };
-    const statusOf = async (id: string) => check(`poll ${id}`, await raw.get(`/v1/video/generations/${id}`)).body?.status;
+    const statusOf = async (id: string) =>
+      check(`poll ${id}`, await raw.get(`/v1/video/generations/${id}`)).body?.status;
     /** Holds until one of the tasks renders, so the fault that follows meets a running attempt. */
     const someRunning = async () => {
       const deadline = Date.now() + 60_000;
@@ -88,15 +110,25 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     const background = (async () => {
       while (traffic) {
         for (const [name, id] of ids) {
-          const replay = check(`replay ${name}`, await raw.post('/v1/video/generations', { model: 'restart-4s', prompt: `restart ${name.replace(/-(\d+)$/, ' $1')}` }, { 'idempotency-key': name }));
-          if (replay.status === 200 && replay.body.task_id !== id) problems.push(`replay ${name} answered another task: ${replay.body.task_id} ≠ ${id}`);
+          const replay = check(
+            `replay ${name}`,
+            await raw.post(
+              '/v1/video/generations',
+              { model: 'restart-4s', prompt: `restart ${name.replace(/-(\d+)$/, ' $1')}` },
+              { 'idempotency-key': name },
+            ),
+          );
+          if (replay.status === 200 && replay.body.task_id !== id)
+            problems.push(`replay ${name} answered another task: ${replay.body.task_id} ≠ ${id}`);
           await statusOf(id);
         }
         await new Promise((r) => setTimeout(r, 50));
       }
     })().catch((err) => {
       // No answer at all: the API process is gone (a crash on a lost connection, as issue 10 found).
-      problems.push(`a request got no answer (${err.cause?.code ?? err.message}); API process exit code ${apiProcess.child.exitCode}`);
+      problems.push(
+        `a request got no answer (${err.cause?.code ?? err.message}); API process exit code ${apiProcess.child.exitCode}`,
+      );
     });
     const readiness = async (want: number) => {
       for (const p of processes) {
@@ -127,13 +159,22 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
         await new Promise((r) => setTimeout(r, round === 1 ? 2500 : (LEASE_SECONDS + 2) * 1000));
         const anyId = [...ids.values()][0];
         const refused = [
-          await raw.post('/v1/video/generations', { model: 'restart-4s', prompt: 'in the outage' }, { 'idempotency-key': `in-outage-${round}` }),
+          await raw.post(
+            '/v1/video/generations',
+            { model: 'restart-4s', prompt: 'in the outage' },
+            { 'idempotency-key': `in-outage-${round}` },
+          ),
           await raw.get(`/v1/video/generations/${anyId}`),
           await raw.get(`/v1/videos/${anyId}`),
           await raw.get('/v1/video/generations'),
           await raw.post('/v1/videos/generations', { model: 'restart-4s', prompt: 'family A in the outage' }),
         ];
-        for (const [i, a] of refused.entries()) assert.equal(check(`outage request ${i}`, a).status, 503, `outage request ${i}: ${a.status} ${JSON.stringify(a.body)}`);
+        for (const [i, a] of refused.entries())
+          assert.equal(
+            check(`outage request ${i}`, a).status,
+            503,
+            `outage request ${i}: ${a.status} ${JSON.stringify(a.body)}`,
+          );
         await db.start();
         await readiness(200);
       }
@@ -146,22 +187,31 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     for (const [name, id] of ids) {
       const task = await sdk.videoGenerations.wait(id, { intervalMs: 250, longPollSeconds: 5, maxWaitMs: 300_000 });
       assert.equal(task.status, 'SUCCESS', name);
-      const { probe } = await downloadAndProbe(`${apiProcess.url}/v1/videos/${id}/content`, { authorization: `Bearer ${key}` });
+      const { probe } = await downloadAndProbe(`${apiProcess.url}/v1/videos/${id}/content`, {
+        authorization: `Bearer ${key}`,
+      });
       assert.equal(probe.codec, 'h264', name);
       assert.deepEqual([probe.width, probe.height], [426, 240], name);
       assert.ok(Math.abs(probe.durationSeconds - 4) < 0.1, `${name}: ${probe.durationSeconds} s`);
     }
-    for (const p of [apiProcess, workerProcess]) assert.deepEqual([p.child.exitCode, p.child.signalCode], [null, null], 'no process exited');
+    for (const p of [apiProcess, workerProcess])
+      assert.deepEqual([p.child.exitCode, p.child.signalCode], [null, null], 'no process exited');
     assert.deepEqual(problems, []);
     const own = new pg.Client({ connectionString: databaseUrl });
     await own.connect();
     try {
       const { rows } = await own.query('SELECT count(*)::int AS n, count(DISTINCT id)::int AS distinct_ids FROM tasks');
-      assert.deepEqual(rows[0], { n: ids.size, distinct_ids: ids.size }, 'one task per submit: none created twice, none in the outage');
+      assert.deepEqual(
+        rows[0],
+        { n: ids.size, distinct_ids: ids.size },
+        'one task per submit: none created twice, none in the outage',
+      );
       assert.equal(new Set(ids.values()).size, ids.size);
     } finally {
       await own.end();
     }
-    t.diagnostic(`${restarts} fast restarts and ${outages} stop/start outages survived; ${ids.size} tasks done; ${answers.unavailable} answers were 503 + Retry-After, none another 5xx`);
+    t.diagnostic(
+      `${restarts} fast restarts and ${outages} stop/start outages survived; ${ids.size} tasks done; ${answers.unavailable} answers were 503 + Retry-After, none another 5xx`,
+    );
   });
 });

@@ -43,8 +43,11 @@ describe('full and read-only disks', () => {
     skip = mountTmpfs(join(mnt, 'data', 'blobs'), 24) ?? mountTmpfs(join(mnt, 'data', 'work'), 24);
     if (skip) return;
     env = {
-      VIDGEN_DATA_DIR: join(mnt, 'data'), VIDGEN_SIGNING_SECRET: 'disk', VIDGEN_POLL_MS: '100',
-      VIDGEN_LEASE_SECONDS: '4', VIDGEN_HEARTBEAT_SECONDS: '1',
+      VIDGEN_DATA_DIR: join(mnt, 'data'),
+      VIDGEN_SIGNING_SECRET: 'disk',
+      VIDGEN_POLL_MS: '100',
+      VIDGEN_LEASE_SECONDS: '4',
+      VIDGEN_HEARTBEAT_SECONDS: '1',
     };
     key = (await runServerCommand(['keys', 'create', '--account', 'disk'], env)).stdout.trim();
     server = await spawnServer(env);
@@ -71,7 +74,11 @@ describe('full and read-only disks', () => {
   const upload = async () => {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(await makeImage(64, 48))], { type: 'image/png' }), 'a.png');
-    const res = await fetch(`${server!.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const res = await fetch(`${server!.url}/v1/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     return { status: res.status, headers: res.headers, body: await res.json() } as Answer;
   };
   const untilReady = async () => {
@@ -82,9 +89,15 @@ describe('full and read-only disks', () => {
     }
   };
   const finishes = async (client: ReturnType<typeof api>, id: string) => {
-    const done = await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => ['SUCCESS', 'FAILURE'].includes(a.body?.status), 180_000);
+    const done = await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => ['SUCCESS', 'FAILURE'].includes(a.body?.status),
+      180_000,
+    );
     assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
-    const { probe } = await downloadAndProbe(`${server!.url}/v1/videos/${id}/content`, { authorization: `Bearer ${key}` });
+    const { probe } = await downloadAndProbe(`${server!.url}/v1/videos/${id}/content`, {
+      authorization: `Bearer ${key}`,
+    });
     assert.equal(probe.codec, 'h264');
   };
 
@@ -99,7 +112,10 @@ describe('full and read-only disks', () => {
       figures.push('read-only readyz: 503');
       assertUnavailable(await upload(), 'read-only upload');
       const image = `data:image/png;base64,${(await makeImage(64, 48)).toString('base64')}`;
-      assertUnavailable(await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'ro image', image }), 'read-only image submit');
+      assertUnavailable(
+        await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'ro image', image }),
+        'read-only image submit',
+      );
       // The database is writable: a plain submit is accepted; its attempts meet the read-only work root and hand it back.
       const plain = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'ro plain' });
       figures.push(`read-only plain submit: ${plain.status}`);
@@ -107,7 +123,10 @@ describe('full and read-only disks', () => {
       accepted = plain.body.task_id;
       await new Promise((r) => setTimeout(r, 3000));
       const meanwhile = await client.get(`/v1/video/generations/${accepted}`);
-      assert.ok(['queued', 'IN_PROGRESS'].includes(meanwhile.body.status), `still to do, not failed: ${JSON.stringify(meanwhile.body)}`);
+      assert.ok(
+        ['queued', 'IN_PROGRESS'].includes(meanwhile.body.status),
+        `still to do, not failed: ${JSON.stringify(meanwhile.body)}`,
+      );
     } finally {
       for (const dir of dirs) remount(dir, 'rw');
     }
@@ -152,7 +171,11 @@ describe('full and read-only disks', () => {
     if (skip) return t.skip(skip);
     const client = api(server!.url, key);
     const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'killed' })).body.task_id;
-    await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'IN_PROGRESS', 60_000);
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => a.body.status === 'IN_PROGRESS',
+      60_000,
+    );
     const workRoot = join(env.VIDGEN_DATA_DIR, 'work');
     // The attempt makes its work directory when the renderer first writes, a moment after it starts.
     for (let i = 0; (await readdir(workRoot)).length === 0; i++) {
@@ -167,8 +190,11 @@ describe('full and read-only disks', () => {
     await writeFile(join(workRoot, live), '');
     server = await spawnServer(env);
     const after = await readdir(workRoot);
-    assert.ok(left.every((name) => !after.includes(name)), `swept: ${left.join(', ')}`);
-    assert.ok(after.includes(live), 'the live owner\'s directory stays');
+    assert.ok(
+      left.every((name) => !after.includes(name)),
+      `swept: ${left.join(', ')}`,
+    );
+    assert.ok(after.includes(live), "the live owner's directory stays");
     await rm(join(workRoot, live), { force: true });
     await finishes(api(server.url, key), id);
   });

@@ -21,7 +21,15 @@ const PER_ROUND = 13;
  * shortest duration (1 s), the smallest resolution a model may name ("100p", 178×100) and x264's
  * fastest preset (VIDGEN_RENDER_PRESET below).
  */
-const MODEL = { id: 'tiny-1s', family: 'B', backend: 'renderer', resolution: '100p', durations: [1], aspect_ratios: ['16:9'], price: { usd_ticks_per_second: TASK } };
+const MODEL = {
+  id: 'tiny-1s',
+  family: 'B',
+  backend: 'renderer',
+  resolution: '100p',
+  durations: [1],
+  aspect_ratios: ['16:9'],
+  price: { usd_ticks_per_second: TASK },
+};
 
 // Issue 12 at its size: 200 tasks from 4 metered accounts, two API and two worker processes on
 // PostgreSQL, kill -9 of a worker mid-render and of an API process mid-submit, every round. Every
@@ -41,7 +49,9 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it('every balance equals grants minus the settled cost of succeeded tasks, and the ledger verifies', { timeout: 900_000 }, async (t) => {
+  it('every balance equals grants minus the settled cost of succeeded tasks, and the ledger verifies', {
+    timeout: 900_000,
+  }, async (t) => {
     if (typeof database === 'string') return t.skip(database);
     const started = Date.now();
     const catalogDir = await mkdtemp(join(tmpdir(), 'vidgen-econ-scale-'));
@@ -53,10 +63,17 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-econ-node-'));
     dirs.push(dataDir);
     const env = {
-      VIDGEN_DATA_DIR: dataDir, VIDGEN_DATABASE_URL: (database as TestDatabase).location, VIDGEN_MODELS_FILE: modelsFile,
-      VIDGEN_SIGNING_SECRET: 'econ-scale', VIDGEN_WORKER_CONCURRENCY: '2', VIDGEN_RENDER_PRESET: 'ultrafast', VIDGEN_LOG_LEVEL: 'warn',
+      VIDGEN_DATA_DIR: dataDir,
+      VIDGEN_DATABASE_URL: (database as TestDatabase).location,
+      VIDGEN_MODELS_FILE: modelsFile,
+      VIDGEN_SIGNING_SECRET: 'econ-scale',
+      VIDGEN_WORKER_CONCURRENCY: '2',
+      VIDGEN_RENDER_PRESET: 'ultrafast',
+      VIDGEN_LOG_LEVEL: 'warn',
       // A killed worker's lease runs out quickly, so its task is reclaimed within the test.
-      VIDGEN_LEASE_SECONDS: '3', VIDGEN_HEARTBEAT_SECONDS: '1', VIDGEN_MAX_ATTEMPTS: '5',
+      VIDGEN_LEASE_SECONDS: '3',
+      VIDGEN_HEARTBEAT_SECONDS: '1',
+      VIDGEN_MAX_ATTEMPTS: '5',
     };
     const keys: string[] = [];
     for (const name of ACCOUNTS) {
@@ -83,7 +100,11 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
       for (let attempt = 0; ; attempt++) {
         const target = apis[(i + attempt) % 2];
         try {
-          const answer = await api(target.url, keys[account]).post('/v1/video/generations', { model: MODEL.id, prompt: `task ${key}` }, { 'idempotency-key': key });
+          const answer = await api(target.url, keys[account]).post(
+            '/v1/video/generations',
+            { model: MODEL.id, prompt: `task ${key}` },
+            { 'idempotency-key': key },
+          );
           answeredBy.set(target, (answeredBy.get(target) ?? 0) + 1);
           if (answer.status === 409) {
             await new Promise((r) => setTimeout(r, 200));
@@ -99,7 +120,12 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     /** Holds until `p` holds a lease: a kill then lands mid-render. */
     const rendering = async (p: ServerProcess) => {
       const deadline = Date.now() + 60_000;
-      const leased = async () => (await db.query("SELECT count(*)::int AS n FROM tasks WHERE status = 'running' AND lease_owner LIKE $1", [`%:${p.child.pid}:%`])).rows[0].n;
+      const leased = async () =>
+        (
+          await db.query("SELECT count(*)::int AS n FROM tasks WHERE status = 'running' AND lease_owner LIKE $1", [
+            `%:${p.child.pid}:%`,
+          ])
+        ).rows[0].n;
       while ((await leased()) === 0) {
         assert.ok(Date.now() < deadline, 'the worker started rendering');
         await new Promise((r) => setTimeout(r, 20));
@@ -111,9 +137,15 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     for (let round = 0; round < ROUNDS; round++) {
       const victim = round % 2;
       const answeredBefore = answeredBy.get(apis[victim]) ?? 0;
-      const batch = ACCOUNTS.flatMap((_, account) => Array.from({ length: PER_ROUND }, (_, j) => submit(account, round * PER_ROUND + j)));
+      const batch = ACCOUNTS.flatMap((_, account) =>
+        Array.from({ length: PER_ROUND }, (_, j) => submit(account, round * PER_ROUND + j)),
+      );
       // Mid-submit: once the victim has answered some of this batch, it dies with the rest in flight, and comes back.
-      await pollUntil(async () => ({ status: 200, headers: new Headers(), body: answeredBy.get(apis[victim]) ?? 0 }), (a) => a.body > answeredBefore, 60_000);
+      await pollUntil(
+        async () => ({ status: 200, headers: new Headers(), body: answeredBy.get(apis[victim]) ?? 0 }),
+        (a) => a.body > answeredBefore,
+        60_000,
+      );
       await kill(apis[victim]);
       kills++;
       apis[victim] = await start('api');
@@ -127,12 +159,20 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
 
     const accepted = [...outcome.values()].filter((o) => o.status === 200);
     const refused = [...outcome.values()].filter((o) => o.status === 402);
-    assert.equal(accepted.length + refused.length, ACCOUNTS.length * ROUNDS * PER_ROUND, JSON.stringify([...outcome.values()].map((o) => o.status)));
+    assert.equal(
+      accepted.length + refused.length,
+      ACCOUNTS.length * ROUNDS * PER_ROUND,
+      JSON.stringify([...outcome.values()].map((o) => o.status)),
+    );
     const costs = new Map<number, number>();
     const failedOf = new Map<number, number>();
     const succeededIds: Array<{ account: number; taskId: string }> = [];
     for (const o of accepted) {
-      const done = await pollUntil(() => api(apis[1].url, keys[o.account]).get(`/v1/video/generations/${o.taskId}`), (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status), 600_000);
+      const done = await pollUntil(
+        () => api(apis[1].url, keys[o.account]).get(`/v1/video/generations/${o.taskId}`),
+        (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status),
+        600_000,
+      );
       const ok = done.body.status === 'SUCCESS';
       if (ok) succeededIds.push({ account: o.account, taskId: o.taskId! });
       else failedOf.set(o.account, (failedOf.get(o.account) ?? 0) + 1);
@@ -142,7 +182,10 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     for (const [account, key] of keys.entries()) {
       const mine = accepted.filter((o) => o.account === account).length;
       // A failure releases its hold, which a later submit of the same account may then use.
-      assert.ok(mine <= 50 + (failedOf.get(account) ?? 0), `${ACCOUNTS[account]}: ${mine} accepted with credits for 50`);
+      assert.ok(
+        mine <= 50 + (failedOf.get(account) ?? 0),
+        `${ACCOUNTS[account]}: ${mine} accepted with credits for 50`,
+      );
       const state = (await api(apis[0].url, key).get('/v1/account')).body;
       assert.equal(state.balance_usd_ticks, CREDITS - (costs.get(account) ?? 0), ACCOUNTS[account]);
       assert.equal(state.held_usd_ticks, 0, ACCOUNTS[account]);
@@ -154,12 +197,16 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     for (const account of keys.keys()) {
       const one = succeededIds.find((s) => s.account === account);
       if (!one) continue;
-      const { probe } = await downloadAndProbe(`${apis[0].url}/v1/videos/${one.taskId}/content`, { authorization: `Bearer ${keys[account]}` });
+      const { probe } = await downloadAndProbe(`${apis[0].url}/v1/videos/${one.taskId}/content`, {
+        authorization: `Bearer ${keys[account]}`,
+      });
       assert.deepEqual([probe.codec, probe.height], ['h264', 100]);
     }
     const verify = await runServerCommand(['ledger', 'verify'], env);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
     const failed = [...failedOf.values()].reduce((a, b) => a + b, 0);
-    t.diagnostic(`${kills} kill -9s; ${accepted.length} accepted (${succeededIds.length} succeeded, ${failed} failed), ${refused.length} refused with 402; ${verify.stderr.trim()}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    t.diagnostic(
+      `${kills} kill -9s; ${accepted.length} accepted (${succeededIds.length} succeeded, ${failed} failed), ${refused.length} refused with 402; ${verify.stderr.trim()}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
   });
 });

@@ -31,7 +31,10 @@ describe('edits journey', () => {
     const submit = await client.post('/v1/videos/edits', { model: 'vx-imagine-video-edit', prompt, video });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
     assert.deepEqual(Object.keys(submit.body), ['request_id']);
-    return pollUntil(() => client.get(`/v1/videos/${submit.body.request_id}`), (a) => a.body.status !== 'pending');
+    return pollUntil(
+      () => client.get(`/v1/videos/${submit.body.request_id}`),
+      (a) => a.body.status !== 'pending',
+    );
   }
 
   /** The edit's frames, after checking it is an H.264 MP4 of `size` as long as the input. */
@@ -41,7 +44,10 @@ describe('edits journey', () => {
     assert.equal(done.body.model, 'vx-imagine-video-edit');
     const { probe, bytes } = await downloadAndProbe(done.body.video.url);
     assert.deepEqual([probe.codec, probe.pixelFormat, probe.width, probe.height], ['h264', 'yuv420p', ...size]);
-    assert.ok(Math.abs(probe.durationSeconds - CLIP.seconds) <= 1 / CLIP.fps + 0.01, `lasts ${probe.durationSeconds} s`);
+    assert.ok(
+      Math.abs(probe.durationSeconds - CLIP.seconds) <= 1 / CLIP.fps + 0.01,
+      `lasts ${probe.durationSeconds} s`,
+    );
     const frames = await decodeRgb(bytes, size[0], size[1]);
     assert.equal(frames.length, FRAMES);
     return frames;
@@ -67,12 +73,18 @@ describe('edits journey', () => {
 
   it('blur: the picture loses its fine detail', async () => {
     const frames = await edited('blur it heavily');
-    assert.ok(sharpness(frames[12]) < 0.3 * sharpness(input[12]), `${sharpness(frames[12])} vs ${sharpness(input[12])}`);
+    assert.ok(
+      sharpness(frames[12]) < 0.3 * sharpness(input[12]),
+      `${sharpness(frames[12])} vs ${sharpness(input[12])}`,
+    );
   });
 
   it('reverse: the first frame is the last and the last the first', async () => {
     const frames = await edited('play it in reverse');
-    assert.ok(frameDistance(frames[0], input[FRAMES - 1]) < 6, `first vs input last ${frameDistance(frames[0], input[FRAMES - 1])}`);
+    assert.ok(
+      frameDistance(frames[0], input[FRAMES - 1]) < 6,
+      `first vs input last ${frameDistance(frames[0], input[FRAMES - 1])}`,
+    );
     assert.ok(frameDistance(frames[FRAMES - 1], input[0]) < 6);
     assert.ok(frameDistance(frames[0], input[0]) > 10, 'the output is not the input');
   });
@@ -81,7 +93,10 @@ describe('edits journey', () => {
     const slow = await edited('slow motion');
     const fast = await edited('speed it up, time-lapse');
     for (const k of [4, 10, 20]) {
-      assert.ok(frameDistance(slow[2 * k], input[k]) < 6, `slow frame ${2 * k} vs input ${k}: ${frameDistance(slow[2 * k], input[k])}`);
+      assert.ok(
+        frameDistance(slow[2 * k], input[k]) < 6,
+        `slow frame ${2 * k} vs input ${k}: ${frameDistance(slow[2 * k], input[k])}`,
+      );
       assert.ok(frameDistance(fast[k], input[2 * k]) < 6, `fast frame ${k} vs input ${2 * k}`);
       assert.ok(frameDistance(fast[24 + k], input[2 * k]) < 6, `fast frame ${24 + k} loops back to input ${2 * k}`);
     }
@@ -90,8 +105,11 @@ describe('edits journey', () => {
   it('crop to 9:16 keeps the middle of the picture at full height', async () => {
     const frames = await edited('crop to 9:16', [100, 180]);
     // Column 0 of the crop is column 110 of the input: (320 - 100) / 2.
-    const column = (f: Buffer, width: number, x: number) => Array.from({ length: CLIP.height }, (_, y) => f[(y * width + x) * 3]);
-    const diff = column(frames[6], 100, 50).reduce((s, v, y) => s + Math.abs(v - column(input[6], CLIP.width, 160)[y]), 0) / CLIP.height;
+    const column = (f: Buffer, width: number, x: number) =>
+      Array.from({ length: CLIP.height }, (_, y) => f[(y * width + x) * 3]);
+    const diff =
+      column(frames[6], 100, 50).reduce((s, v, y) => s + Math.abs(v - column(input[6], CLIP.width, 160)[y]), 0) /
+      CLIP.height;
     assert.ok(diff < 8, `middle column differs by ${diff}`);
   });
 
@@ -104,9 +122,19 @@ describe('edits journey', () => {
 
   it('fails clearly, and for good, when the input or the prompt cannot be used', async () => {
     const cases: Array<[string, Record<string, string>, string, RegExp]> = [
-      ['make it black and white', { url: `${videos.url}/missing.mp4` }, 'video_unreachable', /could not be fetched by the server: The video URL answered with HTTP status 404/],
+      [
+        'make it black and white',
+        { url: `${videos.url}/missing.mp4` },
+        'video_unreachable',
+        /could not be fetched by the server: The video URL answered with HTTP status 404/,
+      ],
       ['make it black and white', { url: `${videos.url}/text.mp4` }, 'video_invalid', /not an MP4/],
-      ['a nice day at the beach', { url: `${videos.url}/clip.mp4` }, 'edit_not_understood', /black and white.*crop to a ratio/],
+      [
+        'a nice day at the beach',
+        { url: `${videos.url}/clip.mp4` },
+        'edit_not_understood',
+        /black and white.*crop to a ratio/,
+      ],
     ];
     for (const [prompt, video, code, message] of cases) {
       const end = await edit(prompt, video);
@@ -120,7 +148,8 @@ describe('edits journey', () => {
 /** Largest difference between colour channels over the frame: 0 for a perfectly grey picture. */
 function maxChroma(rgb: Buffer): number {
   let max = 0;
-  for (let i = 0; i < rgb.length; i += 3) max = Math.max(max, Math.abs(rgb[i] - rgb[i + 1]), Math.abs(rgb[i + 1] - rgb[i + 2]));
+  for (let i = 0; i < rgb.length; i += 3)
+    max = Math.max(max, Math.abs(rgb[i] - rgb[i + 1]), Math.abs(rgb[i + 1] - rgb[i + 2]));
   return max;
 }
 
@@ -151,8 +180,16 @@ describe('text-to-video seed on the wire', () => {
 
   it('family B passes `seed` through', async () => {
     const render = async (seed: number) => {
-      const submit = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'a forest lake at dawn', ratio: '1:1', seed });
-      const done = await pollUntil(() => client.get(`/v1/video/generations/${submit.body.task_id}`), (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE');
+      const submit = await client.post('/v1/video/generations', {
+        model: 'video-v1-5s',
+        prompt: 'a forest lake at dawn',
+        ratio: '1:1',
+        seed,
+      });
+      const done = await pollUntil(
+        () => client.get(`/v1/video/generations/${submit.body.task_id}`),
+        (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE',
+      );
       assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
       return (await downloadAndProbe(`${svc.url}${done.body.result_url}`, { authorization: `Bearer ${key}` })).bytes;
     };

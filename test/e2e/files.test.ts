@@ -8,7 +8,11 @@ async function upload(url: string, key: string, bytes: Buffer, filename: string,
   const form = new FormData();
   form.append('purpose', 'vision');
   form.append('file', new Blob([new Uint8Array(bytes)], { type }), filename);
-  const res = await fetch(`${url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${url}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -34,11 +38,18 @@ describe('files', () => {
     assert.equal((await other.get(`/v1/files/${res.body.id}`)).status, 404);
     assert.equal((await other.delete(`/v1/files/${res.body.id}`)).status, 404);
     const submit = await other.post('/v1/videos/generations', {
-      model: 'vx-imagine-video-1.5-720p', prompt: 'p', image: { file_id: res.body.id }, duration: 1,
+      model: 'vx-imagine-video-1.5-720p',
+      prompt: 'p',
+      image: { file_id: res.body.id },
+      duration: 1,
     });
     assert.equal(submit.status, 400);
     assert.equal(submit.body.error.param, 'image.file_id');
-    assert.deepEqual((await client.delete(`/v1/files/${res.body.id}`)).body, { id: res.body.id, object: 'file', deleted: true });
+    assert.deepEqual((await client.delete(`/v1/files/${res.body.id}`)).body, {
+      id: res.body.id,
+      object: 'file',
+      deleted: true,
+    });
     assert.equal((await client.get(`/v1/files/${res.body.id}`)).status, 404);
   });
 

@@ -13,7 +13,12 @@ describe('idempotency and lookup', () => {
   let svc: TestService;
   let client: Api;
   const B = { model: 'video-v1-5s', prompt: 'a red kite' };
-  const A = { model: 'vx-imagine-video-1.5-720p', prompt: 'zoom in', image: { url: 'https://example.com/a.png' }, duration: 2 };
+  const A = {
+    model: 'vx-imagine-video-1.5-720p',
+    prompt: 'zoom in',
+    image: { url: 'https://example.com/a.png' },
+    duration: 2,
+  };
 
   before(async () => {
     svc = await startTestService({ VIDGEN_ROLE: 'api' });
@@ -22,7 +27,10 @@ describe('idempotency and lookup', () => {
   after(() => svc.close());
 
   it('replays the first answer for the same key and body, in both families', async () => {
-    for (const [path, body, idField] of [['/v1/video/generations', B, 'task_id'], ['/v1/videos/generations', A, 'request_id']] as const) {
+    for (const [path, body, idField] of [
+      ['/v1/video/generations', B, 'task_id'],
+      ['/v1/videos/generations', A, 'request_id'],
+    ] as const) {
       const headers = { 'idempotency-key': `replay-${path}` };
       const first = await client.post(path, body, headers);
       assert.equal(first.status, 200);
@@ -37,8 +45,16 @@ describe('idempotency and lookup', () => {
 
   it('treats the same fields in another order as the same body', async () => {
     const headers = { 'idempotency-key': 'order' };
-    const first = await client.post('/v1/video/generations', '{"model":"video-v1-5s","prompt":"p","ratio":"1:1"}', headers);
-    const again = await client.post('/v1/video/generations', '{"ratio":"1:1","prompt":"p","model":"video-v1-5s"}', headers);
+    const first = await client.post(
+      '/v1/video/generations',
+      '{"model":"video-v1-5s","prompt":"p","ratio":"1:1"}',
+      headers,
+    );
+    const again = await client.post(
+      '/v1/video/generations',
+      '{"ratio":"1:1","prompt":"p","model":"video-v1-5s"}',
+      headers,
+    );
     assert.equal(again.body.task_id, first.body.task_id);
   });
 
@@ -53,9 +69,15 @@ describe('idempotency and lookup', () => {
   it('answers 409 with Retry-After while the first request is still being created', async () => {
     // Reserve the key as a first request would, as if it were still running in another process.
     const database = await openSqlDatabase(join(svc.dataDir, 'vidgen.db'));
-    const accountId = (await database.db.selectFrom('accounts').select('id').where('name', '=', 'idem').executeTakeFirstOrThrow()).id;
+    const accountId = (
+      await database.db.selectFrom('accounts').select('id').where('name', '=', 'idem').executeTakeFirstOrThrow()
+    ).id;
     const tasks = new SqlTaskStore(database.db, database.dialect);
-    await tasks.reserveIdempotencyKey({ accountId, key: 'in-flight', requestHash: requestFingerprint('/v1/video/generations', B) }, Date.now(), 0);
+    await tasks.reserveIdempotencyKey(
+      { accountId, key: 'in-flight', requestHash: requestFingerprint('/v1/video/generations', B) },
+      Date.now(),
+      0,
+    );
     await database.close();
     const res = await client.post('/v1/video/generations', B, { 'idempotency-key': 'in-flight' });
     assert.equal(res.status, 409);
@@ -66,13 +88,19 @@ describe('idempotency and lookup', () => {
   it('frees the key when the first request was refused, so a corrected retry can use it', async () => {
     const headers = { 'idempotency-key': 'after-error' };
     assert.equal((await client.post('/v1/video/generations', { ...B, ratio: '4:3' }, headers)).status, 400);
-    assert.equal((await client.post('/v1/video/generations', { ...B, ratio: '4:3' }, headers)).status, 400, 'a refused request is not stored');
+    assert.equal(
+      (await client.post('/v1/video/generations', { ...B, ratio: '4:3' }, headers)).status,
+      400,
+      'a refused request is not stored',
+    );
     assert.equal((await client.post('/v1/video/generations', B, headers)).status, 200);
   });
 
   it('makes one task from 50 concurrent identical submits', async () => {
     const headers = { 'idempotency-key': 'stampede' };
-    const answers = await Promise.all(Array.from({ length: 50 }, () => client.post('/v1/video/generations', B, headers)));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => client.post('/v1/video/generations', B, headers)),
+    );
     const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.task_id));
     for (const a of answers) assert.ok(a.status === 200 || a.status === 409, `status ${a.status}`);
     assert.equal(ids.size, 1);
@@ -86,23 +114,36 @@ describe('idempotency and lookup', () => {
     const other = api(svc.url, await svc.createKey('lister-b'));
     const mine = api(svc.url, await svc.createKey('lister-a'));
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await mine.post('/v1/video/generations', { ...B, model: i === 2 ? 'video-v1-10s' : 'video-v1-5s' })).body.task_id);
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await mine.post('/v1/video/generations', { ...B, model: i === 2 ? 'video-v1-10s' : 'video-v1-5s' })).body
+          .task_id,
+      );
     await mine.post('/v1/videos/generations', A);
     await other.post('/v1/video/generations', B);
     const page = await mine.get('/v1/video/generations');
     assert.equal(page.status, 200);
     assert.equal(page.body.object, 'list');
-    assert.deepEqual(page.body.data.map((t: { task_id: string }) => t.task_id), [...ids].reverse());
+    assert.deepEqual(
+      page.body.data.map((t: { task_id: string }) => t.task_id),
+      [...ids].reverse(),
+    );
     assert.equal(page.body.has_more, false);
     assert.equal(typeof page.body.data[0].created_at, 'number');
     // Answers are serialized from the route schemas: a field they forgot would vanish here.
     assert.equal(page.body.data[0].idempotency_key, null);
     assert.equal(page.body.last_id, ids[0]);
     assert.equal(page.body.data[0].status, 'queued');
-    assert.deepEqual((await mine.get('/v1/video/generations?model=video-v1-10s')).body.data.map((t: { task_id: string }) => t.task_id), [ids[2]]);
+    assert.deepEqual(
+      (await mine.get('/v1/video/generations?model=video-v1-10s')).body.data.map((t: { task_id: string }) => t.task_id),
+      [ids[2]],
+    );
     assert.equal((await mine.get('/v1/video/generations?status=queued')).body.data.length, 3);
     assert.equal((await mine.get('/v1/video/generations?status=SUCCESS')).body.data.length, 0);
-    assert.equal((await mine.get(`/v1/video/generations?created_after=${Math.floor(Date.now() / 1000) + 60}`)).body.data.length, 0);
+    assert.equal(
+      (await mine.get(`/v1/video/generations?created_after=${Math.floor(Date.now() / 1000) + 60}`)).body.data.length,
+      0,
+    );
     const familyA = await mine.get('/v1/videos');
     assert.equal(familyA.body.data.length, 1);
     assert.equal(familyA.body.data[0].status, 'pending');
@@ -148,7 +189,8 @@ describe('long-poll', () => {
     const svc = await startTestService({ VIDGEN_POLL_MS: '5000' });
     try {
       const client = api(svc.url, await svc.createKey('long-poll'));
-      const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'rain on a window' })).body.task_id;
+      const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'rain on a window' }))
+        .body.task_id;
       let last = (await client.get(`/v1/video/generations/${id}`)).body;
       let changes = 0;
       while (last.status !== 'SUCCESS') {
@@ -174,7 +216,14 @@ describe('long-poll', () => {
     const svc = await startTestService({ VIDGEN_ROLE: 'api' });
     try {
       const client = api(svc.url, await svc.createKey('deadline'));
-      const id = (await client.post('/v1/videos/generations', { model: 'vx-imagine-video-1.5-720p', prompt: 'p', image: { url: 'https://example.com/a.png' }, duration: 1 })).body.request_id;
+      const id = (
+        await client.post('/v1/videos/generations', {
+          model: 'vx-imagine-video-1.5-720p',
+          prompt: 'p',
+          image: { url: 'https://example.com/a.png' },
+          duration: 1,
+        })
+      ).body.request_id;
       const started = Date.now();
       const res = await client.get(`/v1/videos/${id}?wait=1`);
       assert.equal(res.status, 202);

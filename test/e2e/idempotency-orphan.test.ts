@@ -24,11 +24,22 @@ describe('an Idempotency-Key reservation orphaned by a crash', () => {
   it('is taken over by the retry within seconds, and the key makes one task', async () => {
     const client = api(svc.url, await svc.createKey('orphan'));
     const body = { model: 'video-v1-5s', prompt: 'after a crash' };
-    const account = await db.db.selectFrom('accounts').select('id').where('name', '=', 'orphan').executeTakeFirstOrThrow();
+    const account = await db.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('name', '=', 'orphan')
+      .executeTakeFirstOrThrow();
     // What the crashed request left: its reservation, made just now, with no task.
-    await db.db.insertInto('idempotency_keys').values({
-      account_id: account.id, key: 'crashed-1', request_hash: requestFingerprint('/v1/video/generations', body), task_id: null, created_at: Date.now(),
-    }).execute();
+    await db.db
+      .insertInto('idempotency_keys')
+      .values({
+        account_id: account.id,
+        key: 'crashed-1',
+        request_hash: requestFingerprint('/v1/video/generations', body),
+        task_id: null,
+        created_at: Date.now(),
+      })
+      .execute();
     const started = Date.now();
     let answer = await client.post('/v1/video/generations', body, { 'idempotency-key': 'crashed-1' });
     let conflicts = 0;

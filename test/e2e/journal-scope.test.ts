@@ -27,18 +27,31 @@ describe('journal entries belong to a server and a key', () => {
     const output = join(dir, 'alice.mp4');
     await asAlice.videoGenerations.create({ model: 'video-v1-5s', prompt: 'fog over a lake' }, { downloadTo: output });
     const raw = await Promise.all((await readdir(journalDir)).map((n) => readFile(join(journalDir, n), 'utf8')));
-    assert.ok(raw.every((text) => !text.includes(alice)), 'the key itself is never written');
+    assert.ok(
+      raw.every((text) => !text.includes(alice)),
+      'the key itself is never written',
+    );
     const [entry] = await new FileJournal(journalDir).list();
     assert.equal(entry.server, svc.url);
     assert.match(entry.account ?? '', /^key:[0-9a-f]{16}$/);
 
     const byBob = await new NodeVidgenClient({ baseURL: svc.url, apiKey: bob, journalDir }).resume();
-    assert.deepEqual(byBob.map((r) => r.outcome), ['elsewhere']);
-    const elsewhere = await new NodeVidgenClient({ baseURL: `${svc.url}/v1`, apiKey: alice, journalDir }).journalEntries();
+    assert.deepEqual(
+      byBob.map((r) => r.outcome),
+      ['elsewhere'],
+    );
+    const elsewhere = await new NodeVidgenClient({
+      baseURL: `${svc.url}/v1`,
+      apiKey: alice,
+      journalDir,
+    }).journalEntries();
     assert.equal(elsewhere.length, 1, 'a base URL ending in /v1 is the same server');
 
     const byAlice = await asAlice.resume({ intervalMs: 250 });
-    assert.deepEqual(byAlice.map((r) => r.outcome), ['downloaded']);
+    assert.deepEqual(
+      byAlice.map((r) => r.outcome),
+      ['downloaded'],
+    );
     assert.equal((await readFile(output)).subarray(4, 8).toString('latin1'), 'ftyp');
   });
 
@@ -49,11 +62,23 @@ describe('journal entries belong to a server and a key', () => {
     const scope = await down.journalScope();
     const now = Date.now();
     await new FileJournal(journalDir).record({
-      idempotencyKey: 'k1', family: 'B', kind: 'generate', path: '/v1/video/generations', model: 'video-v1-5s', fingerprint: 'sha256:00',
-      submittedAt: now, updatedAt: now, state: 'submitted', taskId: 't1', ...scope,
+      idempotencyKey: 'k1',
+      family: 'B',
+      kind: 'generate',
+      path: '/v1/video/generations',
+      model: 'video-v1-5s',
+      fingerprint: 'sha256:00',
+      submittedAt: now,
+      updatedAt: now,
+      state: 'submitted',
+      taskId: 't1',
+      ...scope,
     });
     const results = await down.resume();
-    assert.deepEqual(results.map((r) => r.outcome), ['error']);
+    assert.deepEqual(
+      results.map((r) => r.outcome),
+      ['error'],
+    );
     assert.ok(results[0].error instanceof APIConnectionError);
     assert.equal((await new FileJournal(journalDir).get('k1'))?.state, 'submitted', 'kept for a later resume');
   });

@@ -23,7 +23,9 @@ describe('keys over one keep-alive connection', () => {
       const req = request(`${svc.url}/v1/account`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, id: JSON.parse(text).id, reused: req.reusedSocket }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, id: JSON.parse(text).id, reused: req.reusedSocket }),
+        );
       });
       req.on('error', reject).end();
     });

@@ -5,15 +5,23 @@ import { api, pollUntil } from './support/http.ts';
 import { loadConfig } from '../../packages/server/src/config.ts';
 
 const A = {
-  model: 'vx-imagine-video-1.5-720p', prompt: 'links', duration: 1,
-  image: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' },
+  model: 'vx-imagine-video-1.5-720p',
+  prompt: 'links',
+  duration: 1,
+  image: {
+    url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  },
 };
 
 /** A done family A task's `video.url`, polled with extra headers (a forged Host, proxy headers). */
 async function doneLink(svc: TestService, key: string, headers: Record<string, string>): Promise<URL> {
   const client = api(svc.url, key);
   const id = (await client.post('/v1/videos/generations', A)).body.request_id;
-  const done = await pollUntil(() => client.get(`/v1/videos/${id}`, headers), (a) => a.body.status !== 'pending', 120_000);
+  const done = await pollUntil(
+    () => client.get(`/v1/videos/${id}`, headers),
+    (a) => a.body.status !== 'pending',
+    120_000,
+  );
   assert.equal(done.body.status, 'done', JSON.stringify(done.body));
   return new URL(done.body.video.url);
 }
@@ -31,12 +39,18 @@ describe('absolute links come from configuration or trusted proxies only', () =>
   });
 
   it('ignores a forged Host header: the link points at the address the request came in on', async () => {
-    const link = await doneLink(plain, await plain.createKey('links'), { host: 'evil.example', 'x-forwarded-host': 'evil.example' });
+    const link = await doneLink(plain, await plain.createKey('links'), {
+      host: 'evil.example',
+      'x-forwarded-host': 'evil.example',
+    });
     assert.equal(link.origin, new URL(plain.url).origin);
   });
 
   it('uses X-Forwarded-Proto/-Host from a proxy named in VIDGEN_TRUST_PROXY', async () => {
-    const link = await doneLink(proxied, await proxied.createKey('links'), { 'x-forwarded-host': 'videos.example.com', 'x-forwarded-proto': 'https' });
+    const link = await doneLink(proxied, await proxied.createKey('links'), {
+      'x-forwarded-host': 'videos.example.com',
+      'x-forwarded-proto': 'https',
+    });
     assert.equal(link.origin, 'https://videos.example.com');
   });
 

@@ -42,32 +42,52 @@ describe('the packed SDK in a project outside the repository', () => {
     assert.deepEqual(manifest.dependencies ?? {}, {});
     const files = await readdir(join(project, 'node_modules/@vidgen/client/dist'), { recursive: true });
     assert.ok(files.includes('index.d.ts') && files.includes('index.cjs'));
-    assert.ok(!files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.d.cts')), 'no TypeScript sources');
+    assert.ok(
+      !files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.d.cts')),
+      'no TypeScript sources',
+    );
     const types = await readFile(join(project, 'node_modules/@vidgen/client/dist/index.d.ts'), 'utf8');
     assert.doesNotMatch(types, /from '@vidgen\/protocol'|@sinclair/, 'declarations name no unpublished package');
     // The declarations type-check in a strict project of the user's, without skipLibCheck.
-    await writeFile(join(project, 'check.ts'), `
+    await writeFile(
+      join(project, 'check.ts'),
+      `
       import { VidgenClient, type FamilyBTask } from '@vidgen/client';
       const client = new VidgenClient({ baseURL: 'http://127.0.0.1:1', apiKey: 'k' });
       export const task: Promise<FamilyBTask> = client.videoGenerations.wait('t', { onProgress: (v, _t, plan) => console.log(v.status, plan.longPoll) });
-    `);
-    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [], noEmit: true },
-      files: ['check.ts'],
-    }));
+    `,
+    );
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          noEmit: true,
+        },
+        files: ['check.ts'],
+      }),
+    );
     const tsc = await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
     assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
   });
 
   it('generates and downloads a video from plain `node file.mjs`', async () => {
-    await writeFile(join(project, 'generate.mjs'), `
+    await writeFile(
+      join(project, 'generate.mjs'),
+      `
       import { NodeVidgenClient } from '@vidgen/client/node';
       const client = new NodeVidgenClient({ baseURL: process.env.VIDGEN_BASE_URL, apiKey: process.env.VIDGEN_API_KEY });
       const { task_id } = await client.videoGenerations.create({ model: 'video-v1-5s', prompt: 'a lighthouse at dusk' });
       const task = await client.videoGenerations.wait(task_id, { maxWaitMs: 120_000 });
       const saved = await client.download({ family: 'B', task }, { path: 'out.mp4' });
       console.log(JSON.stringify({ status: task.status, bytes: saved.bytes }));
-    `);
+    `,
+    );
     const r = await exec(process.execPath, ['generate.mjs'], project, env);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).status, 'SUCCESS');
@@ -75,24 +95,32 @@ describe('the packed SDK in a project outside the repository', () => {
   });
 
   it('loads through require() and through the `vidgen` bin', async () => {
-    await writeFile(join(project, 'models.cjs'), `
+    await writeFile(
+      join(project, 'models.cjs'),
+      `
       const { VidgenClient, APIError } = require('@vidgen/client');
       const node = require('@vidgen/client/node');
       new VidgenClient({ baseURL: process.env.VIDGEN_BASE_URL, apiKey: process.env.VIDGEN_API_KEY }).models.list()
         .then((m) => console.log(JSON.stringify({ ids: m.data.map((x) => x.id), sameErrors: APIError === node.APIError })));
-    `);
+    `,
+    );
     const r = await exec(process.execPath, ['models.cjs'], project, env);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.ok(out.ids.includes('video-v1-5s'));
     assert.equal(out.sameErrors, true, 'one copy of each error class across entry points');
-    const cli = await exec(join(project, 'node_modules/.bin/vidgen'), ['models', '--json'], project, { ...env, VIDGEN_JOURNAL_DIR: join(project, 'journal') });
+    const cli = await exec(join(project, 'node_modules/.bin/vidgen'), ['models', '--json'], project, {
+      ...env,
+      VIDGEN_JOURNAL_DIR: join(project, 'journal'),
+    });
     assert.equal(cli.code, 0, cli.stderr);
     assert.ok(JSON.parse(cli.stdout).some((m: { id: string }) => m.id === 'video-v1-5s'));
   });
 
   it('bundles for the browser and generates from a page', { skip: browserUnavailable() }, async () => {
-    await writeFile(join(project, 'page.mjs'), `
+    await writeFile(
+      join(project, 'page.mjs'),
+      `
       import { VidgenClient } from '@vidgen/client';
       window.generate = async (apiKey) => {
         const client = new VidgenClient({ baseURL: location.origin, apiKey });
@@ -101,18 +129,32 @@ describe('the packed SDK in a project outside the repository', () => {
         const video = await (await client.content.download(task_id)).arrayBuffer();
         return { status: task.status, head: Array.from(new Uint8Array(video.slice(0, 8))) };
       };
-    `);
+    `,
+    );
     // A browser platform bundle fails to build if anything reaches for a Node built-in.
-    const bundle = await build({ entryPoints: [join(project, 'page.mjs')], bundle: true, platform: 'browser', format: 'iife', write: false, absWorkingDir: project });
+    const bundle = await build({
+      entryPoints: [join(project, 'page.mjs')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      write: false,
+      absWorkingDir: project,
+    });
     const script = bundle.outputFiles[0].text;
     const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
       // The page is served from the server's own origin, so the SDK's calls are same-origin.
-      await page.route(`${svc.url}/packed-sdk.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>sdk</title>' }));
+      await page.route(`${svc.url}/packed-sdk.html`, (route) =>
+        route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>sdk</title>' }),
+      );
       await page.goto(`${svc.url}/packed-sdk.html`);
       await page.addScriptTag({ content: script });
-      const result = await page.evaluate((key) => (window as unknown as { generate(k: string): Promise<{ status: string; head: number[] }> }).generate(key), env.VIDGEN_API_KEY);
+      const result = await page.evaluate(
+        (key) =>
+          (window as unknown as { generate(k: string): Promise<{ status: string; head: number[] }> }).generate(key),
+        env.VIDGEN_API_KEY,
+      );
       assert.equal(result.status, 'SUCCESS');
       assert.ok(isMp4(Uint8Array.from(result.head)));
       assert.deepEqual(browser.problems, []);

@@ -16,10 +16,17 @@ describe('poll answers of finished tasks', () => {
   it('signs each caller its own links, with a fresh expiry, however often the task is polled', async () => {
     const first = api(svc.url, await svc.createKey('links'));
     const second = api(svc.url, await svc.createKey('links'));
-    const submit = await first.post('/v1/videos/generations', { model: 'grok-imagine-video', prompt: 'a harbor at dawn', duration: 1 });
+    const submit = await first.post('/v1/videos/generations', {
+      model: 'grok-imagine-video',
+      prompt: 'a harbor at dawn',
+      duration: 1,
+    });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
     const id = submit.body.request_id;
-    const done = await pollUntil(() => first.get(`/v1/videos/${id}`), (a) => a.body.status === 'done');
+    const done = await pollUntil(
+      () => first.get(`/v1/videos/${id}`),
+      (a) => a.body.status === 'done',
+    );
     const again = await second.get(`/v1/videos/${id}`);
     const kidOf = (url: string) => new URL(url).searchParams.get('kid');
     assert.notEqual(kidOf(again.body.video.url), kidOf(done.body.video.url));
@@ -36,7 +43,10 @@ describe('poll answers of finished tasks', () => {
     const stranger = api(svc.url, await svc.createKey('stranger'));
     const submit = await owner.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'rain on a window' });
     const id = submit.body.task_id;
-    const done = await pollUntil(() => owner.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE');
+    const done = await pollUntil(
+      () => owner.get(`/v1/video/generations/${id}`),
+      (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE',
+    );
     const again = await owner.get(`/v1/video/generations/${id}`);
     assert.equal(again.status, 200);
     assert.equal(again.headers.get('content-type'), 'application/json; charset=utf-8');

@@ -21,7 +21,12 @@ describe('PostgreSQL mode, separate API and worker processes', () => {
     database = await createPostgresDatabase();
     if (typeof database === 'string') return;
     dataDir = await mkdtemp(join(tmpdir(), 'vidgen-pg-'));
-    const env = { VIDGEN_DATA_DIR: dataDir, VIDGEN_DATABASE_URL: database.location, VIDGEN_POLL_MS: '30000', VIDGEN_SIGNING_SECRET: 'shared-secret' };
+    const env = {
+      VIDGEN_DATA_DIR: dataDir,
+      VIDGEN_DATABASE_URL: database.location,
+      VIDGEN_POLL_MS: '30000',
+      VIDGEN_SIGNING_SECRET: 'shared-secret',
+    };
     const key = (await runServerCommand(['keys', 'create', '--account', 'pg'], env)).stdout.trim();
     processes = [await spawnServer(env, ['--role', 'api']), await spawnServer(env, ['--role', 'worker'])];
     client = api(processes[0].url, key);
@@ -36,15 +41,24 @@ describe('PostgreSQL mode, separate API and worker processes', () => {
     if (typeof database === 'string') return t.skip(database);
     const started = Date.now();
     const id = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'waves' })).body.task_id;
-    const done = await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status), 25_000);
+    const done = await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status),
+      25_000,
+    );
     assert.equal(done.body.status, 'SUCCESS');
     assert.ok(Date.now() - started < 25_000, 'well before the 30 s poll');
   });
 
   it('a cancel in the API process stops the render in the worker process', async (t) => {
     if (typeof database === 'string') return t.skip(database);
-    const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'long clouds' })).body.task_id;
-    await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'IN_PROGRESS', 25_000);
+    const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'long clouds' })).body
+      .task_id;
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${id}`),
+      (a) => a.body.status === 'IN_PROGRESS',
+      25_000,
+    );
     assert.equal((await client.post(`/v1/video/generations/${id}/cancel`)).status, 200);
     const db = await openSqlDatabase(database.location);
     try {

@@ -19,27 +19,75 @@ const MODEL = 'kwaivgi/kling-v2.1';
 
 it('a relayed task stopped at its deadline cancels the upstream prediction and fails for good, with one upstream job', async () => {
   // A prediction that never finishes: only the deadline can end the attempt.
-  const replicate = await ReplicateStandin.start({ key: 'r8_e2e_deadline', models: [MODEL], pendingPolls: Number.MAX_SAFE_INTEGER });
+  const replicate = await ReplicateStandin.start({
+    key: 'r8_e2e_deadline',
+    models: [MODEL],
+    pendingPolls: Number.MAX_SAFE_INTEGER,
+  });
   const dir = await mkdtemp(join(tmpdir(), 'vidgen-relay-deadline-'));
-  await writeFile(join(dir, 'backends.json'), JSON.stringify({ backends: { 'relay-replicate': { type: 'relay', deadline_seconds: 2, channels: [
-    { name: 'replicate', dialect: 'replicate', base_url: replicate.url, api_key_env: 'TEST_REPLICATE_KEY', models: { 'kling-720p-5s': MODEL }, poll_interval_seconds: 0.1 },
-  ] } } }));
-  await writeFile(join(dir, 'models.json'), JSON.stringify({ models: [
-    { id: 'kling-720p-5s', family: 'A', backend: 'relay-replicate', resolution: '720p', durations: [5], aspect_ratios: ['16:9'] },
-  ] }));
-  const front = await startTestService({ VIDGEN_BACKENDS_FILE: join(dir, 'backends.json'), VIDGEN_MODELS_FILE: join(dir, 'models.json'), TEST_REPLICATE_KEY: 'r8_e2e_deadline' });
+  await writeFile(
+    join(dir, 'backends.json'),
+    JSON.stringify({
+      backends: {
+        'relay-replicate': {
+          type: 'relay',
+          deadline_seconds: 2,
+          channels: [
+            {
+              name: 'replicate',
+              dialect: 'replicate',
+              base_url: replicate.url,
+              api_key_env: 'TEST_REPLICATE_KEY',
+              models: { 'kling-720p-5s': MODEL },
+              poll_interval_seconds: 0.1,
+            },
+          ],
+        },
+      },
+    }),
+  );
+  await writeFile(
+    join(dir, 'models.json'),
+    JSON.stringify({
+      models: [
+        {
+          id: 'kling-720p-5s',
+          family: 'A',
+          backend: 'relay-replicate',
+          resolution: '720p',
+          durations: [5],
+          aspect_ratios: ['16:9'],
+        },
+      ],
+    }),
+  );
+  const front = await startTestService({
+    VIDGEN_BACKENDS_FILE: join(dir, 'backends.json'),
+    VIDGEN_MODELS_FILE: join(dir, 'models.json'),
+    TEST_REPLICATE_KEY: 'r8_e2e_deadline',
+  });
   try {
     const client = api(front.url, await front.createKey('customer'));
-    const submit = await client.post('/v1/videos/generations', { model: 'kling-720p-5s', prompt: 'a harbour at dawn', duration: 5, aspect_ratio: '16:9' });
+    const submit = await client.post('/v1/videos/generations', {
+      model: 'kling-720p-5s',
+      prompt: 'a harbour at dawn',
+      duration: 5,
+      aspect_ratio: '16:9',
+    });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
-    const end = await pollUntil(() => client.get(`/v1/videos/${submit.body.request_id}`), (a) => a.body.status !== 'pending');
+    const end = await pollUntil(
+      () => client.get(`/v1/videos/${submit.body.request_id}`),
+      (a) => a.body.status !== 'pending',
+    );
     assert.equal(end.body.status, 'failed', JSON.stringify(end.body));
     assert.equal(end.body.error.code, 'deadline_exceeded');
     assert.match(end.body.error.message, /canceled and is not retried/);
     assert.equal(replicate.jobs.length, 1, 'exactly one upstream prediction');
     assert.equal(replicate.jobs[0].canceled, true, 'the prediction was canceled upstream');
     // One attempt, ended by the deadline: the engine took the relay's word that it is final.
-    assert.deepEqual(await endedAttempts(front.dataDir, submit.body.request_id), [{ outcome: 'failed', errorCode: 'deadline_exceeded' }]);
+    assert.deepEqual(await endedAttempts(front.dataDir, submit.body.request_id), [
+      { outcome: 'failed', errorCode: 'deadline_exceeded' },
+    ]);
   } finally {
     await front.close();
     await replicate.close();

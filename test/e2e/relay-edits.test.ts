@@ -28,16 +28,51 @@ describe('edits and extensions relayed to xAI', () => {
     xai = await XaiStandin.start({ key: XAI_KEY, models: ['grok-imagine-video'], editModels: ['grok-imagine-video'] });
     videos = await startVideoServer();
     dir = await mkdtemp(join(tmpdir(), 'vidgen-relay-edits-'));
-    await writeFile(join(dir, 'backends.json'), JSON.stringify({ backends: { 'relay-xai': { type: 'relay', channels: [
-      { name: 'xai', dialect: 'A', base_url: `${xai.url}/v1`, api_key_env: 'TEST_XAI_KEY', poll_interval_seconds: 0.1,
-        models: { 'relay-imagine-edit': 'grok-imagine-video', 'relay-imagine-extend': 'grok-imagine-video' } },
-    ] } } }));
+    await writeFile(
+      join(dir, 'backends.json'),
+      JSON.stringify({
+        backends: {
+          'relay-xai': {
+            type: 'relay',
+            channels: [
+              {
+                name: 'xai',
+                dialect: 'A',
+                base_url: `${xai.url}/v1`,
+                api_key_env: 'TEST_XAI_KEY',
+                poll_interval_seconds: 0.1,
+                models: { 'relay-imagine-edit': 'grok-imagine-video', 'relay-imagine-extend': 'grok-imagine-video' },
+              },
+            ],
+          },
+        },
+      }),
+    );
     const shape = { family: 'A', backend: 'relay-xai', resolution: '720p', aspect_ratios: ['16:9', '9:16', '1:1'] };
-    await writeFile(join(dir, 'models.json'), JSON.stringify({ models: [
-      { id: 'relay-imagine-edit', ...shape, durations: { min: 1, max: 30 }, capabilities: { generate: false, edit: true, extend: false } },
-      { id: 'relay-imagine-extend', ...shape, durations: { min: 1, max: 10 }, capabilities: { generate: false, edit: false, extend: true } },
-    ] }));
-    front = await startTestService({ VIDGEN_BACKENDS_FILE: join(dir, 'backends.json'), VIDGEN_MODELS_FILE: join(dir, 'models.json'), TEST_XAI_KEY: XAI_KEY });
+    await writeFile(
+      join(dir, 'models.json'),
+      JSON.stringify({
+        models: [
+          {
+            id: 'relay-imagine-edit',
+            ...shape,
+            durations: { min: 1, max: 30 },
+            capabilities: { generate: false, edit: true, extend: false },
+          },
+          {
+            id: 'relay-imagine-extend',
+            ...shape,
+            durations: { min: 1, max: 10 },
+            capabilities: { generate: false, edit: false, extend: true },
+          },
+        ],
+      }),
+    );
+    front = await startTestService({
+      VIDGEN_BACKENDS_FILE: join(dir, 'backends.json'),
+      VIDGEN_MODELS_FILE: join(dir, 'models.json'),
+      TEST_XAI_KEY: XAI_KEY,
+    });
     client = api(front.url, await front.createKey('editor'));
   });
   after(async () => {
@@ -50,11 +85,19 @@ describe('edits and extensions relayed to xAI', () => {
   const finished = (path: string, body: unknown) => finishedFamilyA(client, path, body);
 
   it('an edit goes to /v1/videos/edits with the input inline and comes back as long as its input', async () => {
-    const task = await finished('/v1/videos/edits', { model: 'relay-imagine-edit', prompt: 'make it look like film noir', video: { url: `${videos.url}/clip.mp4` } });
+    const task = await finished('/v1/videos/edits', {
+      model: 'relay-imagine-edit',
+      prompt: 'make it look like film noir',
+      video: { url: `${videos.url}/clip.mp4` },
+    });
     const sent = xai.jobs.at(-1)!;
     assert.equal(sent.kind, 'edit');
     assert.deepEqual(Object.keys(sent.body).sort(), ['model', 'prompt', 'video']);
-    assert.equal(Buffer.from(sent.body.video.url.slice('data:video/mp4;base64,'.length), 'base64').compare(videos.clip), 0, 'the input, byte for byte');
+    assert.equal(
+      Buffer.from(sent.body.video.url.slice('data:video/mp4;base64,'.length), 'base64').compare(videos.clip),
+      0,
+      'the input, byte for byte',
+    );
     const { probe } = await downloadAndProbe(task.video.url);
     assert.deepEqual([probe.codec, probe.width, probe.height], ['h264', CLIP.width, CLIP.height]);
     assert.ok(Math.abs(probe.durationSeconds - CLIP.seconds) < 0.05, `lasts ${probe.durationSeconds} s`);
@@ -62,7 +105,12 @@ describe('edits and extensions relayed to xAI', () => {
   });
 
   it('an extension goes to /v1/videos/extensions with the seconds to add and comes back that much longer', async () => {
-    const task = await finished('/v1/videos/extensions', { model: 'relay-imagine-extend', prompt: 'the camera keeps rising', video: { url: `${videos.url}/clip.mp4` }, duration: 3 });
+    const task = await finished('/v1/videos/extensions', {
+      model: 'relay-imagine-extend',
+      prompt: 'the camera keeps rising',
+      video: { url: `${videos.url}/clip.mp4` },
+      duration: 3,
+    });
     const sent = xai.jobs.at(-1)!;
     assert.deepEqual([sent.kind, sent.body.duration], ['extension', 3]);
     const { probe } = await downloadAndProbe(task.video.url);

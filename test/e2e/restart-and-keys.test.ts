@@ -25,10 +25,17 @@ describe('operator commands and crash recovery (real processes)', () => {
       const server = await spawnServer(env);
       try {
         const client = api(server.url, created.stdout.trim());
-        assert.deepEqual((await client.get('/v1/models')).body.data.map((m: { id: string }) => m.id), ['video-v1-5s']);
+        assert.deepEqual(
+          (await client.get('/v1/models')).body.data.map((m: { id: string }) => m.id),
+          ['video-v1-5s'],
+        );
         assert.ok(!server.lines.some((l) => l.includes('No API key existed')), 'no bootstrap key when one exists');
         assert.equal((await runServerCommand(['keys', 'revoke', keyId], env)).code, 0);
-        await pollUntil(() => client.get('/v1/models'), (a) => a.status === 401, KEY_CACHE_MS + 1000);
+        await pollUntil(
+          () => client.get('/v1/models'),
+          (a) => a.status === 401,
+          KEY_CACHE_MS + 1000,
+        );
         assert.equal((await runServerCommand(['keys', 'revoke', keyId], env)).code, 1);
         assert.equal((await runServerCommand(['keys', 'create'], env)).code, 2);
       } finally {
@@ -41,7 +48,13 @@ describe('operator commands and crash recovery (real processes)', () => {
 
   it('loses no task across kill -9: queued ones run, the interrupted one runs again', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-restart-'));
-    const env = { VIDGEN_DATA_DIR: dataDir, VIDGEN_LEASE_SECONDS: '2', VIDGEN_HEARTBEAT_SECONDS: '0.5', VIDGEN_WORKER_CONCURRENCY: '1', VIDGEN_POLL_MS: '100' };
+    const env = {
+      VIDGEN_DATA_DIR: dataDir,
+      VIDGEN_LEASE_SECONDS: '2',
+      VIDGEN_HEARTBEAT_SECONDS: '0.5',
+      VIDGEN_WORKER_CONCURRENCY: '1',
+      VIDGEN_POLL_MS: '100',
+    };
     try {
       const first = await spawnServer(env);
       const bootstrap = first.lines.find((l) => l.includes('No API key existed'));
@@ -49,16 +62,31 @@ describe('operator commands and crash recovery (real processes)', () => {
       const key = /(vg-[A-Za-z0-9_-]{43})/.exec(bootstrap!)![1];
       const client = api(first.url, key);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: `ocean waves ${i}` })).body.task_id);
-      await pollUntil(() => client.get(`/v1/video/generations/${ids[0]}`), (a) => a.body.status === 'IN_PROGRESS', 30_000);
+      for (let i = 0; i < 3; i++)
+        ids.push(
+          (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: `ocean waves ${i}` })).body
+            .task_id,
+        );
+      await pollUntil(
+        () => client.get(`/v1/video/generations/${ids[0]}`),
+        (a) => a.body.status === 'IN_PROGRESS',
+        30_000,
+      );
       await first.stop('SIGKILL');
 
       const second = await spawnServer(env);
       try {
-        assert.ok(!second.lines.some((l) => l.includes('No API key existed')), 'the bootstrap key is printed only once');
+        assert.ok(
+          !second.lines.some((l) => l.includes('No API key existed')),
+          'the bootstrap key is printed only once',
+        );
         const again = api(second.url, key);
         for (const id of ids) {
-          const done = await pollUntil(() => again.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE', 180_000);
+          const done = await pollUntil(
+            () => again.get(`/v1/video/generations/${id}`),
+            (a) => a.body.status === 'SUCCESS' || a.body.status === 'FAILURE',
+            180_000,
+          );
           assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
           // Beside the video: its poster and sprite sheet.
           const files = (await taskBlobFiles(dataDir, id)).files.filter((f) => f.endsWith('.mp4'));

@@ -11,8 +11,15 @@ describe('retention', () => {
       const client = api(svc.url, await svc.createKey('retention'));
       const b = await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'desert dunes' });
       const id = b.body.task_id;
-      await pollUntil(() => client.get(`/v1/video/generations/${id}`), (a) => a.body.status === 'SUCCESS');
-      const expired = await pollUntil(() => client.get(`/v1/videos/${id}`), (a) => a.body.status === 'expired', 10_000);
+      await pollUntil(
+        () => client.get(`/v1/video/generations/${id}`),
+        (a) => a.body.status === 'SUCCESS',
+      );
+      const expired = await pollUntil(
+        () => client.get(`/v1/videos/${id}`),
+        (a) => a.body.status === 'expired',
+        10_000,
+      );
       assert.equal(expired.status, 200);
       assert.equal(expired.body.video, undefined);
       const familyB = await client.get(`/v1/video/generations/${id}`);
@@ -25,7 +32,11 @@ describe('retention', () => {
       assert.equal(content.body.error.code, 'video_expired');
       // The sweeper marks the task expired first and deletes its files next (one statement marks,
       // so with many processes one sweeper takes each task): the files go just after the status.
-      const files = async () => ({ status: 200, headers: new Headers(), body: (await taskBlobFiles(svc.dataDir, id)).files });
+      const files = async () => ({
+        status: 200,
+        headers: new Headers(),
+        body: (await taskBlobFiles(svc.dataDir, id)).files,
+      });
       const left = await pollUntil(files, (a) => a.body.length === 0, 10_000);
       assert.deepEqual(left.body, []);
     } finally {

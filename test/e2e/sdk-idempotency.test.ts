@@ -4,7 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeVidgenClient, FileJournal, UnprocessableEntityError, type FamilyBCreateResponse } from '../../packages/client/src/node/index.ts';
+import {
+  NodeVidgenClient,
+  FileJournal,
+  UnprocessableEntityError,
+  type FamilyBCreateResponse,
+} from '../../packages/client/src/node/index.ts';
 import { startLossyProxy } from '../../packages/client/test/support/lossy-proxy.ts';
 import { startTestService, type TestService } from './support/service.ts';
 
@@ -28,10 +33,22 @@ describe('SDK idempotency, listing and long-poll', () => {
   });
   const direct = () => new NodeVidgenClient({ baseURL: svc.url, apiKey: key });
   const viaProxy = (opts: { journalDir?: string; fetch?: typeof fetch; timeout?: number } = {}) =>
-    new NodeVidgenClient({ baseURL: proxy.url, apiKey: key, maxRetries: 2, backoff: { initialDelayMs: 50, maxDelayMs: 100 }, ...opts });
+    new NodeVidgenClient({
+      baseURL: proxy.url,
+      apiKey: key,
+      maxRetries: 2,
+      backoff: { initialDelayMs: 50, maxDelayMs: 100 },
+      ...opts,
+    });
   const body = () => ({ model: 'video-v1-5s', prompt: `harbour at dawn ${randomUUID().slice(0, 8)}` });
   const submitB = (client: NodeVidgenClient, b: object, idempotencyKey?: string) =>
-    client.submit<FamilyBCreateResponse>({ family: 'B', kind: 'generate', path: '/v1/video/generations', body: b as { model: string }, options: { idempotencyKey } });
+    client.submit<FamilyBCreateResponse>({
+      family: 'B',
+      kind: 'generate',
+      path: '/v1/video/generations',
+      body: b as { model: string },
+      options: { idempotencyKey },
+    });
   const tasksWithKey = async (k: string) => (await direct().videoGenerations.list({ idempotency_key: k })).data;
   const posts = () => proxy.seen.filter((r) => r.method === 'POST');
 
@@ -64,7 +81,10 @@ describe('SDK idempotency, listing and long-poll', () => {
     assert.equal(created.recovered, true);
     assert.equal(posts().length, 1);
     const listed = await tasksWithKey(created.idempotencyKey);
-    assert.deepEqual(listed.map((t) => t.task_id), [created.data.task_id]);
+    assert.deepEqual(
+      listed.map((t) => t.task_id),
+      [created.data.task_id],
+    );
   });
 
   it('retries with the same key once the server is known to be idempotent, and gets the replay', async () => {
@@ -84,13 +104,19 @@ describe('SDK idempotency, listing and long-poll', () => {
     const all = (await direct().videoGenerations.list({ limit: 100 })).data;
     assert.ok(all.length >= 4);
     const created = all.map((t) => t.created_at);
-    assert.deepEqual(created, [...created].sort((x, y) => y - x));
+    assert.deepEqual(
+      created,
+      [...created].sort((x, y) => y - x),
+    );
     const first = await direct().videoGenerations.list({ limit: 1 });
     assert.equal(first.data.length, 1);
     assert.equal(first.has_more, true);
     const walked: string[] = [];
     for await (const task of first) walked.push(task.task_id);
-    assert.deepEqual(walked, all.map((t) => t.task_id));
+    assert.deepEqual(
+      walked,
+      all.map((t) => t.task_id),
+    );
     const none = await direct().videos.list({ model: 'vx-imagine-video-1.5-720p' });
     assert.deepEqual(none.data, []);
   });
@@ -100,14 +126,19 @@ describe('SDK idempotency, listing and long-poll', () => {
     const client = viaProxy();
     const { task_id } = await client.videoGenerations.create(body());
     // A fast, direct watcher marks when the task really finished.
-    const finishedAt = direct().videoGenerations.wait(task_id, { intervalMs: 100, longPollSeconds: 0 }).then(() => Date.now());
+    const finishedAt = direct()
+      .videoGenerations.wait(task_id, { intervalMs: 100, longPollSeconds: 0 })
+      .then(() => Date.now());
     const task = await client.videoGenerations.wait(task_id, { maxWaitMs: 120_000 });
     const endedAt = Date.now();
     assert.equal(task.status, 'SUCCESS');
     const lag = endedAt - (await finishedAt);
     assert.ok(lag < 3_000, `the long-polling wait ended ${lag} ms after the task`);
     const polls = proxy.seen.filter((r) => r.method === 'GET');
-    assert.ok(polls.every((r) => /[?&]wait=\d+/.test(r.url)), polls.map((r) => r.url).join(' '));
+    assert.ok(
+      polls.every((r) => /[?&]wait=\d+/.test(r.url)),
+      polls.map((r) => r.url).join(' '),
+    );
   });
 
   it('resume finishes submits a crash interrupted, before and after they were sent', async () => {
@@ -124,16 +155,25 @@ describe('SDK idempotency, listing and long-poll', () => {
     await waitUntil(async () => (await new FileJournal(journalDir).list()).length === 2);
     await new Promise((r) => setTimeout(r, 200));
     const entries = await new FileJournal(journalDir).list();
-    assert.deepEqual(entries.map((e) => e.state), ['submitting', 'submitting']);
+    assert.deepEqual(
+      entries.map((e) => e.state),
+      ['submitting', 'submitting'],
+    );
 
     // Resumed against the base URL the submits went to: a journal entry belongs to its server.
     const results = await viaProxy({ journalDir }).resume({ intervalMs: 250 });
-    assert.deepEqual(results.map((r) => r.outcome), ['downloaded', 'downloaded']);
+    assert.deepEqual(
+      results.map((r) => r.outcome),
+      ['downloaded', 'downloaded'],
+    );
     for (const [i, entry] of entries.entries()) {
       assert.equal((await tasksWithKey(entry.idempotencyKey)).length, 1, 'exactly one task per submit');
       assert.equal((await readFile(outputs[i])).subarray(4, 8).toString('latin1'), 'ftyp');
     }
-    assert.deepEqual((await new FileJournal(journalDir).list()).map((e) => e.state), ['downloaded', 'downloaded']);
+    assert.deepEqual(
+      (await new FileJournal(journalDir).list()).map((e) => e.state),
+      ['downloaded', 'downloaded'],
+    );
   });
 });
 

@@ -22,8 +22,12 @@ describe('vidgen-server command line (real processes)', () => {
 
   // Run in an empty directory with the data dir unset too, so neither `./data` nor VIDGEN_DATA_DIR may appear.
   const server = (args: string[], env: Record<string, string> = {}): Promise<CommandResult> =>
-    runCommand(process.execPath, [SERVER_BIN, ...args], { cwd: dir, env: { VIDGEN_DATA_DIR: dataDir, VIDGEN_MODELS_FILE: '', PORT: '0', ...env } });
-  const nothingWritten = async () => assert.deepEqual(await readdir(dir), [], 'no data dir, database or key was created');
+    runCommand(process.execPath, [SERVER_BIN, ...args], {
+      cwd: dir,
+      env: { VIDGEN_DATA_DIR: dataDir, VIDGEN_MODELS_FILE: '', PORT: '0', ...env },
+    });
+  const nothingWritten = async () =>
+    assert.deepEqual(await readdir(dir), [], 'no data dir, database or key was created');
 
   it('--help prints the usage and every environment variable with its default, and starts nothing', async () => {
     for (const args of [['--help'], ['-h'], ['help']]) {
@@ -60,7 +64,10 @@ describe('vidgen-server command line (real processes)', () => {
       [['serve'], /unknown command 'serve'\./],
       [['--role', 'wrker'], /--role must be all, api or worker, got 'wrker'/],
       [['keys', 'lst'], /unknown keys command 'lst'\. Did you mean 'list'\?/],
-      [['keys', 'create', '--account', 'a', '--model', 'video-v1-5s'], /unknown option '--model'\. Did you mean '--models'\?/],
+      [
+        ['keys', 'create', '--account', 'a', '--model', 'video-v1-5s'],
+        /unknown option '--model'\. Did you mean '--models'\?/,
+      ],
       [['accounts', 'creat', 'a'], /unknown accounts command 'creat'\. Did you mean 'create'\?/],
     ];
     for (const [args, message] of cases) {
@@ -94,7 +101,10 @@ describe('vidgen-server command line (real processes)', () => {
     assert.equal(res.code, 2, res.stderr);
     assert.equal(res.stdout, '', 'no key is printed');
     assert.match(res.stderr, /unknown models 'nope', 'video-v1-5' \(did you mean 'video-v1-5s'\?\) in --models/);
-    assert.match(res.stderr, new RegExp(`The built-in catalog offers: ${defaultModels.models.map((m) => m.id).join(', ')}`));
+    assert.match(
+      res.stderr,
+      new RegExp(`The built-in catalog offers: ${defaultModels.models.map((m) => m.id).join(', ')}`),
+    );
     await nothingWritten();
     const accounts = await server(['accounts', 'create', 'team', '--models', 'nope']);
     assert.equal(accounts.code, 2, accounts.stderr);
@@ -105,13 +115,23 @@ describe('vidgen-server command line (real processes)', () => {
   it('checks --models against VIDGEN_MODELS_FILE when it is set, and turns an alias into its id', async () => {
     const catalogDir = await mkdtemp(join(tmpdir(), 'vidgen-server-cli-models-'));
     const modelsFile = join(catalogDir, 'models.json');
-    await writeFile(modelsFile, JSON.stringify({ models: [{ id: 'house-5s', aliases: ['house'], family: 'B', backend: 'renderer', durations: [5] }] }));
+    await writeFile(
+      modelsFile,
+      JSON.stringify({
+        models: [{ id: 'house-5s', aliases: ['house'], family: 'B', backend: 'renderer', durations: [5] }],
+      }),
+    );
     const dataOfFile = join(catalogDir, 'data');
     try {
       const env = { VIDGEN_MODELS_FILE: modelsFile, VIDGEN_DATA_DIR: dataOfFile };
       const refused = await server(['keys', 'create', '--account', 'house', '--models', 'video-v1-5s'], env);
       assert.equal(refused.code, 2, refused.stderr);
-      assert.match(refused.stderr, new RegExp(`unknown model 'video-v1-5s' in --models\\. The catalog in ${modelsFile.replace(/[.\\/]/g, '\\$&')} offers: house-5s`));
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `unknown model 'video-v1-5s' in --models\\. The catalog in ${modelsFile.replace(/[.\\/]/g, '\\$&')} offers: house-5s`,
+        ),
+      );
       assert.ok(!existsSync(dataOfFile), 'nothing written');
       const created = await server(['keys', 'create', '--account', 'house', '--models', 'house'], env);
       assert.equal(created.code, 0, created.stderr);
@@ -127,7 +147,11 @@ describe('vidgen-server command line (real processes)', () => {
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^vg-[A-Za-z0-9_-]{43}\n$/, 'stdout is the key, and only the key');
     assert.match(first.stderr, /created account 'team' with models: video-v1-5s/);
-    assert.match(first.stderr, new RegExp(`in ${join(dataDir, 'vidgen.db').replace(/[.\\/]/g, '\\$&')};`), 'names the database it wrote');
+    assert.match(
+      first.stderr,
+      new RegExp(`in ${join(dataDir, 'vidgen.db').replace(/[.\\/]/g, '\\$&')};`),
+      'names the database it wrote',
+    );
     const widened = await server(['keys', 'create', '--account', 'team', '--models', 'video-v1-5s,video-v1-10s']);
     assert.equal(widened.code, 0, widened.stderr);
     assert.match(widened.stderr, /changed the models of account 'team': video-v1-5s → video-v1-5s,video-v1-10s/);
@@ -138,7 +162,10 @@ describe('vidgen-server command line (real processes)', () => {
 
     const listed = await server(['keys', 'list']);
     assert.equal(listed.code, 0, listed.stderr);
-    const [header, ...rows] = listed.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const [header, ...rows] = listed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     assert.deepEqual(header, ['KEY ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'STATE', 'MODELS']);
     assert.equal(rows.length, 4);
     for (const row of rows) assert.equal(row.length, header.length);
@@ -148,7 +175,10 @@ describe('vidgen-server command line (real processes)', () => {
       ['team', 'active', 'video-v1-5s,video-v1-10s'],
       ['team', 'active', 'video-v1-5s,video-v1-10s'],
     ]);
-    assert.ok(rows.every((r) => !listed.stdout.includes(first.stdout.trim()) && r[2].endsWith('…')), 'keys are never shown again');
+    assert.ok(
+      rows.every((r) => !listed.stdout.includes(first.stdout.trim()) && r[2].endsWith('…')),
+      'keys are never shown again',
+    );
 
     const narrowed = await server(['accounts', 'set', 'team', '--models', 'video-v1-10s']);
     assert.equal(narrowed.code, 0, narrowed.stderr);

@@ -19,12 +19,22 @@ describe('a third dialect is one descriptor', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-toy-'));
     const models = join(dir, 'models.json');
-    await writeFile(models, JSON.stringify({
-      models: [
-        { id: 'toy-clip', family: 'C', backend: 'renderer', resolution: '480p', durations: [1, 2], aspect_ratios: ['16:9', '1:1'] },
-        { id: 'video-v1-5s', family: 'B', backend: 'renderer', durations: [5], aspect_ratios: ['16:9'] },
-      ],
-    }));
+    await writeFile(
+      models,
+      JSON.stringify({
+        models: [
+          {
+            id: 'toy-clip',
+            family: 'C',
+            backend: 'renderer',
+            resolution: '480p',
+            durations: [1, 2],
+            aspect_ratios: ['16:9', '1:1'],
+          },
+          { id: 'video-v1-5s', family: 'B', backend: 'renderer', durations: [5], aspect_ratios: ['16:9'] },
+        ],
+      }),
+    );
     svc = await startTestService({ VIDGEN_MODELS_FILE: models }, [...DEFAULT_DIALECTS, toyDialect]);
     key = await svc.createKey('toy');
     client = api(svc.url, key);
@@ -35,13 +45,24 @@ describe('a third dialect is one descriptor', () => {
   });
 
   it('runs a task from submit to a verified MP4 in its own words', async () => {
-    const submit = await client.post('/toy/v2/jobs', { engine: 'toy-clip', text: 'a lighthouse at dusk', shape: '1:1', length_s: 2 });
+    const submit = await client.post('/toy/v2/jobs', {
+      engine: 'toy-clip',
+      text: 'a lighthouse at dusk',
+      shape: '1:1',
+      length_s: 2,
+    });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
     assert.equal(submit.body.state, 'WAITING');
     const states = new Set<string>();
-    const done = await pollUntil(() => client.get(`/toy/v2/jobs/${submit.body.job}`), (a) => (states.add(a.body.state), a.body.state === 'READY' || a.body.state === 'BROKEN'));
+    const done = await pollUntil(
+      () => client.get(`/toy/v2/jobs/${submit.body.job}`),
+      (a) => (states.add(a.body.state), a.body.state === 'READY' || a.body.state === 'BROKEN'),
+    );
     assert.equal(done.body.state, 'READY', JSON.stringify(done.body));
-    assert.ok([...states].every((s) => ['WAITING', 'WORKING', 'READY'].includes(s)), [...states].join());
+    assert.ok(
+      [...states].every((s) => ['WAITING', 'WORKING', 'READY'].includes(s)),
+      [...states].join(),
+    );
     const video = await downloadAndProbe(new URL(done.body.download, svc.url).href, { authorization: `Bearer ${key}` });
     assert.equal(video.probe.codec, 'h264');
     assert.deepEqual([video.probe.width, video.probe.height], [480, 480]);
@@ -49,7 +70,10 @@ describe('a third dialect is one descriptor', () => {
 
     const listed = await client.get('/toy/v2/jobs?status=READY');
     assert.equal(listed.status, 200);
-    assert.deepEqual(listed.body.data.map((t: { job: string }) => t.job), [submit.body.job]);
+    assert.deepEqual(
+      listed.body.data.map((t: { job: string }) => t.job),
+      [submit.body.job],
+    );
     assert.equal(listed.body.last_id, submit.body.job);
     // The task is the toy dialect's own: family B's listing does not show it.
     assert.deepEqual((await client.get('/v1/video/generations')).body.data, []);

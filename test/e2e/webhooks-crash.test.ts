@@ -21,8 +21,14 @@ describe('webhook deliveries survive kill -9 of the worker', () => {
   const seen = new Set<string>();
   const workers: ServerProcess[] = [];
   const env = () => ({
-    VIDGEN_DATA_DIR: dataDir, VIDGEN_ALLOW_PRIVATE_URLS: '1', VIDGEN_LEASE_SECONDS: '1', VIDGEN_HEARTBEAT_SECONDS: '0.3',
-    VIDGEN_POLL_MS: '100', VIDGEN_WEBHOOK_TIMEOUT_MS: '3000', VIDGEN_WEBHOOK_RETRY_BASE_MS: '100', VIDGEN_SHUTDOWN_GRACE_SECONDS: '0',
+    VIDGEN_DATA_DIR: dataDir,
+    VIDGEN_ALLOW_PRIVATE_URLS: '1',
+    VIDGEN_LEASE_SECONDS: '1',
+    VIDGEN_HEARTBEAT_SECONDS: '0.3',
+    VIDGEN_POLL_MS: '100',
+    VIDGEN_WEBHOOK_TIMEOUT_MS: '3000',
+    VIDGEN_WEBHOOK_RETRY_BASE_MS: '100',
+    VIDGEN_SHUTDOWN_GRACE_SECONDS: '0',
   });
   const worker = async () => {
     const w = await spawnServer(env(), ['--role', 'worker']);
@@ -32,7 +38,9 @@ describe('webhook deliveries survive kill -9 of the worker', () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vidgen-webhook-crash-'));
-    const key = (await runServerCommand(['keys', 'create', '--account', 'crash'], { VIDGEN_DATA_DIR: dataDir })).stdout.trim();
+    const key = (
+      await runServerCommand(['keys', 'create', '--account', 'crash'], { VIDGEN_DATA_DIR: dataDir })
+    ).stdout.trim();
     apiServer = await spawnServer(env(), ['--role', 'api']);
     client = api(apiServer.url, key);
     // The first request of each event is never answered while `holding`: its sender dies waiting.
@@ -60,7 +68,13 @@ describe('webhook deliveries survive kill -9 of the worker', () => {
     const tasks: string[] = [];
     for (let round = 0; round < 2; round++) {
       holding = true;
-      const ids = await Promise.all([1, 2].map(async () => (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: `round ${round}` })).body.task_id as string));
+      const ids = await Promise.all(
+        [1, 2].map(
+          async () =>
+            (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: `round ${round}` })).body
+              .task_id as string,
+        ),
+      );
       tasks.push(...ids);
       const before = receiver.received.length;
       await receiver.until((all) => all.length > before);
@@ -79,6 +93,9 @@ describe('webhook deliveries survive kill -9 of the worker', () => {
     const unanswered = receiver.received.filter((r) => r.answered === undefined);
     assert.ok(unanswered.length >= 2, 'a request was in flight at each kill');
     const ackIds = new Set(acknowledged.map((r) => r.headers['webhook-id']));
-    assert.ok(unanswered.every((r) => ackIds.has(r.headers['webhook-id'])), 'the interrupted ones came again with the same webhook-id');
+    assert.ok(
+      unanswered.every((r) => ackIds.has(r.headers['webhook-id'])),
+      'the interrupted ones came again with the same webhook-id',
+    );
   });
 });

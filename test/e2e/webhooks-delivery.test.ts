@@ -26,9 +26,13 @@ describe('webhook deliveries', () => {
     assert.equal(created.status, 200, JSON.stringify(created.body));
     return created.body as { id: string; secret: string; events: string[] };
   };
-  const deliveriesOf = async (id: string) => (await client.get(`/v1/webhooks/${id}/deliveries?limit=100`)).body.data as any[];
+  const deliveriesOf = async (id: string) =>
+    (await client.get(`/v1/webhooks/${id}/deliveries?limit=100`)).body.data as any[];
   const allDelivered = (id: string, count: number) =>
-    pollUntil(() => client.get(`/v1/webhooks/${id}/deliveries?limit=100`), (a) => a.body.data.length === count && a.body.data.every((d: any) => d.status === 'delivered'));
+    pollUntil(
+      () => client.get(`/v1/webhooks/${id}/deliveries?limit=100`),
+      (a) => a.body.data.length === count && a.body.data.every((d: any) => d.status === 'delivered'),
+    );
 
   before(async () => {
     svc = await startTestService({ VIDGEN_WEBHOOK_RETRY_BASE_MS: '50', VIDGEN_WEBHOOK_RETRY_CAP_MS: '200' });
@@ -47,17 +51,34 @@ describe('webhook deliveries', () => {
     assert.match(endpoint.secret, /^whsec_/);
     assert.deepEqual(endpoint.events, ['video.completed', 'video.failed', 'video.canceled', 'video.expired']);
     const listed = await client.get('/v1/webhooks');
-    assert.equal(listed.body.data.find((e: any) => e.id === endpoint.id).secret, undefined, 'the secret is shown only once');
+    assert.equal(
+      listed.body.data.find((e: any) => e.id === endpoint.id).secret,
+      undefined,
+      'the secret is shown only once',
+    );
 
-    const a = (await client.post('/v1/videos/generations', { model: 'vx-imagine-video-1.5-720p', prompt: 'slow zoom', image: { url: `${images.url}/photo.png` }, duration: 1 })).body.request_id;
-    const b = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'sunset over the ocean' })).body.task_id;
-    const broken = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'p', image: `${images.url}/gone.png` })).body.task_id;
+    const a = (
+      await client.post('/v1/videos/generations', {
+        model: 'vx-imagine-video-1.5-720p',
+        prompt: 'slow zoom',
+        image: { url: `${images.url}/photo.png` },
+        duration: 1,
+      })
+    ).body.request_id;
+    const b = (await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'sunset over the ocean' }))
+      .body.task_id;
+    const broken = (
+      await client.post('/v1/video/generations', { model: 'video-v1-5s', prompt: 'p', image: `${images.url}/gone.png` })
+    ).body.task_id;
     await allDelivered(endpoint.id, 3);
 
     const events = await Promise.all(inbox.received.map((r) => verifyWebhook<any>(r.body, r.headers, endpoint.secret)));
     assert.equal(events.length, 3, 'exactly one delivery per task');
     const byTask = new Map(events.map((e) => [e.data.id, e]));
-    assert.deepEqual([byTask.get(a)?.type, byTask.get(b)?.type, byTask.get(broken)?.type], ['video.completed', 'video.completed', 'video.failed']);
+    assert.deepEqual(
+      [byTask.get(a)?.type, byTask.get(b)?.type, byTask.get(broken)?.type],
+      ['video.completed', 'video.completed', 'video.failed'],
+    );
     for (const [i, r] of inbox.received.entries()) assert.equal(r.headers['webhook-id'], events[i].id);
     assert.match(events[0].id, /^evt_/);
 
@@ -69,9 +90,16 @@ describe('webhook deliveries', () => {
     assert.equal(probe.codec, 'h264', 'the signed link in the event works without the key');
     const eventB = byTask.get(b);
     assert.equal(eventB.data.family, 'B');
-    assert.deepEqual(eventB.data.object, (await client.get(`/v1/video/generations/${b}`)).body, 'the task exactly as its poll returns it');
+    assert.deepEqual(
+      eventB.data.object,
+      (await client.get(`/v1/video/generations/${b}`)).body,
+      'the task exactly as its poll returns it',
+    );
     assert.equal(byTask.get(broken).data.object.error.code, 'image_unreachable');
-    await assert.rejects(verifyWebhook(inbox.received[0].body.replace('video', 'audio'), inbox.received[0].headers, endpoint.secret), /signature/);
+    await assert.rejects(
+      verifyWebhook(inbox.received[0].body.replace('video', 'audio'), inbox.received[0].headers, endpoint.secret),
+      /signature/,
+    );
 
     const deleted = await client.delete(`/v1/webhooks/${endpoint.id}`);
     assert.deepEqual(deleted.body, { id: endpoint.id, object: 'webhook_endpoint', deleted: true });
@@ -81,7 +109,8 @@ describe('webhook deliveries', () => {
   it('500 twice then 200: the same webhook-id three times, then nothing more', async () => {
     const flaky = await receiver((_r, i) => (i < 2 ? 500 : 200));
     const endpoint = await register(flaky.url, ['video.canceled']);
-    const task = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'long night city' })).body.task_id;
+    const task = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt: 'long night city' })).body
+      .task_id;
     await client.post(`/v1/videos/${task}/cancel`);
     await allDelivered(endpoint.id, 1);
     const [delivery] = await deliveriesOf(endpoint.id);
@@ -93,7 +122,10 @@ describe('webhook deliveries', () => {
     await allDelivered(endpoint.id, 2);
     const ids = flaky.received.map((r) => r.headers['webhook-id']);
     assert.deepEqual(ids, [delivery.event_id, delivery.event_id, delivery.event_id, test.event_id]);
-    assert.deepEqual(flaky.received.map((r) => r.answered), [500, 500, 200, 200]);
+    assert.deepEqual(
+      flaky.received.map((r) => r.answered),
+      [500, 500, 200, 200],
+    );
     for (const r of flaky.received) await verifyWebhook(r.body, r.headers, endpoint.secret);
   });
 
@@ -102,7 +134,10 @@ describe('webhook deliveries', () => {
     const inbox = await receiver(() => (gone ? 410 : 200));
     const endpoint = await register(inbox.url);
     const test = (await client.post(`/v1/webhooks/${endpoint.id}/test`)).body;
-    await pollUntil(() => client.get(`/v1/webhooks/${endpoint.id}`), (e) => e.body.status === 'disabled');
+    await pollUntil(
+      () => client.get(`/v1/webhooks/${endpoint.id}`),
+      (e) => e.body.status === 'disabled',
+    );
     const [failed] = await deliveriesOf(endpoint.id);
     assert.deepEqual([failed.status, failed.attempts, failed.last_status_code], ['failed', 1, 410]);
     assert.equal((await client.post(`/v1/webhooks/${endpoint.id}/test`)).body.error.code, 'webhook_disabled');
@@ -114,7 +149,10 @@ describe('webhook deliveries', () => {
     const again = await client.post(`/v1/webhooks/${other.id}/deliveries/${retried.id}/retry`);
     assert.equal(again.body.status, 'pending');
     await allDelivered(other.id, 1);
-    assert.deepEqual(inbox.received.slice(-2).map((r) => r.headers['webhook-id']), [retried.event_id, retried.event_id]);
+    assert.deepEqual(
+      inbox.received.slice(-2).map((r) => r.headers['webhook-id']),
+      [retried.event_id, retried.event_id],
+    );
     assert.equal(test.event_id, inbox.received[0].headers['webhook-id']);
     const missing = await client.post(`/v1/webhooks/${other.id}/deliveries/whd_nope/retry`);
     assert.deepEqual([missing.status, missing.body.error.code], [404, 'webhook_delivery_not_found']);
@@ -137,7 +175,10 @@ describe('webhook deliveries', () => {
   it('refuses bad registrations, naming the field', async () => {
     const bad = await client.post('/v1/webhooks', { url: 'ftp://example.com/x' });
     assert.deepEqual([bad.status, bad.body.error.code, bad.body.error.param], [400, 'invalid_webhook_url', 'url']);
-    const events = await client.post('/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['video.completed', 'video.exploded'] });
+    const events = await client.post('/v1/webhooks', {
+      url: 'http://127.0.0.1:9/x',
+      events: ['video.completed', 'video.exploded'],
+    });
     assert.deepEqual([events.status, events.body.error.param], [400, 'events[1]']);
     assert.equal((await client.get('/v1/webhooks/wh_nope')).body.error.code, 'webhook_not_found');
   });

@@ -28,7 +28,12 @@ describe('webhook URLs on private addresses', () => {
   });
 
   it('are refused at registration, by address and by name, with the field named', async () => {
-    for (const url of ['http://127.0.0.1:9/hook', 'http://[::1]:9/hook', 'http://169.254.169.254/latest', 'http://localhost:9/hook']) {
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://[::1]:9/hook',
+      'http://169.254.169.254/latest',
+      'http://localhost:9/hook',
+    ]) {
       const refused = await client.post('/v1/webhooks', { url });
       assert.equal(refused.status, 400, url);
       assert.equal(refused.body.error.code, 'webhook_url_forbidden', url);
@@ -45,11 +50,19 @@ describe('webhook URLs on private addresses', () => {
       const box = new SecretBox(await loadSigningSecret(undefined, svc.dataDir));
       const store = new SqlWebhookStore(database.db, database.dialect);
       const endpoint = await store.insertEndpoint({
-        id: 'wh_rebound', accountId: account.id, url: receiver.url, events: ['video.completed'], secret: box.seal(newWebhookSecret()), createdAt: Date.now(),
+        id: 'wh_rebound',
+        accountId: account.id,
+        url: receiver.url,
+        events: ['video.completed'],
+        secret: box.seal(newWebhookSecret()),
+        createdAt: Date.now(),
       });
       const test = await client.post(`/v1/webhooks/${endpoint.id}/test`);
       assert.equal(test.status, 200, JSON.stringify(test.body));
-      const tried = await pollUntil(() => client.get(`/v1/webhooks/${endpoint.id}/deliveries`), (a) => a.body.data[0]?.last_error !== null);
+      const tried = await pollUntil(
+        () => client.get(`/v1/webhooks/${endpoint.id}/deliveries`),
+        (a) => a.body.data[0]?.last_error !== null,
+      );
       const [delivery] = tried.body.data;
       assert.equal(delivery.status, 'pending', 'retried later: the name may resolve publicly again');
       assert.match(delivery.last_error, /not publicly routable/);

@@ -28,14 +28,21 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const finish = async (path: string, id: string) => pollUntil(() => client.get(`${path}/${id}`), (a) => a.status === 200);
+  const finish = async (path: string, id: string) =>
+    pollUntil(
+      () => client.get(`${path}/${id}`),
+      (a) => a.status === 200,
+    );
 
   it('lists both grok ids as models of their own, text-to-video, 720p by default, with their resolutions', async () => {
     const { body } = await client.get('/v1/models');
     for (const id of ['grok-imagine-video', 'grok-imagine-video-1.5']) {
       const model = body.data.find((m: { id: string }) => m.id === id);
       assert.ok(model, `${id} is listed`);
-      assert.deepEqual([model.family, model.resolution, model.resolutions, model.requires_image], ['A', '720p', ['720p', '480p', '1080p'], false]);
+      assert.deepEqual(
+        [model.family, model.resolution, model.resolutions, model.requires_image],
+        ['A', '720p', ['720p', '480p', '1080p'], false],
+      );
       assert.equal(model.alias_of, undefined);
     }
   });
@@ -49,7 +56,12 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
   });
 
   it('renders grok-imagine-video text-to-video at the requested resolution and reports the id as sent', async () => {
-    const submit = await client.post('/v1/videos/generations', { model: 'grok-imagine-video', prompt: 'a lighthouse at dusk', duration: 1, resolution: '480p' });
+    const submit = await client.post('/v1/videos/generations', {
+      model: 'grok-imagine-video',
+      prompt: 'a lighthouse at dusk',
+      duration: 1,
+      resolution: '480p',
+    });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
     const done = await finish('/v1/videos', submit.body.request_id);
     assert.equal(done.body.status, 'done', JSON.stringify(done.body));
@@ -60,7 +72,11 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
 
   it('refuses a resolution the model does not offer, naming the field', async () => {
     const res = await client.post('/v1/videos/generations', {
-      model: 'vx-imagine-video-1.5-720p', prompt: 'x', duration: 1, resolution: '1080p', image: { url: 'https://example.com/a.png' },
+      model: 'vx-imagine-video-1.5-720p',
+      prompt: 'x',
+      duration: 1,
+      resolution: '1080p',
+      image: { url: 'https://example.com/a.png' },
     });
     assert.equal(res.status, 400);
     assert.deepEqual([res.body.error.code, res.body.error.param], ['unsupported_resolution', 'resolution']);
@@ -69,7 +85,12 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
 
   it("keeps the spec's suffix-less form for the spec's ids, and echoes an alias as sent", async () => {
     const a = await client.post('/v1/videos/generations', {
-      model: 'vx-imagine-video-1.5-720p', prompt: 'slow pan', duration: 1, image: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==' },
+      model: 'vx-imagine-video-1.5-720p',
+      prompt: 'slow pan',
+      duration: 1,
+      image: {
+        url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      },
     });
     assert.equal(a.status, 200, JSON.stringify(a.body));
     assert.equal((await client.get(`/v1/videos/${a.body.request_id}`)).body.model, 'vx-imagine-video-1.5');
@@ -78,11 +99,22 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
     assert.equal((await client.get(`/v1/video/generations/${b.body.task_id}`)).body.model, 'house-video');
     // A listing filtered by the alias finds the task, which the store keeps under the model's id.
     const listed = await client.get('/v1/video/generations?model=house-video');
-    assert.deepEqual(listed.body.data.map((t: { task_id: string }) => t.task_id), [b.body.task_id]);
+    assert.deepEqual(
+      listed.body.data.map((t: { task_id: string }) => t.task_id),
+      [b.body.task_id],
+    );
     // Listings tell tasks apart: each carries its prompt and the model name as sent.
-    const listedA = (await client.get('/v1/videos')).body.data.find((t: { request_id: string }) => t.request_id === a.body.request_id);
-    assert.deepEqual([listedA.prompt, listedA.requested_model, listedA.model], ['slow pan', 'vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5']);
-    assert.deepEqual([listed.body.data[0].prompt, listed.body.data[0].requested_model], ['waves on a beach', 'house-video']);
+    const listedA = (await client.get('/v1/videos')).body.data.find(
+      (t: { request_id: string }) => t.request_id === a.body.request_id,
+    );
+    assert.deepEqual(
+      [listedA.prompt, listedA.requested_model, listedA.model],
+      ['slow pan', 'vx-imagine-video-1.5-720p', 'vx-imagine-video-1.5'],
+    );
+    assert.deepEqual(
+      [listed.body.data[0].prompt, listed.body.data[0].requested_model],
+      ['waves on a beach', 'house-video'],
+    );
     await finish('/v1/videos', a.body.request_id);
     await finish('/v1/video/generations', b.body.task_id);
   });

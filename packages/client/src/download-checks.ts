@@ -7,13 +7,15 @@ import { DownloadCheckError } from './task-errors.ts';
 
 export function checkContentType(header: string | null): void {
   const type = (header ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'video/mp4') throw new DownloadCheckError('content_type', `expected Content-Type video/mp4, got '${header ?? '(none)'}'`);
+  if (type !== 'video/mp4')
+    throw new DownloadCheckError('content_type', `expected Content-Type video/mp4, got '${header ?? '(none)'}'`);
 }
 
 /** An MP4 file starts with a box whose type, at bytes 4..8, is `ftyp`. */
 export function checkMp4Signature(head: Uint8Array): void {
   const tag = String.fromCharCode(...head.subarray(4, 8));
-  if (head.length < 8 || tag !== 'ftyp') throw new DownloadCheckError('signature', 'the file does not start like an MP4 (no `ftyp` box at byte 4)');
+  if (head.length < 8 || tag !== 'ftyp')
+    throw new DownloadCheckError('signature', 'the file does not start like an MP4 (no `ftyp` box at byte 4)');
 }
 
 export interface ContentRange {
@@ -35,11 +37,15 @@ export function expectedTotal(response: Response, from: number): number | undefi
   if (response.status === 206) {
     const range = parseContentRange(response.headers.get('content-range'));
     if (!range || range.start !== from) {
-      throw new DownloadCheckError('range', `asked for bytes from ${from}, got Content-Range '${response.headers.get('content-range') ?? '(none)'}'`);
+      throw new DownloadCheckError(
+        'range',
+        `asked for bytes from ${from}, got Content-Range '${response.headers.get('content-range') ?? '(none)'}'`,
+      );
     }
     return range.total;
   }
-  if (response.status !== 200) throw new DownloadCheckError('status', `expected HTTP 200 or 206, got ${response.status}`);
+  if (response.status !== 200)
+    throw new DownloadCheckError('status', `expected HTTP 200 or 206, got ${response.status}`);
   const length = response.headers.get('content-length');
   return length === null || length.trim() === '' ? undefined : Number(length);
 }

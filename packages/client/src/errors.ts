@@ -30,7 +30,13 @@ export class APIError extends VidgenError {
   readonly headers: ErrorHeaders;
   readonly error: ErrorPayload | undefined;
 
-  constructor(status: number | undefined, error: ErrorPayload | undefined, message: string, headers?: Headers, options?: { cause?: unknown }) {
+  constructor(
+    status: number | undefined,
+    error: ErrorPayload | undefined,
+    message: string,
+    headers?: Headers,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.status = status;
     this.error = error;
@@ -80,19 +86,33 @@ export class APIUserAbortError extends APIError {
   }
 }
 
-type APIErrorClass = new (status: number, error: ErrorPayload | undefined, message: string, headers?: Headers) => APIError;
+type APIErrorClass = new (
+  status: number,
+  error: ErrorPayload | undefined,
+  message: string,
+  headers?: Headers,
+) => APIError;
 
 function classForStatus(status: number): APIErrorClass {
   switch (status) {
-    case 400: return BadRequestError;
-    case 401: return AuthenticationError;
-    case 403: return PermissionDeniedError;
-    case 404: return NotFoundError;
-    case 409: return ConflictError;
-    case 410: return GoneError;
-    case 422: return UnprocessableEntityError;
-    case 429: return RateLimitError;
-    default: return status >= 500 ? InternalServerError : APIError;
+    case 400:
+      return BadRequestError;
+    case 401:
+      return AuthenticationError;
+    case 403:
+      return PermissionDeniedError;
+    case 404:
+      return NotFoundError;
+    case 409:
+      return ConflictError;
+    case 410:
+      return GoneError;
+    case 422:
+      return UnprocessableEntityError;
+    case 429:
+      return RateLimitError;
+    default:
+      return status >= 500 ? InternalServerError : APIError;
   }
 }
 

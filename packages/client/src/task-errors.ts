@@ -33,7 +33,9 @@ export class WaitTimeoutError extends VidgenError {
     readonly lastStatus: string | undefined,
     readonly waitedMs: number,
   ) {
-    super(`Task ${taskId} was still '${lastStatus ?? 'unknown'}' after waiting ${Math.round(waitedMs / 1000)} s; it keeps running on the server.`);
+    super(
+      `Task ${taskId} was still '${lastStatus ?? 'unknown'}' after waiting ${Math.round(waitedMs / 1000)} s; it keeps running on the server.`,
+    );
   }
 }
 
@@ -52,14 +54,24 @@ export class TaskFailedError extends VidgenError {
 
 /** The result existed but is gone: family A `expired`, family B `expired: true`, or a 410 on download. */
 export class ResultExpiredError extends VidgenError {
-  constructor(readonly taskId: string | undefined, message?: string, options?: { cause?: unknown }) {
-    super(message ?? `The result of task ${taskId ?? '(unknown)'} has expired and can no longer be downloaded.`, options);
+  constructor(
+    readonly taskId: string | undefined,
+    message?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      message ?? `The result of task ${taskId ?? '(unknown)'} has expired and can no longer be downloaded.`,
+      options,
+    );
   }
 }
 
 /** The task has no result yet (still pending, or it failed). */
 export class TaskNotReadyError extends VidgenError {
-  constructor(readonly taskId: string, readonly status: string) {
+  constructor(
+    readonly taskId: string,
+    readonly status: string,
+  ) {
     super(`Task ${taskId} has no video to download (status '${status}').`);
   }
 }
@@ -71,7 +83,11 @@ export class DownloadCheckError extends VidgenError {
   /** The transfer broke off (rather than the server sending something wrong); a later run may resume it. */
   readonly interrupted: boolean;
 
-  constructor(readonly check: DownloadCheck, message: string, options?: { cause?: unknown; interrupted?: boolean }) {
+  constructor(
+    readonly check: DownloadCheck,
+    message: string,
+    options?: { cause?: unknown; interrupted?: boolean },
+  ) {
     super(`Download check failed (${check}): ${message}`, options);
     this.interrupted = options?.interrupted ?? false;
   }

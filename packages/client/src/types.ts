@@ -5,14 +5,31 @@
 import type { FamilyATask, FamilyBTask } from '@vidgen/protocol';
 
 export type {
-  FamilyACreateBody, FamilyAEditBody, FamilyAExtensionBody, FamilyACreateResponse, FamilyATask,
-  FamilyBCreateBody, FamilyBCreateResponse, FamilyBTask, ModelObject, ModelList, FileObject, FileDeleted, TaskError,
+  FamilyACreateBody,
+  FamilyAEditBody,
+  FamilyAExtensionBody,
+  FamilyACreateResponse,
+  FamilyATask,
+  FamilyBCreateBody,
+  FamilyBCreateResponse,
+  FamilyBTask,
+  ModelObject,
+  ModelList,
+  FileObject,
+  FileDeleted,
+  TaskError,
   // `expired: true` (a vidgen extension) is part of the protocol's family B task; the old name stays for SDK users.
   FamilyBTask as FamilyBTaskObject,
   // A listing entry (poll object + `created_at`, `idempotency_key`) and the page envelope around it.
-  Listed, ListEnvelope as ListResponse, ContentVariant,
-  WebhookEventBody as WebhookEvent, WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery,
-  AccountObject, UsageReport,
+  Listed,
+  ListEnvelope as ListResponse,
+  ContentVariant,
+  WebhookEventBody as WebhookEvent,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookDelivery,
+  AccountObject,
+  UsageReport,
 } from '@vidgen/protocol';
 
 /** A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id, queued/IN_PROGRESS/SUCCESS/FAILURE). */

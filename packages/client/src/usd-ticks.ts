@@ -7,7 +7,8 @@ export const TICKS_PER_USD = 10_000_000_000n;
  * -25_000_000_000 → "-$2.50".
  */
 export function formatUsdTicks(ticks: number | bigint): string {
-  if (typeof ticks === 'number' && !Number.isSafeInteger(ticks)) throw new RangeError(`not a whole number of ticks: ${ticks}`);
+  if (typeof ticks === 'number' && !Number.isSafeInteger(ticks))
+    throw new RangeError(`not a whole number of ticks: ${ticks}`);
   const value = BigInt(ticks);
   const abs = value < 0n ? -value : value;
   const dollars = (abs / TICKS_PER_USD).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');

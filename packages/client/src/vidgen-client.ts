@@ -84,7 +84,13 @@ export class VidgenClient implements ClientCore {
 
   /** Low-level create with every safeguard; resources call this. Returns the key and whether the answer was replayed. */
   submit<T>(req: SubmitRequest): Promise<Created<T>> {
-    const ctx: SubmitContext = { transport: this.transport, journal: this.journal, server: this.server, now: Date.now, scope: () => this.journalScope() };
+    const ctx: SubmitContext = {
+      transport: this.transport,
+      journal: this.journal,
+      server: this.server,
+      now: Date.now,
+      scope: () => this.journalScope(),
+    };
     return submitTask<T>(ctx, req);
   }
 
@@ -121,7 +127,13 @@ export class VidgenClient implements ClientCore {
   }
 
   private waitContext() {
-    return { transport: this.transport, intervals: this.pollIntervals, journal: this.journal, journalEntries: () => this.journalEntries(), now: Date.now };
+    return {
+      transport: this.transport,
+      intervals: this.pollIntervals,
+      journal: this.journal,
+      journalEntries: () => this.journalEntries(),
+      now: Date.now,
+    };
   }
 }
 

@@ -7,7 +7,10 @@ import { APIUserAbortError } from '../src/errors.ts';
 describe('backoff', () => {
   it('doubles from the initial delay up to the cap', () => {
     const noJitter = () => 0;
-    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, DEFAULT_BACKOFF, undefined, noJitter)), [500, 1000, 2000, 4000, 8000, 8000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, DEFAULT_BACKOFF, undefined, noJitter)),
+      [500, 1000, 2000, 4000, 8000, 8000],
+    );
   });
 
   it('jitters downwards by at most the jitter share', () => {
@@ -15,7 +18,10 @@ describe('backoff', () => {
       const d = backoffDelay(3, DEFAULT_BACKOFF);
       assert.ok(d >= 2000 * 0.75 && d <= 2000, `delay ${d}`);
     }
-    assert.equal(backoffDelay(3, DEFAULT_BACKOFF, undefined, () => 1), 1500);
+    assert.equal(
+      backoffDelay(3, DEFAULT_BACKOFF, undefined, () => 1),
+      1500,
+    );
   });
 
   it('lets a Retry-After win over the curve', () => {
@@ -44,7 +50,10 @@ describe('backoff', () => {
 
 describe('request fingerprint', () => {
   it('does not depend on key order or undefined members', async () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } }), '{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } }),
+      '{"a":{"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
     const one = await requestFingerprint({ model: 'm', prompt: 'p', ratio: '1:1' });
     const two = await requestFingerprint({ ratio: '1:1', prompt: 'p', model: 'm', image: undefined });
     assert.equal(one, two);

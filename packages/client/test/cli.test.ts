@@ -10,15 +10,23 @@ import { ProgressReporter } from '../src/cli/progress-reporter.ts';
 import { runCli } from '../src/cli/main.ts';
 import { VERSION } from '../src/version.ts';
 import {
-  APIError, APIConnectionError, DownloadCheckError, ResultExpiredError, SubmitOutcomeUnknown, TaskFailedError, WaitTimeoutError,
+  APIError,
+  APIConnectionError,
+  DownloadCheckError,
+  ResultExpiredError,
+  SubmitOutcomeUnknown,
+  TaskFailedError,
+  WaitTimeoutError,
 } from '../src/index.ts';
 
-const apiError = (status: number) => APIError.generate(status, { error: { message: 'm', code: 'c' } }, 'x', new Headers());
+const apiError = (status: number) =>
+  APIError.generate(status, { error: { message: 'm', code: 'c' } }, 'x', new Headers());
 
 describe('vidgen CLI parts', () => {
   it('maps every error to its documented exit code', () => {
     assert.equal(exitCodeFor(new UsageError('x')), EXIT.other);
-    for (const status of [400, 404, 409, 413, 415, 422]) assert.equal(exitCodeFor(apiError(status)), 2, `HTTP ${status}`);
+    for (const status of [400, 404, 409, 413, 415, 422])
+      assert.equal(exitCodeFor(apiError(status)), 2, `HTTP ${status}`);
     assert.equal(exitCodeFor(apiError(401)), 3);
     assert.equal(exitCodeFor(apiError(403)), 3);
     assert.equal(exitCodeFor(apiError(429)), 1);
@@ -42,8 +50,15 @@ describe('vidgen CLI parts', () => {
 
   it('takes flags over the environment over defaults', () => {
     const env = { VIDGEN_BASE_URL: 'http://env:1', VIDGEN_API_KEY: 'env-key', VIDGEN_JOURNAL_DIR: '/tmp/env-journal' };
-    assert.deepEqual(resolveConfig({}, env), { baseURL: 'http://env:1', apiKey: 'env-key', journalDir: '/tmp/env-journal' });
-    const flagged = resolveConfig({ 'base-url': 'http://flag:2', 'api-key': 'flag-key', 'journal-dir': '/tmp/flag' }, env);
+    assert.deepEqual(resolveConfig({}, env), {
+      baseURL: 'http://env:1',
+      apiKey: 'env-key',
+      journalDir: '/tmp/env-journal',
+    });
+    const flagged = resolveConfig(
+      { 'base-url': 'http://flag:2', 'api-key': 'flag-key', 'journal-dir': '/tmp/flag' },
+      env,
+    );
     assert.deepEqual(flagged, { baseURL: 'http://flag:2', apiKey: 'flag-key', journalDir: '/tmp/flag' });
     assert.equal(resolveConfig({ 'no-journal': true }, env).journalDir, undefined);
     assert.match(resolveConfig({}, {}).journalDir!, /\.vidgen[/\\]journal$/);
@@ -52,7 +67,11 @@ describe('vidgen CLI parts', () => {
 
   it('uses the saved profile below the environment, and its key only for its own server', () => {
     const profile = { baseURL: 'http://saved:3/v1', apiKey: 'saved-key' };
-    assert.deepEqual(resolveConfig({}, { VIDGEN_JOURNAL_DIR: '/tmp/j' }, profile), { baseURL: 'http://saved:3/v1', apiKey: 'saved-key', journalDir: '/tmp/j' });
+    assert.deepEqual(resolveConfig({}, { VIDGEN_JOURNAL_DIR: '/tmp/j' }, profile), {
+      baseURL: 'http://saved:3/v1',
+      apiKey: 'saved-key',
+      journalDir: '/tmp/j',
+    });
     assert.equal(resolveConfig({}, { VIDGEN_API_KEY: 'env-key' }, profile).apiKey, 'env-key');
     assert.equal(resolveConfig({}, { VIDGEN_API_KEY: '' }, profile).apiKey, 'saved-key', 'an empty variable is unset');
     const other = resolveConfig({ 'base-url': 'http://other:4' }, {}, profile);
@@ -66,13 +85,31 @@ describe('vidgen CLI parts', () => {
   });
 
   it('draws a bar in place on a terminal and plain lines elsewhere', () => {
-    const tty = { text: '', isTTY: true, write(s: string) { this.text += s; } };
-    const view = { id: 't1', family: 'B' as const, status: 'IN_PROGRESS', phase: 'pending' as const, progress: 50, error: undefined };
+    const tty = {
+      text: '',
+      isTTY: true,
+      write(s: string) {
+        this.text += s;
+      },
+    };
+    const view = {
+      id: 't1',
+      family: 'B' as const,
+      status: 'IN_PROGRESS',
+      phase: 'pending' as const,
+      progress: 50,
+      error: undefined,
+    };
     const bar = new ProgressReporter(tty);
     bar.task(view);
     bar.done();
     assert.match(tty.text, /^\r\x1b\[2Kt1 \[█{12}░{12}\] 50% IN_PROGRESS \d+s\n$/);
-    const log = { text: '', write(s: string) { this.text += s; } };
+    const log = {
+      text: '',
+      write(s: string) {
+        this.text += s;
+      },
+    };
     const plain = new ProgressReporter(log);
     plain.task(view);
     plain.task(view);
@@ -81,8 +118,18 @@ describe('vidgen CLI parts', () => {
   });
 
   it('prints usage for --help and fails on an unknown command', async () => {
-    const out = { text: '', write(s: string) { this.text += s; } };
-    const err = { text: '', write(s: string) { this.text += s; } };
+    const out = {
+      text: '',
+      write(s: string) {
+        this.text += s;
+      },
+    };
+    const err = {
+      text: '',
+      write(s: string) {
+        this.text += s;
+      },
+    };
     assert.equal(await runCli(['--help'], {}, { stdout: out, stderr: err }), 0);
     assert.match(out.text, /Exit codes:/);
     assert.equal(await runCli(['nope'], {}, { stdout: out, stderr: err }), 1);

@@ -6,8 +6,17 @@ import { join } from 'node:path';
 import { FileJournal, needsResume, type JournalEntry } from '../src/node/index.ts';
 
 const entry = (key: string, over: Partial<JournalEntry> = {}): JournalEntry => ({
-  idempotencyKey: key, family: 'B', kind: 'generate', path: '/v1/video/generations', model: 'video-v1-5s',
-  fingerprint: 'sha256:00', submittedAt: Date.now(), updatedAt: Date.now(), state: 'submitting', body: { model: 'video-v1-5s', prompt: 'p' }, ...over,
+  idempotencyKey: key,
+  family: 'B',
+  kind: 'generate',
+  path: '/v1/video/generations',
+  model: 'video-v1-5s',
+  fingerprint: 'sha256:00',
+  submittedAt: Date.now(),
+  updatedAt: Date.now(),
+  state: 'submitting',
+  body: { model: 'video-v1-5s', prompt: 'p' },
+  ...over,
 });
 
 describe('FileJournal', () => {
@@ -24,11 +33,17 @@ describe('FileJournal', () => {
     await journal.record(entry('k1', { submittedAt: 1 }));
     const updated = await journal.update('k1', { state: 'submitted', taskId: 't1', status: undefined });
     assert.equal(updated?.taskId, 't1');
-    assert.deepEqual((await journal.list()).map((e) => e.idempotencyKey), ['k1', 'k2']);
+    assert.deepEqual(
+      (await journal.list()).map((e) => e.idempotencyKey),
+      ['k1', 'k2'],
+    );
     assert.equal((await journal.get('k1'))?.state, 'submitted');
     assert.equal(await journal.update('nope', { state: 'failed' }), undefined);
     await journal.remove('k2');
-    assert.deepEqual((await journal.list()).map((e) => e.idempotencyKey), ['k1']);
+    assert.deepEqual(
+      (await journal.list()).map((e) => e.idempotencyKey),
+      ['k1'],
+    );
   });
 
   it('keeps odd keys inside the directory', async () => {
@@ -44,7 +59,10 @@ describe('FileJournal', () => {
     const journal = new FileJournal(join(dir, 'crash'));
     await journal.record(entry('k1'));
     await writeFile(join(journal.dir, '.k1.json.5f0c.tmp'), '{"idempotencyKey":"k1","sta');
-    assert.deepEqual((await journal.list()).map((e) => e.idempotencyKey), ['k1']);
+    assert.deepEqual(
+      (await journal.list()).map((e) => e.idempotencyKey),
+      ['k1'],
+    );
     assert.equal((await journal.get('k1'))?.state, 'submitting');
   });
 
@@ -75,6 +93,7 @@ describe('FileJournal', () => {
     assert.equal(needsResume(entry('a', { state: 'unknown' })), true);
     assert.equal(needsResume(entry('a', { state: 'succeeded' })), false, 'nothing to download to');
     assert.equal(needsResume(entry('a', { state: 'succeeded', downloadTo: '/tmp/x.mp4' })), true);
-    for (const state of ['failed', 'expired', 'rejected', 'downloaded'] as const) assert.equal(needsResume(entry('a', { state })), false);
+    for (const state of ['failed', 'expired', 'rejected', 'downloaded'] as const)
+      assert.equal(needsResume(entry('a', { state })), false);
   });
 });

@@ -26,7 +26,14 @@ describe('submit recovery', async () => {
   // 150 ms makes the time-out cases quick; tests that are not about time-outs pass a longer one, or a
   // busy machine turns their answer into a time-out (the journal test failed so in combined runs).
   const client = (journalDir?: string, timeout = 150) =>
-    new VidgenClient({ baseURL: server.url, apiKey: 'k', timeout, maxRetries: 2, backoff: { initialDelayMs: 5, maxDelayMs: 10 }, journal: journalDir ? new FileJournal(journalDir) : undefined });
+    new VidgenClient({
+      baseURL: server.url,
+      apiKey: 'k',
+      timeout,
+      maxRetries: 2,
+      backoff: { initialDelayMs: 5, maxDelayMs: 10 },
+      journal: journalDir ? new FileJournal(journalDir) : undefined,
+    });
   const reset = (...handlers: Handler[]) => {
     server.seen.length = 0;
     server.script(...handlers);
@@ -50,10 +57,15 @@ describe('submit recovery', async () => {
   });
 
   it('after a time-out with no listing on the server, throws SubmitOutcomeUnknown and never resubmits', async () => {
-    reset(stall, json(404, { error: { message: 'No route', type: 'not_found_error', code: 'route_not_found', param: null } }));
+    reset(
+      stall,
+      json(404, { error: { message: 'No route', type: 'not_found_error', code: 'route_not_found', param: null } }),
+    );
     const journalDir = join(dir, 'unknown');
     const before = Date.now();
-    const err = await client(journalDir).videoGenerations.create(body).catch((e) => e);
+    const err = await client(journalDir)
+      .videoGenerations.create(body)
+      .catch((e) => e);
     assert.ok(err instanceof SubmitOutcomeUnknown, String(err));
     assert.equal(posts().length, 1);
     assert.equal(err.idempotencyKey, posts()[0].headers['idempotency-key']);
@@ -61,26 +73,44 @@ describe('submit recovery', async () => {
     assert.equal(err.fingerprint, await requestFingerprint(body));
     assert.ok(err.submittedAt >= before && err.submittedAt <= Date.now());
     const listing = server.seen.find((r) => r.method === 'GET')!;
-    assert.match(listing.url, new RegExp(`^/v1/video/generations\\?idempotency_key=${err.idempotencyKey}&model=video-v1-5s&created_after=\\d+&limit=10$`));
+    assert.match(
+      listing.url,
+      new RegExp(
+        `^/v1/video/generations\\?idempotency_key=${err.idempotencyKey}&model=video-v1-5s&created_after=\\d+&limit=10$`,
+      ),
+    );
     const [entry] = await new FileJournal(journalDir).list();
     assert.equal(entry.state, 'unknown');
   });
 
   it('treats a 5xx answer as ambiguous too', async () => {
-    reset(json(500, { error: { message: 'boom', type: 'server_error', code: 'internal_error', param: null } }), json(404, {}));
+    reset(
+      json(500, { error: { message: 'boom', type: 'server_error', code: 'internal_error', param: null } }),
+      json(404, {}),
+    );
     await assert.rejects(client().videos.generate({ model: 'm', prompt: 'p', duration: 1 }), SubmitOutcomeUnknown);
     assert.equal(posts().length, 1);
   });
 
   it('retries a refusal (429) with the same key and no lookup', async () => {
-    reset(json(429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited', param: null } }), created);
+    reset(
+      json(429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited', param: null } }),
+      created,
+    );
     await client(undefined, 30_000).videoGenerations.create(body);
     assert.equal(server.seen.length, 2);
     assert.equal(posts()[0].headers['idempotency-key'], posts()[1].headers['idempotency-key']);
   });
 
   it('retries a 409 idempotency_in_flight after its Retry-After, with the same key', async () => {
-    reset(json(409, { error: { message: 'in flight', type: 'conflict_error', code: 'idempotency_in_flight', param: null } }, { 'retry-after': '0.1' }), created);
+    reset(
+      json(
+        409,
+        { error: { message: 'in flight', type: 'conflict_error', code: 'idempotency_in_flight', param: null } },
+        { 'retry-after': '0.1' },
+      ),
+      created,
+    );
     const c = client(undefined, 30_000);
     await c.videoGenerations.create(body);
     assert.equal(posts().length, 2);
@@ -89,17 +119,30 @@ describe('submit recovery', async () => {
   });
 
   it('recovers the task from the listing after a time-out', async () => {
-    const listed = json(200, { object: 'list', data: [{ task_id: 't-9', status: 'queued', progress: 0, seconds: '5', model: 'video-v1-5s', created_at: 1 }], has_more: false, last_id: 't-9' });
+    const listed = json(200, {
+      object: 'list',
+      data: [{ task_id: 't-9', status: 'queued', progress: 0, seconds: '5', model: 'video-v1-5s', created_at: 1 }],
+      has_more: false,
+      last_id: 't-9',
+    });
     const empty = json(200, { object: 'list', data: [], has_more: false, last_id: null });
     reset(stall, listed, empty);
     const c = client();
-    const out = await c.submit<{ task_id: string }>({ family: 'B', kind: 'generate', path: '/v1/video/generations', body });
+    const out = await c.submit<{ task_id: string }>({
+      family: 'B',
+      kind: 'generate',
+      path: '/v1/video/generations',
+      body,
+    });
     assert.equal(out.recovered, true);
     assert.equal(out.data.task_id, 't-9');
     assert.equal(posts().length, 1);
     const gets = server.seen.filter((r) => r.method === 'GET');
     assert.equal(gets.length, 2, 'the lookup and a canary with an unused key');
-    assert.notEqual(new URL(gets[0].url, server.url).searchParams.get('idempotency_key'), new URL(gets[1].url, server.url).searchParams.get('idempotency_key'));
+    assert.notEqual(
+      new URL(gets[0].url, server.url).searchParams.get('idempotency_key'),
+      new URL(gets[1].url, server.url).searchParams.get('idempotency_key'),
+    );
   });
 
   it('sends again with the same key once a lookup proved the first send never landed', async () => {
@@ -112,16 +155,32 @@ describe('submit recovery', async () => {
   });
 
   it('does not trust a listing that ignores idempotency_key', async () => {
-    const anything = json(200, { object: 'list', data: [{ task_id: 'other', status: 'SUCCESS', progress: 100, seconds: '5', model: 'video-v1-5s', created_at: 1 }], has_more: false, last_id: 'other' });
+    const anything = json(200, {
+      object: 'list',
+      data: [{ task_id: 'other', status: 'SUCCESS', progress: 100, seconds: '5', model: 'video-v1-5s', created_at: 1 }],
+      has_more: false,
+      last_id: 'other',
+    });
     reset(stall, anything);
     await assert.rejects(client().videoGenerations.create(body), SubmitOutcomeUnknown);
     assert.equal(posts().length, 1);
   });
 
   it('journals a refused submit as rejected', async () => {
-    reset(json(400, { error: { message: '`ratio` must be one of 16:9', type: 'invalid_request_error', code: 'invalid_aspect_ratio', param: 'ratio' } }));
+    reset(
+      json(400, {
+        error: {
+          message: '`ratio` must be one of 16:9',
+          type: 'invalid_request_error',
+          code: 'invalid_aspect_ratio',
+          param: 'ratio',
+        },
+      }),
+    );
     const journalDir = join(dir, 'rejected');
-    const err = await client(journalDir, 30_000).videoGenerations.create({ ...body, ratio: '2:1' }).catch((e) => e);
+    const err = await client(journalDir, 30_000)
+      .videoGenerations.create({ ...body, ratio: '2:1' })
+      .catch((e) => e);
     assert.ok(err instanceof BadRequestError);
     assert.equal(err.param, 'ratio');
     assert.equal(posts().length, 1);

@@ -2,8 +2,19 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import {
-  VidgenClient, APIError, BadRequestError, AuthenticationError, PermissionDeniedError, NotFoundError, ConflictError,
-  GoneError, UnprocessableEntityError, RateLimitError, InternalServerError, APIConnectionError, APIConnectionTimeoutError,
+  VidgenClient,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  GoneError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
   APIUserAbortError,
 } from '../src/index.ts';
 import { json, startScriptedServer } from './support/scripted-server.ts';
@@ -13,17 +24,30 @@ const fast = { initialDelayMs: 5, maxDelayMs: 20 };
 describe('transport: error mapping and retries', async () => {
   const server = await startScriptedServer(json(200, {}));
   after(() => server.close());
-  const client = (opts: Record<string, unknown> = {}) => new VidgenClient({ baseURL: server.url, apiKey: 'sk-test', backoff: fast, ...opts });
-  const errorBody = (code: string, param: string | null = null) => ({ error: { message: `problem ${code}`, type: 'invalid_request_error', code, param } });
+  const client = (opts: Record<string, unknown> = {}) =>
+    new VidgenClient({ baseURL: server.url, apiKey: 'sk-test', backoff: fast, ...opts });
+  const errorBody = (code: string, param: string | null = null) => ({
+    error: { message: `problem ${code}`, type: 'invalid_request_error', code, param },
+  });
 
   const cases: Array<[number, new (...a: any[]) => APIError]> = [
-    [400, BadRequestError], [401, AuthenticationError], [403, PermissionDeniedError], [404, NotFoundError],
-    [409, ConflictError], [410, GoneError], [422, UnprocessableEntityError], [429, RateLimitError], [500, InternalServerError], [503, InternalServerError],
+    [400, BadRequestError],
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [410, GoneError],
+    [422, UnprocessableEntityError],
+    [429, RateLimitError],
+    [500, InternalServerError],
+    [503, InternalServerError],
   ];
   for (const [status, Class] of cases) {
     it(`maps ${status} to ${Class.name} with code, param and request id`, async () => {
       server.script(json(status, errorBody(`c${status}`, 'prompt')));
-      const err = await client({ maxRetries: 0 }).models.list().catch((e) => e);
+      const err = await client({ maxRetries: 0 })
+        .models.list()
+        .catch((e) => e);
       assert.ok(err instanceof Class, `${err}`);
       assert.ok(err instanceof APIError);
       assert.equal(err.status, status);
@@ -36,7 +60,12 @@ describe('transport: error mapping and retries', async () => {
 
   it('retries 429, 409 and 5xx, then succeeds', async () => {
     server.seen.length = 0;
-    server.script(json(503, errorBody('busy')), json(429, errorBody('slow')), json(409, errorBody('in_flight')), json(200, { object: 'list', data: [] }));
+    server.script(
+      json(503, errorBody('busy')),
+      json(429, errorBody('slow')),
+      json(409, errorBody('in_flight')),
+      json(200, { object: 'list', data: [] }),
+    );
     const models = await client({ maxRetries: 3 }).models.list();
     assert.deepEqual(models.data, []);
     assert.equal(server.seen.length, 4);
@@ -68,7 +97,9 @@ describe('transport: error mapping and retries', async () => {
 
   it('reports a refused connection as APIConnectionError(ECONNREFUSED)', async () => {
     const port = await freePort();
-    const err = await new VidgenClient({ baseURL: `http://127.0.0.1:${port}`, maxRetries: 1, backoff: fast }).models.list().catch((e) => e);
+    const err = await new VidgenClient({ baseURL: `http://127.0.0.1:${port}`, maxRetries: 1, backoff: fast }).models
+      .list()
+      .catch((e) => e);
     assert.ok(err instanceof APIConnectionError);
     assert.equal(err.code, 'ECONNREFUSED');
   });
@@ -83,7 +114,10 @@ describe('transport: error mapping and retries', async () => {
 
   it('drops a trailing /v1 from the base URL and uses an injected fetch', async () => {
     const urls: string[] = [];
-    const c = new VidgenClient({ baseURL: `${server.url}/v1/`, fetch: (input, init) => (urls.push(String(input)), fetch(input, init)) });
+    const c = new VidgenClient({
+      baseURL: `${server.url}/v1/`,
+      fetch: (input, init) => (urls.push(String(input)), fetch(input, init)),
+    });
     server.script(json(200, { object: 'list', data: [] }));
     await c.models.list();
     assert.deepEqual(urls, [`${server.url}/v1/models`]);

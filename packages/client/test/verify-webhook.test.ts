@@ -6,12 +6,21 @@ import { newWebhookSecret, webhookHeaders } from '../../server/src/webhooks/webh
 
 // verifyWebhook (Web Crypto only) against the reference Standard Webhooks library, both ways:
 // what the reference signs, the SDK accepts; what the server signs, the reference accepts.
-const body = JSON.stringify({ id: 'evt_1', type: 'video.completed', created_at: 1, data: { id: 't1', family: 'B', object: { status: 'SUCCESS' } } });
+const body = JSON.stringify({
+  id: 'evt_1',
+  type: 'video.completed',
+  created_at: 1,
+  data: { id: 't1', family: 'B', object: { status: 'SUCCESS' } },
+});
 
 it('accepts what the standardwebhooks package signs, and refuses any change', async () => {
   const secret = newWebhookSecret();
   const now = new Date();
-  const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('evt_1', now, body) };
+  const headers = {
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign('evt_1', now, body),
+  };
   assert.deepEqual(await verifyWebhook(body, headers, secret), JSON.parse(body));
   assert.deepEqual(await verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret), JSON.parse(body));
   await assert.rejects(verifyWebhook(`${body} `, headers, secret), WebhookVerificationError);

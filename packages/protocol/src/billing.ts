@@ -5,8 +5,12 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 const Ticks = (description?: string) => Type.Integer(description ? { description } : {});
 
 export const AccountLimits = Type.Object({
-  requests_per_minute: Nullable(Type.Integer({ minimum: 1, description: 'Creates per minute per API key; null for no limit.' })),
-  max_active_tasks: Nullable(Type.Integer({ minimum: 1, description: 'Tasks of the account queued or running at once; null for no cap.' })),
+  requests_per_minute: Nullable(
+    Type.Integer({ minimum: 1, description: 'Creates per minute per API key; null for no limit.' }),
+  ),
+  max_active_tasks: Nullable(
+    Type.Integer({ minimum: 1, description: 'Tasks of the account queued or running at once; null for no cap.' }),
+  ),
 });
 export type AccountLimits = Static<typeof AccountLimits>;
 
@@ -15,7 +19,9 @@ export const AccountObject = Type.Object({
   id: Type.String(),
   object: Type.Literal('account'),
   models: Nullable(Type.Array(Type.String())),
-  metered: Type.Boolean({ description: 'Metered accounts hold each task’s price at submit; unmetered ones are not charged.' }),
+  metered: Type.Boolean({
+    description: 'Metered accounts hold each task’s price at submit; unmetered ones are not charged.',
+  }),
   balance_usd_ticks: Ticks(),
   held_usd_ticks: Ticks('Reserved by tasks not yet settled.'),
   available_usd_ticks: Ticks('balance − held: what new tasks can hold.'),
@@ -49,7 +55,9 @@ export const UsageQuery = Type.Object({
 export const CreateAccountBody = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
-  credits_usd_ticks: Type.Optional(Type.Integer({ minimum: 0, description: 'Makes the account metered with this starting balance.' })),
+  credits_usd_ticks: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Makes the account metered with this starting balance.' }),
+  ),
   limits: Type.Optional(Type.Partial(AccountLimits)),
 });
 export const PatchAccountBody = Type.Object({
@@ -66,7 +74,12 @@ export const ApiKeyObject = Type.Object({
   revoked_at: Nullable(Type.Integer()),
 });
 export const ApiKeyList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ApiKeyObject) });
-export const CreatedApiKey = Type.Object({ id: Type.String(), object: Type.Literal('api_key'), key: Type.String({ description: 'Shown only this once.' }), prefix: Type.String() });
+export const CreatedApiKey = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('api_key'),
+  key: Type.String({ description: 'Shown only this once.' }),
+  prefix: Type.String(),
+});
 
 export const CreditBody = Type.Object({
   amount_usd_ticks: Type.Integer({ description: 'Positive grants, negative deducts.' }),
@@ -78,7 +91,10 @@ export const LedgerEntryObject = Type.Object({
   object: Type.Literal('ledger_entry'),
   account: Type.String(),
   task_id: Nullable(Type.String()),
-  kind: Type.Unsafe<'grant' | 'hold' | 'settle' | 'release' | 'adjust'>({ type: 'string', enum: ['grant', 'hold', 'settle', 'release', 'adjust'] }),
+  kind: Type.Unsafe<'grant' | 'hold' | 'settle' | 'release' | 'adjust'>({
+    type: 'string',
+    enum: ['grant', 'hold', 'settle', 'release', 'adjust'],
+  }),
   amount_usd_ticks: Ticks(),
   reason: Type.String(),
   idempotency_key: Nullable(Type.String()),
@@ -87,7 +103,10 @@ export const LedgerEntryObject = Type.Object({
 export type LedgerEntryObject = Static<typeof LedgerEntryObject>;
 export const CreditAnswer = Type.Object({ entry: LedgerEntryObject, account: AccountObject });
 export const LedgerList = Type.Object({
-  object: Type.Literal('list'), data: Type.Array(LedgerEntryObject), has_more: Type.Boolean(), last_id: Nullable(Type.String()),
+  object: Type.Literal('list'),
+  data: Type.Array(LedgerEntryObject),
+  has_more: Type.Boolean(),
+  last_id: Nullable(Type.String()),
 });
 export const LedgerQuery = Type.Object({
   account: Type.Optional(Type.String()),

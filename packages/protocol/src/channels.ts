@@ -11,13 +11,19 @@ export const RelayChannelObject = Type.Object({
   backend: Type.String({ description: 'The relay backend (a key of the backends file).' }),
   name: Type.String(),
   dialect: Type.String({ description: '`A`, `B`, `fal` or `replicate`.' }),
-  upstream: Type.String({ description: 'What answers at the channel: `xai`, `new-api`, `vidgen`, `fal` or `replicate`.' }),
+  upstream: Type.String({
+    description: 'What answers at the channel: `xai`, `new-api`, `vidgen`, `fal` or `replicate`.',
+  }),
   priority: Type.Number(),
   weight: Type.Number({ description: 'In effect: the runtime override, else the backends file.' }),
   enabled: Type.Boolean(),
-  state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], { description: 'The circuit breaker.' }),
+  state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
+    description: 'The circuit breaker.',
+  }),
   failures: Type.Integer({ description: 'Definite failures in the current window.' }),
-  opened_at: Nullable(Type.Integer({ description: 'Unix milliseconds the breaker last opened, while open or half open.' })),
+  opened_at: Nullable(
+    Type.Integer({ description: 'Unix milliseconds the breaker last opened, while open or half open.' }),
+  ),
   running: Type.Integer({ description: 'Tasks holding a slot of the channel now.' }),
   requests_last_minute: Type.Integer({ description: 'Creates sent in the last 60 s.' }),
   limits: Type.Object({ max_concurrent: Nullable(Type.Integer()), max_rpm: Nullable(Type.Integer()) }),
@@ -26,8 +32,18 @@ export type RelayChannelObject = Static<typeof RelayChannelObject>;
 export const RelayChannelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(RelayChannelObject) });
 
 /** `PATCH /admin/v1/channels/{backend}/{name}`: runtime changes; `null` returns to the backends file's value. */
-export const RelayChannelPatchBody = Type.Object({
-  enabled: Type.Optional(Nullable(Type.Boolean())),
-  weight: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, description: 'A positive number; the share among channels of equal priority.' }))),
-}, { additionalProperties: false, minProperties: 1 });
+export const RelayChannelPatchBody = Type.Object(
+  {
+    enabled: Type.Optional(Nullable(Type.Boolean())),
+    weight: Type.Optional(
+      Nullable(
+        Type.Number({
+          exclusiveMinimum: 0,
+          description: 'A positive number; the share among channels of equal priority.',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 export type RelayChannelPatchBody = Static<typeof RelayChannelPatchBody>;

@@ -12,25 +12,40 @@ export const DATA_URI_PREFIXES = ['data:image/jpeg;base64,', 'data:image/png;bas
  * A closed set of words as one `enum`, not a union of literals: the OpenAPI document reads
  * better, and the response serializer writes it without trying each branch in turn.
  */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export const ErrorBody = Type.Object({
-  error: Type.Object({
-    message: Type.String(),
-    type: Type.String(),
-    code: Type.Union([Type.String(), Type.Null()]),
-    param: Type.Union([Type.String(), Type.Null()], { description: 'The request field the error is about, as the caller named it.' }),
-  }),
-}, { description: 'The OpenAI-style error envelope; `error.code` is listed in docs/errors.md.' });
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String(),
+      type: Type.String(),
+      code: Type.Union([Type.String(), Type.Null()]),
+      param: Type.Union([Type.String(), Type.Null()], {
+        description: 'The request field the error is about, as the caller named it.',
+      }),
+    }),
+  },
+  { description: 'The OpenAI-style error envelope; `error.code` is listed in docs/errors.md.' },
+);
 export type ErrorBody = Static<typeof ErrorBody>;
 
 export const TaskError = Type.Object({ code: Type.String(), message: Type.String() });
 export type TaskError = Static<typeof TaskError>;
 
 /** What a settled task cost, in xAI's unit and field name: integer USD ticks (1 tick = 10⁻¹⁰ USD). */
-export const TaskUsage = Type.Object({
-  cost_in_usd_ticks: Type.Integer({ minimum: 0, description: 'The settled price: the verified output, never more than was held at submit; 0 for a task that ended without a result.' }),
-}, { description: 'Present once the task is settled (it ended).' });
+export const TaskUsage = Type.Object(
+  {
+    cost_in_usd_ticks: Type.Integer({
+      minimum: 0,
+      description:
+        'The settled price: the verified output, never more than was held at submit; 0 for a task that ended without a result.',
+    }),
+  },
+  { description: 'Present once the task is settled (it ended).' },
+);
 export type TaskUsage = Static<typeof TaskUsage>;

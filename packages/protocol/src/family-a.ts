@@ -21,7 +21,12 @@ export const FamilyACreateBody = Type.Object({
   image: Type.Optional(FamilyAImage),
   duration: Type.Integer({ minimum: 1, maximum: 15 }),
   aspect_ratio: Type.Optional(Type.String()),
-  resolution: Type.Optional(Type.String({ description: 'Output resolution (`480p`, `720p`, `1080p`) where the model offers a choice; default: the model\'s own.' })),
+  resolution: Type.Optional(
+    Type.String({
+      description:
+        "Output resolution (`480p`, `720p`, `1080p`) where the model offers a choice; default: the model's own.",
+    }),
+  ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
@@ -61,15 +66,26 @@ export type FamilyAStatus = (typeof FAMILY_A_STATUSES)[number];
 
 export const FamilyATask = Type.Object({
   request_id: Type.String(),
-  status: StringEnum(FAMILY_A_STATUSES, { description: 'pending (queued or running), done, failed (canceled included) or expired (the video was deleted).' }),
+  status: StringEnum(FAMILY_A_STATUSES, {
+    description: 'pending (queued or running), done, failed (canceled included) or expired (the video was deleted).',
+  }),
   model: Type.String(),
   progress: Type.Number({ minimum: 0, maximum: 100 }),
-  queue_position: Type.Optional(Type.Integer({ minimum: 0, description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).' })),
-  video: Type.Optional(Type.Object({
-    url: Type.String(),
-    duration: Type.Number(),
-    thumbnail_url: Type.Optional(Type.String({ description: 'Absolute, signed link to the poster image (WebP); vidgen extension.' })),
-  })),
+  queue_position: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).',
+    }),
+  ),
+  video: Type.Optional(
+    Type.Object({
+      url: Type.String(),
+      duration: Type.Number(),
+      thumbnail_url: Type.Optional(
+        Type.String({ description: 'Absolute, signed link to the poster image (WebP); vidgen extension.' }),
+      ),
+    }),
+  ),
   error: Type.Optional(TaskError),
   usage: Type.Optional(TaskUsage),
 });

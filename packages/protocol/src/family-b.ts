@@ -33,11 +33,19 @@ export const FamilyBTask = Type.Object({
   progress: Type.Number({ minimum: 0, maximum: 100 }),
   seconds: Type.String(),
   model: Type.String(),
-  queue_position: Type.Optional(Type.Integer({ minimum: 0, description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).' })),
+  queue_position: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'While queued: tasks the fair scheduler will start before this one (an estimate; vidgen extension).',
+    }),
+  ),
   result_url: Type.Optional(Type.String({ description: 'Relative path of the video; fetch it with the API key.' })),
-  expired: Type.Optional(Type.Literal(true, {
-    description: 'vidgen extension: the result was deleted when its retention ended. Family B has no word for it, so the status stays SUCCESS and the content answers 410.',
-  })),
+  expired: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'vidgen extension: the result was deleted when its retention ended. Family B has no word for it, so the status stays SUCCESS and the content answers 410.',
+    }),
+  ),
   error: Type.Optional(TaskError),
   usage: Type.Optional(TaskUsage),
 });

@@ -3,11 +3,17 @@ import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox
 /** What a listing adds to each poll object; `idempotency_key` is null for a task created without one. */
 export const ListedFields = Type.Object({
   created_at: Type.Integer({ description: 'Unix seconds.' }),
-  idempotency_key: Type.Union([Type.String(), Type.Null()], { description: 'The `Idempotency-Key` the task was created with.' }),
+  idempotency_key: Type.Union([Type.String(), Type.Null()], {
+    description: 'The `Idempotency-Key` the task was created with.',
+  }),
   prompt: Type.String({ description: 'The prompt, as the task keeps it (trimmed).' }),
   requested_model: Type.String({ description: 'The model name exactly as the client sent it (an id or an alias).' }),
-  started_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds when its last attempt started; null while queued.' }),
-  finished_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds when it ended; null until then.' }),
+  started_at: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Unix seconds when its last attempt started; null while queued.',
+  }),
+  finished_at: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Unix seconds when it ended; null until then.',
+  }),
 });
 export type Listed<T> = T & Static<typeof ListedFields>;
 
@@ -55,5 +61,7 @@ export const TaskListQuery = Type.Object({
 });
 
 export const PollQuery = Type.Object({
-  wait: Type.Optional(Type.String({ description: 'Long-poll: answer when the task changes or after this many seconds (0–60).' })),
+  wait: Type.Optional(
+    Type.String({ description: 'Long-poll: answer when the task changes or after this many seconds (0–60).' }),
+  ),
 });

@@ -12,7 +12,9 @@ export const ModelObject = Type.Object({
   object: Type.Literal('model'),
   created: Type.Integer(),
   owned_by: Type.String(),
-  family: Type.String({ description: 'The API dialect that serves the model: "A" (xAI style) or "B" (new-api style).' }),
+  family: Type.String({
+    description: 'The API dialect that serves the model: "A" (xAI style) or "B" (new-api style).',
+  }),
   endpoint: Type.String(),
   resolution: Type.String({ description: 'The default output resolution.' }),
   resolutions: Type.Array(Type.String(), { description: 'Every `resolution` a family A request may ask for.' }),
@@ -21,11 +23,19 @@ export const ModelObject = Type.Object({
   requires_image: Type.Boolean(),
   capabilities: ModelCapabilities,
   aliases: Type.Array(Type.String()),
-  pricing: Type.Optional(Type.Object({
-    usd_ticks_per_second: Type.Integer({ minimum: 0 }),
-    by_resolution: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }))),
-  }, { description: 'vidgen extension: the price per output second in USD ticks (1 tick = 10⁻¹⁰ USD), optionally by output resolution.' })),
-  alias_of: Type.Optional(Type.String({ description: 'On an alias\'s own entry: the id of the model it names.' })),
+  pricing: Type.Optional(
+    Type.Object(
+      {
+        usd_ticks_per_second: Type.Integer({ minimum: 0 }),
+        by_resolution: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }))),
+      },
+      {
+        description:
+          'vidgen extension: the price per output second in USD ticks (1 tick = 10⁻¹⁰ USD), optionally by output resolution.',
+      },
+    ),
+  ),
+  alias_of: Type.Optional(Type.String({ description: "On an alias's own entry: the id of the model it names." })),
 });
 export type ModelObject = Static<typeof ModelObject>;
 

@@ -5,10 +5,14 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 /** `POST /v1/webhooks` (a vidgen extension, for clients of both dialects). */
 export const WebhookCreateBody = Type.Object({
-  url: Type.String({ description: 'An http(s) URL on a public address (private ones only where the operator allows them).' }),
-  events: Type.Optional(Type.Array(Type.String(), {
-    description: 'Any of `video.completed`, `video.failed`, `video.canceled`, `video.expired`; default all four.',
-  })),
+  url: Type.String({
+    description: 'An http(s) URL on a public address (private ones only where the operator allows them).',
+  }),
+  events: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Any of `video.completed`, `video.failed`, `video.canceled`, `video.expired`; default all four.',
+    }),
+  ),
 });
 export type WebhookCreateBody = Static<typeof WebhookCreateBody>;
 
@@ -19,31 +23,54 @@ export const WebhookEndpoint = Type.Object({
   events: Type.Array(Type.String()),
   status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
   disabled_reason: Nullable(Type.String()),
-  disabled_by: Nullable(Type.Union([Type.Literal('server'), Type.Literal('account'), Type.Literal('operator')], {
-    description: 'Who disabled it: `server` (it answered 410 Gone, or failed every delivery for days), `account` or `operator`; null while enabled. An account can enable it again unless the operator disabled it.',
-  })),
+  disabled_by: Nullable(
+    Type.Union([Type.Literal('server'), Type.Literal('account'), Type.Literal('operator')], {
+      description:
+        'Who disabled it: `server` (it answered 410 Gone, or failed every delivery for days), `account` or `operator`; null while enabled. An account can enable it again unless the operator disabled it.',
+    }),
+  ),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
-  previous_secret_expires_at: Nullable(Type.Integer({ description: 'Unix seconds until which the secret before the last rotation still signs.' })),
+  previous_secret_expires_at: Nullable(
+    Type.Integer({ description: 'Unix seconds until which the secret before the last rotation still signs.' }),
+  ),
 });
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
 /** Creation and rotation answers: the only times the secret is shown. */
 export const WebhookEndpointWithSecret = Type.Composite([
   WebhookEndpoint,
-  Type.Object({ secret: Type.String({ description: '`whsec_…`: verify deliveries with it (Standard Webhooks). Shown only this once.' }) }),
+  Type.Object({
+    secret: Type.String({
+      description: '`whsec_…`: verify deliveries with it (Standard Webhooks). Shown only this once.',
+    }),
+  }),
 ]);
 export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
 
 /** `PATCH /v1/webhooks/{id}` (and the admin's): Stripe's and Svix's on/off switch of an endpoint. */
-export const WebhookUpdateBody = Type.Object({
-  enabled: Type.Boolean({ description: '`true` enables the endpoint again (new events reach it; those from while it was disabled are not sent), `false` disables it and cancels its pending deliveries.' }),
-}, { additionalProperties: false });
+export const WebhookUpdateBody = Type.Object(
+  {
+    enabled: Type.Boolean({
+      description:
+        '`true` enables the endpoint again (new events reach it; those from while it was disabled are not sent), `false` disables it and cancels its pending deliveries.',
+    }),
+  },
+  { additionalProperties: false },
+);
 export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
 
-export const WebhookEndpointList = Type.Object({ object: Type.Literal('list'), data: Type.Array(WebhookEndpoint), has_more: Type.Boolean() });
+export const WebhookEndpointList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(WebhookEndpoint),
+  has_more: Type.Boolean(),
+});
 export type WebhookEndpointList = Static<typeof WebhookEndpointList>;
 
-export const WebhookDeleted = Type.Object({ id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Boolean() });
+export const WebhookDeleted = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook_endpoint'),
+  deleted: Type.Boolean(),
+});
 export type WebhookDeleted = Static<typeof WebhookDeleted>;
 
 export const WebhookDelivery = Type.Object({
@@ -52,7 +79,12 @@ export const WebhookDelivery = Type.Object({
   event_id: Type.String({ description: 'The `webhook-id` header of every attempt.' }),
   event_type: Type.String(),
   task_id: Nullable(Type.String()),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('canceled')]),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('delivered'),
+    Type.Literal('failed'),
+    Type.Literal('canceled'),
+  ]),
   attempts: Type.Integer(),
   next_attempt_at: Nullable(Type.Integer({ description: 'Unix seconds of the next try, while pending.' })),
   last_status_code: Nullable(Type.Integer()),
@@ -80,9 +112,15 @@ export const AdminWebhookEndpoint = Type.Composite([
   WebhookEndpoint,
   Type.Object({
     account: Type.String({ description: 'The account (its name, as elsewhere in the admin API).' }),
-    deliveries: Type.Object({
-      pending: Type.Integer(), delivered: Type.Integer(), failed: Type.Integer(), canceled: Type.Integer(),
-    }, { description: 'Deliveries to this endpoint by status, all time.' }),
+    deliveries: Type.Object(
+      {
+        pending: Type.Integer(),
+        delivered: Type.Integer(),
+        failed: Type.Integer(),
+        canceled: Type.Integer(),
+      },
+      { description: 'Deliveries to this endpoint by status, all time.' },
+    ),
   }),
 ]);
 export type AdminWebhookEndpoint = Static<typeof AdminWebhookEndpoint>;

@@ -9,7 +9,14 @@ export const BUILD_ENTRY = join(SERVER_ROOT, 'dist/server-cli.js');
 
 // Everything the build bundles, and what decides how it is built. The console's app/ is not bundled:
 // it is read (and bundled for the browser) at run time.
-const INPUTS = ['src', '../protocol/src', '../console/src/build', '../console/package.json', 'tsup.config.ts', 'package.json'];
+const INPUTS = [
+  'src',
+  '../protocol/src',
+  '../console/src/build',
+  '../console/package.json',
+  'tsup.config.ts',
+  'package.json',
+];
 
 function newest(path) {
   const stat = statSync(path, { throwIfNoEntry: false });

@@ -103,9 +103,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { publicUrl: deps.publicUrl });
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
-  const links = { signer: deps.signer, publicUrl: deps.publicUrl, trustProxy: Boolean(deps.trustProxy), signedUrlTtlSeconds: deps.signedUrlTtlSeconds };
+  const links = {
+    signer: deps.signer,
+    publicUrl: deps.publicUrl,
+    trustProxy: Boolean(deps.trustProxy),
+    signedUrlTtlSeconds: deps.signedUrlTtlSeconds,
+  };
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
-  for (const dialect of deps.dialects) registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
+  for (const dialect of deps.dialects)
+    registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
   // scope (to delete temporary uploads), which would otherwise cost every poll a little.
   await app.register(async (uploads) => {
@@ -116,7 +122,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerContentRoutes(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });
-  registerAdminRoutes(app, { billing: deps.billing, accounts: deps.accounts, adminToken: deps.adminToken, webhooks: deps.webhooks, channels: deps.relayChannels });
+  registerAdminRoutes(app, {
+    billing: deps.billing,
+    accounts: deps.accounts,
+    adminToken: deps.adminToken,
+    webhooks: deps.webhooks,
+    channels: deps.relayChannels,
+  });
   return app;
 }
 

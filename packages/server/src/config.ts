@@ -12,7 +12,14 @@ export interface Config {
   /** postgres://… for PostgreSQL; unset means the SQLite file in the data dir. */
   databaseUrl?: string;
   /** S3-compatible object storage for blobs; unset keeps them on the local disk. */
-  s3?: { bucket: string; region: string; endpoint?: string; publicEndpoint?: string; forcePathStyle: boolean; prefix?: string };
+  s3?: {
+    bucket: string;
+    region: string;
+    endpoint?: string;
+    publicEndpoint?: string;
+    forcePathStyle: boolean;
+    prefix?: string;
+  };
   publicUrl?: string;
   allowPrivateUrls: boolean;
   bodyLimitBytes: number;
@@ -62,7 +69,11 @@ export interface Config {
   accessLog: boolean;
   /** Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker process. */
   webhooks: {
-    retryBaseMs: number; retryCapMs: number; maxAttempts: number; timeoutMs: number; concurrency: number;
+    retryBaseMs: number;
+    retryCapMs: number;
+    maxAttempts: number;
+    timeoutMs: number;
+    concurrency: number;
     /** An endpoint whose deliveries all failed for this long is disabled (0: never). */
     disableAfterMs: number;
   };
@@ -88,15 +99,33 @@ export const ENVIRONMENT = {
   HOST: { fallback: '127.0.0.1', about: 'address the API listens on' },
   PORT: { fallback: 8080, about: 'port the API listens on; 0 picks a free one' },
   VIDGEN_ROLE: { fallback: 'all', about: 'all, api or worker; the --role option wins' },
-  VIDGEN_DATA_DIR: { fallback: './data', about: 'SQLite database, uploaded files, videos, signing secret; key commands must see the same one' },
-  VIDGEN_DATABASE_URL: { unset: 'SQLite in the data dir', about: 'postgres://… to use PostgreSQL; key commands must see the same one' },
-  VIDGEN_PUBLIC_URL: { unset: 'the address a request came in on', about: 'absolute base of the links the service hands out' },
-  VIDGEN_TRUST_PROXY: { unset: 'none', about: 'true, or proxy addresses/CIDRs whose X-Forwarded-Proto/-Host links may use' },
-  VIDGEN_ALLOW_PRIVATE_URLS: { fallback: false, about: '1: fetch image and video URLs on loopback/private networks, for development and tests' },
+  VIDGEN_DATA_DIR: {
+    fallback: './data',
+    about: 'SQLite database, uploaded files, videos, signing secret; key commands must see the same one',
+  },
+  VIDGEN_DATABASE_URL: {
+    unset: 'SQLite in the data dir',
+    about: 'postgres://… to use PostgreSQL; key commands must see the same one',
+  },
+  VIDGEN_PUBLIC_URL: {
+    unset: 'the address a request came in on',
+    about: 'absolute base of the links the service hands out',
+  },
+  VIDGEN_TRUST_PROXY: {
+    unset: 'none',
+    about: 'true, or proxy addresses/CIDRs whose X-Forwarded-Proto/-Host links may use',
+  },
+  VIDGEN_ALLOW_PRIVATE_URLS: {
+    fallback: false,
+    about: '1: fetch image and video URLs on loopback/private networks, for development and tests',
+  },
   VIDGEN_MODELS_FILE: { unset: 'the built-in catalog', about: 'path of a model catalog JSON file' },
   VIDGEN_RETENTION_SECONDS: { fallback: 24 * 3600, min: 1, about: 'how long results are kept' },
   VIDGEN_SIGNED_URL_TTL_SECONDS: { fallback: 3600, min: 1, about: 'lifetime of signed download links' },
-  VIDGEN_SIGNING_SECRET: { unset: 'generated in the data dir', about: 'HMAC secret of signed links; the same on every API process' },
+  VIDGEN_SIGNING_SECRET: {
+    unset: 'generated in the data dir',
+    about: 'HMAC secret of signed links; the same on every API process',
+  },
   VIDGEN_BODY_LIMIT_MB: { fallback: 32, min: 1, about: 'largest JSON body' },
   VIDGEN_UPLOAD_LIMIT_MB: { fallback: 100, min: 1, about: 'largest uploaded file' },
   VIDGEN_WORKER_CONCURRENCY: { fallback: 2, min: 1, about: 'renders at once per backend in this process' },
@@ -105,10 +134,24 @@ export const ENVIRONMENT = {
   VIDGEN_POLL_MS: { fallback: 1000, min: 10, about: 'how often an idle worker looks for tasks and webhook deliveries' },
   VIDGEN_MAX_ATTEMPTS: { fallback: 3, min: 1, about: 'attempts per task for transient failures' },
   VIDGEN_SWEEP_INTERVAL_SECONDS: { fallback: 60, min: 0.1, about: 'how often expired results are deleted' },
-  VIDGEN_SHUTDOWN_GRACE_SECONDS: { fallback: 30, about: 'on SIGTERM, how long running tasks and webhook deliveries in flight may finish before they are handed back' },
-  VIDGEN_MAX_RUNNING_PER_ACCOUNT: { fallback: 0, about: 'most tasks one account may run at once per backend lane; 0: no cap' },
-  VIDGEN_RENDER_DEADLINE_SECONDS: { fallback: 600, min: 1, about: 'hard limit of one attempt of the built-in renderer' },
-  VIDGEN_BACKEND_DEADLINE_SECONDS: { fallback: 3600, min: 1, about: 'hard limit of one attempt on other backends: ComfyUI, relays' },
+  VIDGEN_SHUTDOWN_GRACE_SECONDS: {
+    fallback: 30,
+    about: 'on SIGTERM, how long running tasks and webhook deliveries in flight may finish before they are handed back',
+  },
+  VIDGEN_MAX_RUNNING_PER_ACCOUNT: {
+    fallback: 0,
+    about: 'most tasks one account may run at once per backend lane; 0: no cap',
+  },
+  VIDGEN_RENDER_DEADLINE_SECONDS: {
+    fallback: 600,
+    min: 1,
+    about: 'hard limit of one attempt of the built-in renderer',
+  },
+  VIDGEN_BACKEND_DEADLINE_SECONDS: {
+    fallback: 3600,
+    min: 1,
+    about: 'hard limit of one attempt on other backends: ComfyUI, relays',
+  },
   VIDGEN_COMFYUI_CONFIG: { unset: 'none', about: 'ComfyUI hosts and backends, see docs/comfyui.md' },
   VIDGEN_BACKENDS_FILE: { unset: 'none', about: 'relay backends to upstream services, see docs/relays.md' },
   VIDGEN_FFMPEG_PATH: { unset: 'the npm-shipped binary', about: 'ffmpeg binary to use' },
@@ -116,26 +159,46 @@ export const ENVIRONMENT = {
   VIDGEN_RENDER_PRESET: { fallback: 'veryfast', about: 'x264 preset of the built-in renderer' },
   VIDGEN_FETCH_TIMEOUT_MS: { fallback: 15_000, min: 100, about: 'time limit of fetching an image or video URL' },
   VIDGEN_FETCH_MAX_MB: { fallback: 20, min: 1, about: 'largest image fetched from a URL' },
-  VIDGEN_FETCH_VIDEO_MAX_MB: { fallback: 200, min: 1, about: 'largest input video of an edit or extension fetched from a URL' },
+  VIDGEN_FETCH_VIDEO_MAX_MB: {
+    fallback: 200,
+    min: 1,
+    about: 'largest input video of an edit or extension fetched from a URL',
+  },
   VIDGEN_MAX_IMAGE_MEGAPIXELS: { fallback: 40, min: 1, about: 'largest decoded input image' },
-  VIDGEN_S3_BUCKET: { unset: 'local disk', about: 'store videos and uploads in this S3-compatible bucket; credentials from the usual AWS_* variables' },
+  VIDGEN_S3_BUCKET: {
+    unset: 'local disk',
+    about: 'store videos and uploads in this S3-compatible bucket; credentials from the usual AWS_* variables',
+  },
   VIDGEN_S3_REGION: { fallback: 'us-east-1', about: 'region of the bucket; AWS_REGION when that is set' },
   VIDGEN_S3_ENDPOINT: { unset: "AWS's endpoint", about: 'endpoint of an S3-compatible service' },
   VIDGEN_S3_PUBLIC_ENDPOINT: { unset: 'VIDGEN_S3_ENDPOINT', about: 'endpoint presigned download links name' },
-  VIDGEN_S3_FORCE_PATH_STYLE: { fallback: false, about: '1: path-style bucket addressing, as most S3-compatible servers want' },
+  VIDGEN_S3_FORCE_PATH_STYLE: {
+    fallback: false,
+    about: '1: path-style bucket addressing, as most S3-compatible servers want',
+  },
   VIDGEN_S3_PREFIX: { unset: 'none', about: 'key prefix of every object' },
   VIDGEN_METRICS_TOKEN: { unset: 'none, /metrics is open', about: '/metrics requires Authorization: Bearer <token>' },
-  VIDGEN_METRICS_PER_ACCOUNT: { fallback: false, about: '1: label vidgen_running_tasks with account ids; needs VIDGEN_METRICS_TOKEN' },
-  VIDGEN_ADMIN_TOKEN: { unset: 'none, the admin API is off', about: 'enables the admin API /admin/v1/ for Authorization: Bearer <token>' },
+  VIDGEN_METRICS_PER_ACCOUNT: {
+    fallback: false,
+    about: '1: label vidgen_running_tasks with account ids; needs VIDGEN_METRICS_TOKEN',
+  },
+  VIDGEN_ADMIN_TOKEN: {
+    unset: 'none, the admin API is off',
+    about: 'enables the admin API /admin/v1/ for Authorization: Bearer <token>',
+  },
   VIDGEN_RATE_WINDOW_SECONDS: { fallback: 60, min: 1, about: 'window of the per-key create limit' },
   VIDGEN_WEBHOOK_RETRY_BASE_MS: { fallback: 10_000, min: 1, about: 'first webhook retry delay; doubles each time' },
   VIDGEN_WEBHOOK_RETRY_CAP_MS: { fallback: 6 * 3600_000, min: 1, about: 'longest webhook retry delay' },
   VIDGEN_WEBHOOK_MAX_ATTEMPTS: { fallback: 15, min: 1, about: 'delivery attempts per webhook event' },
   VIDGEN_WEBHOOK_TIMEOUT_MS: { fallback: 10_000, min: 100, about: 'time limit of one webhook POST' },
   VIDGEN_WEBHOOK_CONCURRENCY: { fallback: 4, min: 1, about: 'webhook deliveries in flight per worker process' },
-  VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS: { fallback: 5 * 86_400, min: 0, about: 'an endpoint failing every delivery this long is disabled (0: never)' },
+  VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS: {
+    fallback: 5 * 86_400,
+    min: 0,
+    about: 'an endpoint failing every delivery this long is disabled (0: never)',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
-  VIDGEN_ACCESS_LOG: { fallback: 'on', about: "one info line per request; 0, false or off logs only failed requests" },
+  VIDGEN_ACCESS_LOG: { fallback: 'on', about: 'one info line per request; 0, false or off logs only failed requests' },
 } as const satisfies Record<string, Variable>;
 
 type Variables = typeof ENVIRONMENT;
@@ -167,7 +230,9 @@ export function loadConfig(env: Env): Config {
   const optional = (name: Exclude<Name, NameOf<unknown>>): string | undefined => env[name] || undefined;
   const on = (name: NameOf<boolean>): boolean => (env[name] ? flag(env[name]) : ENVIRONMENT[name].fallback);
   if (on('VIDGEN_METRICS_PER_ACCOUNT') && !env.VIDGEN_METRICS_TOKEN) {
-    throw new Error('VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only Prometheus sees them');
+    throw new Error(
+      'VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only Prometheus sees them',
+    );
   }
   const role = text('VIDGEN_ROLE') as Role;
   if (!ROLES.includes(role)) throw new Error(`VIDGEN_ROLE must be all, api or worker, got "${role}"`);

@@ -184,7 +184,13 @@ export class ModelServedElsewhere extends ApiError {
     readonly family: string,
     servedAt?: string,
   ) {
-    super(400, 'invalid_request_error', 'model_wrong_endpoint', `Model '${modelId}' is served at ${servedAt ?? 'another endpoint'}.`, 'model');
+    super(
+      400,
+      'invalid_request_error',
+      'model_wrong_endpoint',
+      `Model '${modelId}' is served at ${servedAt ?? 'another endpoint'}.`,
+      'model',
+    );
   }
 }
 
@@ -192,7 +198,12 @@ export class ModelServedElsewhere extends ApiError {
 export class InsufficientCredits extends ApiError {
   constructor(priceUsdTicks: number, availableUsdTicks?: number) {
     const available = availableUsdTicks === undefined ? '' : ` (available ${availableUsdTicks})`;
-    super(402, 'billing_error', 'insufficient_credits', `The account's available credits${available} do not cover this request's price of ${priceUsdTicks} USD ticks.`);
+    super(
+      402,
+      'billing_error',
+      'insufficient_credits',
+      `The account's available credits${available} do not cover this request's price of ${priceUsdTicks} USD ticks.`,
+    );
   }
 }
 

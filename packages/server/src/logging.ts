@@ -9,7 +9,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     {
       level,
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
         err: pino.stdSerializers.err,
       },

@@ -66,30 +66,66 @@ export async function startService(
   // The ledger holds, settles and releases, and the webhook outbox records events, in the
   // transactions of the task changes they follow (docs/architecture.md, invariants 7 and 8).
   const effects = [ledgerEffects(prices, clock), webhookOutbox({ maxAttempts: config.webhooks.maxAttempts, clock })];
-  const stores = await openSqlStores(databaseLocation(config), { events, logger, effects, rateWindowMs: config.rateWindowSeconds * 1000 });
+  const stores = await openSqlStores(databaseLocation(config), {
+    events,
+    logger,
+    effects,
+    rateWindowMs: config.rateWindowSeconds * 1000,
+  });
   const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
   const box = new SecretBox(signingSecret);
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
   // The SDK is loaded only when S3 is configured (bench/idle-rss.bench.ts): local disk never needs it.
-  const s3: S3BlobStore | undefined = config.s3 ? new (await import('./blobs/s3-blob-store.ts')).S3BlobStore(config.s3) : undefined;
+  const s3: S3BlobStore | undefined = config.s3
+    ? new (await import('./blobs/s3-blob-store.ts')).S3BlobStore(config.s3)
+    : undefined;
   const blobs = s3 ?? new LocalDiskBlobStore(join(config.dataDir, 'blobs'));
   await blobs.check();
 
   const binaries = resolveFfmpegBinaries({ ffmpeg: config.ffmpegPath, ffprobe: config.ffprobePath });
   const backends = await buildBackends(config, binaries, logger, stores.channelHealth);
-  catalog = createModelCatalog(await readCatalog(config), Object.fromEntries(Object.entries(backends.generators).map(([k, g]) => [k, g.kinds])));
+  catalog = createModelCatalog(
+    await readCatalog(config),
+    Object.fromEntries(Object.entries(backends.generators).map(([k, g]) => [k, g.kinds])),
+  );
   const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
-    createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes, maxRedirects: 5, what });
+    createSafeFetch({
+      allowPrivate: config.allowPrivateUrls,
+      timeoutMs: config.fetchTimeoutMs,
+      maxBytes,
+      maxRedirects: 5,
+      what,
+    });
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
   const images = new ImageInputs({ files: stores.files, blobs, fetch: safeFetch(config.fetchMaxBytes, 'image') });
-  const videos = new VideoInputs({ files: stores.files, blobs, tasks: stores.tasks, fetch: safeFetch(config.fetchVideoMaxBytes, 'video'), probe: probeInputVideo });
-  const metrics = createPrometheusMetrics(stores.tasks, { perAccount: config.metricsPerAccount, deliveries: stores.webhooks });
+  const videos = new VideoInputs({
+    files: stores.files,
+    blobs,
+    tasks: stores.tasks,
+    fetch: safeFetch(config.fetchVideoMaxBytes, 'video'),
+    probe: probeInputVideo,
+  });
+  const metrics = createPrometheusMetrics(stores.tasks, {
+    perAccount: config.metricsPerAccount,
+    deliveries: stores.webhooks,
+  });
   // The admin API lists and changes channels through relayChannels.status() / .configure().
   if (backends.relayChannels) registerRelayChannelMetrics(metrics.registry, backends.relayChannels);
-  const taskService = new TaskService({ tasks: stores.tasks, blobs, catalog, images, videos, events, clock, admission: stores.rateLimits });
+  const taskService = new TaskService({
+    tasks: stores.tasks,
+    blobs,
+    catalog,
+    images,
+    videos,
+    events,
+    clock,
+    admission: stores.rateLimits,
+  });
   const fileService = new FileService({
-    files: stores.files, blobs, clock,
+    files: stores.files,
+    blobs,
+    clock,
     checkImage: async (bytes) => {
       await normalizeImage(bytes, { maxPixels: config.maxImagePixels });
       return { mimeType: sniffImageType(bytes) ?? 'application/octet-stream' };
@@ -102,11 +138,42 @@ export async function startService(
   const sides: WorkerSide[] = [];
   const runsWork = config.role !== 'api';
   if (runsWork) {
-    sides.push(await startTaskWorker({ config, stores, blobs, backends, images, videos, events, binaries, metrics: metrics.engine, logger, clock }));
+    sides.push(
+      await startTaskWorker({
+        config,
+        stores,
+        blobs,
+        backends,
+        images,
+        videos,
+        events,
+        binaries,
+        metrics: metrics.engine,
+        logger,
+        clock,
+      }),
+    );
   }
-  const app = await buildServiceApp({ config, stores, blobs, catalog, backends, taskService, fileService, dialects, signer, box, metrics, logger, clock });
+  const app = await buildServiceApp({
+    config,
+    stores,
+    blobs,
+    catalog,
+    backends,
+    taskService,
+    fileService,
+    dialects,
+    signer,
+    box,
+    metrics,
+    logger,
+    clock,
+  });
   const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
-  if (runsWork) sides.push(startWebhookDispatcher({ config, stores, box, signer, dialects, url, metrics: metrics.webhooks, logger, clock }));
+  if (runsWork)
+    sides.push(
+      startWebhookDispatcher({ config, stores, box, signer, dialects, url, metrics: metrics.webhooks, logger, clock }),
+    );
   const linkBase = describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url);
   logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase }, 'vidgen is running');
   return {

@@ -56,13 +56,18 @@ export function formatOpenApi(document: Record<string, unknown>): string {
 }
 
 function inert<T>(name: string): T {
-  return new Proxy({}, {
-    get(_target, member) {
-      // Not a promise: `await` on a stand-in must not mistake it for one.
-      if (member === 'then') return undefined;
-      return () => {
-        throw new Error(`${name}.${String(member)} was called while writing the OpenAPI document; no service runs there`);
-      };
+  return new Proxy(
+    {},
+    {
+      get(_target, member) {
+        // Not a promise: `await` on a stand-in must not mistake it for one.
+        if (member === 'then') return undefined;
+        return () => {
+          throw new Error(
+            `${name}.${String(member)} was called while writing the OpenAPI document; no service runs there`,
+          );
+        };
+      },
     },
-  }) as T;
+  ) as T;
 }

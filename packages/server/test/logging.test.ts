@@ -18,13 +18,24 @@ describe('stdout log', () => {
       for (let i = 0; i < 3000; i++) log.info({ i }, 'line');
       log.info('last');
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const { code, stdout, stderr } = await collectOutput(child);
     assert.equal(code, 0, stderr);
-    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(lines.map((l) => l.msg), ['wide', 'large', ...Array(3000).fill('line'), 'last']);
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['wide', 'large', ...Array(3000).fill('line'), 'last'],
+    );
     assert.equal(lines[0].text, 'é→🎬'.repeat(2000));
     assert.equal(lines[1].text.length, 100_000);
-    assert.deepEqual(lines.slice(2, -1).map((l) => l.i), [...Array(3000).keys()]);
+    assert.deepEqual(
+      lines.slice(2, -1).map((l) => l.i),
+      [...Array(3000).keys()],
+    );
   });
 });

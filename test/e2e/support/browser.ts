@@ -38,14 +38,24 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: DESKTOP,
   });
   const problems: string[] = [];
   const watch = (page: Page) => {
     page.on('console', (msg) => {
       // Chromium logs every 4xx answer; the refusals the tests provoke are checked by the tests themselves.
-      if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) {
+      if (
+        msg.type() === 'error' &&
+        !/^Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())
+      ) {
         problems.push(`console: ${msg.text()}`);
       }
     });
@@ -83,7 +93,8 @@ export function scrollsSideways(page: Page): Promise<boolean> {
 /** Chromium with a desktop-sized page, once the service answers the console at `/`. */
 export async function openConsole(serviceUrl: string): Promise<{ browser: TestBrowser; page: Page }> {
   const root = await fetch(`${serviceUrl}/`);
-  if (root.status === 404) throw new Error('the console is not served: GET / answered 404 (registerConsoleRoutes in app.ts)');
+  if (root.status === 404)
+    throw new Error('the console is not served: GET / answered 404 (registerConsoleRoutes in app.ts)');
   const browser = await launchBrowser();
   return { browser, page: await browser.newPage(DESKTOP) };
 }

@@ -16,10 +16,41 @@ export const TICKS_PER_SECOND = 1_000_000_000;
 /** Small, fast models with a price: 144p renders in well under a second a second. */
 export const PRICED_MODELS = {
   models: [
-    { id: 'tiny-5s', family: 'B', backend: 'renderer', resolution: '144p', durations: [5], aspect_ratios: ['16:9'], price: { usd_ticks_per_second: TICKS_PER_SECOND } },
-    { id: 'tiny-1s', family: 'B', backend: 'renderer', resolution: '144p', durations: [1], aspect_ratios: ['16:9'], price: { usd_ticks_per_second: TICKS_PER_SECOND } },
-    { id: 'tiny-long', family: 'B', backend: 'renderer', resolution: '144p', durations: [60], aspect_ratios: ['16:9'], price: { usd_ticks_per_second: TICKS_PER_SECOND } },
-    { id: 'tiny-a', family: 'A', backend: 'renderer', resolution: '144p', durations: { min: 1, max: 15 }, price: { usd_ticks_per_second: TICKS_PER_SECOND } },
+    {
+      id: 'tiny-5s',
+      family: 'B',
+      backend: 'renderer',
+      resolution: '144p',
+      durations: [5],
+      aspect_ratios: ['16:9'],
+      price: { usd_ticks_per_second: TICKS_PER_SECOND },
+    },
+    {
+      id: 'tiny-1s',
+      family: 'B',
+      backend: 'renderer',
+      resolution: '144p',
+      durations: [1],
+      aspect_ratios: ['16:9'],
+      price: { usd_ticks_per_second: TICKS_PER_SECOND },
+    },
+    {
+      id: 'tiny-long',
+      family: 'B',
+      backend: 'renderer',
+      resolution: '144p',
+      durations: [60],
+      aspect_ratios: ['16:9'],
+      price: { usd_ticks_per_second: TICKS_PER_SECOND },
+    },
+    {
+      id: 'tiny-a',
+      family: 'A',
+      backend: 'renderer',
+      resolution: '144p',
+      durations: { min: 1, max: 15 },
+      price: { usd_ticks_per_second: TICKS_PER_SECOND },
+    },
   ],
 };
 
@@ -35,13 +66,23 @@ export interface EconomicsService {
 }
 
 /** A real service (SQLite in its data dir, or the given PostgreSQL) with the priced models and the admin API on. */
-export async function startEconomicsService(databaseUrl?: string, env: Record<string, string> = {}): Promise<EconomicsService> {
+export async function startEconomicsService(
+  databaseUrl?: string,
+  env: Record<string, string> = {},
+): Promise<EconomicsService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-econ-'));
   const modelsFile = join(dataDir, 'models.json');
   await writeFile(modelsFile, JSON.stringify(PRICED_MODELS));
   const config = loadConfig({
-    VIDGEN_DATA_DIR: dataDir, PORT: '0', VIDGEN_ALLOW_PRIVATE_URLS: '1', VIDGEN_POLL_MS: '50', VIDGEN_MODELS_FILE: modelsFile,
-    VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN, VIDGEN_WORKER_CONCURRENCY: '1', ...(databaseUrl ? { VIDGEN_DATABASE_URL: databaseUrl } : {}), ...env,
+    VIDGEN_DATA_DIR: dataDir,
+    PORT: '0',
+    VIDGEN_ALLOW_PRIVATE_URLS: '1',
+    VIDGEN_POLL_MS: '50',
+    VIDGEN_MODELS_FILE: modelsFile,
+    VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN,
+    VIDGEN_WORKER_CONCURRENCY: '1',
+    ...(databaseUrl ? { VIDGEN_DATABASE_URL: databaseUrl } : {}),
+    ...env,
   });
   const service = await startService(config, createLogger('silent'));
   const location = databaseUrl ?? join(dataDir, 'vidgen.db');

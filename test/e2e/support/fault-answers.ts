@@ -15,7 +15,8 @@ export class FaultAnswers {
     if (a.status === 503) {
       this.unavailable++;
       if (!a.headers.get('retry-after')) this.problems.push(`${what}: 503 without Retry-After`);
-      if (a.body?.error?.code !== 'service_unavailable') this.problems.push(`${what}: 503 outside the envelope: ${JSON.stringify(a.body)}`);
+      if (a.body?.error?.code !== 'service_unavailable')
+        this.problems.push(`${what}: 503 outside the envelope: ${JSON.stringify(a.body)}`);
       if (!a.headers.get('x-request-id')) this.problems.push(`${what}: 503 without x-request-id`);
     } else if (a.status >= 500) this.problems.push(`${what}: ${a.status} ${JSON.stringify(a.body)}`);
     return a;
@@ -25,7 +26,10 @@ export class FaultAnswers {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const res = await fetch(input, init);
     if (res.status >= 500) {
-      const body = await res.clone().json().catch(() => undefined);
+      const body = await res
+        .clone()
+        .json()
+        .catch(() => undefined);
       this.check(`SDK ${init?.method ?? 'GET'} ${String(input)}`, { status: res.status, headers: res.headers, body });
     }
     return res;

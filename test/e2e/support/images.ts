@@ -25,7 +25,10 @@ export async function startImageServer(): Promise<{ url: string; close(): Promis
   const server: Server = createServer((req, res) => {
     const body = req.url === '/photo.png' ? png : req.url === '/photo.jpg' ? jpeg : undefined;
     if (!body) return res.writeHead(404).end('not found');
-    res.writeHead(200, { 'content-type': req.url!.endsWith('png') ? 'image/png' : 'image/jpeg', 'content-length': body.length });
+    res.writeHead(200, {
+      'content-type': req.url!.endsWith('png') ? 'image/png' : 'image/jpeg',
+      'content-length': body.length,
+    });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

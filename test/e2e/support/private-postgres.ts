@@ -31,7 +31,10 @@ export interface PrivateCluster {
  */
 export async function createPrivateCluster(): Promise<PrivateCluster | string> {
   const bin = findBinaries();
-  if (!bin) return unavailable('no PostgreSQL server binaries (initdb, pg_ctl) found; set VIDGEN_TEST_PG_BIN to their directory');
+  if (!bin)
+    return unavailable(
+      'no PostgreSQL server binaries (initdb, pg_ctl) found; set VIDGEN_TEST_PG_BIN to their directory',
+    );
   const asRoot = process.getuid?.() === 0;
   // PostgreSQL refuses to run as root: as root, everything runs as the `postgres` user.
   const owner = asRoot ? userIds('postgres') : undefined;
@@ -41,17 +44,26 @@ export async function createPrivateCluster(): Promise<PrivateCluster | string> {
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
   const run = (tool: string, args: string[]): Promise<CommandResult> =>
-    asRoot ? runCommand('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : runCommand(join(bin, tool), args);
+    asRoot
+      ? runCommand('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args])
+      : runCommand(join(bin, tool), args);
   const pgCtl = async (...args: string[]) => {
     const done = await run('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', ...args]);
-    if (done.code !== 0) throw new Error(`pg_ctl ${args.join(' ')} failed (${done.code}): ${done.stderr || done.stdout}\n${await readFile(log, 'utf8').catch(() => '')}`);
+    if (done.code !== 0)
+      throw new Error(
+        `pg_ctl ${args.join(' ')} failed (${done.code}): ${done.stderr || done.stdout}\n${await readFile(log, 'utf8').catch(() => '')}`,
+      );
   };
   let port = 0;
   let destroyed = false;
   // A crash of the test process must not leave a server running: stop it synchronously on exit.
   const onExit = () => {
     const args = ['-D', data, '-m', 'immediate', 'stop'];
-    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args] : args, { stdio: 'ignore' });
+    spawnSync(
+      asRoot ? 'runuser' : join(bin, 'pg_ctl'),
+      asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args] : args,
+      { stdio: 'ignore' },
+    );
   };
   const destroy = async () => {
     if (destroyed) return;
@@ -61,7 +73,18 @@ export async function createPrivateCluster(): Promise<PrivateCluster | string> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const init = await run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    const init = await run('initdb', [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     if (init.code !== 0) throw new Error(`initdb failed (${init.code}): ${(init.stderr || init.stdout).trim()}`);
     process.on('exit', onExit);
     // Another process may take the free port between the probe and the start: try a few.
@@ -70,10 +93,20 @@ export async function createPrivateCluster(): Promise<PrivateCluster | string> {
       // In the configuration file, not on the command line, so that `pg_ctl start` after a stop
       // brings the same server back. The socket stays in the test's directory (as `-k` would put it), and
       // durability is not what these tests are about: fsync off spares the shared disks.
-      await appendFile(join(data, 'postgresql.conf'), [
-        `port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${dir}'`,
-        'fsync = off', 'synchronous_commit = off', 'full_page_writes = off', 'max_connections = 100', 'shared_buffers = 32MB', '',
-      ].join('\n'));
+      await appendFile(
+        join(data, 'postgresql.conf'),
+        [
+          `port = ${port}`,
+          "listen_addresses = '127.0.0.1'",
+          `unix_socket_directories = '${dir}'`,
+          'fsync = off',
+          'synchronous_commit = off',
+          'full_page_writes = off',
+          'max_connections = 100',
+          'shared_buffers = 32MB',
+          '',
+        ].join('\n'),
+      );
       try {
         await pgCtl('start');
         break;
@@ -105,7 +138,9 @@ function findBinaries(): string | undefined {
   if (process.env.VIDGEN_TEST_PG_BIN) candidates.push(process.env.VIDGEN_TEST_PG_BIN);
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => join(debian, v, 'bin')));
   }
   candidates.push(...(process.env.PATH ?? '').split(':').filter(Boolean));

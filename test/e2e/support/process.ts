@@ -17,7 +17,11 @@ export interface ServerProcess {
  * `keepLines: false` the lines after that are read and dropped unparsed (benches: the load
  * generator's process must not spend its time parsing the server's access log).
  */
-export async function spawnServer(env: Record<string, string>, args: string[] = [], { keepLines = true } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  args: string[] = [],
+  { keepLines = true } = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [SERVER_BIN, ...args], {
     env: { ...process.env, PORT: '0', VIDGEN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +86,9 @@ export function runCommand(
   opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
 ): Promise<CommandResult> {
   const child = spawn(command, args, {
-    cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   const done = collectOutput(child);
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);

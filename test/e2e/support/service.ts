@@ -26,7 +26,11 @@ export interface TestService {
  * `npm start` except where `env` says otherwise. Private URLs are allowed so tests can serve
  * images from loopback. With `logTo`, the service logs there at info (else nothing).
  */
-export async function startTestService(env: Record<string, string> = {}, dialects?: readonly Dialect[], logTo?: DestinationStream): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  dialects?: readonly Dialect[],
+  logTo?: DestinationStream,
+): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-e2e-'));
   const config = loadConfig({
     VIDGEN_DATA_DIR: dataDir,
@@ -35,7 +39,11 @@ export async function startTestService(env: Record<string, string> = {}, dialect
     VIDGEN_POLL_MS: '50',
     ...env,
   });
-  const service = await startService(config, createLogger(env.VIDGEN_LOG_LEVEL ?? (logTo ? 'info' : 'silent'), logTo), dialects);
+  const service = await startService(
+    config,
+    createLogger(env.VIDGEN_LOG_LEVEL ?? (logTo ? 'info' : 'silent'), logTo),
+    dialects,
+  );
   const keysDb = await openSqlDatabase(join(dataDir, 'vidgen.db'));
   const accounts = new SqlAccountStore(keysDb.db);
   return {

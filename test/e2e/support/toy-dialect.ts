@@ -8,7 +8,12 @@ import { submitRoute, type Dialect } from '../../../packages/server/src/api/dial
  * a line of the engine or the store changed for it.
  */
 const WORDS: Record<TaskStatus, string> = {
-  queued: 'WAITING', running: 'WORKING', succeeded: 'READY', failed: 'BROKEN', canceled: 'BROKEN', expired: 'GONE',
+  queued: 'WAITING',
+  running: 'WORKING',
+  succeeded: 'READY',
+  failed: 'BROKEN',
+  canceled: 'BROKEN',
+  expired: 'GONE',
 };
 const NAMES: Record<string, string> = { model: 'engine', prompt: 'text', aspectRatio: 'shape', duration: 'length_s' };
 
@@ -37,11 +42,21 @@ export const toyDialect: Dialect = {
   idField: 'job',
   submits: [
     submitRoute({
-      path: '/toy/v2/jobs', kind: 'generate', body: ToyJobBody,
-      toInput: (body) => ({ kind: 'generate', model: body.engine, prompt: body.text, images: [], aspectRatio: body.shape, duration: body.length_s }),
+      path: '/toy/v2/jobs',
+      kind: 'generate',
+      body: ToyJobBody,
+      toInput: (body) => ({
+        kind: 'generate',
+        model: body.engine,
+        prompt: body.text,
+        images: [],
+        aspectRatio: body.shape,
+        duration: body.length_s,
+      }),
       answer: Type.Object({ job: Type.String(), state: Type.String() }),
       toAnswer: (task) => ({ job: task.id, state: 'WAITING' }),
-      operationId: 'createToyJob', summary: 'Toy: start a job',
+      operationId: 'createToyJob',
+      summary: 'Toy: start a job',
     }),
   ],
   paths: { poll: '/toy/v2/jobs/:job', cancel: '/toy/v2/jobs/:job/abort', list: '/toy/v2/jobs' },
@@ -52,7 +67,13 @@ export const toyDialect: Dialect = {
   },
   tag: 'Toy',
   schemas: { task: ToyJob, error: ToyError },
-  statusWords: { WAITING: ['queued'], WORKING: ['running'], READY: ['succeeded'], BROKEN: ['failed', 'canceled'], GONE: ['expired'] },
+  statusWords: {
+    WAITING: ['queued'],
+    WORKING: ['running'],
+    READY: ['succeeded'],
+    BROKEN: ['failed', 'canceled'],
+    GONE: ['expired'],
+  },
   fieldName: (field) => NAMES[field] ?? field,
   toWire: (task: Task) => ({
     job: task.id,
@@ -61,7 +82,8 @@ export const toyDialect: Dialect = {
     ...(task.status === 'succeeded' ? { download: `/v1/videos/${task.id}/content` } : {}),
     ...(task.error ? { problem: task.error.code } : {}),
   }),
-  pollStatus: (task) => (task.status === 'queued' || task.status === 'running' ? { code: 200, retryAfterSeconds: 2 } : { code: 200 }),
+  pollStatus: (task) =>
+    task.status === 'queued' || task.status === 'running' ? { code: 200, retryAfterSeconds: 2 } : { code: 200 },
   inFlightRetryAfterSeconds: 3,
   errorBody: (error) => ({ ok: false, problem: { code: error.code, field: error.param, text: error.message } }),
 };

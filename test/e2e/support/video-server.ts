@@ -21,8 +21,24 @@ export async function makeClip(size = CLIP, pattern = 'testsrc2', pixelFormat = 
   try {
     const file = join(dir, 'clip.mp4');
     await run(ffmpeg, [
-      '-v', 'error', '-f', 'lavfi', '-i', `${pattern}=size=${size.width}x${size.height}:rate=${size.fps}`, '-t', String(size.seconds),
-      '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', pixelFormat, '-movflags', '+faststart', '-y', file,
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `${pattern}=size=${size.width}x${size.height}:rate=${size.fps}`,
+      '-t',
+      String(size.seconds),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-pix_fmt',
+      pixelFormat,
+      '-movflags',
+      '+faststart',
+      '-y',
+      file,
     ]);
     return await readFile(file);
   } finally {
@@ -65,9 +81,14 @@ export async function decodeRgb(video: Buffer | string, width: number, height: n
     await writeFile(file, video);
   }
   try {
-    const { stdout } = await run(ffmpeg, ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 30 });
+    const { stdout } = await run(ffmpeg, ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+      encoding: 'buffer',
+      maxBuffer: 1 << 30,
+    });
     const size = width * height * 3;
-    return Array.from({ length: Math.floor(stdout.length / size) }, (_, i) => stdout.subarray(i * size, (i + 1) * size));
+    return Array.from({ length: Math.floor(stdout.length / size) }, (_, i) =>
+      stdout.subarray(i * size, (i + 1) * size),
+    );
   } finally {
     if (dir) await rm(dir, { recursive: true, force: true });
   }

@@ -12,7 +12,9 @@ export interface Received {
  * A webhook receiver on loopback that records every request. `answer` decides each status (it
  * may wait: a held request is how a test kills the sender mid-delivery).
  */
-export async function startWebhookReceiver(answer: (request: Received, index: number) => number | Promise<number> = () => 200) {
+export async function startWebhookReceiver(
+  answer: (request: Received, index: number) => number | Promise<number> = () => 200,
+) {
   const received: Received[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((req, res) => {
@@ -42,7 +44,10 @@ export async function startWebhookReceiver(answer: (request: Received, index: nu
           waiters.delete(check);
           resolve();
         };
-        const timer = setTimeout(() => (waiters.delete(check), reject(new Error(`receiver: timed out with ${received.length} requests`))), timeoutMs);
+        const timer = setTimeout(
+          () => (waiters.delete(check), reject(new Error(`receiver: timed out with ${received.length} requests`))),
+          timeoutMs,
+        );
         waiters.add(check);
         check();
       });

@@ -29,8 +29,10 @@ export async function buildRequest(client: NodeVidgenClient, flags: Flags): Prom
   const images = flags.image ?? [];
   const seed = numberFlag(flags, 'seed');
   if (model.family === 'A') {
-    if (images.length > 1) throw new UsageError(`model '${model.id}' takes one first frame; got ${images.length} --image flags.`);
-    if (model.requires_image && images.length === 0) throw new UsageError(`model '${model.id}' animates a first frame: pass --image <url|path>.`);
+    if (images.length > 1)
+      throw new UsageError(`model '${model.id}' takes one first frame; got ${images.length} --image flags.`);
+    if (model.requires_image && images.length === 0)
+      throw new UsageError(`model '${model.id}' animates a first frame: pass --image <url|path>.`);
     const body: FamilyACreateBody = { model: model.id, prompt, duration: familyADuration(model, flags) };
     if (images[0]) body.image = await familyAImage(client, images[0]);
     if (flags.ratio) body.aspect_ratio = flags.ratio;
@@ -50,12 +52,15 @@ export async function buildRequest(client: NodeVidgenClient, flags: Flags): Prom
 function familyADuration(model: ModelObject, flags: Flags): number {
   const requested = numberFlag(flags, 'duration');
   if (requested !== undefined) return requested;
-  return model.durations.includes(5) ? 5 : model.durations[0] ?? 5;
+  return model.durations.includes(5) ? 5 : (model.durations[0] ?? 5);
 }
 
 /** Family B models fix their length in the name; a different --duration is a mistake worth naming. */
 function checkFamilyBDuration(model: ModelObject, flags: Flags): void {
   const requested = numberFlag(flags, 'duration');
   if (requested === undefined || model.durations.includes(requested)) return;
-  throw new UsageError(`model '${model.id}' renders ${model.durations.join(' or ')} s; pick the model for ${requested} s instead of --duration.`, EXIT.badRequest);
+  throw new UsageError(
+    `model '${model.id}' renders ${model.durations.join(' or ')} s; pick the model for ${requested} s instead of --duration.`,
+    EXIT.badRequest,
+  );
 }

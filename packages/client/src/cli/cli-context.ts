@@ -26,13 +26,20 @@ export interface CliConfig {
 }
 
 /** Flags win over the environment, the environment over the saved profile, the profile over defaults. */
-export function resolveConfig(flags: Flags, rawEnv: Record<string, string | undefined>, profile: Profile = {}): CliConfig {
+export function resolveConfig(
+  flags: Flags,
+  rawEnv: Record<string, string | undefined>,
+  profile: Profile = {},
+): CliConfig {
   // `VIDGEN_API_KEY= vidgen …` means unset, as shells treat it.
   const env = Object.fromEntries(Object.entries(rawEnv).filter(([, v]) => v !== ''));
-  const journalDir = flags['no-journal'] ? undefined : flags['journal-dir'] ?? env.VIDGEN_JOURNAL_DIR ?? join(homedir(), '.vidgen', 'journal');
+  const journalDir = flags['no-journal']
+    ? undefined
+    : (flags['journal-dir'] ?? env.VIDGEN_JOURNAL_DIR ?? join(homedir(), '.vidgen', 'journal'));
   const baseURL = flags['base-url'] ?? env.VIDGEN_BASE_URL ?? profile.baseURL ?? DEFAULT_BASE_URL;
   // The profile's key belongs to the profile's server: it is never sent to another one.
-  const profileKey = profile.baseURL && normalizeBaseURL(profile.baseURL) === normalizeBaseURL(baseURL) ? profile.apiKey : undefined;
+  const profileKey =
+    profile.baseURL && normalizeBaseURL(profile.baseURL) === normalizeBaseURL(baseURL) ? profile.apiKey : undefined;
   return {
     baseURL,
     apiKey: flags['api-key'] ?? env.VIDGEN_API_KEY ?? profileKey,

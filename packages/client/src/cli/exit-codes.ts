@@ -1,6 +1,10 @@
 import { APIError, APIUserAbortError } from '../errors.ts';
 import {
-  DownloadCheckError, ResultExpiredError, SubmitOutcomeUnknown, TaskFailedError, WaitTimeoutError,
+  DownloadCheckError,
+  ResultExpiredError,
+  SubmitOutcomeUnknown,
+  TaskFailedError,
+  WaitTimeoutError,
 } from '../task-errors.ts';
 
 /** The `vidgen` exit codes; scripts may rely on them, so they never change meaning. */
@@ -26,7 +30,10 @@ export const EXIT = {
 
 /** A mistake in how `vidgen` was called, or a precondition the CLI checks itself. */
 export class UsageError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.other) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.other,
+  ) {
     super(message);
   }
 }

@@ -34,7 +34,12 @@ const COMMANDS: Record<string, (ctx: CliContext) => Promise<number>> = {
 };
 
 /** Runs one `vidgen` invocation and returns its exit code; never calls process.exit itself. */
-export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIO, signal: AbortSignal = new AbortController().signal): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIO,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number> {
   let args: ParsedArgs;
   try {
     args = parseCliArgs(argv);
@@ -56,7 +61,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const command = COMMANDS[args.command];
   if (!command) {
     const guess = closest(args.command, Object.keys(COMMANDS));
-    io.stderr.write(`vidgen: unknown command '${args.command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run \`vidgen --help\`.\n`);
+    io.stderr.write(
+      `vidgen: unknown command '${args.command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run \`vidgen --help\`.\n`,
+    );
     return EXIT.other;
   }
   let ctx: CliContext;
@@ -78,7 +85,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 function reportError(ctx: CliContext, err: unknown): void {
   const message = messageOf(ctx, err);
   const hint = hintFor(err);
-  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ error: errorJson(err, message), exit_code: exitCodeFor(err) })}\n`);
+  if (ctx.json)
+    ctx.io.stdout.write(`${JSON.stringify({ error: errorJson(err, message), exit_code: exitCodeFor(err) })}\n`);
   ctx.io.stderr.write(`vidgen: ${message}${hint ? `\n${hint}` : ''}\n`);
 }
 
@@ -96,15 +104,27 @@ function messageOf(ctx: CliContext, err: unknown): string {
 
 function hintFor(err: unknown): string | undefined {
   if (err instanceof UsageError) return undefined;
-  if (err instanceof WaitTimeoutError) return `The task goes on: \`vidgen wait ${err.taskId}\` or \`vidgen resume\` continues it.`;
-  if (err instanceof SubmitOutcomeUnknown) return `Idempotency key ${err.idempotencyKey}; \`vidgen resume\` looks it up again. Do not resubmit blindly.`;
-  if (err instanceof APIUserAbortError) return 'Interrupted. Submitted tasks go on on the server; `vidgen resume` picks them up.';
-  if (err instanceof APIError && err.status === 401) return 'Check the key: --api-key, VIDGEN_API_KEY or `vidgen login`.';
+  if (err instanceof WaitTimeoutError)
+    return `The task goes on: \`vidgen wait ${err.taskId}\` or \`vidgen resume\` continues it.`;
+  if (err instanceof SubmitOutcomeUnknown)
+    return `Idempotency key ${err.idempotencyKey}; \`vidgen resume\` looks it up again. Do not resubmit blindly.`;
+  if (err instanceof APIUserAbortError)
+    return 'Interrupted. Submitted tasks go on on the server; `vidgen resume` picks them up.';
+  if (err instanceof APIError && err.status === 401)
+    return 'Check the key: --api-key, VIDGEN_API_KEY or `vidgen login`.';
   if (err instanceof APIError && err.requestId) return `(request id ${err.requestId})`;
   return undefined;
 }
 
 function errorJson(err: unknown, message: string) {
   const e = err as Partial<APIError> & { taskId?: string; idempotencyKey?: string };
-  return { message, type: err instanceof Error ? err.name : 'Error', code: e.code ?? null, status: e.status ?? null, request_id: e.requestId ?? null, task_id: e.taskId ?? null, idempotency_key: e.idempotencyKey ?? null };
+  return {
+    message,
+    type: err instanceof Error ? err.name : 'Error',
+    code: e.code ?? null,
+    status: e.status ?? null,
+    request_id: e.requestId ?? null,
+    task_id: e.taskId ?? null,
+    idempotency_key: e.idempotencyKey ?? null,
+  };
 }

@@ -23,7 +23,8 @@ export class ProgressReporter {
 
   /** Shows the wait before the first answer, which a holding server may keep for a while. */
   begin(id: string): void {
-    if (this.stream.isTTY) this.show({ id, family: 'A', status: 'waiting', phase: 'pending', progress: undefined, error: undefined });
+    if (this.stream.isTTY)
+      this.show({ id, family: 'A', status: 'waiting', phase: 'pending', progress: undefined, error: undefined });
   }
 
   task(view: TaskView, poll?: PollPlan): void {
@@ -62,8 +63,12 @@ export class ProgressReporter {
     const pct = percent(view);
     const secs = Math.round((Date.now() - this.started) / 1000);
     // Long-polling answers the moment something happens; otherwise say when the next look is due.
-    const mode = view.phase !== 'pending' || this.mode === 'unknown' ? ''
-      : this.mode === 'live' ? ' · live' : ` · next check in ${Math.max(0, Math.ceil(((this.nextPollAt ?? 0) - Date.now()) / 1000))}s`;
+    const mode =
+      view.phase !== 'pending' || this.mode === 'unknown'
+        ? ''
+        : this.mode === 'live'
+          ? ' · live'
+          : ` · next check in ${Math.max(0, Math.ceil(((this.nextPollAt ?? 0) - Date.now()) / 1000))}s`;
     this.draw(`${view.id} ${bar(pct ?? 0)} ${pct ?? '?'}% ${view.status} ${secs}s${mode}`);
   }
 

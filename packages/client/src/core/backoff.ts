@@ -16,7 +16,12 @@ export const DEFAULT_BACKOFF: BackoffOptions = { initialDelayMs: 500, maxDelayMs
  * Delay before retry number `retry` (1-based). A server's Retry-After wins over the curve: it
  * knows when it will have room again.
  */
-export function backoffDelay(retry: number, options: BackoffOptions = DEFAULT_BACKOFF, retryAfterMs?: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  options: BackoffOptions = DEFAULT_BACKOFF,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0) return retryAfterMs;
   const exponential = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** Math.max(0, retry - 1));
   return Math.round(exponential * (1 - options.jitter * random()));
@@ -30,10 +35,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(new APIUserAbortError(undefined, { cause: signal?.reason }));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -1,6 +1,4 @@
-import {
-  APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError,
-} from '../errors.ts';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '../errors.ts';
 import { backoffDelay, parseRetryAfter, sleep, type BackoffOptions } from './backoff.ts';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -43,7 +41,14 @@ export interface HttpResponse<T> {
 }
 
 /** Codes of failures where the request provably never reached a server. */
-const UNDELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNDELIVERED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** HTTP with time-outs, typed errors and retries (408/409/429/5xx and connection errors). */
 export class Transport {
@@ -55,7 +60,8 @@ export class Transport {
 
   url(path: string, query?: Query): string {
     const url = new URL(/^https?:\/\//i.test(path) ? path : `${this.options.baseURL}${path}`);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     return url.toString();
   }
 
@@ -94,11 +100,17 @@ export class Transport {
     if (req.signal?.aborted) onAbort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = await this.options.fetch(url, { method: req.method, headers: this.headersFor(url, req), body: encodeBody(req.body), signal: controller.signal });
+      const response = await this.options.fetch(url, {
+        method: req.method,
+        headers: this.headersFor(url, req),
+        body: encodeBody(req.body),
+        signal: controller.signal,
+      });
       if (req.raw && response.ok) return { data: undefined as T, response };
       const text = req.method === 'HEAD' ? '' : await response.text();
       const parsed = parseJson(text);
-      if (!response.ok) throw APIError.generate(response.status, parsed, response.statusText || 'request failed', response.headers);
+      if (!response.ok)
+        throw APIError.generate(response.status, parsed, response.statusText || 'request failed', response.headers);
       return { data: parsed as T, response };
     } catch (err) {
       throw toTransportError(err, { timedOut, aborted: req.signal?.aborted === true, timeoutMs });
@@ -109,11 +121,16 @@ export class Transport {
   }
 
   private headersFor(url: string, req: HttpRequest): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.defaultHeaders, ...req.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.options.defaultHeaders,
+      ...req.headers,
+    };
     if (req.body !== undefined && !(req.body instanceof FormData)) headers['content-type'] = 'application/json';
     // The key belongs to our server only: a signed link on a CDN must never see it.
     const sameOrigin = new URL(url).origin === this.origin;
-    if (req.auth !== false && sameOrigin && this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (req.auth !== false && sameOrigin && this.options.apiKey)
+      headers.authorization = `Bearer ${this.options.apiKey}`;
     return headers;
   }
 }
@@ -151,7 +168,8 @@ function parseJson(text: string): unknown {
 function toTransportError(err: unknown, ctx: { timedOut: boolean; aborted: boolean; timeoutMs: number }): unknown {
   if (err instanceof APIError) return err;
   if (ctx.aborted) return new APIUserAbortError(undefined, { cause: err });
-  if (ctx.timedOut) return new APIConnectionTimeoutError(`Request timed out after ${ctx.timeoutMs} ms.`, { cause: err });
+  if (ctx.timedOut)
+    return new APIConnectionTimeoutError(`Request timed out after ${ctx.timeoutMs} ms.`, { cause: err });
   const code = systemCode(err);
   const detail = code ? ` (${code})` : '';
   return new APIConnectionError(`Connection error${detail}.`, { cause: err, code });

@@ -25,5 +25,7 @@ export function inScope(entry: JournalEntry, scope: JournalScope): boolean {
 
 /** How to name an entry's owner in a message (entries written before scoping have none). */
 export function describeScope(entry: JournalEntry): string {
-  return entry.server ? `${entry.server} (${entry.account ?? 'unknown key'})` : 'an unrecorded server (written by an older vidgen)';
+  return entry.server
+    ? `${entry.server} (${entry.account ?? 'unknown key'})`
+    : 'an unrecorded server (written by an older vidgen)';
 }

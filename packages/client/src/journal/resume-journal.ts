@@ -23,7 +23,16 @@ export interface ResumeOptions {
 }
 
 /** `elsewhere`: the entry belongs to another server or key and was left alone (see `JournalScope`). */
-export type ResumeOutcome = 'downloaded' | 'succeeded' | 'failed' | 'expired' | 'unknown' | 'not_received' | 'timeout' | 'error' | 'elsewhere';
+export type ResumeOutcome =
+  | 'downloaded'
+  | 'succeeded'
+  | 'failed'
+  | 'expired'
+  | 'unknown'
+  | 'not_received'
+  | 'timeout'
+  | 'error'
+  | 'elsewhere';
 
 export interface ResumeResult {
   entry: JournalEntry;
@@ -49,14 +58,21 @@ const CONCURRENCY = 4;
  * stops the others. Entries of other servers or keys are reported, untouched. A server that cannot
  * be reached (or refuses the key) is found out once, up front, so resume reports instead of stalling.
  */
-export async function resumeJournal(client: ResumeClient, journal: TaskJournal, opts: ResumeOptions): Promise<ResumeResult[]> {
+export async function resumeJournal(
+  client: ResumeClient,
+  journal: TaskJournal,
+  opts: ResumeOptions,
+): Promise<ResumeResult[]> {
   const scope = await client.journalScope();
   const open = (await journal.list()).filter(needsResume);
-  const elsewhere = open.filter((e) => !inScope(e, scope)).map((entry): ResumeResult => ({ entry, outcome: 'elsewhere' }));
+  const elsewhere = open
+    .filter((e) => !inScope(e, scope))
+    .map((entry): ResumeResult => ({ entry, outcome: 'elsewhere' }));
   const mine = open.filter((e) => inScope(e, scope));
   if (mine.length === 0) return elsewhere;
   const unreachable = await probe(client, opts.signal);
-  if (unreachable) return [...mine.map((entry): ResumeResult => ({ entry, outcome: 'error', error: unreachable })), ...elsewhere];
+  if (unreachable)
+    return [...mine.map((entry): ResumeResult => ({ entry, outcome: 'error', error: unreachable })), ...elsewhere];
   const results: ResumeResult[] = new Array(mine.length);
   let next = 0;
   const lane = async () => {
@@ -69,16 +85,26 @@ export async function resumeJournal(client: ResumeClient, journal: TaskJournal, 
   return [...results, ...elsewhere];
 }
 
-async function settle(client: ResumeClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<ResumeResult> {
+async function settle(
+  client: ResumeClient,
+  journal: TaskJournal,
+  entry: JournalEntry,
+  opts: ResumeOptions,
+): Promise<ResumeResult> {
   try {
     return await resumeEntry(client, journal, entry, opts);
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     // A poll that says expired is journaled by the wait; a download answered 410 is journaled here.
-    if (err instanceof ResultExpiredError) await journal.update(entry.idempotencyKey, { state: 'expired', updatedAt: Date.now() });
+    if (err instanceof ResultExpiredError)
+      await journal.update(entry.idempotencyKey, { state: 'expired', updatedAt: Date.now() });
     // The server has no such task (its data was reset, or the task was purged): nothing left to chase.
     if (err instanceof NotFoundError) {
-      await journal.update(entry.idempotencyKey, { state: 'failed', error: { code: 'not_found', message: err.message }, updatedAt: Date.now() });
+      await journal.update(entry.idempotencyKey, {
+        state: 'failed',
+        error: { code: 'not_found', message: err.message },
+        updatedAt: Date.now(),
+      });
     }
     return { entry: (await journal.get(entry.idempotencyKey)) ?? entry, outcome: outcomeOf(err), error: err };
   }
@@ -91,11 +117,20 @@ async function probe(client: ResumeClient, signal: AbortSignal | undefined): Pro
     return undefined;
   } catch (err) {
     if (signal?.aborted) throw err;
-    return err instanceof APIConnectionError || err instanceof AuthenticationError || err instanceof PermissionDeniedError ? err : undefined;
+    return err instanceof APIConnectionError ||
+      err instanceof AuthenticationError ||
+      err instanceof PermissionDeniedError
+      ? err
+      : undefined;
   }
 }
 
-async function resumeEntry(client: ResumeClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<ResumeResult> {
+async function resumeEntry(
+  client: ResumeClient,
+  journal: TaskJournal,
+  entry: JournalEntry,
+  opts: ResumeOptions,
+): Promise<ResumeResult> {
   let current = entry;
   if (!current.taskId) {
     const reconciled = await reconcile(client, journal, current, opts);
@@ -103,20 +138,37 @@ async function resumeEntry(client: ResumeClient, journal: TaskJournal, entry: Jo
     current = reconciled;
   }
   const task = await client.waitFor(current.taskId!, {
-    family: current.family, maxWaitMs: opts.maxWaitMs, intervalMs: opts.intervalMs, longPollSeconds: opts.longPollSeconds,
-    signal: opts.signal, onProgress: (view, _task, poll) => opts.onProgress?.(current, view, poll),
+    family: current.family,
+    maxWaitMs: opts.maxWaitMs,
+    intervalMs: opts.intervalMs,
+    longPollSeconds: opts.longPollSeconds,
+    signal: opts.signal,
+    onProgress: (view, _task, poll) => opts.onProgress?.(current, view, poll),
   });
   current = (await journal.get(current.idempotencyKey)) ?? current;
   if (!current.downloadTo || !opts.onSucceeded) return { entry: current, outcome: 'succeeded', task };
   const savedTo = await opts.onSucceeded(current, task);
-  const done = await journal.update(current.idempotencyKey, { state: 'downloaded', downloadedTo: savedTo ?? current.downloadTo, updatedAt: Date.now() });
+  const done = await journal.update(current.idempotencyKey, {
+    state: 'downloaded',
+    downloadedTo: savedTo ?? current.downloadTo,
+    updatedAt: Date.now(),
+  });
   return { entry: done ?? current, outcome: 'downloaded', task };
 }
 
 /** A submit without a known answer: find its task by key, or send it again under the same key if it provably never arrived. */
-async function reconcile(client: ResumeClient, journal: TaskJournal, entry: JournalEntry, opts: ResumeOptions): Promise<JournalEntry | ResumeResult> {
+async function reconcile(
+  client: ResumeClient,
+  journal: TaskJournal,
+  entry: JournalEntry,
+  opts: ResumeOptions,
+): Promise<JournalEntry | ResumeResult> {
   const lookup = await findByIdempotencyKey(client.transport, {
-    family: entry.family, idempotencyKey: entry.idempotencyKey, model: entry.model, submittedAt: entry.submittedAt, signal: opts.signal,
+    family: entry.family,
+    idempotencyKey: entry.idempotencyKey,
+    model: entry.model,
+    submittedAt: entry.submittedAt,
+    signal: opts.signal,
   });
   if (lookup.kind === 'found') {
     const taskId = taskIdOf(entry.family, lookup.task);
@@ -125,14 +177,27 @@ async function reconcile(client: ResumeClient, journal: TaskJournal, entry: Jour
   if (lookup.kind !== 'absent') {
     const updated = await journal.update(entry.idempotencyKey, { state: 'unknown', updatedAt: Date.now() });
     const cause = lookup.kind === 'unavailable' ? lookup.cause : new Error(lookup.reason);
-    const error = new SubmitOutcomeUnknown(entry.idempotencyKey, entry.family, entry.fingerprint, entry.submittedAt, entry.model, { cause });
+    const error = new SubmitOutcomeUnknown(
+      entry.idempotencyKey,
+      entry.family,
+      entry.fingerprint,
+      entry.submittedAt,
+      entry.model,
+      { cause },
+    );
     return { entry: updated ?? entry, outcome: 'unknown', error };
   }
   if (opts.resubmit === false || entry.body === undefined) {
-    return { entry: (await journal.update(entry.idempotencyKey, { state: 'not_received', updatedAt: Date.now() })) ?? entry, outcome: 'not_received' };
+    return {
+      entry: (await journal.update(entry.idempotencyKey, { state: 'not_received', updatedAt: Date.now() })) ?? entry,
+      outcome: 'not_received',
+    };
   }
   await client.submit({
-    family: entry.family, kind: entry.kind, path: entry.path, body: entry.body as { model: string },
+    family: entry.family,
+    kind: entry.kind,
+    path: entry.path,
+    body: entry.body as { model: string },
     options: { idempotencyKey: entry.idempotencyKey, downloadTo: entry.downloadTo, signal: opts.signal },
   });
   return (await journal.get(entry.idempotencyKey)) ?? entry;

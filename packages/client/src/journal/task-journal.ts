@@ -56,7 +56,10 @@ export interface TaskJournal {
   /** Durably records a new entry; resolves only once it would survive a crash. */
   record(entry: JournalEntry): Promise<void>;
   /** Merges `patch` into the entry (durably); undefined when there is no such entry. */
-  update(idempotencyKey: string, patch: Partial<Omit<JournalEntry, 'idempotencyKey'>>): Promise<JournalEntry | undefined>;
+  update(
+    idempotencyKey: string,
+    patch: Partial<Omit<JournalEntry, 'idempotencyKey'>>,
+  ): Promise<JournalEntry | undefined>;
   get(idempotencyKey: string): Promise<JournalEntry | undefined>;
   /** Every entry, oldest submit first. */
   list(): Promise<JournalEntry[]>;

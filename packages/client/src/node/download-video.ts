@@ -1,8 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
-  APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, ConflictError, GoneError,
-  NotFoundError, PermissionDeniedError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  ConflictError,
+  GoneError,
+  NotFoundError,
+  PermissionDeniedError,
 } from '../errors.ts';
 import { DownloadCheckError, ResultExpiredError, TaskNotReadyError } from '../task-errors.ts';
 import { backoffDelay, sleep } from '../core/backoff.ts';
@@ -49,7 +56,11 @@ interface Source {
  * to a temp file beside the target, renamed into place only when all is well; an interrupted
  * transfer is resumed with `Range` + `If-Range`.
  */
-export async function downloadVideo(client: VidgenClient, target: DownloadTarget, opts: DownloadOptions): Promise<DownloadResult> {
+export async function downloadVideo(
+  client: VidgenClient,
+  target: DownloadTarget,
+  opts: DownloadOptions,
+): Promise<DownloadResult> {
   const timeoutMs = opts.timeoutMs ?? 10 * 60_000;
   const timer = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timer]) : timer;
@@ -60,13 +71,19 @@ export async function downloadVideo(client: VidgenClient, target: DownloadTarget
     return await transfer(client, source, partial, { ...opts, signal });
   } catch (err) {
     if (await shouldDiscard(err, partial)) await partial.discard();
-    if (opts.signal?.aborted) throw err instanceof APIUserAbortError ? err : new APIUserAbortError(undefined, { cause: err });
+    if (opts.signal?.aborted)
+      throw err instanceof APIUserAbortError ? err : new APIUserAbortError(undefined, { cause: err });
     if (timer.aborted) throw new APIConnectionTimeoutError(`Download timed out after ${timeoutMs} ms.`, { cause: err });
     throw err;
   }
 }
 
-async function transfer(client: VidgenClient, first: Source, partial: PartialDownload, opts: DownloadOptions & { signal: AbortSignal }): Promise<DownloadResult> {
+async function transfer(
+  client: VidgenClient,
+  first: Source,
+  partial: PartialDownload,
+  opts: DownloadOptions & { signal: AbortSignal },
+): Promise<DownloadResult> {
   const maxRetries = opts.maxRetries ?? client.transport.options.maxRetries;
   let source = first;
   let refreshed = false;
@@ -76,7 +93,12 @@ async function transfer(client: VidgenClient, first: Source, partial: PartialDow
     resumed ||= from > 0;
     let response: Response;
     try {
-      response = await client.content.download(source.taskId, { url: source.url, from, ifRange: etag, signal: opts.signal });
+      response = await client.content.download(source.taskId, {
+        url: source.url,
+        from,
+        ifRange: etag,
+        signal: opts.signal,
+      });
     } catch (err) {
       const next = httpFailure(err, source, refreshed);
       if (next === 'refresh') {
@@ -89,7 +111,12 @@ async function transfer(client: VidgenClient, first: Source, partial: PartialDow
       }
       continue;
     }
-    const outcome = await receiveBody(response, partial, { from, source: source.taskId, signal: opts.signal, onProgress: opts.onProgress });
+    const outcome = await receiveBody(response, partial, {
+      from,
+      source: source.taskId,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+    });
     if (outcome.kind === 'complete') {
       await partial.commit();
       return { path: partial.target, bytes: outcome.bytes, taskId: source.taskId, resumed };
@@ -109,7 +136,10 @@ async function shouldDiscard(err: unknown, partial: PartialDownload): Promise<bo
 /** Turns an HTTP refusal into what it means for a download. */
 function httpFailure(err: unknown, source: Source, refreshed: boolean): 'refresh' | 'restart' | unknown {
   if (!(err instanceof APIError) || err.status === undefined || err instanceof APIConnectionError) return err;
-  if (err instanceof GoneError) return new ResultExpiredError(source.taskId, `The video of task ${source.taskId} has expired (HTTP 410).`, { cause: err });
+  if (err instanceof GoneError)
+    return new ResultExpiredError(source.taskId, `The video of task ${source.taskId} has expired (HTTP 410).`, {
+      cause: err,
+    });
   if (err instanceof ConflictError) return new TaskNotReadyError(source.taskId, err.code ?? 'not ready');
   // Family A links are signed and expire; a fresh poll hands out a new one.
   if (err instanceof PermissionDeniedError && source.refresh && !refreshed) return 'refresh';

@@ -17,10 +17,18 @@ export class FileJournal implements TaskJournal {
     await writeFileAtomic(this.fileOf(entry.idempotencyKey), `${JSON.stringify(entry, null, 2)}\n`);
   }
 
-  async update(idempotencyKey: string, patch: Partial<Omit<JournalEntry, 'idempotencyKey'>>): Promise<JournalEntry | undefined> {
+  async update(
+    idempotencyKey: string,
+    patch: Partial<Omit<JournalEntry, 'idempotencyKey'>>,
+  ): Promise<JournalEntry | undefined> {
     const current = await this.get(idempotencyKey);
     if (!current) return undefined;
-    const next: JournalEntry = { ...current, ...dropUndefined(patch), idempotencyKey, updatedAt: patch.updatedAt ?? Date.now() };
+    const next: JournalEntry = {
+      ...current,
+      ...dropUndefined(patch),
+      idempotencyKey,
+      updatedAt: patch.updatedAt ?? Date.now(),
+    };
     await this.record(next);
     return next;
   }
@@ -49,7 +57,9 @@ export class FileJournal implements TaskJournal {
 
   /** Keys become file names; anything unusual as a name is hashed instead. */
   private fileOf(key: string): string {
-    const name = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(key) ? key : `k-${createHash('sha256').update(key).digest('hex')}`;
+    const name = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(key)
+      ? key
+      : `k-${createHash('sha256').update(key).digest('hex')}`;
     return join(this.dir, `${name}.json`);
   }
 }

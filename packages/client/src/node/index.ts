@@ -8,4 +8,13 @@ export { FileJournal } from './file-journal.ts';
 export { downloadVideo, type DownloadTarget, type DownloadOptions, type DownloadResult } from './download-video.ts';
 export { PartialDownload } from './partial-download.ts';
 export { writeFileAtomic } from './atomic-file.ts';
-export { sniffImage, readLocalImage, toDataUri, isRemoteImage, familyAImage, familyBImage, type LocalImage, type ImageMime } from './local-image.ts';
+export {
+  sniffImage,
+  readLocalImage,
+  toDataUri,
+  isRemoteImage,
+  familyAImage,
+  familyBImage,
+  type LocalImage,
+  type ImageMime,
+} from './local-image.ts';

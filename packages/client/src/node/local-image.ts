@@ -44,6 +44,10 @@ export async function familyBImage(ref: string): Promise<string> {
 export async function familyAImage(client: VidgenClient, ref: string): Promise<FamilyAImage> {
   if (isRemoteImage(ref)) return { url: ref };
   const image = await readLocalImage(ref);
-  const file = await client.files.create({ file: new Blob([image.bytes as BlobPart], { type: image.mime }), filename: image.filename, purpose: 'vision' });
+  const file = await client.files.create({
+    file: new Blob([image.bytes as BlobPart], { type: image.mime }),
+    filename: image.filename,
+    purpose: 'vision',
+  });
   return { file_id: file.id };
 }

@@ -19,14 +19,22 @@ export interface NodeResumeOptions extends ResumeOptions {
 /** The client with the Node-only parts: a file journal, downloads to files, and resume that downloads. */
 export class NodeVidgenClient extends VidgenClient {
   constructor(options: NodeClientOptions = {}) {
-    super({ ...options, journal: options.journal ?? (options.journalDir ? new FileJournal(options.journalDir) : undefined) });
+    super({
+      ...options,
+      journal: options.journal ?? (options.journalDir ? new FileJournal(options.journalDir) : undefined),
+    });
   }
 
   /** Downloads a finished task's video to `opts.path`, checked and atomic; marks its journal entry downloaded. */
   async download(target: DownloadTarget, opts: DownloadOptions): Promise<DownloadResult> {
     const result = await downloadVideo(this, target, opts);
     const entry = (await this.journalEntries()).find((e) => e.taskId === result.taskId);
-    if (entry) await this.journal!.update(entry.idempotencyKey, { state: 'downloaded', downloadedTo: result.path, updatedAt: Date.now() });
+    if (entry)
+      await this.journal!.update(entry.idempotencyKey, {
+        state: 'downloaded',
+        downloadedTo: result.path,
+        updatedAt: Date.now(),
+      });
     return result;
   }
 
@@ -35,8 +43,16 @@ export class NodeVidgenClient extends VidgenClient {
     return super.resume({
       ...opts,
       onSucceeded: async (entry, task) => {
-        const target = entry.family === 'A' ? { family: 'A' as const, task: task as FamilyATask } : { family: 'B' as const, task: task as FamilyBTaskObject };
-        const result = await this.download(target, { path: entry.downloadTo!, timeoutMs: opts.downloadTimeoutMs, signal: opts.signal, onProgress: opts.onDownloadProgress });
+        const target =
+          entry.family === 'A'
+            ? { family: 'A' as const, task: task as FamilyATask }
+            : { family: 'B' as const, task: task as FamilyBTaskObject };
+        const result = await this.download(target, {
+          path: entry.downloadTo!,
+          timeoutMs: opts.downloadTimeoutMs,
+          signal: opts.signal,
+          onProgress: opts.onDownloadProgress,
+        });
         return result.path;
       },
     });

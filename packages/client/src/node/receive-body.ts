@@ -20,7 +20,11 @@ export interface ReceiveOptions {
  * Wrong answers throw DownloadCheckError; a broken transfer is reported, not thrown, so the
  * caller can resume it.
  */
-export async function receiveBody(response: Response, partial: PartialDownload, opts: ReceiveOptions): Promise<Received> {
+export async function receiveBody(
+  response: Response,
+  partial: PartialDownload,
+  opts: ReceiveOptions,
+): Promise<Received> {
   const total = expectedTotal(response, opts.from);
   checkContentType(response.headers.get('content-type'));
   // 200 to a ranged request means the file changed (If-Range) or ranges are not served: start over.
@@ -31,13 +35,24 @@ export async function receiveBody(response: Response, partial: PartialDownload, 
   const received = await appendBody(response, partial, start, total, opts);
   if (typeof received !== 'number') return received;
   if (total !== undefined && received < total) {
-    return { kind: 'interrupted', error: new DownloadCheckError('length', `received ${received} of ${total} bytes announced by the server`, { interrupted: true }) };
+    return {
+      kind: 'interrupted',
+      error: new DownloadCheckError('length', `received ${received} of ${total} bytes announced by the server`, {
+        interrupted: true,
+      }),
+    };
   }
   await verifyFile(partial, received);
   return { kind: 'complete', bytes: received };
 }
 
-async function appendBody(response: Response, partial: PartialDownload, start: number, total: number | undefined, opts: ReceiveOptions): Promise<number | Received> {
+async function appendBody(
+  response: Response,
+  partial: PartialDownload,
+  start: number,
+  total: number | undefined,
+  opts: ReceiveOptions,
+): Promise<number | Received> {
   const handle = await open(partial.partPath, start > 0 ? 'a' : 'w');
   let received = start;
   try {
@@ -57,7 +72,13 @@ async function appendBody(response: Response, partial: PartialDownload, start: n
   } catch (err) {
     if (err instanceof DownloadCheckError || opts.signal.aborted) throw err;
     const of = total === undefined ? '' : ` of ${total}`;
-    return { kind: 'interrupted', error: new DownloadCheckError('length', `the transfer broke off after ${received}${of} bytes`, { cause: err, interrupted: true }) };
+    return {
+      kind: 'interrupted',
+      error: new DownloadCheckError('length', `the transfer broke off after ${received}${of} bytes`, {
+        cause: err,
+        interrupted: true,
+      }),
+    };
   } finally {
     await handle.close();
   }

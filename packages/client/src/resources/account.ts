@@ -14,6 +14,8 @@ export class Account {
 
   /** Tasks, seconds and cost by model and UTC day; `since`/`until` as YYYY-MM-DD. */
   async usage(params: { since?: string; until?: string } = {}, opts: RequestOptions = {}): Promise<UsageReport> {
-    return (await this.core.transport.request<UsageReport>({ method: 'GET', path: '/v1/usage', query: params, ...opts })).data;
+    return (
+      await this.core.transport.request<UsageReport>({ method: 'GET', path: '/v1/usage', query: params, ...opts })
+    ).data;
   }
 }

@@ -37,7 +37,11 @@ export class Content {
    * family A `video.thumbnail_url`, which needs no key. Throws NotFoundError (`variant_not_found`)
    * for a task made before posters were.
    */
-  async image(taskId: string, variant: ContentVariant, opts: Omit<ContentRequestOptions, 'variant' | 'from' | 'ifRange' | 'method'> = {}): Promise<ContentImage> {
+  async image(
+    taskId: string,
+    variant: ContentVariant,
+    opts: Omit<ContentRequestOptions, 'variant' | 'from' | 'ifRange' | 'method'> = {},
+  ): Promise<ContentImage> {
     const response = await this.download(taskId, { ...opts, variant });
     const contentType = response.headers.get('content-type') ?? '';
     if (!contentType.startsWith('image/')) {
@@ -47,7 +51,9 @@ export class Content {
     const bytes = new Uint8Array(await response.arrayBuffer());
     const declared = response.headers.get('content-length');
     if (declared !== null && Number(declared) !== bytes.length) {
-      throw new DownloadCheckError('length', `Content-Length said ${declared} bytes, ${bytes.length} arrived.`, { interrupted: true });
+      throw new DownloadCheckError('length', `Content-Length said ${declared} bytes, ${bytes.length} arrived.`, {
+        interrupted: true,
+      });
     }
     return { bytes, contentType, etag: response.headers.get('etag') };
   }
@@ -58,8 +64,13 @@ export class Content {
     if (opts.from !== undefined && opts.from > 0) headers.range = `bytes=${opts.from}-`;
     if (headers.range && opts.ifRange) headers['if-range'] = opts.ifRange;
     const { response } = await this.core.transport.request<undefined>({
-      method: opts.method ?? 'GET', path: opts.url ?? this.path(taskId, opts.variant), headers, raw: true,
-      timeout: opts.timeout, maxRetries: opts.maxRetries, signal: opts.signal,
+      method: opts.method ?? 'GET',
+      path: opts.url ?? this.path(taskId, opts.variant),
+      headers,
+      raw: true,
+      timeout: opts.timeout,
+      maxRetries: opts.maxRetries,
+      signal: opts.signal,
     });
     return response;
   }

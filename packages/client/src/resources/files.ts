@@ -18,18 +18,33 @@ export class Files {
     const form = new FormData();
     form.set('purpose', params.purpose ?? 'vision');
     const blob = params.file instanceof Blob ? params.file : new Blob([params.file as BlobPart]);
-    const name = params.filename ?? (typeof File !== 'undefined' && params.file instanceof File ? params.file.name : 'upload');
+    const name =
+      params.filename ?? (typeof File !== 'undefined' && params.file instanceof File ? params.file.name : 'upload');
     form.set('file', blob, name);
     // An upload charges nothing, so it retries normally; the key still lets a server drop duplicates.
     const headers = { 'idempotency-key': newIdempotencyKey(), ...opts.headers };
-    return (await this.core.transport.request<FileObject>({ method: 'POST', path: '/v1/files', body: form, ...opts, headers })).data;
+    return (
+      await this.core.transport.request<FileObject>({ method: 'POST', path: '/v1/files', body: form, ...opts, headers })
+    ).data;
   }
 
   async retrieve(id: string, opts: RequestOptions = {}): Promise<FileObject> {
-    return (await this.core.transport.request<FileObject>({ method: 'GET', path: `/v1/files/${encodeURIComponent(id)}`, ...opts })).data;
+    return (
+      await this.core.transport.request<FileObject>({
+        method: 'GET',
+        path: `/v1/files/${encodeURIComponent(id)}`,
+        ...opts,
+      })
+    ).data;
   }
 
   async delete(id: string, opts: RequestOptions = {}): Promise<FileDeleted> {
-    return (await this.core.transport.request<FileDeleted>({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, ...opts })).data;
+    return (
+      await this.core.transport.request<FileDeleted>({
+        method: 'DELETE',
+        path: `/v1/files/${encodeURIComponent(id)}`,
+        ...opts,
+      })
+    ).data;
   }
 }

@@ -10,6 +10,12 @@ export class Models {
   }
 
   async retrieve(id: string, opts: RequestOptions = {}): Promise<ModelObject> {
-    return (await this.core.transport.request<ModelObject>({ method: 'GET', path: `/v1/models/${encodeURIComponent(id)}`, ...opts })).data;
+    return (
+      await this.core.transport.request<ModelObject>({
+        method: 'GET',
+        path: `/v1/models/${encodeURIComponent(id)}`,
+        ...opts,
+      })
+    ).data;
   }
 }

@@ -2,8 +2,16 @@ import { Page } from '../core/page.ts';
 import { FAMILY_PATHS, taskPath } from '../wait/task-view.ts';
 import type { WaitOptions } from '../wait/wait-for.ts';
 import type {
-  CreateOptions, FamilyACreateBody, FamilyACreateResponse, FamilyAEditBody, FamilyAExtensionBody, FamilyATask,
-  ListParams, ListResponse, Listed, RequestOptions,
+  CreateOptions,
+  FamilyACreateBody,
+  FamilyACreateResponse,
+  FamilyAEditBody,
+  FamilyAExtensionBody,
+  FamilyATask,
+  ListParams,
+  ListResponse,
+  Listed,
+  RequestOptions,
 } from '../types.ts';
 import type { ClientCore } from './client-core.ts';
 
@@ -32,19 +40,35 @@ export class Videos {
   async retrieve(id: string, opts: RetrieveOptions = {}): Promise<FamilyATask> {
     const wait = opts.wait ? Math.min(60, Math.max(0, Math.floor(opts.wait))) : undefined;
     const timeout = (opts.timeout ?? this.core.transport.options.timeout) + (wait ?? 0) * 1000;
-    const { data } = await this.core.transport.request<FamilyATask>({ method: 'GET', path: taskPath('A', id), query: { wait }, ...opts, timeout });
+    const { data } = await this.core.transport.request<FamilyATask>({
+      method: 'GET',
+      path: taskPath('A', id),
+      query: { wait },
+      ...opts,
+      timeout,
+    });
     return data;
   }
 
   /** Cancels a queued or running task: it ends `failed` with error code `canceled` (ConflictError once it has ended). */
   async cancel(id: string, opts: RequestOptions = {}): Promise<FamilyATask> {
-    const { data } = await this.core.transport.request<FamilyATask>({ method: 'POST', path: `${taskPath('A', id)}/cancel`, maxRetries: 0, ...opts });
+    const { data } = await this.core.transport.request<FamilyATask>({
+      method: 'POST',
+      path: `${taskPath('A', id)}/cancel`,
+      maxRetries: 0,
+      ...opts,
+    });
     return data;
   }
 
   /** Newest first; `for await` over the page walks every page. */
   async list(params: ListParams = {}, opts: RequestOptions = {}): Promise<Page<Listed<FamilyATask>>> {
-    const { data } = await this.core.transport.request<ListResponse<Listed<FamilyATask>>>({ method: 'GET', path: FAMILY_PATHS.A.list, query: { ...params }, ...opts });
+    const { data } = await this.core.transport.request<ListResponse<Listed<FamilyATask>>>({
+      method: 'GET',
+      path: FAMILY_PATHS.A.list,
+      query: { ...params },
+      ...opts,
+    });
     return new Page(data, (after) => this.list({ ...params, after }, opts));
   }
 
@@ -53,7 +77,12 @@ export class Videos {
     return this.core.waitFor(id, { ...opts, family: 'A' });
   }
 
-  private async create(kind: 'generate' | 'edit' | 'extension', path: string, body: FamilyACreateBody | FamilyAEditBody | FamilyAExtensionBody, opts?: CreateOptions) {
+  private async create(
+    kind: 'generate' | 'edit' | 'extension',
+    path: string,
+    body: FamilyACreateBody | FamilyAEditBody | FamilyAExtensionBody,
+    opts?: CreateOptions,
+  ) {
     const created = await this.core.submit<FamilyACreateResponse>({ family: 'A', kind, path, body, options: opts });
     return created.data;
   }

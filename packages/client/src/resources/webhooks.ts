@@ -11,8 +11,15 @@ export interface WebhookCreateParams {
 export class Webhooks {
   constructor(private readonly core: ClientCore) {}
 
-  private call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, opts: RequestOptions, body?: unknown): Promise<T> {
-    return this.core.transport.request<T>({ method, path, ...(body === undefined ? {} : { body }), ...opts }).then((r) => r.data);
+  private call<T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    opts: RequestOptions,
+    body?: unknown,
+  ): Promise<T> {
+    return this.core.transport
+      .request<T>({ method, path, ...(body === undefined ? {} : { body }), ...opts })
+      .then((r) => r.data);
   }
 
   /** The answer holds the signing secret; it is never shown again. */
@@ -46,11 +53,18 @@ export class Webhooks {
     return this.call('POST', `/v1/webhooks/${encodeURIComponent(id)}/test`, opts);
   }
 
-  deliveries(id: string, opts: RequestOptions = {}): Promise<{ object: 'list'; data: WebhookDelivery[]; has_more: boolean; last_id: string | null }> {
+  deliveries(
+    id: string,
+    opts: RequestOptions = {},
+  ): Promise<{ object: 'list'; data: WebhookDelivery[]; has_more: boolean; last_id: string | null }> {
     return this.call('GET', `/v1/webhooks/${encodeURIComponent(id)}/deliveries`, opts);
   }
 
   retry(id: string, deliveryId: string, opts: RequestOptions = {}): Promise<WebhookDelivery> {
-    return this.call('POST', `/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, opts);
+    return this.call(
+      'POST',
+      `/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
+      opts,
+    );
   }
 }

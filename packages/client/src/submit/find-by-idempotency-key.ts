@@ -46,14 +46,27 @@ export async function findByIdempotencyKey(transport: Transport, q: LookupQuery)
   return items.length > 0 ? { kind: 'found', task: items[0] } : { kind: 'absent' };
 }
 
-type ListAttempt = { kind: 'list'; body: ListResponse<Listed<Record<string, unknown>>> } | { kind: 'failed'; lookup: Lookup };
+type ListAttempt =
+  | { kind: 'list'; body: ListResponse<Listed<Record<string, unknown>>> }
+  | { kind: 'failed'; lookup: Lookup };
 
 async function listWithKey(transport: Transport, q: LookupQuery, key: string): Promise<ListAttempt> {
-  const query = { idempotency_key: key, model: q.model, created_after: Math.floor(q.submittedAt / 1000) - CLOCK_SKEW_S, limit: 10 };
+  const query = {
+    idempotency_key: key,
+    model: q.model,
+    created_after: Math.floor(q.submittedAt / 1000) - CLOCK_SKEW_S,
+    limit: 10,
+  };
   try {
-    const { data } = await transport.request<unknown>({ method: 'GET', path: FAMILY_PATHS[q.family].list, query, signal: q.signal });
+    const { data } = await transport.request<unknown>({
+      method: 'GET',
+      path: FAMILY_PATHS[q.family].list,
+      query,
+      signal: q.signal,
+    });
     const body = data as ListResponse<Listed<Record<string, unknown>>>;
-    if (!body || body.object !== 'list' || !Array.isArray(body.data)) return { kind: 'failed', lookup: unsupported('the listing answer is not a list') };
+    if (!body || body.object !== 'list' || !Array.isArray(body.data))
+      return { kind: 'failed', lookup: unsupported('the listing answer is not a list') };
     return { kind: 'list', body };
   } catch (err) {
     if (err instanceof APIError && err.status !== undefined && [400, 404, 405, 501].includes(err.status)) {

@@ -37,7 +37,12 @@ export async function submitTask<T>(ctx: SubmitContext, req: SubmitRequest): Pro
   try {
     const created = await submission.run<T>();
     const taskId = taskIdOf(req.family, created.data);
-    await ctx.journal?.update(submission.key, { state: 'submitted', taskId, status: (created.data as { status?: string }).status, updatedAt: ctx.now() });
+    await ctx.journal?.update(submission.key, {
+      state: 'submitted',
+      taskId,
+      status: (created.data as { status?: string }).status,
+      updatedAt: ctx.now(),
+    });
     return created;
   } catch (err) {
     const state = submission.stateAfter(err);
@@ -52,7 +57,11 @@ class Submission {
   /** A lookup proved the server has no task with this key. */
   private provedAbsent = false;
 
-  private constructor(private readonly ctx: SubmitContext, private readonly req: SubmitRequest, private readonly entry: JournalEntry) {}
+  private constructor(
+    private readonly ctx: SubmitContext,
+    private readonly req: SubmitRequest,
+    private readonly entry: JournalEntry,
+  ) {}
 
   get key(): string {
     return this.entry.idempotencyKey;
@@ -64,8 +73,17 @@ class Submission {
     const known = req.options?.idempotencyKey ? await ctx.journal?.get(key) : undefined;
     const now = ctx.now();
     const entry: JournalEntry = known ?? {
-      idempotencyKey: key, family: req.family, kind: req.kind, path: req.path, model: req.body.model, fingerprint,
-      submittedAt: now, updatedAt: now, state: 'submitting', body: req.body, downloadTo: req.options?.downloadTo,
+      idempotencyKey: key,
+      family: req.family,
+      kind: req.kind,
+      path: req.path,
+      model: req.body.model,
+      fingerprint,
+      submittedAt: now,
+      updatedAt: now,
+      state: 'submitting',
+      body: req.body,
+      downloadTo: req.options?.downloadTo,
       ...(ctx.journal ? await ctx.scope() : {}),
     };
     // Written before the request is sent: a crash mid-submit still leaves something to reconcile.
@@ -80,7 +98,11 @@ class Submission {
     for (let retry = 1; ; retry++) {
       try {
         const { data, response } = await transport.send<T>({
-          method: 'POST', path: this.req.path, body: this.req.body, timeout: opts.timeout, signal: opts.signal,
+          method: 'POST',
+          path: this.req.path,
+          body: this.req.body,
+          timeout: opts.timeout,
+          signal: opts.signal,
           headers: { ...opts.headers, 'idempotency-key': this.key },
         });
         const replayed = response.headers.get('idempotent-replayed') === 'true';
@@ -118,13 +140,27 @@ class Submission {
   /** Returns the task if the server has it; resolves undefined when it provably has not; throws when nobody can tell. */
   private async reconcile<T>(cause: unknown): Promise<Created<T> | undefined> {
     const { family, model, fingerprint, submittedAt } = this.entry;
-    const lookup = await findByIdempotencyKey(this.ctx.transport, { family, idempotencyKey: this.key, model, submittedAt, signal: this.req.options?.signal });
-    if (lookup.kind === 'found') return { data: createAnswerFrom(family, lookup.task) as T, idempotencyKey: this.key, replayed: false, recovered: true };
+    const lookup = await findByIdempotencyKey(this.ctx.transport, {
+      family,
+      idempotencyKey: this.key,
+      model,
+      submittedAt,
+      signal: this.req.options?.signal,
+    });
+    if (lookup.kind === 'found')
+      return {
+        data: createAnswerFrom(family, lookup.task) as T,
+        idempotencyKey: this.key,
+        replayed: false,
+        recovered: true,
+      };
     if (lookup.kind === 'absent') {
       this.provedAbsent = true;
       return undefined;
     }
-    throw new SubmitOutcomeUnknown(this.key, family, fingerprint, submittedAt, model, { cause: lookup.kind === 'unavailable' ? lookup.cause : cause });
+    throw new SubmitOutcomeUnknown(this.key, family, fingerprint, submittedAt, model, {
+      cause: lookup.kind === 'unavailable' ? lookup.cause : cause,
+    });
   }
 
   /** The journal state a failed submit leaves, or undefined to keep 'submitting' for a later reconcile. */
@@ -132,7 +168,8 @@ class Submission {
     if (err instanceof SubmitOutcomeUnknown) return 'unknown';
     // An abort can land after the request left: keep 'submitting' so a resume reconciles it.
     if (err instanceof APIUserAbortError) return undefined;
-    if (err instanceof APIError && !isRetryable(err) && err.status !== undefined) return this.ambiguous ? 'unknown' : 'rejected';
+    if (err instanceof APIError && !isRetryable(err) && err.status !== undefined)
+      return this.ambiguous ? 'unknown' : 'rejected';
     if (!this.ambiguous || this.provedAbsent) return 'not_received';
     return undefined;
   }

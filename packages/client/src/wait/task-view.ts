@@ -31,13 +31,20 @@ export function taskIdOf(family: Family, task: unknown): string | undefined {
 /** Unknown states count as pending: a newer server may add some, and waiting is the safe reading. */
 export function viewOf(family: Family, task: FamilyATask | FamilyBTaskObject): TaskView {
   const status = String(task.status);
-  const common = { family, status, progress: typeof task.progress === 'number' ? task.progress : undefined, error: task.error };
+  const common = {
+    family,
+    status,
+    progress: typeof task.progress === 'number' ? task.progress : undefined,
+    error: task.error,
+  };
   if (family === 'A') {
     const a = task as FamilyATask;
-    const phase: TaskPhase = status === 'done' ? 'succeeded' : status === 'failed' ? 'failed' : status === 'expired' ? 'expired' : 'pending';
+    const phase: TaskPhase =
+      status === 'done' ? 'succeeded' : status === 'failed' ? 'failed' : status === 'expired' ? 'expired' : 'pending';
     return { id: a.request_id, phase, ...common };
   }
   const b = task as FamilyBTaskObject;
-  const phase: TaskPhase = status === 'SUCCESS' ? (b.expired ? 'expired' : 'succeeded') : status === 'FAILURE' ? 'failed' : 'pending';
+  const phase: TaskPhase =
+    status === 'SUCCESS' ? (b.expired ? 'expired' : 'succeeded') : status === 'FAILURE' ? 'failed' : 'pending';
   return { id: b.task_id, phase, ...common };
 }

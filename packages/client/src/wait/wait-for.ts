@@ -54,7 +54,11 @@ const DECLARED_MIN_CYCLE_MS = 250;
  * Polls a task to its end: done/failed/expired (A) or SUCCESS/FAILURE (B). Transient errors
  * do not end the wait; only the maximum waiting time, the signal or a final state do.
  */
-export async function waitFor<F extends Family>(ctx: WaitContext, id: string, opts: WaitOptions<F>): Promise<TaskObject<F>> {
+export async function waitFor<F extends Family>(
+  ctx: WaitContext,
+  id: string,
+  opts: WaitOptions<F>,
+): Promise<TaskObject<F>> {
   const started = ctx.now();
   const deadline = started + (opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const longPoll = Math.min(60, Math.max(0, Math.floor(opts.longPollSeconds ?? 30)));
@@ -70,21 +74,28 @@ export async function waitFor<F extends Family>(ctx: WaitContext, id: string, op
     let answer: { data: TaskObject<F>; response: Response };
     try {
       answer = await ctx.transport.send<TaskObject<F>>({
-        method: 'GET', path: taskPath(opts.family, id), query: { wait: wait > 0 ? wait : undefined },
-        timeout: ctx.transport.options.timeout + wait * 1000, signal: opts.signal,
+        method: 'GET',
+        path: taskPath(opts.family, id),
+        query: { wait: wait > 0 ? wait : undefined },
+        timeout: ctx.transport.options.timeout + wait * 1000,
+        signal: opts.signal,
       });
       failures = 0;
     } catch (err) {
       if (!isRetryable(err)) throw err;
       const retryAfter = err instanceof APIError ? parseRetryAfter(err.headers) : undefined;
-      await sleep(Math.min(backoffDelay(++failures, undefined, retryAfter), Math.max(0, deadline - ctx.now())), opts.signal);
+      await sleep(
+        Math.min(backoffDelay(++failures, undefined, retryAfter), Math.max(0, deadline - ctx.now())),
+        opts.signal,
+      );
       continue;
     }
     last = viewOf(opts.family, answer.data);
     const declared = wait > 0 && answer.response.headers.has(LONG_POLL_HEADER);
-    const plan = last.phase === 'pending'
-      ? pacer.plan(ctx.now() - sentAt, wait, parseRetryAfter(answer.response.headers), declared)
-      : { longPoll: declared, nextPollInMs: 0 };
+    const plan =
+      last.phase === 'pending'
+        ? pacer.plan(ctx.now() - sentAt, wait, parseRetryAfter(answer.response.headers), declared)
+        : { longPoll: declared, nextPollInMs: 0 };
     opts.onProgress?.(last, answer.data, plan);
     await journal?.track(last);
     if (last.phase !== 'pending') return finish(id, last, answer.data);
@@ -102,7 +113,10 @@ export async function waitFor<F extends Family>(ctx: WaitContext, id: string, op
 class PollPacer {
   private support: 'unknown' | 'probing' | 'yes' | 'no' = 'unknown';
 
-  constructor(private readonly intervalMs: number, private readonly explicit: boolean) {}
+  constructor(
+    private readonly intervalMs: number,
+    private readonly explicit: boolean,
+  ) {}
 
   plan(elapsedMs: number, waitSeconds: number, hintMs: number | undefined, declared: boolean): PollPlan {
     if (declared) {
@@ -115,27 +129,40 @@ class PollPacer {
     else if (waitSeconds > 0 && this.support === 'unknown') this.support = 'probing';
     else if (this.support === 'probing') this.support = 'no';
     if (this.support === 'yes' || this.support === 'probing') {
-      return { longPoll: true, nextPollInMs: this.explicit ? Math.min(LONG_POLL_GAP_MS, this.intervalMs) : LONG_POLL_GAP_MS };
+      return {
+        longPoll: true,
+        nextPollInMs: this.explicit ? Math.min(LONG_POLL_GAP_MS, this.intervalMs) : LONG_POLL_GAP_MS,
+      };
     }
     // An interval the caller chose wins over the server's hint; otherwise the hint, then the family's default.
-    const interval = this.explicit ? this.intervalMs : hintMs ?? this.intervalMs;
+    const interval = this.explicit ? this.intervalMs : (hintMs ?? this.intervalMs);
     return { longPoll: false, nextPollInMs: Math.max(0, interval - elapsedMs) };
   }
 }
 
 function finish<T>(id: string, view: TaskView, task: T): T {
-  if (view.phase === 'failed') throw new TaskFailedError(id, view.family, view.error?.code ?? null, view.error?.message ?? null, task);
+  if (view.phase === 'failed')
+    throw new TaskFailedError(id, view.family, view.error?.code ?? null, view.error?.message ?? null, task);
   if (view.phase === 'expired') throw new ResultExpiredError(id);
   return task;
 }
 
-const STATE_OF: Record<TaskPhase, JournalState> = { pending: 'submitted', succeeded: 'succeeded', failed: 'failed', expired: 'expired' };
+const STATE_OF: Record<TaskPhase, JournalState> = {
+  pending: 'submitted',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  expired: 'expired',
+};
 
 /** Keeps the journal entry of a waited-for task current, writing only when the status changes. */
 class JournalTracker {
   private lastStatus: string | undefined;
 
-  private constructor(private readonly journal: TaskJournal, private readonly entry: JournalEntry, private readonly now: () => number) {
+  private constructor(
+    private readonly journal: TaskJournal,
+    private readonly entry: JournalEntry,
+    private readonly now: () => number,
+  ) {
     this.lastStatus = entry.status;
   }
 
@@ -152,6 +179,12 @@ class JournalTracker {
     // A downloaded entry stays downloaded; only its status text is refreshed.
     const state = this.entry.state === 'downloaded' ? 'downloaded' : STATE_OF[view.phase];
     const error = view.error ? { code: view.error.code, message: view.error.message } : undefined;
-    await this.journal.update(this.entry.idempotencyKey, { state, status: view.status, progress: view.progress, error, updatedAt: this.now() });
+    await this.journal.update(this.entry.idempotencyKey, {
+      state,
+      status: view.status,
+      progress: view.progress,
+      error,
+      updatedAt: this.now(),
+    });
   }
 }

@@ -33,13 +33,15 @@ export async function verifyWebhook<T = WebhookEventBody>(
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
   const seconds = Number(timestamp);
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not a number of seconds.');
   const now = Math.floor((options.now ?? Date.now()) / 1000);
   const tolerance = options.toleranceSeconds ?? 300;
   if (seconds < now - tolerance) throw new WebhookVerificationError('The delivery is too old (webhook-timestamp).');
-  if (seconds > now + tolerance) throw new WebhookVerificationError('The delivery is dated in the future (webhook-timestamp).');
+  if (seconds > now + tolerance)
+    throw new WebhookVerificationError('The delivery is dated in the future (webhook-timestamp).');
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const expected = await hmac(secret, `${id}.${timestamp}.${text}`);
   const matches = signatures.split(' ').some((entry) => {
@@ -68,7 +70,9 @@ async function hmac(secret: string, content: string): Promise<Uint8Array> {
   } catch {
     throw new WebhookVerificationError('The secret is not a whsec_… secret.');
   }
-  const cryptoKey = await globalThis.crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const cryptoKey = await globalThis.crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', cryptoKey, encoder.encode(content)));
 }
 

@@ -27,18 +27,26 @@ export async function startLossyProxy(target: string): Promise<{
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const entry: ProxiedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, dropped: false };
+    const entry: ProxiedRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      dropped: false,
+    };
     entry.dropped = rule(entry, seen.length);
     seen.push(entry);
-    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      const body: Buffer[] = [];
-      answer.on('data', (c: Buffer) => body.push(c));
-      answer.on('end', () => {
-        if (entry.dropped) return void res.socket?.destroy();
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        res.end(Buffer.concat(body));
-      });
-    });
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        const body: Buffer[] = [];
+        answer.on('data', (c: Buffer) => body.push(c));
+        answer.on('end', () => {
+          if (entry.dropped) return void res.socket?.destroy();
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(body));
+        });
+      },
+    );
     out.on('error', () => res.socket?.destroy());
     out.end(Buffer.concat(chunks));
   });

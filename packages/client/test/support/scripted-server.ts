@@ -15,7 +15,9 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) 
  * one repeats). It stands in for the parts of the world the SDK must survive: servers that cut
  * transfers short, send the wrong type, stall, or lack a feature.
  */
-export async function startScriptedServer(...handlers: Handler[]): Promise<{ url: string; seen: SeenRequest[]; script(...next: Handler[]): void; close(): Promise<void> }> {
+export async function startScriptedServer(
+  ...handlers: Handler[]
+): Promise<{ url: string; seen: SeenRequest[]; script(...next: Handler[]): void; close(): Promise<void> }> {
   let queue = [...handlers];
   const seen: SeenRequest[] = [];
   const server: Server = createServer(async (req, res) => {
@@ -59,7 +61,10 @@ export function fakeMp4(size: number): Buffer {
 }
 
 /** Serves `bytes` as video/mp4 with ETag, honouring `Range` + `If-Range` like the vidgen content endpoint. */
-export function mp4(bytes: Buffer, opts: { etag?: string; contentType?: string; cutAfter?: number; cleanCut?: boolean; cutWhen?: Promise<unknown> } = {}): Handler {
+export function mp4(
+  bytes: Buffer,
+  opts: { etag?: string; contentType?: string; cutAfter?: number; cleanCut?: boolean; cutWhen?: Promise<unknown> } = {},
+): Handler {
   return (req, res) => {
     const etag = opts.etag ?? '"v1"';
     const range = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
@@ -67,7 +72,10 @@ export function mp4(bytes: Buffer, opts: { etag?: string; contentType?: string; 
     const partial = range && (!ifRange || ifRange === etag);
     const start = partial ? Number(range[1]) : 0;
     const headers: Record<string, string> = {
-      'content-type': opts.contentType ?? 'video/mp4', etag, 'accept-ranges': 'bytes', 'content-length': String(bytes.length - start),
+      'content-type': opts.contentType ?? 'video/mp4',
+      etag,
+      'accept-ranges': 'bytes',
+      'content-length': String(bytes.length - start),
     };
     if (partial) headers['content-range'] = `bytes ${start}-${bytes.length - 1}/${bytes.length}`;
     res.writeHead(partial ? 206 : 200, headers);
@@ -77,6 +85,8 @@ export function mp4(bytes: Buffer, opts: { etag?: string; contentType?: string; 
     // `cutWhen`: only once the client says it has them. A torn stream drops chunks the client has not read yet,
     // so a fixed delay lost the race on a busy machine and the "resumed" transfer started from 0.
     const cut = () => (opts.cleanCut ? res.socket?.end() : res.socket?.destroy());
-    res.write(body.subarray(0, opts.cutAfter), () => (opts.cutWhen ? void opts.cutWhen.then(cut) : setTimeout(cut, 50)));
+    res.write(body.subarray(0, opts.cutAfter), () =>
+      opts.cutWhen ? void opts.cutWhen.then(cut) : setTimeout(cut, 50),
+    );
   };
 }

@@ -11,7 +11,10 @@ export class BalanceView {
   private reading: Promise<void> | undefined;
   private again = false;
 
-  constructor(private readonly client: VidgenClient, private readonly onError: (err: unknown) => boolean) {}
+  constructor(
+    private readonly client: VidgenClient,
+    private readonly onError: (err: unknown) => boolean,
+  ) {}
 
   /** Reads the account again; calls while one read runs collapse into one more read after it. */
   refresh(): void {
@@ -47,7 +50,14 @@ export class BalanceView {
       return;
     }
     this.el.title = 'Held: the price of tasks not finished yet, reserved at submit and settled when they end.';
-    const held = account.held_usd_ticks > 0 ? h('span', { class: 'balance-held' }, ` · ${formatUsdTicks(account.held_usd_ticks)} held`) : null;
-    this.el.replaceChildren('Balance ', h('strong', { class: 'balance-amount' }, formatUsdTicks(account.balance_usd_ticks)), held ?? '');
+    const held =
+      account.held_usd_ticks > 0
+        ? h('span', { class: 'balance-held' }, ` · ${formatUsdTicks(account.held_usd_ticks)} held`)
+        : null;
+    this.el.replaceChildren(
+      'Balance ',
+      h('strong', { class: 'balance-amount' }, formatUsdTicks(account.balance_usd_ticks)),
+      held ?? '',
+    );
   }
 }

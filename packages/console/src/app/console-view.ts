@@ -13,7 +13,11 @@ export interface ConsoleView {
 }
 
 /** The signed-in screen: "New video" beside "Your videos" (stacked on a phone), then models and webhooks. */
-export function consoleView(client: VidgenClient, models: ModelObject[], signOut: (message?: string) => void): ConsoleView {
+export function consoleView(
+  client: VidgenClient,
+  models: ModelObject[],
+  signOut: (message?: string) => void,
+): ConsoleView {
   let ended = false;
   const onError = (err: unknown): boolean => {
     // The submit may have created a task after all: the listing is where to look.
@@ -37,19 +41,43 @@ export function consoleView(client: VidgenClient, models: ModelObject[], signOut
 
 /** What the key may use, with each model's limits: the same facts the form enforces. */
 function modelsPanel(models: ModelObject[]): HTMLElement {
-  const rows = models.map((m) => h('tr', {},
-    h('th', { scope: 'row' }, m.id),
-    h('td', {}, m.family),
-    h('td', {}, m.resolution),
-    h('td', {}, durationText(m.durations)),
-    h('td', {}, m.aspect_ratios.join(' ')),
-    h('td', {}, capabilityText(m))));
-  return h('details', { class: 'panel models-panel' },
+  const rows = models.map((m) =>
+    h(
+      'tr',
+      {},
+      h('th', { scope: 'row' }, m.id),
+      h('td', {}, m.family),
+      h('td', {}, m.resolution),
+      h('td', {}, durationText(m.durations)),
+      h('td', {}, m.aspect_ratios.join(' ')),
+      h('td', {}, capabilityText(m)),
+    ),
+  );
+  return h(
+    'details',
+    { class: 'panel models-panel' },
     h('summary', {}, `Models available to this key (${models.length})`),
-    h('div', { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Models' },
-      h('table', {},
-        h('thead', {}, h('tr', {}, ...['Model', 'Family', 'Resolution', 'Duration', 'Aspect ratios', 'Offers'].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, ...rows))));
+    h(
+      'div',
+      { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Models' },
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...['Model', 'Family', 'Resolution', 'Duration', 'Aspect ratios', 'Offers'].map((t) =>
+              h('th', { scope: 'col' }, t),
+            ),
+          ),
+        ),
+        h('tbody', {}, ...rows),
+      ),
+    ),
+  );
 }
 
 function durationText(durations: number[]): string {

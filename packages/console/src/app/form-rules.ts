@@ -29,9 +29,12 @@ export function checkForm(model: ModelObject, v: FormValues): FieldErrors {
   const errors: FieldErrors = {};
   const prompt = v.prompt.trim();
   if (!prompt) errors.prompt = 'Describe the video: the prompt must not be empty.';
-  else if (prompt.length > MAX_PROMPT_LENGTH) errors.prompt = `The prompt must be at most ${MAX_PROMPT_LENGTH} characters.`;
-  if (!model.aspect_ratios.includes(v.ratio)) errors['aspect-ratio'] = `Choose one of ${model.aspect_ratios.join(', ')}.`;
-  if (v.seed !== undefined && !(Number.isInteger(v.seed) && v.seed >= 0 && v.seed <= 4294967295)) errors.seed = 'The seed must be a whole number from 0 to 4294967295.';
+  else if (prompt.length > MAX_PROMPT_LENGTH)
+    errors.prompt = `The prompt must be at most ${MAX_PROMPT_LENGTH} characters.`;
+  if (!model.aspect_ratios.includes(v.ratio))
+    errors['aspect-ratio'] = `Choose one of ${model.aspect_ratios.join(', ')}.`;
+  if (v.seed !== undefined && !(Number.isInteger(v.seed) && v.seed >= 0 && v.seed <= 4294967295))
+    errors.seed = 'The seed must be a whole number from 0 to 4294967295.';
   if (model.family === 'A') Object.assign(errors, checkFamilyA(model, v));
   else Object.assign(errors, checkFamilyB(model, v));
   return errors;
@@ -45,7 +48,8 @@ function checkFamilyA(model: ModelObject, v: FormValues): FieldErrors {
   }
   const given = v.imageUrls.length + v.imageFiles.length;
   if (given > 1) errors['first-frame-url'] = 'Give the first frame either as a URL or as a file, not both.';
-  else if (given === 0 && model.requires_image) errors['first-frame-url'] = 'This model animates a first frame: give an image URL or choose a file.';
+  else if (given === 0 && model.requires_image)
+    errors['first-frame-url'] = 'This model animates a first frame: give an image URL or choose a file.';
   const urlError = v.imageUrls.map(checkUrl).find(Boolean);
   if (urlError) errors['first-frame-url'] = urlError;
   const fileError = v.imageFiles.map(checkFile).find(Boolean);
@@ -60,7 +64,8 @@ function checkFamilyB(model: ModelObject, v: FormValues): FieldErrors {
   const fileError = v.imageFiles.map(checkFile).find(Boolean);
   if (fileError) errors['image-files'] = fileError;
   const total = v.imageUrls.length + v.imageFiles.length;
-  if (total > MAX_REFERENCE_IMAGES) errors['image-files'] = `At most ${MAX_REFERENCE_IMAGES} reference images in all (URLs and files together).`;
+  if (total > MAX_REFERENCE_IMAGES)
+    errors['image-files'] = `At most ${MAX_REFERENCE_IMAGES} reference images in all (URLs and files together).`;
   if (total === 0 && model.requires_image) errors['image-urls'] = 'This model needs at least one reference image.';
   return errors;
 }
@@ -86,16 +91,21 @@ export function durationRange(model: ModelObject): { min: number; max: number } 
 }
 
 export function defaultRatio(model: ModelObject): string {
-  return model.aspect_ratios.includes(DEFAULT_RATIO) ? DEFAULT_RATIO : model.aspect_ratios[0] ?? DEFAULT_RATIO;
+  return model.aspect_ratios.includes(DEFAULT_RATIO) ? DEFAULT_RATIO : (model.aspect_ratios[0] ?? DEFAULT_RATIO);
 }
 
 /** One line on what a model does and accepts, for the form and the model list. */
 export function describeModel(model: ModelObject): string {
   const { min, max } = durationRange(model);
   const duration = min === max ? `${min}\u00a0s` : `${min}–${max}\u00a0s`;
-  const input = model.family === 'A'
-    ? (model.requires_image ? 'animates a first frame' : 'text or first frame')
-    : (model.requires_image ? 'image-to-video' : 'text-to-video or image-to-video');
+  const input =
+    model.family === 'A'
+      ? model.requires_image
+        ? 'animates a first frame'
+        : 'text or first frame'
+      : model.requires_image
+        ? 'image-to-video'
+        : 'text-to-video or image-to-video';
   return `Family ${model.family} · ${input} · ${model.resolution} · ${duration} · ratios ${model.aspect_ratios.join(', ')}`;
 }
 

@@ -18,22 +18,40 @@ export interface GenerateFormOptions {
 export function generateForm(opts: GenerateFormOptions): HTMLElement {
   const usable = opts.models.filter((m) => m.capabilities.generate);
   if (usable.length === 0) {
-    return h('section', { class: 'panel', 'aria-labelledby': 'new-title' },
+    return h(
+      'section',
+      { class: 'panel', 'aria-labelledby': 'new-title' },
       h('h2', { id: 'new-title' }, 'New video'),
-      h('p', { class: 'notice' }, 'This API key’s account may not use any generation model (GET /v1/models lists none).'));
+      h(
+        'p',
+        { class: 'notice' },
+        'This API key’s account may not use any generation model (GET /v1/models lists none).',
+      ),
+    );
   }
   // Text-to-video first: a model that needs no image works with nothing but a prompt.
   const preferred = usable.find((m) => !m.requires_image) ?? usable[0];
-  const select = h('select', { id: 'model', name: 'model' }, ...usable.map((m) => h('option', { value: m.id, selected: m === preferred }, m.id)));
+  const select = h(
+    'select',
+    { id: 'model', name: 'model' },
+    ...usable.map((m) => h('option', { value: m.id, selected: m === preferred }, m.id)),
+  );
   const info = h('p', { class: 'hint', id: 'model-info' });
   const prompt = h('textarea', { id: 'prompt', name: 'prompt', rows: 3, maxlength: MAX_PROMPT_LENGTH, required: true });
   const specific = h('div', { class: 'model-fields' });
   const button = h('button', { type: 'submit', class: 'primary' }, 'Generate');
   const formError = h('p', { class: 'form-error', role: 'alert', id: 'form-error' });
-  const form = h('form', { id: 'generate', novalidate: true, 'aria-labelledby': 'new-title' },
+  const form = h(
+    'form',
+    { id: 'generate', novalidate: true, 'aria-labelledby': 'new-title' },
     h('h2', { id: 'new-title' }, 'New video'),
-    field('Model', select), info, field('Prompt', prompt, 'Subject, action and camera move, e.g. “harbour at dusk, slow zoom in”.'),
-    specific, button, formError);
+    field('Model', select),
+    info,
+    field('Prompt', prompt, 'Subject, action and camera move, e.g. “harbour at dusk, slow zoom in”.'),
+    specific,
+    button,
+    formError,
+  );
   const current = () => usable.find((m) => m.id === select.value) ?? preferred;
   const showModel = () => {
     const previousRatio = form.querySelector<HTMLSelectElement>('#aspect-ratio')?.value;
@@ -49,7 +67,13 @@ export function generateForm(opts: GenerateFormOptions): HTMLElement {
   return h('section', { class: 'panel' }, form);
 }
 
-async function send(form: HTMLFormElement, model: ModelObject, button: HTMLButtonElement, formError: HTMLElement, opts: GenerateFormOptions) {
+async function send(
+  form: HTMLFormElement,
+  model: ModelObject,
+  button: HTMLButtonElement,
+  formError: HTMLElement,
+  opts: GenerateFormOptions,
+) {
   if (button.disabled) return;
   const values = readValues(model, form);
   showErrors(form, formError, checkForm(model, values));
@@ -80,8 +104,11 @@ function showErrors(form: HTMLFormElement, formError: HTMLElement, errors: Field
     if (errors[control.id]) control.closest('details')?.setAttribute('open', '');
   }
   const ids = Object.keys(errors);
-  formError.textContent = summary ?? (ids.length ? `Please fix ${ids.length === 1 ? 'the marked field' : `the ${ids.length} marked fields`}.` : '');
-  const first = ids.map((id) => form.querySelector<HTMLElement>(`#${id}`)).find(Boolean) ?? (summary ? formError : null);
+  formError.textContent =
+    summary ??
+    (ids.length ? `Please fix ${ids.length === 1 ? 'the marked field' : `the ${ids.length} marked fields`}.` : '');
+  const first =
+    ids.map((id) => form.querySelector<HTMLElement>(`#${id}`)).find(Boolean) ?? (summary ? formError : null);
   if (first === formError) formError.setAttribute('tabindex', '-1');
   first?.focus();
 }

@@ -23,7 +23,11 @@ function showSignIn(message?: string): void {
 function showConsole(client: VidgenClient, models: ModelObject[]): void {
   current?.destroy();
   current = consoleView(client, models, signOut);
-  replace(byId('session'), current.balance, h('button', { type: 'button', class: 'secondary', onclick: () => signOut() }, 'Sign out'));
+  replace(
+    byId('session'),
+    current.balance,
+    h('button', { type: 'button', class: 'secondary', onclick: () => signOut() }, 'Sign out'),
+  );
   replace(byId('main'), insecureNotice(), current.el);
   announce('Signed in.');
   document.querySelector<HTMLElement>('#model, #prompt')?.focus();
@@ -41,9 +45,12 @@ function signOut(message?: string): void {
  */
 function insecureNotice(): HTMLElement | null {
   if (window.isSecureContext && globalThis.crypto?.subtle) return null;
-  return h('p', { class: 'notice', role: 'note' },
+  return h(
+    'p',
+    { class: 'notice', role: 'note' },
     'This page is not served over HTTPS, so the browser withholds the cryptography the console needs to submit safely, ',
-    'and your API key would travel unencrypted. Serve vidgen over HTTPS (for example behind a reverse proxy) or open it on localhost.');
+    'and your API key would travel unencrypted. Serve vidgen over HTTPS (for example behind a reverse proxy) or open it on localhost.',
+  );
 }
 
 async function boot(): Promise<void> {
@@ -55,7 +62,11 @@ async function boot(): Promise<void> {
   } catch (err) {
     // Only a refused key is forgotten; a server that is down keeps it for the next reload.
     if (err instanceof AuthenticationError) clearSession();
-    showSignIn(err instanceof AuthenticationError ? describeError(err).message : `Could not reach vidgen: ${describeError(err).message} Reload to try again.`);
+    showSignIn(
+      err instanceof AuthenticationError
+        ? describeError(err).message
+        : `Could not reach vidgen: ${describeError(err).message} Reload to try again.`,
+    );
   }
 }
 

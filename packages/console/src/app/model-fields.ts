@@ -1,53 +1,99 @@
 import type { ModelObject } from '@vidgen/client';
 import { h, field } from './dom.ts';
-import { ACCEPTED_IMAGE_TYPES, MAX_REFERENCE_IMAGES, defaultRatio, durationRange, type FormValues } from './form-rules.ts';
+import {
+  ACCEPTED_IMAGE_TYPES,
+  MAX_REFERENCE_IMAGES,
+  defaultRatio,
+  durationRange,
+  type FormValues,
+} from './form-rules.ts';
 
 const ACCEPT = ACCEPTED_IMAGE_TYPES.join(',');
 
 /** The fields that depend on the model: family A's first frame and duration, family B's references. */
 export function modelFields(model: ModelObject, previousRatio?: string): HTMLElement[] {
   const ratio = ratioField(model, previousRatio);
-  if (model.family === 'A') return [firstFrameFields(model), h('div', { class: 'field-row' }, durationField(model), ratio, seedField())];
+  if (model.family === 'A')
+    return [firstFrameFields(model), h('div', { class: 'field-row' }, durationField(model), ratio, seedField())];
   return [referenceFields(model), h('div', { class: 'field-row' }, ratio, seedField())];
 }
 
 /** Reads the current controls; ids are those the fields above create. */
 export function readValues(model: ModelObject, form: HTMLFormElement): FormValues {
-  const value = (id: string) => (form.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(`#${id}`)?.value ?? '');
+  const value = (id: string) =>
+    form.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(`#${id}`)?.value ?? '';
   const files = (id: string) => [...(form.querySelector<HTMLInputElement>(`#${id}`)?.files ?? [])];
   const seed = value('seed').trim();
   const base = { prompt: value('prompt'), ratio: value('aspect-ratio'), seed: seed === '' ? undefined : Number(seed) };
   if (model.family === 'A') {
     const url = value('first-frame-url').trim();
     const raw = value('duration').trim();
-    return { ...base, duration: raw === '' ? undefined : Number(raw), imageUrls: url ? [url] : [], imageFiles: files('first-frame-file') };
+    return {
+      ...base,
+      duration: raw === '' ? undefined : Number(raw),
+      imageUrls: url ? [url] : [],
+      imageFiles: files('first-frame-file'),
+    };
   }
   const urls = value('image-urls').split(/\s+/).filter(Boolean);
   return { ...base, imageUrls: urls, imageFiles: files('image-files') };
 }
 
 function firstFrameFields(model: ModelObject): HTMLElement {
-  const url = h('input', { id: 'first-frame-url', name: 'first-frame-url', type: 'url', inputmode: 'url', autocomplete: 'off', spellcheck: 'false' });
+  const url = h('input', {
+    id: 'first-frame-url',
+    name: 'first-frame-url',
+    type: 'url',
+    inputmode: 'url',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
   const file = h('input', { id: 'first-frame-file', name: 'first-frame-file', type: 'file', accept: ACCEPT });
   const need = model.requires_image ? 'Required: ' : 'Optional: ';
-  return imageGroup(model, 'First frame', `${need}an image URL the server can reach, or a PNG/JPEG file to upload — one of the two.`,
+  return imageGroup(
+    model,
+    'First frame',
+    `${need}an image URL the server can reach, or a PNG/JPEG file to upload — one of the two.`,
     field('First frame URL', url),
-    field('First frame file', file));
+    field('First frame file', file),
+  );
 }
 
 function durationField(model: ModelObject): HTMLElement {
   const { min, max } = durationRange(model);
-  const input = h('input', { id: 'duration', name: 'duration', type: 'number', inputmode: 'numeric', min, max, step: 1, value: Math.min(Math.max(5, min), max), required: true });
+  const input = h('input', {
+    id: 'duration',
+    name: 'duration',
+    type: 'number',
+    inputmode: 'numeric',
+    min,
+    max,
+    step: 1,
+    value: Math.min(Math.max(5, min), max),
+    required: true,
+  });
   return field('Duration', input, `Seconds, ${min} to ${max}.`);
 }
 
 function referenceFields(model: ModelObject): HTMLElement {
-  const urls = h('textarea', { id: 'image-urls', name: 'image-urls', rows: 2, autocomplete: 'off', spellcheck: 'false' });
+  const urls = h('textarea', {
+    id: 'image-urls',
+    name: 'image-urls',
+    rows: 2,
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
   const files = h('input', { id: 'image-files', name: 'image-files', type: 'file', accept: ACCEPT, multiple: true });
-  const need = model.requires_image ? 'At least one image is required' : 'None for text-to-video; one or more for image-to-video';
-  return imageGroup(model, 'Reference images', `${need} (at most ${MAX_REFERENCE_IMAGES}, URLs and files together).`,
+  const need = model.requires_image
+    ? 'At least one image is required'
+    : 'None for text-to-video; one or more for image-to-video';
+  return imageGroup(
+    model,
+    'Reference images',
+    `${need} (at most ${MAX_REFERENCE_IMAGES}, URLs and files together).`,
     field('Reference image URLs', urls, 'One http(s) URL per line.'),
-    field('Reference image files', files, 'PNG or JPEG; sent inline as data URIs.'));
+    field('Reference image files', files, 'PNG or JPEG; sent inline as data URIs.'),
+  );
 }
 
 /**
@@ -55,13 +101,24 @@ function referenceFields(model: ModelObject): HTMLElement {
  * form fits the first screen (the form opens it when a field inside has an error).
  */
 function imageGroup(model: ModelObject, title: string, hint: string, ...fields: HTMLElement[]): HTMLElement {
-  if (model.requires_image) return h('fieldset', { class: 'group' }, h('legend', {}, title), h('p', { class: 'hint' }, hint), ...fields);
-  return h('details', { class: 'group' }, h('summary', {}, `${title} (optional)`), h('p', { class: 'hint' }, hint), ...fields);
+  if (model.requires_image)
+    return h('fieldset', { class: 'group' }, h('legend', {}, title), h('p', { class: 'hint' }, hint), ...fields);
+  return h(
+    'details',
+    { class: 'group' },
+    h('summary', {}, `${title} (optional)`),
+    h('p', { class: 'hint' }, hint),
+    ...fields,
+  );
 }
 
 /** Optional: the same seed and inputs render the same video. */
 function seedField(): HTMLElement {
-  return field('Seed', h('input', { id: 'seed', name: 'seed', type: 'number', inputmode: 'numeric', min: 0, max: 4294967295, step: 1 }), 'Optional.');
+  return field(
+    'Seed',
+    h('input', { id: 'seed', name: 'seed', type: 'number', inputmode: 'numeric', min: 0, max: 4294967295, step: 1 }),
+    'Optional.',
+  );
 }
 
 function ratioField(model: ModelObject, previous?: string): HTMLElement {

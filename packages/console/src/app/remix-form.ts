@@ -15,18 +15,39 @@ export interface RemixOptions {
  * Edit (re-render with a new prompt) or extend (add seconds) a finished video, inline in its row.
  * The source is the task itself (`video.request_id`, which family B task ids are too).
  */
-export function remixForm(kind: 'edit' | 'extend', source: TaskItem, model: ModelObject, opts: RemixOptions): HTMLFormElement {
+export function remixForm(
+  kind: 'edit' | 'extend',
+  source: TaskItem,
+  model: ModelObject,
+  opts: RemixOptions,
+): HTMLFormElement {
   const id = (name: string) => `${kind}-${name}-${source.id}`;
   const prompt = h('textarea', { id: id('prompt'), rows: 2, maxlength: MAX_PROMPT_LENGTH, required: true });
   const { min, max } = durationRange(model);
-  const seconds = h('input', { id: id('seconds'), type: 'number', inputmode: 'numeric', min, max: Math.min(max, 10), step: 1, value: Math.min(2, max) });
+  const seconds = h('input', {
+    id: id('seconds'),
+    type: 'number',
+    inputmode: 'numeric',
+    min,
+    max: Math.min(max, 10),
+    step: 1,
+    value: Math.min(2, max),
+  });
   const send = h('button', { type: 'submit', class: 'primary' }, kind === 'edit' ? 'Submit edit' : 'Submit extension');
   const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => opts.close() }, 'Close');
   const error = h('p', { class: 'form-error', role: 'alert' });
-  const form = h('form', { class: 'remix', novalidate: true, 'aria-label': `${kind === 'edit' ? 'Edit' : 'Extend'} this video with ${model.id}` },
+  const form = h(
+    'form',
+    {
+      class: 'remix',
+      novalidate: true,
+      'aria-label': `${kind === 'edit' ? 'Edit' : 'Extend'} this video with ${model.id}`,
+    },
     field(kind === 'edit' ? 'New prompt' : 'What happens next', prompt, `With ${model.id}.`),
     kind === 'extend' ? field('Seconds to add', seconds) : null,
-    h('div', { class: 'task-actions' }, send, cancel), error);
+    h('div', { class: 'task-actions' }, send, cancel),
+    error,
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void submit();
@@ -40,9 +61,10 @@ export function remixForm(kind: 'edit' | 'extend', source: TaskItem, model: Mode
     try {
       const video = { request_id: source.id };
       const body = { model: model.id, prompt: text, video };
-      const { request_id } = kind === 'edit'
-        ? await opts.client.videos.edits.create(body)
-        : await opts.client.videos.extensions.create({ ...body, duration: Number(seconds.value) || 1 });
+      const { request_id } =
+        kind === 'edit'
+          ? await opts.client.videos.edits.create(body)
+          : await opts.client.videos.extensions.create({ ...body, duration: Number(seconds.value) || 1 });
       opts.onCreated(toTaskItem('A', { request_id, status: 'pending', model: model.id, progress: 0 }), text);
       opts.close();
     } catch (err) {

@@ -11,18 +11,40 @@ export async function submitGeneration(client: VidgenClient, model: ModelObject,
   const prompt = v.prompt.trim();
   if (model.family === 'A') {
     const image = await firstFrame(client, v);
-    const { request_id } = await client.videos.generate({ model: model.id, prompt, image, duration: v.duration ?? 5, aspect_ratio: v.ratio, seed: v.seed });
+    const { request_id } = await client.videos.generate({
+      model: model.id,
+      prompt,
+      image,
+      duration: v.duration ?? 5,
+      aspect_ratio: v.ratio,
+      seed: v.seed,
+    });
     const pending: FamilyATask = { request_id, status: 'pending', model: model.id, progress: 0 };
     return toTaskItem('A', pending);
   }
   const refs = [...v.imageUrls, ...(await Promise.all(v.imageFiles.map(readAsDataUri)))];
   const images = refs.length === 1 ? { image: refs[0] } : refs.length > 1 ? { images: refs } : {};
-  const created = await client.videoGenerations.create({ model: model.id, prompt, ratio: v.ratio, seed: v.seed, ...images });
-  const queued: FamilyBTaskObject = { task_id: created.task_id, status: created.status, seconds: created.seconds, model: model.id, progress: 0 };
+  const created = await client.videoGenerations.create({
+    model: model.id,
+    prompt,
+    ratio: v.ratio,
+    seed: v.seed,
+    ...images,
+  });
+  const queued: FamilyBTaskObject = {
+    task_id: created.task_id,
+    status: created.status,
+    seconds: created.seconds,
+    model: model.id,
+    progress: 0,
+  };
   return toTaskItem('B', queued);
 }
 
-async function firstFrame(client: VidgenClient, v: FormValues): Promise<{ url: string } | { file_id: string } | undefined> {
+async function firstFrame(
+  client: VidgenClient,
+  v: FormValues,
+): Promise<{ url: string } | { file_id: string } | undefined> {
   if (v.imageUrls[0]) return { url: v.imageUrls[0] };
   const file = v.imageFiles[0];
   if (!file) return undefined;

@@ -1,4 +1,11 @@
-import { formatUsdTicks, viewOf, type Family, type FamilyATask, type FamilyBTaskObject, type TaskPhase } from '@vidgen/client';
+import {
+  formatUsdTicks,
+  viewOf,
+  type Family,
+  type FamilyATask,
+  type FamilyBTaskObject,
+  type TaskPhase,
+} from '@vidgen/client';
 
 /** One task as the list shows it, whichever dialect it came from. */
 export interface TaskItem {
@@ -44,21 +51,23 @@ export function toTaskItem(family: Family, task: WireTask & ListedExtras, previo
   const view = viewOf(family, task);
   const ms = (s: number | null | undefined) => (typeof s === 'number' ? s * 1000 : undefined);
   const ended = view.phase !== 'pending';
-  const seconds = family === 'A' ? (task as FamilyATask).video?.duration : Number((task as FamilyBTaskObject).seconds) || undefined;
+  const seconds =
+    family === 'A' ? (task as FamilyATask).video?.duration : Number((task as FamilyBTaskObject).seconds) || undefined;
   return {
     id: view.id,
     family,
     model: task.requested_model ?? task.model ?? previous?.model ?? '',
     startedAt: ms(task.started_at) ?? previous?.startedAt,
     // Polls carry no end time: a task seen ending here ends now.
-    finishedAt: ms(task.finished_at) ?? previous?.finishedAt ?? (ended && previous?.phase === 'pending' ? Date.now() : undefined),
+    finishedAt:
+      ms(task.finished_at) ?? previous?.finishedAt ?? (ended && previous?.phase === 'pending' ? Date.now() : undefined),
     seconds: seconds ?? previous?.seconds,
     prompt: task.prompt ?? previous?.prompt,
     status: view.status,
     phase: view.phase,
     progress: view.progress,
     queuePosition: typeof task.queue_position === 'number' ? task.queue_position : undefined,
-    createdAt: typeof task.created_at === 'number' ? task.created_at * 1000 : previous?.createdAt ?? Date.now(),
+    createdAt: typeof task.created_at === 'number' ? task.created_at * 1000 : (previous?.createdAt ?? Date.now()),
     error: view.error,
     costUsdTicks: task.usage?.cost_in_usd_ticks ?? previous?.costUsdTicks,
   };
@@ -104,11 +113,15 @@ export function timingText(item: TaskItem): string {
   if (item.seconds && item.phase === 'succeeded') parts.push(`${item.seconds} s video`);
   if (item.finishedAt !== undefined && item.phase !== 'pending') {
     if (item.startedAt !== undefined && item.startedAt >= item.createdAt) {
-      parts.push(`waited ${formatElapsed(item.startedAt - item.createdAt)}`, `rendered ${formatElapsed(item.finishedAt - item.startedAt)}`);
+      parts.push(
+        `waited ${formatElapsed(item.startedAt - item.createdAt)}`,
+        `rendered ${formatElapsed(item.finishedAt - item.startedAt)}`,
+      );
     } else {
       parts.push(`took ${formatElapsed(item.finishedAt - item.createdAt)}`);
     }
   }
-  if (item.costUsdTicks !== undefined && item.phase !== 'pending') parts.push(`cost ${formatUsdTicks(item.costUsdTicks)}`);
+  if (item.costUsdTicks !== undefined && item.phase !== 'pending')
+    parts.push(`cost ${formatUsdTicks(item.costUsdTicks)}`);
   return parts.join(' · ');
 }

@@ -37,15 +37,24 @@ export class TaskList {
   ) {
     // Edit and extend are family A endpoints; the first model the key may use for each is offered.
     const family = models.filter((m) => m.family === 'A');
-    this.remixModels = { edit: family.find((m) => m.capabilities.edit), extend: family.find((m) => m.capabilities.extend) };
+    this.remixModels = {
+      edit: family.find((m) => m.capabilities.edit),
+      extend: family.find((m) => m.capabilities.extend),
+    };
     this.watcher = new TaskWatcher(client, {
       update: (family, task) => this.apply(family, task),
       gone: (id) => this.remove(id),
       error: (id, err) => this.pollFailed(id, err),
     });
     const refresh = h('button', { type: 'button', class: 'secondary', onclick: () => void this.load() }, 'Refresh');
-    this.el = h('section', { class: 'panel tasks-panel' },
-      h('div', { class: 'panel-head' }, h('h2', { id: 'tasks-title' }, 'Your videos'), refresh), this.status, this.empty, this.list);
+    this.el = h(
+      'section',
+      { class: 'panel tasks-panel' },
+      h('div', { class: 'panel-head' }, h('h2', { id: 'tasks-title' }, 'Your videos'), refresh),
+      this.status,
+      this.empty,
+      this.list,
+    );
     this.ticker = setInterval(() => {
       for (const row of this.rows.values()) row.tick(Date.now());
     }, 1000);
@@ -54,7 +63,10 @@ export class TaskList {
   async load(): Promise<void> {
     this.status.textContent = 'Loading your videos…';
     try {
-      const [a, b] = await Promise.all([this.client.videos.list({ limit: PAGE_SIZE }), this.client.videoGenerations.list({ limit: PAGE_SIZE })]);
+      const [a, b] = await Promise.all([
+        this.client.videos.list({ limit: PAGE_SIZE }),
+        this.client.videoGenerations.list({ limit: PAGE_SIZE }),
+      ]);
       for (const task of a.data) this.apply('A', task);
       for (const task of b.data) this.apply('B', task);
       this.status.textContent = '';
@@ -93,11 +105,14 @@ export class TaskList {
         this.changed();
       }
     } else {
-      this.insert(new TaskRow(item, promptOf(item.id), {
-        cancel: (i, r) => void this.cancel(i, r), play: (i, r) => void this.play(i, r),
-        edit: this.remixModels.edit ? (i, r) => this.openRemix('edit', i, r) : undefined,
-        extend: this.remixModels.extend ? (i, r) => this.openRemix('extend', i, r) : undefined,
-      }));
+      this.insert(
+        new TaskRow(item, promptOf(item.id), {
+          cancel: (i, r) => void this.cancel(i, r),
+          play: (i, r) => void this.play(i, r),
+          edit: this.remixModels.edit ? (i, r) => this.openRemix('edit', i, r) : undefined,
+          extend: this.remixModels.extend ? (i, r) => this.openRemix('extend', i, r) : undefined,
+        }),
+      );
     }
     if (item.phase === 'succeeded') void this.loadPoster(item.id);
     this.empty.hidden = true;
@@ -107,7 +122,9 @@ export class TaskList {
   /** Keeps newest first whatever order rows arrive in (two listings, fresh submits). */
   private insert(row: TaskRow): void {
     this.rows.set(row.current.id, row);
-    const next = [...this.list.children].find((el) => Number((el as HTMLElement).dataset.created) < row.current.createdAt);
+    const next = [...this.list.children].find(
+      (el) => Number((el as HTMLElement).dataset.created) < row.current.createdAt,
+    );
     this.list.insertBefore(row.el, next ?? null);
   }
 
@@ -129,7 +146,14 @@ export class TaskList {
     const model = this.remixModels[kind];
     if (!model) return;
     const close = () => row.remix.replaceChildren();
-    row.remix.replaceChildren(remixForm(kind, item, model, { client: this.client, onError: this.onError, onCreated: (created, prompt) => this.add(created, prompt), close }));
+    row.remix.replaceChildren(
+      remixForm(kind, item, model, {
+        client: this.client,
+        onError: this.onError,
+        onCreated: (created, prompt) => this.add(created, prompt),
+        close,
+      }),
+    );
   }
 
   private remove(id: string): void {
@@ -144,7 +168,10 @@ export class TaskList {
   private async cancel(item: TaskItem, row: TaskRow): Promise<void> {
     row.setBusy('cancel', true);
     try {
-      const data = item.family === 'A' ? await this.client.videos.cancel(item.id) : await this.client.videoGenerations.cancel(item.id);
+      const data =
+        item.family === 'A'
+          ? await this.client.videos.cancel(item.id)
+          : await this.client.videoGenerations.cancel(item.id);
       this.apply(item.family, data as WireTask);
     } catch (err) {
       if (!this.onError(err)) row.showDetail(`Could not cancel: ${describeError(err).message}`);
@@ -172,7 +199,9 @@ export class TaskList {
 
   private pollFailed(id: string, err: unknown): boolean {
     if (this.onError(err)) return true;
-    this.rows.get(id)?.showDetail(`Could not check this task: ${describeError(err).message} Trying again shortly.`, 'note');
+    this.rows
+      .get(id)
+      ?.showDetail(`Could not check this task: ${describeError(err).message} Trying again shortly.`, 'note');
     return false;
   }
 }

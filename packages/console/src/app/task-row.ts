@@ -34,7 +34,8 @@ export class TaskRow {
     const when = formatCreated(item.createdAt);
     const head = `task-${item.id}-head`;
     // Every row has a "Play" and a "Cancel": the row's heading tells a screen reader which one this is.
-    for (const button of [this.cancelButton, this.playButton, this.editButton, this.extendButton]) button.setAttribute('aria-describedby', head);
+    for (const button of [this.cancelButton, this.playButton, this.editButton, this.extendButton])
+      button.setAttribute('aria-describedby', head);
     this.canRemix = { edit: !!actions.edit, extend: !!actions.extend };
     this.editButton.addEventListener('click', () => actions.edit?.(this.item, this));
     this.extendButton.addEventListener('click', () => actions.extend?.(this.item, this));
@@ -43,21 +44,36 @@ export class TaskRow {
     this.cancelButton.addEventListener('click', () => actions.cancel(this.item, this));
     this.playButton.addEventListener('click', () => actions.play(this.item, this));
     this.player = h('div', { class: 'task-player', id: `player-${item.id}` });
-    this.el = h('li', { class: 'task', tabindex: -1, 'data-task-id': item.id, 'data-family': item.family, 'data-created': item.createdAt },
+    this.el = h(
+      'li',
+      {
+        class: 'task',
+        tabindex: -1,
+        'data-task-id': item.id,
+        'data-family': item.family,
+        'data-created': item.createdAt,
+      },
       this.poster,
-      h('div', { class: 'task-body' },
-      h('div', { class: 'task-head', id: head },
-        h('span', { class: 'task-model' }, item.model),
-        h('span', { class: 'badge', title: `API family ${item.family}` }, item.family),
-        h('code', { class: 'task-id', title: item.id }, `…${item.id.slice(-8)}`),
-        h('time', { class: 'task-created', datetime: new Date(item.createdAt).toISOString() }, when)),
-      this.prompt,
-      h('div', { class: 'task-state' }, this.status, this.progress, this.elapsed),
-      this.timing,
-      this.detail,
-      h('div', { class: 'task-actions' }, this.cancelButton, this.playButton, this.editButton, this.extendButton),
-      this.remix),
-      this.player);
+      h(
+        'div',
+        { class: 'task-body' },
+        h(
+          'div',
+          { class: 'task-head', id: head },
+          h('span', { class: 'task-model' }, item.model),
+          h('span', { class: 'badge', title: `API family ${item.family}` }, item.family),
+          h('code', { class: 'task-id', title: item.id }, `…${item.id.slice(-8)}`),
+          h('time', { class: 'task-created', datetime: new Date(item.createdAt).toISOString() }, when),
+        ),
+        this.prompt,
+        h('div', { class: 'task-state' }, this.status, this.progress, this.elapsed),
+        this.timing,
+        this.detail,
+        h('div', { class: 'task-actions' }, this.cancelButton, this.playButton, this.editButton, this.extendButton),
+        this.remix,
+      ),
+      this.player,
+    );
     this.update({ ...item, prompt: item.prompt ?? prompt });
   }
 

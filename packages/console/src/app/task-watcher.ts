@@ -1,5 +1,11 @@
 import {
-  APIUserAbortError, NotFoundError, ResultExpiredError, TaskFailedError, WaitTimeoutError, type Family, type VidgenClient,
+  APIUserAbortError,
+  NotFoundError,
+  ResultExpiredError,
+  TaskFailedError,
+  WaitTimeoutError,
+  type Family,
+  type VidgenClient,
 } from '@vidgen/client';
 import type { TaskItem, WireTask } from './task-item.ts';
 
@@ -32,7 +38,10 @@ export class TaskWatcher {
   private readonly watches = new Map<string, Watch>();
   private stopped = false;
 
-  constructor(private readonly client: VidgenClient, private readonly events: WatcherEvents) {}
+  constructor(
+    private readonly client: VidgenClient,
+    private readonly events: WatcherEvents,
+  ) {}
 
   watch(item: TaskItem): void {
     if (this.stopped || item.phase !== 'pending' || this.watches.has(item.id)) return;
@@ -63,11 +72,15 @@ export class TaskWatcher {
     try {
       // onProgress also sees the final answer (done, failed or expired) before waitFor returns or throws.
       await this.client.waitFor(item.id, {
-        family: item.family, longPollSeconds: held ? LONG_POLL_SECONDS : 0, maxWaitMs: MAX_WAIT_MS, signal: abort.signal,
+        family: item.family,
+        longPollSeconds: held ? LONG_POLL_SECONDS : 0,
+        maxWaitMs: MAX_WAIT_MS,
+        signal: abort.signal,
         onProgress: (_view, task) => this.events.update(item.family, task),
       });
     } catch (err) {
-      if (err instanceof APIUserAbortError || err instanceof TaskFailedError || err instanceof ResultExpiredError) return;
+      if (err instanceof APIUserAbortError || err instanceof TaskFailedError || err instanceof ResultExpiredError)
+        return;
       if (err instanceof NotFoundError) return this.events.gone(item.id);
       if (err instanceof WaitTimeoutError) return this.retryLater(item, 0);
       if (!this.events.error(item.id, err)) this.retryLater(item, RETRY_AFTER_ERROR_MS);

@@ -15,14 +15,30 @@ export async function showPlayer(client: VidgenClient, item: TaskItem, container
     container.replaceChildren();
     return task;
   }
-  const video = h('video', { controls: true, playsinline: true, preload: 'metadata', src: url, 'aria-label': `Video from ${item.model}` });
+  const video = h('video', {
+    controls: true,
+    playsinline: true,
+    preload: 'metadata',
+    src: url,
+    'aria-label': `Video from ${item.model}`,
+  });
   const download = h('a', { class: 'button-link', href: url, download: `${item.id}.mp4` }, 'Download MP4');
   const failure = h('p', { class: 'task-detail error', hidden: true });
   video.addEventListener('error', () => {
-    failure.textContent = 'The video could not be loaded (its link may have expired). Press Play again for a fresh link.';
+    failure.textContent =
+      'The video could not be loaded (its link may have expired). Press Play again for a fresh link.';
     failure.hidden = false;
   });
-  container.replaceChildren(video, failure, h('p', { class: 'player-links' }, download, h('span', { class: 'hint' }, ' A signed link: it works without the key until it expires.')));
+  container.replaceChildren(
+    video,
+    failure,
+    h(
+      'p',
+      { class: 'player-links' },
+      download,
+      h('span', { class: 'hint' }, ' A signed link: it works without the key until it expires.'),
+    ),
+  );
   // Pressing Play is the user's gesture; a browser that still refuses leaves the controls to them.
   video.play().catch(() => undefined);
   return task;

@@ -8,7 +8,10 @@ import { describeError } from './describe-error.ts';
  * server disabled (it answered 410) or the account disabled can be enabled again here; one the
  * operator disabled only by the operator. The panel opens by itself when an endpoint is disabled.
  */
-export function webhooksPanel(client: VidgenClient, onError: (err: unknown) => boolean): { el: HTMLElement; load(): Promise<void> } {
+export function webhooksPanel(
+  client: VidgenClient,
+  onError: (err: unknown) => boolean,
+): { el: HTMLElement; load(): Promise<void> } {
   const title = h('summary', {}, 'Webhook endpoints');
   const list = h('ul', { class: 'webhooks' });
   const status = h('p', { class: 'hint', role: 'status' });
@@ -18,7 +21,9 @@ export function webhooksPanel(client: VidgenClient, onError: (err: unknown) => b
     try {
       const endpoints = (await client.webhooks.list()).data;
       title.textContent = `Webhook endpoints (${endpoints.length})`;
-      status.textContent = endpoints.length ? '' : 'No webhook endpoints. Register one with POST /v1/webhooks (docs/webhooks.md).';
+      status.textContent = endpoints.length
+        ? ''
+        : 'No webhook endpoints. Register one with POST /v1/webhooks (docs/webhooks.md).';
       list.replaceChildren(...endpoints.map((e) => row(e)));
       if (endpoints.some((e) => e.status === 'disabled')) el.open = true;
     } catch (err) {
@@ -28,9 +33,14 @@ export function webhooksPanel(client: VidgenClient, onError: (err: unknown) => b
 
   const row = (e: WebhookEndpoint): HTMLLIElement => {
     const detail = h('p', { class: 'task-detail error', hidden: e.status === 'enabled' }, e.disabled_reason ?? '');
-    const enable = h('button', { type: 'button', class: 'secondary', 'aria-describedby': `webhook-${e.id}-url` }, 'Enable');
+    const enable = h(
+      'button',
+      { type: 'button', class: 'secondary', 'aria-describedby': `webhook-${e.id}-url` },
+      'Enable',
+    );
     enable.hidden = e.status === 'enabled' || e.disabled_by === 'operator';
-    if (e.disabled_by === 'operator') detail.textContent = `${e.disabled_reason ?? 'Disabled by the operator.'} Only the operator can enable it again.`;
+    if (e.disabled_by === 'operator')
+      detail.textContent = `${e.disabled_reason ?? 'Disabled by the operator.'} Only the operator can enable it again.`;
     enable.addEventListener('click', async () => {
       enable.disabled = true;
       try {
@@ -42,13 +52,19 @@ export function webhooksPanel(client: VidgenClient, onError: (err: unknown) => b
         if (!onError(err)) detail.textContent = `Could not enable it: ${describeError(err).message}`;
       }
     });
-    const li = h('li', { class: 'webhook', 'data-webhook-id': e.id, 'data-status': e.status },
-      h('div', { class: 'task-head' },
+    const li = h(
+      'li',
+      { class: 'webhook', 'data-webhook-id': e.id, 'data-status': e.status },
+      h(
+        'div',
+        { class: 'task-head' },
         h('code', { class: 'webhook-url', id: `webhook-${e.id}-url` }, e.url),
-        h('span', { class: `webhook-status ${e.status}` }, e.status === 'enabled' ? 'Enabled' : 'Disabled')),
+        h('span', { class: `webhook-status ${e.status}` }, e.status === 'enabled' ? 'Enabled' : 'Disabled'),
+      ),
       h('p', { class: 'hint' }, e.events.join(', ')),
       detail,
-      h('div', { class: 'task-actions' }, enable));
+      h('div', { class: 'task-actions' }, enable),
+    );
     return li;
   };
 

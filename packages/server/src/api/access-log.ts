@@ -32,7 +32,8 @@ export class AccessLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     if (error) request.log.error({ req: request, res: reply, err: error, ms }, 'request errored');
-    else if (this.everyRequest && this.logger.isLevelEnabled('info')) this.writeCompleted(request, reply.statusCode, ms);
+    else if (this.everyRequest && this.logger.isLevelEnabled('info'))
+      this.writeCompleted(request, reply.statusCode, ms);
   }
 
   /** The line pino would write from the request's logger (its `reqId` binding included), without making that logger. */

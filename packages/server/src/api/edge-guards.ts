@@ -23,12 +23,19 @@ export function installEdgeGuards(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (jsonDepth(text) > MAX_JSON_DEPTH) {
-      return done(new InvalidRequest('invalid_body', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'body'), undefined);
+      return done(
+        new InvalidRequest('invalid_body', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'body'),
+        undefined,
+      );
     }
     parseJson(request, text, (err, value) => {
       if (err) return done(err, undefined);
       const at = controlCharacterAt(value, '');
-      if (at !== undefined) return done(new InvalidRequest('invalid_value', `\`${at || 'body'}\` must not contain a NUL character.`, at || 'body'), undefined);
+      if (at !== undefined)
+        return done(
+          new InvalidRequest('invalid_value', `\`${at || 'body'}\` must not contain a NUL character.`, at || 'body'),
+          undefined,
+        );
       done(null, value);
     });
   });
@@ -43,13 +50,16 @@ function refusalOf(request: FastifyRequest): ApiError | undefined {
   for (const name in params) {
     const value = params[name];
     // No id holds a control character: such an id names nothing (404, as any unknown id).
-    if (typeof value === 'string' && CONTROL.test(value)) return new NotFound(request.url.startsWith('/v1/files') ? 'file' : 'task', value);
+    if (typeof value === 'string' && CONTROL.test(value))
+      return new NotFound(request.url.startsWith('/v1/files') ? 'file' : 'task', value);
   }
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const name in query) {
     const value = query[name];
-    if (typeof value !== 'string') return new InvalidRequest('invalid_value', `\`${name}\` may be given only once.`, name);
-    if (CONTROL.test(value)) return new InvalidRequest('invalid_value', `\`${name}\` must not contain control characters.`, name);
+    if (typeof value !== 'string')
+      return new InvalidRequest('invalid_value', `\`${name}\` may be given only once.`, name);
+    if (CONTROL.test(value))
+      return new InvalidRequest('invalid_value', `\`${name}\` must not contain control characters.`, name);
   }
   return undefined;
 }
@@ -62,19 +72,31 @@ function refusalOf(request: FastifyRequest): ApiError | undefined {
 export function frameworkRefusals(dialects: readonly Dialect[], nextId: () => string) {
   return {
     frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-      const error = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? new ApiError(414, 'invalid_request_error', 'uri_too_long', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters; no id is that long.`)
-        : new InvalidRequest('invalid_url', 'The request path is not validly percent-encoded.');
+      const error =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError(
+              414,
+              'invalid_request_error',
+              'uri_too_long',
+              `A path parameter is longer than ${MAX_PARAM_LENGTH} characters; no id is that long.`,
+            )
+          : new InvalidRequest('invalid_url', 'The request path is not validly percent-encoded.');
       const body = (dialectOf(request.raw.url ?? '', dialects)?.errorBody ?? openAiErrorBody)(error);
       return reply.code(error.status).header('x-request-id', request.id).send(body);
     },
     clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
       if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      const error = err.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError(431, 'invalid_request_error', 'headers_too_large', 'The request head (URL and headers) is larger than this server accepts.')
-        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new ApiError(408, 'invalid_request_error', 'request_timeout', 'The request was not received in time.')
-          : new InvalidRequest('invalid_request', 'The request could not be parsed as HTTP.');
+      const error =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? new ApiError(
+              431,
+              'invalid_request_error',
+              'headers_too_large',
+              'The request head (URL and headers) is larger than this server accepts.',
+            )
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? new ApiError(408, 'invalid_request_error', 'request_timeout', 'The request was not received in time.')
+            : new InvalidRequest('invalid_request', 'The request could not be parsed as HTTP.');
       const body = JSON.stringify(openAiErrorBody(error));
       if (socket.writable) {
         socket.write(
@@ -104,7 +126,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {

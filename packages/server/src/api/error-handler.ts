@@ -25,13 +25,23 @@ export function installErrorHandling(app: FastifyInstance, dialects: readonly Di
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
-      error: { message: `No route for ${request.method} ${request.url.split('?')[0]}.`, type: 'not_found_error', code: 'route_not_found' satisfies ApiErrorCode, param: null },
+      error: {
+        message: `No route for ${request.method} ${request.url.split('?')[0]}.`,
+        type: 'not_found_error',
+        code: 'route_not_found' satisfies ApiErrorCode,
+        param: null,
+      },
     }),
   );
 }
 
 /** Engine errors speak domain words: name the field as the caller's dialect does, and where a model is served. */
-function inDialect(error: ApiError, request: FastifyRequest, dialect: Dialect | undefined, dialects: readonly Dialect[]): ApiError {
+function inDialect(
+  error: ApiError,
+  request: FastifyRequest,
+  dialect: Dialect | undefined,
+  dialects: readonly Dialect[],
+): ApiError {
   if (error instanceof InvalidField) return dialect ? error.named(dialect.fieldName(error.field, request.body)) : error;
   if (error instanceof ModelServedElsewhere) {
     const path = dialects.find((d) => d.family === error.family)?.submits[0]?.path;
@@ -46,15 +56,26 @@ function toApiError(err: FastifyError): ApiError {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new ApiError(413, 'invalid_request_error', 'body_too_large', 'The request body is larger than this server accepts.');
+      return new ApiError(
+        413,
+        'invalid_request_error',
+        'body_too_large',
+        'The request body is larger than this server accepts.',
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as JSON with `Content-Type: application/json`.');
+      return new ApiError(
+        415,
+        'invalid_request_error',
+        'unsupported_media_type',
+        'Send the request body as JSON with `Content-Type: application/json`.',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new InvalidRequest('invalid_json', 'The request body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new InvalidRequest('invalid_json', 'The request body is not valid JSON.');
   }
-  if (err instanceof SyntaxError || err.statusCode === 400) return new InvalidRequest('invalid_request', 'The request could not be parsed.');
+  if (err instanceof SyntaxError || err.statusCode === 400)
+    return new InvalidRequest('invalid_request', 'The request could not be parsed.');
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return new ApiError(err.statusCode, 'invalid_request_error', 'invalid_request', 'The request was refused.');
   }
@@ -65,12 +86,19 @@ function toApiError(err: FastifyError): ApiError {
 function fromSchemaIssues(issues: SchemaIssue[], context: string): ApiError {
   const issue = issues[0];
   const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
-  const field = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+  const field = path.reduce(
+    (acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part),
+    '',
+  );
   const p = issue.params;
   const name = (extra?: unknown) => [field, extra].filter(Boolean).join('.');
   switch (issue.keyword) {
     case 'required':
-      return new InvalidRequest('missing_field', `\`${name(p.missingProperty)}\` is required.`, name(p.missingProperty));
+      return new InvalidRequest(
+        'missing_field',
+        `\`${name(p.missingProperty)}\` is required.`,
+        name(p.missingProperty),
+      );
     case 'type':
       if (!field) return new InvalidRequest('invalid_body', `The request ${context} must be a JSON object.`);
       return new InvalidRequest('invalid_type', `\`${field}\` must be ${article(String(p.type))}.`, field);
@@ -83,7 +111,11 @@ function fromSchemaIssues(issues: SchemaIssue[], context: string): ApiError {
     case 'maxItems':
       return new InvalidRequest('too_many_items', `\`${field}\` may hold at most ${p.limit} entries.`, field);
     default:
-      return new InvalidRequest('invalid_value', `\`${field || context}\` is invalid: ${issue.message ?? 'unexpected value'}.`, field || null);
+      return new InvalidRequest(
+        'invalid_value',
+        `\`${field || context}\` is invalid: ${issue.message ?? 'unexpected value'}.`,
+        field || null,
+      );
   }
 }
 

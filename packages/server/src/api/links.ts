@@ -23,12 +23,33 @@ export function contentPath(taskId: string): string {
  * An absolute download link that works without the API key, valid for the configured TTL but
  * never past the end of the result's retention.
  */
-export function signedContentUrl(request: FastifyRequest, task: Task, keyId: string, opts: LinkOptions, nowMs: number, variant?: string): string {
-  return signedLink(opts.publicUrl ?? (opts.trustProxy ? `${request.protocol}://${request.host}` : listenerBase(request)), task, keyId, opts, nowMs, variant);
+export function signedContentUrl(
+  request: FastifyRequest,
+  task: Task,
+  keyId: string,
+  opts: LinkOptions,
+  nowMs: number,
+  variant?: string,
+): string {
+  return signedLink(
+    opts.publicUrl ?? (opts.trustProxy ? `${request.protocol}://${request.host}` : listenerBase(request)),
+    task,
+    keyId,
+    opts,
+    nowMs,
+    variant,
+  );
 }
 
 /** The same link with the base given (no request to take it from: a webhook delivery). */
-export function signedLink(baseUrl: string, task: Task, keyId: string, opts: LinkOptions, nowMs: number, variant?: string): string {
+export function signedLink(
+  baseUrl: string,
+  task: Task,
+  keyId: string,
+  opts: LinkOptions,
+  nowMs: number,
+  variant?: string,
+): string {
   const base = baseUrl.replace(/\/+$/, '');
   const until = Math.min(nowMs + opts.signedUrlTtlSeconds * 1000, task.expiresAt ?? Infinity);
   const { expires, kid, sig } = opts.signer.sign(task.id, keyId, Math.floor(until / 1000));

@@ -15,7 +15,11 @@ export function idempotencyOf(request: FastifyRequest): Idempotency | undefined 
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new InvalidRequest('invalid_idempotency_key', '`Idempotency-Key` must be 1–255 visible ASCII characters.', 'Idempotency-Key');
+    throw new InvalidRequest(
+      'invalid_idempotency_key',
+      '`Idempotency-Key` must be 1–255 visible ASCII characters.',
+      'Idempotency-Key',
+    );
   }
   return { key, requestHash: requestFingerprint(request.routeOptions.url ?? request.url, request.body) };
 }
@@ -30,7 +34,11 @@ export function waitMsOf(query: Record<string, string | undefined>): number {
   if (query.wait === undefined || query.wait === '') return 0;
   const seconds = Number(query.wait);
   if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_WAIT_SECONDS) {
-    throw new InvalidRequest('invalid_wait', `\`wait\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}.`, 'wait');
+    throw new InvalidRequest(
+      'invalid_wait',
+      `\`wait\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}.`,
+      'wait',
+    );
   }
   return seconds * 1000;
 }
@@ -43,12 +51,25 @@ export function clientGone(request: FastifyRequest): AbortSignal {
 }
 
 /** Listing filters shared by both families; `statuses` maps the family's own state words. */
-export function listQueryOf(query: Record<string, string | undefined>, statuses: Record<string, readonly TaskStatus[]>): ListQuery {
-  const result: ListQuery = { limit: pageLimitOf(query.limit), after: query.after || undefined, model: query.model || undefined, idempotencyKey: query.idempotency_key || undefined };
+export function listQueryOf(
+  query: Record<string, string | undefined>,
+  statuses: Record<string, readonly TaskStatus[]>,
+): ListQuery {
+  const result: ListQuery = {
+    limit: pageLimitOf(query.limit),
+    after: query.after || undefined,
+    model: query.model || undefined,
+    idempotencyKey: query.idempotency_key || undefined,
+  };
   if (query.status !== undefined) {
     // Own keys only: `?status=constructor` must be a 400, not a lookup on Object.prototype.
     const mapped = Object.hasOwn(statuses, query.status) ? statuses[query.status] : undefined;
-    if (!mapped) throw new InvalidRequest('invalid_status', `\`status\` must be one of ${Object.keys(statuses).join(', ')}.`, 'status');
+    if (!mapped)
+      throw new InvalidRequest(
+        'invalid_status',
+        `\`status\` must be one of ${Object.keys(statuses).join(', ')}.`,
+        'status',
+      );
     result.statuses = [...mapped];
   }
   if (query.created_after !== undefined) {
@@ -56,7 +77,11 @@ export function listQueryOf(query: Record<string, string | undefined>, statuses:
     const seconds = /^\d{1,15}(\.\d{1,9})?$/.test(query.created_after) ? Number(query.created_after) : Number.NaN;
     // Bounded, and whole milliseconds: the column is a 64-bit integer on every store.
     if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_UNIX_SECONDS) {
-      throw new InvalidRequest('invalid_created_after', `\`created_after\` must be a Unix time in seconds from 0 to ${MAX_UNIX_SECONDS}.`, 'created_after');
+      throw new InvalidRequest(
+        'invalid_created_after',
+        `\`created_after\` must be a Unix time in seconds from 0 to ${MAX_UNIX_SECONDS}.`,
+        'created_after',
+      );
     }
     result.createdAfter = Math.floor(seconds * 1000);
   }

@@ -14,7 +14,10 @@ export function described<T extends TSchema>(schema: T, description: string): T 
 /** Every refusal and failure of a route, in the envelope of whoever owns it (OpenAI-style unless a dialect says otherwise). */
 export function errorResponses(error: TSchema = ErrorBody): Record<string, TSchema> {
   return {
-    '4xx': described(error, 'Refused: the error code says why (docs/errors.md); 429 and 409 in flight come with `Retry-After`.'),
+    '4xx': described(
+      error,
+      'Refused: the error code says why (docs/errors.md); 429 and 409 in flight come with `Retry-After`.',
+    ),
     '5xx': described(error, 'The service failed or is not ready (503 with `Retry-After`): try again later.'),
   };
 }

@@ -37,7 +37,8 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   const config = { dialect };
   const schemas = taskRouteSchemas(dialect);
   const context = (request: FastifyRequest): WireContext => ({
-    signedContentUrl: (task: Task, variant?: ContentVariant) => signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock(), variant),
+    signedContentUrl: (task: Task, variant?: ContentVariant) =>
+      signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock(), variant),
   });
 
   dialect.submits.forEach((route, i) => {
@@ -62,7 +63,11 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     const remembered = finishedAnswers.get(task);
     if (remembered !== undefined) return serialized(reply, remembered);
     let linked = false;
-    const wire = dialect.toWire(task, { signedContentUrl: (t, variant) => ((linked = true), context(request).signedContentUrl(t, variant)) }, queuePosition);
+    const wire = dialect.toWire(
+      task,
+      { signedContentUrl: (t, variant) => ((linked = true), context(request).signedContentUrl(t, variant)) },
+      queuePosition,
+    );
     if (linked || !FINISHED_STATUSES.includes(task.status)) return wire;
     const text = reply.serializeInput(wire, String(code)) as string;
     finishedAnswers.set(task, text);
@@ -80,15 +85,19 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     const finished = deps.tasks.finishedTask(accountId, id);
     if (finished) return answerPoll(request, reply, finished);
     return (async () => {
-      const task = waitMs > 0
-        ? await deps.tasks.waitForChange(accountId, id, waitMs, clientGone(request))
-        : await deps.tasks.get(accountId, id);
+      const task =
+        waitMs > 0
+          ? await deps.tasks.waitForChange(accountId, id, waitMs, clientGone(request))
+          : await deps.tasks.get(accountId, id);
       return answerPoll(request, reply, task, await deps.tasks.queuePosition(task));
     })();
   });
 
   app.post<IdParams>(dialect.paths.cancel, { schema: schemas.cancel, config }, async (request) =>
-    dialect.toWire(await deps.tasks.cancel(callerOf(request).account.id, request.params[dialect.idField]), context(request)),
+    dialect.toWire(
+      await deps.tasks.cancel(callerOf(request).account.id, request.params[dialect.idField]),
+      context(request),
+    ),
   );
 
   app.get<IdParams>(dialect.paths.list, { schema: schemas.list, config }, async (request) => {
@@ -96,18 +105,25 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     const page = await deps.tasks.list(callerOf(request).account.id, dialect.family, query);
     const ctx = context(request);
     const data = page.tasks.map((task) => ({
-      ...dialect.toWire(task, ctx), created_at: Math.floor(task.createdAt / 1000), idempotency_key: task.idempotencyKey,
-      prompt: task.params.prompt, requested_model: task.params.requestedModel ?? task.model,
-      started_at: seconds(task.startedAt), finished_at: seconds(task.finishedAt),
+      ...dialect.toWire(task, ctx),
+      created_at: Math.floor(task.createdAt / 1000),
+      idempotency_key: task.idempotencyKey,
+      prompt: task.params.prompt,
+      requested_model: task.params.requestedModel ?? task.model,
+      started_at: seconds(task.startedAt),
+      finished_at: seconds(task.finishedAt),
     }));
     return { object: 'list', data, has_more: page.hasMore, last_id: page.tasks.at(-1)?.id ?? null };
   });
 }
 
 const IdempotencyHeader = Type.Object({
-  'Idempotency-Key': Type.Optional(Type.String({
-    description: 'Same key and body replay the first answer (`Idempotent-Replayed: true`); another body is 422; still in flight is 409. 1–255 visible ASCII characters.',
-  })),
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      description:
+        'Same key and body replay the first answer (`Idempotent-Replayed: true`); another body is 422; still in flight is 409. 1–255 visible ASCII characters.',
+    }),
+  ),
 });
 
 /**
@@ -121,20 +137,47 @@ function taskRouteSchemas(dialect: Dialect) {
   const tags = [dialect.tag];
   const params = idParams(idField);
   const submits: FastifySchema[] = dialect.submits.map((route) => ({
-    operationId: route.operationId, summary: route.summary, description: route.description, tags,
-    body: route.body, headers: IdempotencyHeader,
-    response: { 200: described(route.answer, 'Task created (or, for a reused Idempotency-Key, the first answer again)'), ...errors },
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    tags,
+    body: route.body,
+    headers: IdempotencyHeader,
+    response: {
+      200: described(route.answer, 'Task created (or, for a reused Idempotency-Key, the first answer again)'),
+      ...errors,
+    },
   }));
-  const pollAnswers = Object.fromEntries(Object.entries(ops.poll.statusCodes).map(([code, text]) => [code, described(schemas.task, text)]));
+  const pollAnswers = Object.fromEntries(
+    Object.entries(ops.poll.statusCodes).map(([code, text]) => [code, described(schemas.task, text)]),
+  );
   return {
     submits,
     poll: { ...operation(ops.poll), tags, params, querystring: PollQuery, response: { ...pollAnswers, ...errors } },
-    cancel: { ...operation(ops.cancel), tags, params, response: { 200: described(schemas.task, 'The task, now canceled'), ...errors } },
-    list: { ...operation(ops.list), tags, querystring: TaskListQuery, response: { 200: described(TaskList(schemas.task), 'A page of tasks'), ...errors } },
+    cancel: {
+      ...operation(ops.cancel),
+      tags,
+      params,
+      response: { 200: described(schemas.task, 'The task, now canceled'), ...errors },
+    },
+    list: {
+      ...operation(ops.list),
+      tags,
+      querystring: TaskListQuery,
+      response: { 200: described(TaskList(schemas.task), 'A page of tasks'), ...errors },
+    },
   } satisfies Record<string, FastifySchema | FastifySchema[]>;
 }
 
-function operation({ operationId, summary, description }: { operationId: string; summary: string; description?: string }) {
+function operation({
+  operationId,
+  summary,
+  description,
+}: {
+  operationId: string;
+  summary: string;
+  description?: string;
+}) {
   return description === undefined ? { operationId, summary } : { operationId, summary, description };
 }
 

@@ -10,5 +10,10 @@ import { isStorageFault, STORAGE_RETRY_AFTER_SECONDS } from '../domain/storage-f
 export function unavailableFor(err: unknown, reply: FastifyReply): ApiError | undefined {
   if (!isStorageFault(err)) return undefined;
   reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS));
-  return new ApiError(503, 'server_error', 'service_unavailable', 'The service cannot reach its storage right now; nothing was changed. Retry shortly.');
+  return new ApiError(
+    503,
+    'server_error',
+    'service_unavailable',
+    'The service cannot reach its storage right now; nothing was changed. Retry shortly.',
+  );
 }

@@ -28,19 +28,36 @@ export interface AccountChange {
  */
 export class BillingService {
   /** With `models`, the catalog served, a change naming a model it lacks is refused (it would grant nothing). */
-  constructor(private readonly deps: { accounts: AccountStore; ledger: Ledger; clock: () => number; models?: Pick<ModelNames, 'ids' | 'idOf'> }) {}
+  constructor(
+    private readonly deps: {
+      accounts: AccountStore;
+      ledger: Ledger;
+      clock: () => number;
+      models?: Pick<ModelNames, 'ids' | 'idOf'>;
+    },
+  ) {}
 
   async createAccount(name: string, change: AccountChange & { creditsUsdTicks?: number }): Promise<AccountView> {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/.test(name)) throw new InvalidRequest('invalid_value', '`id` must be 1–200 letters, digits, `.`, `_`, `@` or `-`.', 'id');
+    if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/.test(name))
+      throw new InvalidRequest('invalid_value', '`id` must be 1–200 letters, digits, `.`, `_`, `@` or `-`.', 'id');
     const models = this.modelIds(change.models);
-    if (await this.deps.accounts.findAccountByName(name)) throw new Conflict('account_exists', `An account '${name}' already exists; PATCH it to change it.`);
+    if (await this.deps.accounts.findAccountByName(name))
+      throw new Conflict('account_exists', `An account '${name}' already exists; PATCH it to change it.`);
     const account = await this.deps.accounts.ensureAccount(name, models ?? null, this.deps.clock());
     await this.applyPlan(account, change);
     // A given credit makes the account metered; the key makes a repeated create grant once.
     if (change.creditsUsdTicks !== undefined) {
       await this.deps.ledger.setPlan(account.id, { metered: true }, this.deps.clock());
       if (change.creditsUsdTicks > 0) {
-        await this.deps.ledger.credit({ accountId: account.id, amountUsdTicks: change.creditsUsdTicks, reason: 'initial credits', idempotencyKey: 'account-created' }, this.deps.clock());
+        await this.deps.ledger.credit(
+          {
+            accountId: account.id,
+            amountUsdTicks: change.creditsUsdTicks,
+            reason: 'initial credits',
+            idempotencyKey: 'account-created',
+          },
+          this.deps.clock(),
+        );
       }
     }
     return this.view(account);
@@ -84,17 +101,34 @@ export class BillingService {
   /** Grants (positive) or deducts (negative) credits; idempotent with a key. */
   async credit(name: string, amountUsdTicks: number, reason: string, idempotencyKey?: string) {
     if (!Number.isSafeInteger(amountUsdTicks) || amountUsdTicks === 0) {
-      throw new InvalidRequest('invalid_amount', '`amount_usd_ticks` must be a non-zero integer (negative deducts).', 'amount_usd_ticks');
+      throw new InvalidRequest(
+        'invalid_amount',
+        '`amount_usd_ticks` must be a non-zero integer (negative deducts).',
+        'amount_usd_ticks',
+      );
     }
     const account = await this.find(name);
-    const result = await this.deps.ledger.credit({ accountId: account.id, amountUsdTicks, reason, idempotencyKey }, this.deps.clock());
+    const result = await this.deps.ledger.credit(
+      { accountId: account.id, amountUsdTicks, reason, idempotencyKey },
+      this.deps.clock(),
+    );
     return { entry: result.entry, replayed: result.replayed, account: toView(account, result.plan) };
   }
 
-  async entries(query: { account?: string; taskId?: string; after?: string; limit: number }): Promise<Array<LedgerEntry & { account: string }>> {
+  async entries(query: {
+    account?: string;
+    taskId?: string;
+    after?: string;
+    limit: number;
+  }): Promise<Array<LedgerEntry & { account: string }>> {
     const names = await this.names();
     const accountId = query.account === undefined ? undefined : (await this.find(query.account)).id;
-    const entries = await this.deps.ledger.entries({ accountId, taskId: query.taskId, after: query.after, limit: query.limit });
+    const entries = await this.deps.ledger.entries({
+      accountId,
+      taskId: query.taskId,
+      after: query.after,
+      limit: query.limit,
+    });
     return entries.map((e) => ({ ...e, account: names.get(e.accountId) ?? e.accountId }));
   }
 
@@ -117,13 +151,25 @@ export class BillingService {
   }
 
   private async applyPlan(account: Account, change: AccountChange): Promise<void> {
-    if (change.metered === undefined && change.requestsPerMinute === undefined && change.maxActiveTasks === undefined) return;
-    for (const [field, value] of [['requests_per_minute', change.requestsPerMinute], ['max_active_tasks', change.maxActiveTasks]] as const) {
+    if (change.metered === undefined && change.requestsPerMinute === undefined && change.maxActiveTasks === undefined)
+      return;
+    for (const [field, value] of [
+      ['requests_per_minute', change.requestsPerMinute],
+      ['max_active_tasks', change.maxActiveTasks],
+    ] as const) {
       if (value !== undefined && value !== null && (!Number.isSafeInteger(value) || value < 1)) {
-        throw new InvalidRequest('out_of_range', `\`limits.${field}\` must be a positive integer or null.`, `limits.${field}`);
+        throw new InvalidRequest(
+          'out_of_range',
+          `\`limits.${field}\` must be a positive integer or null.`,
+          `limits.${field}`,
+        );
       }
     }
-    await this.deps.ledger.setPlan(account.id, { metered: change.metered, rpmLimit: change.requestsPerMinute, maxActiveTasks: change.maxActiveTasks }, this.deps.clock());
+    await this.deps.ledger.setPlan(
+      account.id,
+      { metered: change.metered, rpmLimit: change.requestsPerMinute, maxActiveTasks: change.maxActiveTasks },
+      this.deps.clock(),
+    );
   }
 
   private modelIds(models: string[] | null | undefined): string[] | null | undefined {
@@ -131,7 +177,11 @@ export class BillingService {
     const { ids, unknown } = resolveModelNames(models, this.deps.models);
     if (unknown.length > 0) {
       const offered = this.deps.models.ids.join(', ');
-      throw new InvalidRequest('invalid_value', `\`models\` names ${unknown.map((m) => `'${m}'`).join(', ')}, not in the catalog (${offered}).`, 'models');
+      throw new InvalidRequest(
+        'invalid_value',
+        `\`models\` names ${unknown.map((m) => `'${m}'`).join(', ')}, not in the catalog (${offered}).`,
+        'models',
+      );
     }
     return ids;
   }

@@ -20,11 +20,16 @@ export const ACTIVE_CAP_RETRY_SECONDS = 5;
 export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => number): TransitionEffects {
   return {
     async created(trx, task) {
-      const plan = await trx.selectFrom('account_plans').select(['metered', 'max_active_tasks']).where('account_id', '=', task.accountId).executeTakeFirst();
+      const plan = await trx
+        .selectFrom('account_plans')
+        .select(['metered', 'max_active_tasks'])
+        .where('account_id', '=', task.accountId)
+        .executeTakeFirst();
       if (!plan) return;
       const metered = Number(plan.metered) === 1;
       const price = metered ? holdTicks(catalog.find(task.model), task) : 0;
-      const held = await trx.updateTable('account_plans')
+      const held = await trx
+        .updateTable('account_plans')
         .set((eb) => ({ held_usd_ticks: eb('held_usd_ticks', '+', price) }))
         .where('account_id', '=', task.accountId)
         .$if(metered, (qb) => qb.where((eb) => eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '>=', price)))
@@ -32,8 +37,12 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       if (Number(held.numUpdatedRows) !== 1) throw new InsufficientCredits(price);
       if (plan.max_active_tasks !== null) {
         // The new row counts itself; the plan row lock orders concurrent submits of the account.
-        const active = await trx.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('account_id', '=', task.accountId).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
+        const active = await trx
+          .selectFrom('tasks')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', task.accountId)
+          .where('status', 'in', ['queued', 'running'])
+          .executeTakeFirstOrThrow();
         if (Number(active.n) > plan.max_active_tasks) {
           throw new TooManyRequests(
             'too_many_tasks',
@@ -48,7 +57,9 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
     // A task without a hold (an unmetered account) is priced from itself: its completion sets the
     // price. With a hold the price depends on it, and `finished` writes it with the settlement.
     completedColumns: {
-      set: (eb, value) => ({ cost_usd_ticks: sql<number>`CASE WHEN ${eb.exists(holdOf(eb))} THEN NULL ELSE CAST(${value} AS bigint) END` }),
+      set: (eb, value) => ({
+        cost_usd_ticks: sql<number>`CASE WHEN ${eb.exists(holdOf(eb))} THEN NULL ELSE CAST(${value} AS bigint) END`,
+      }),
       value: (task) => {
         const model = catalog.find(task.model);
         return chargeTicks(model, task, holdTicks(model, task));
@@ -62,8 +73,13 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
     // finishes the task: an unmetered task (no hold) then costs no query here.
     finishedLookups: (eb) => ({
       hold: holdOf(eb),
-      closed: eb.exists(eb.selectFrom('ledger_entries').select('ledger_entries.kind')
-        .whereRef('ledger_entries.task_id', '=', 'tasks.id').where('ledger_entries.kind', 'in', ['settle', 'release'])),
+      closed: eb.exists(
+        eb
+          .selectFrom('ledger_entries')
+          .select('ledger_entries.kind')
+          .whereRef('ledger_entries.task_id', '=', 'tasks.id')
+          .where('ledger_entries.kind', 'in', ['settle', 'release']),
+      ),
     }),
 
     async finished(trx, task, looked) {
@@ -76,13 +92,27 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       const heldAmount = hold ?? holdTicks(model, task);
       const cost = task.status === 'succeeded' ? chargeTicks(model, task, heldAmount) : 0;
       // Already set by the completion when it could price the task (completedColumns).
-      if (task.usage?.costUsdTicks !== cost) await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
+      if (task.usage?.costUsdTicks !== cost)
+        await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
       if (!open) return;
       const now = clock();
       if (cost > 0) await append(trx, task, 'settle', cost, `${task.model}: verified output`, now);
-      if (heldAmount - cost > 0) await append(trx, task, 'release', heldAmount - cost, task.status === 'succeeded' ? 'unused part of the hold' : `task ${task.status}`, now);
-      await trx.updateTable('account_plans')
-        .set((eb) => ({ balance_usd_ticks: eb('balance_usd_ticks', '-', cost), held_usd_ticks: eb('held_usd_ticks', '-', heldAmount), updated_at: now }))
+      if (heldAmount - cost > 0)
+        await append(
+          trx,
+          task,
+          'release',
+          heldAmount - cost,
+          task.status === 'succeeded' ? 'unused part of the hold' : `task ${task.status}`,
+          now,
+        );
+      await trx
+        .updateTable('account_plans')
+        .set((eb) => ({
+          balance_usd_ticks: eb('balance_usd_ticks', '-', cost),
+          held_usd_ticks: eb('held_usd_ticks', '-', heldAmount),
+          updated_at: now,
+        }))
         .where('account_id', '=', task.accountId)
         .execute();
     },
@@ -91,13 +121,33 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
 
 /** The amount the task's hold holds, as a subquery over the task's row. */
 function holdOf(eb: ExpressionBuilder<Database, 'tasks'>) {
-  return eb.selectFrom('ledger_entries').select('ledger_entries.amount_usd_ticks')
-    .whereRef('ledger_entries.task_id', '=', 'tasks.id').where('ledger_entries.kind', '=', 'hold');
+  return eb
+    .selectFrom('ledger_entries')
+    .select('ledger_entries.amount_usd_ticks')
+    .whereRef('ledger_entries.task_id', '=', 'tasks.id')
+    .where('ledger_entries.kind', '=', 'hold');
 }
 
 /** One entry; the unique (task, kind) index makes a second one of a kind fail the whole transaction. */
-async function append(trx: Kysely<Database>, task: Task, kind: LedgerKind, amount: number, reason: string, now: number): Promise<void> {
-  await trx.insertInto('ledger_entries').values({
-    id: newId('le', 12), account_id: task.accountId, task_id: task.id, kind, amount_usd_ticks: amount, reason, idempotency_key: null, created_at: now,
-  }).execute();
+async function append(
+  trx: Kysely<Database>,
+  task: Task,
+  kind: LedgerKind,
+  amount: number,
+  reason: string,
+  now: number,
+): Promise<void> {
+  await trx
+    .insertInto('ledger_entries')
+    .values({
+      id: newId('le', 12),
+      account_id: task.accountId,
+      task_id: task.id,
+      kind,
+      amount_usd_ticks: amount,
+      reason,
+      idempotency_key: null,
+      created_at: now,
+    })
+    .execute();
 }

@@ -11,7 +11,18 @@ import { ledgerEffects } from './ledger-effects.ts';
 
 const PER_SECOND = 1000;
 const catalog = createModelCatalog(
-  { models: [{ id: 'm', family: 'B', backend: 'fx', resolution: '144p', durations: { min: 1, max: 10 }, price: { usd_ticks_per_second: PER_SECOND } }] },
+  {
+    models: [
+      {
+        id: 'm',
+        family: 'B',
+        backend: 'fx',
+        resolution: '144p',
+        durations: { min: 1, max: 10 },
+        price: { usd_ticks_per_second: PER_SECOND },
+      },
+    ],
+  },
   { fx: ['generate'] },
 );
 
@@ -20,7 +31,10 @@ const catalog = createModelCatalog(
  * written with its task or not at all, settle charges the verified output (never more than held)
  * and releases the rest, exactly once, and `verify` recomputes balances from the entries.
  */
-export function ledgerContract(name: string, open: () => Promise<{ location: string; drop(): Promise<void> } | string>): void {
+export function ledgerContract(
+  name: string,
+  open: () => Promise<{ location: string; drop(): Promise<void> } | string>,
+): void {
   describe(`ledger contract (${name})`, async () => {
     const database = await open();
     let stores: SqlStores;
@@ -28,7 +42,11 @@ export function ledgerContract(name: string, open: () => Promise<{ location: str
     const skip = typeof database === 'string' ? database : false;
     before(async () => {
       if (typeof database === 'string') return;
-      stores = await openSqlStores(database.location, { events: new TaskEvents(), logger: createLogger('silent'), effects: [ledgerEffects(catalog, () => clock)] });
+      stores = await openSqlStores(database.location, {
+        events: new TaskEvents(),
+        logger: createLogger('silent'),
+        effects: [ledgerEffects(catalog, () => clock)],
+      });
     });
     after(async () => {
       await stores?.close();
@@ -36,46 +54,100 @@ export function ledgerContract(name: string, open: () => Promise<{ location: str
     });
     const account = async (name: string) => (await stores.accounts.ensureAccount(name, null, clock)).id;
     const task = (accountId: string, duration: number): NewTask => ({
-      id: uuidv7(clock), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'fx', createdAt: clock++,
+      id: uuidv7(clock),
+      accountId,
+      family: 'B',
+      kind: 'generate',
+      model: 'm',
+      backend: 'fx',
+      createdAt: clock++,
       params: { prompt: 'p', images: [], duration, aspectRatio: '16:9', width: 256, height: 144, fps: 24 },
     });
-    const claim = async () => (await stores.tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: clock, maxRunningPerAccount: 0 }))!;
+    const claim = async () =>
+      (await stores.tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: clock, maxRunningPerAccount: 0 }))!;
 
-    it('credits are idempotent with a key; another amount under the key is refused; deductions keep available ≥ 0', { skip }, async () => {
+    it('credits are idempotent with a key; another amount under the key is refused; deductions keep available ≥ 0', {
+      skip,
+    }, async () => {
       const id = await account('credits');
-      const first = await stores.ledger.credit({ accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' }, clock);
-      const again = await stores.ledger.credit({ accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' }, clock);
+      const first = await stores.ledger.credit(
+        { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
+        clock,
+      );
+      const again = await stores.ledger.credit(
+        { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
+        clock,
+      );
       assert.equal(again.replayed, true);
       assert.equal(again.entry.id, first.entry.id);
       assert.equal(again.plan.balanceUsdTicks, 5000);
-      await assert.rejects(stores.ledger.credit({ accountId: id, amountUsdTicks: 6000, reason: 'r', idempotencyKey: 'k1' }, clock), (e: ApiError) => e.status === 422);
-      await assert.rejects(stores.ledger.credit({ accountId: id, amountUsdTicks: -5001, reason: 'too much' }, clock), (e: ApiError) => e.code === 'insufficient_credits');
-      assert.equal((await stores.ledger.credit({ accountId: id, amountUsdTicks: -1000, reason: 'fee' }, clock)).plan.balanceUsdTicks, 4000);
+      await assert.rejects(
+        stores.ledger.credit({ accountId: id, amountUsdTicks: 6000, reason: 'r', idempotencyKey: 'k1' }, clock),
+        (e: ApiError) => e.status === 422,
+      );
+      await assert.rejects(
+        stores.ledger.credit({ accountId: id, amountUsdTicks: -5001, reason: 'too much' }, clock),
+        (e: ApiError) => e.code === 'insufficient_credits',
+      );
+      assert.equal(
+        (await stores.ledger.credit({ accountId: id, amountUsdTicks: -1000, reason: 'fee' }, clock)).plan
+          .balanceUsdTicks,
+        4000,
+      );
       assert.deepEqual((await stores.ledger.verify()).problems, []);
     });
 
-    it('a hold is written with its task or the task is refused; settle charges the verified seconds and releases the rest once', { skip }, async () => {
+    it('a hold is written with its task or the task is refused; settle charges the verified seconds and releases the rest once', {
+      skip,
+    }, async () => {
       const id = await account('holds');
       await stores.ledger.credit({ accountId: id, amountUsdTicks: 10 * PER_SECOND, reason: 'start' }, clock);
       const big = task(id, 10);
       await stores.tasks.insert(big);
       await assert.rejects(stores.tasks.insert(task(id, 1)), (e: ApiError) => e.status === 402);
-      assert.equal((await stores.tasks.list({ accountId: id, family: 'B', limit: 10 })).length, 1, 'the refused task was not written');
+      assert.equal(
+        (await stores.tasks.list({ accountId: id, family: 'B', limit: 10 })).length,
+        1,
+        'the refused task was not written',
+      );
       const { lease } = await claim();
       // The output came out 6 s long (an upstream's shorter video): 6 s are charged, 4 s released.
-      assert.equal(await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 6.2, upstreamCostUsdTicks: 4321 }, clock, clock + 1000), true);
-      assert.equal(await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 6.2 }, clock, clock + 1000), false);
+      assert.equal(
+        await stores.tasks.complete(
+          lease,
+          { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 6.2, upstreamCostUsdTicks: 4321 },
+          clock,
+          clock + 1000,
+        ),
+        true,
+      );
+      assert.equal(
+        await stores.tasks.complete(
+          lease,
+          { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 6.2 },
+          clock,
+          clock + 1000,
+        ),
+        false,
+      );
       const plan = await stores.ledger.plan(id);
       assert.deepEqual([plan?.balanceUsdTicks, plan?.heldUsdTicks], [4 * PER_SECOND, 0]);
       const entries = await stores.ledger.entries({ taskId: big.id, limit: 10 });
-      assert.deepEqual(entries.map((e) => [e.kind, e.amountUsdTicks]).sort(), [['hold', 10_000], ['release', 4000], ['settle', 6000]]);
+      assert.deepEqual(entries.map((e) => [e.kind, e.amountUsdTicks]).sort(), [
+        ['hold', 10_000],
+        ['release', 4000],
+        ['settle', 6000],
+      ]);
       const done = await stores.tasks.get(big.id);
       assert.deepEqual(done?.usage, { costUsdTicks: 6000, upstreamCostUsdTicks: 4321 });
       // Expiry after success changes nothing owed.
       assert.equal((await stores.tasks.expireDue(clock + 2000, 10)).length, 1);
       assert.deepEqual((await stores.ledger.verify()).problems, []);
       const usage = await stores.ledger.usage({ accountId: id });
-      assert.deepEqual(usage.map((u) => [u.model, u.tasks, u.costUsdTicks, u.upstreamCostUsdTicks]), [['m', 1, 6000, 4321]]);
+      assert.deepEqual(
+        usage.map((u) => [u.model, u.tasks, u.costUsdTicks, u.upstreamCostUsdTicks]),
+        [['m', 1, 6000, 4321]],
+      );
     });
 
     it('unmetered accounts are never refused and still see their cost', { skip }, async () => {
@@ -83,7 +155,12 @@ export function ledgerContract(name: string, open: () => Promise<{ location: str
       const t = await stores.tasks.insert(task(id, 2));
       const { lease } = await claim();
       assert.equal(lease.taskId, t.id);
-      await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 2 }, clock, clock + 1000);
+      await stores.tasks.complete(
+        lease,
+        { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 2 },
+        clock,
+        clock + 1000,
+      );
       assert.equal((await stores.tasks.get(t.id))?.usage?.costUsdTicks, 2 * PER_SECOND);
       assert.equal((await stores.ledger.entries({ accountId: id, limit: 10 })).length, 0);
     });
@@ -102,10 +179,19 @@ export function ledgerContract(name: string, open: () => Promise<{ location: str
       await stores.ledger.credit({ accountId: id, amountUsdTicks: 100, reason: 'start' }, clock);
       await stores.ledger.setPlan(id, { maxActiveTasks: 3 }, clock);
       // Only a direct write can do this: every path of the service moves balance with an entry.
-      const db = (stores.ledger as unknown as { db: import('kysely').Kysely<import('../store/sql/schema.ts').Database> }).db;
-      await db.updateTable('account_plans').set({ balance_usd_ticks: 1_000_000 }).where('account_id', '=', id).execute();
+      const db = (
+        stores.ledger as unknown as { db: import('kysely').Kysely<import('../store/sql/schema.ts').Database> }
+      ).db;
+      await db
+        .updateTable('account_plans')
+        .set({ balance_usd_ticks: 1_000_000 })
+        .where('account_id', '=', id)
+        .execute();
       const report = await stores.ledger.verify();
-      assert.ok(report.problems.some((p) => p.accountId === id && /balance/.test(p.problem)), JSON.stringify(report.problems));
+      assert.ok(
+        report.problems.some((p) => p.accountId === id && /balance/.test(p.problem)),
+        JSON.stringify(report.problems),
+      );
       await db.updateTable('account_plans').set({ balance_usd_ticks: 100 }).where('account_id', '=', id).execute();
     });
   });

@@ -18,11 +18,12 @@ export function holdTicks(model: ModelEntry | undefined, task: Pick<Task, 'kind'
   const { params } = task;
   const maxSeconds = model.durations[model.durations.length - 1] ?? 0;
   const sourceSeconds = params.video?.kind === 'task' ? params.video.seconds : undefined;
-  const seconds = task.kind === 'generate'
-    ? params.duration
-    : task.kind === 'extend'
-      ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
-      : Math.ceil(sourceSeconds ?? maxSeconds);
+  const seconds =
+    task.kind === 'generate'
+      ? params.duration
+      : task.kind === 'extend'
+        ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
+        : Math.ceil(sourceSeconds ?? maxSeconds);
   return perSecondTicks(model, shortSideOf(params)) * seconds;
 }
 
@@ -30,7 +31,11 @@ export function holdTicks(model: ModelEntry | undefined, task: Pick<Task, 'kind'
  * What a succeeded task is charged: its verified output in whole seconds (at least one; the
  * unit family A reports `video.duration` in), never more than was held.
  */
-export function chargeTicks(model: ModelEntry | undefined, task: Pick<Task, 'params' | 'result'>, held: number): number {
+export function chargeTicks(
+  model: ModelEntry | undefined,
+  task: Pick<Task, 'params' | 'result'>,
+  held: number,
+): number {
   const measured = task.result?.durationSeconds;
   if (!model || measured === undefined) return held;
   const seconds = Math.max(1, Math.round(measured));
@@ -38,7 +43,9 @@ export function chargeTicks(model: ModelEntry | undefined, task: Pick<Task, 'par
 }
 
 /** Unit price shown in `/v1/models`. */
-export function pricingOf(model: ModelEntry): { usd_ticks_per_second: number; by_resolution?: Record<string, number> } | undefined {
+export function pricingOf(
+  model: ModelEntry,
+): { usd_ticks_per_second: number; by_resolution?: Record<string, number> } | undefined {
   if (!model.price) return undefined;
   const byResolution = model.price.byResolution;
   return Object.keys(byResolution).length

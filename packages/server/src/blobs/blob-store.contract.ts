@@ -16,7 +16,20 @@ export interface BlobStoreFixture {
 const MiB = 1024 * 1024;
 /** Larger than two 8 MiB parts, so an S3 store takes the multipart path, with a short last part. */
 const LARGE = 20 * MiB + 12_345;
-const INVALID_KEYS = ['', '/abs', '../up', 'a/../b', 'a//b', 'a/', '.hidden', 'a/.b', 'sp ace', 'back\\slash', 'a?b', 'é'];
+const INVALID_KEYS = [
+  '',
+  '/abs',
+  '../up',
+  'a/../b',
+  'a//b',
+  'a/',
+  '.hidden',
+  'a/.b',
+  'sp ace',
+  'back\\slash',
+  'a?b',
+  'é',
+];
 
 /**
  * What every blob store must do, run against each implementation (local disk, S3). `open`
@@ -50,7 +63,9 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
     it('round-trips a buffer and a file, and stats their sizes', async (t) => {
       if (!start(t)) return;
       const bytes = randomBytes(10_000);
-      assert.deepEqual(await fx.store.putBuffer(key('buffer.bin'), bytes, 'application/octet-stream'), { size: 10_000 });
+      assert.deepEqual(await fx.store.putBuffer(key('buffer.bin'), bytes, 'application/octet-stream'), {
+        size: 10_000,
+      });
       assert.deepEqual(await fx.store.readBuffer(key('buffer.bin')), bytes);
       assert.deepEqual(await buffer(await fx.store.read(key('buffer.bin'))), bytes);
       const file = join(scratch, 'upload.bin');
@@ -74,12 +89,21 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       const bytes = randomBytes(1000);
       await fx.store.putBuffer(key('ranged'), bytes, 'application/octet-stream');
       const ranges: ByteRange[] = [
-        { start: 0, end: 9 }, { start: 0, end: 0 }, { start: 100, end: 199 }, { start: 999, end: 999 }, { start: 0, end: 999 },
+        { start: 0, end: 9 },
+        { start: 0, end: 0 },
+        { start: 100, end: 199 },
+        { start: 999, end: 999 },
+        { start: 0, end: 999 },
       ];
       for (const range of ranges) {
         const got = await buffer(await fx.store.read(key('ranged'), range));
         assert.deepEqual(got, bytes.subarray(range.start, range.end + 1), `range ${range.start}-${range.end}`);
-        if (fx.store.readNow) assert.deepEqual(fx.store.readNow(key('ranged'), range, Buffer.alloc(2000, 7)), got, `readNow ${range.start}-${range.end}`);
+        if (fx.store.readNow)
+          assert.deepEqual(
+            fx.store.readNow(key('ranged'), range, Buffer.alloc(2000, 7)),
+            got,
+            `readNow ${range.start}-${range.end}`,
+          );
       }
     });
 
@@ -89,19 +113,24 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       await assert.rejects(fx.store.read(key('missing')), { code: 'ENOENT' });
       await assert.rejects(fx.store.read(key('missing'), { start: 0, end: 0 }), { code: 'ENOENT' });
       await assert.rejects(fx.store.readBuffer(key('missing')), { code: 'ENOENT' });
-      if (fx.store.readNow) assert.throws(() => fx.store.readNow?.(key('missing'), { start: 0, end: 0 }, Buffer.alloc(1)), { code: 'ENOENT' });
+      if (fx.store.readNow)
+        assert.throws(() => fx.store.readNow?.(key('missing'), { start: 0, end: 0 }, Buffer.alloc(1)), {
+          code: 'ENOENT',
+        });
     });
 
     it('replaces a blob atomically: every read sees one whole version', async (t) => {
       if (!start(t)) return;
       const a = Buffer.alloc(3 * MiB, 'a');
       const b = Buffer.alloc(2 * MiB + 123, 'b');
-      const whole = (got: Buffer, what: string) => assert.ok(got.equals(a) || got.equals(b), `${what} saw neither whole version but ${got.length} bytes`);
+      const whole = (got: Buffer, what: string) =>
+        assert.ok(got.equals(a) || got.equals(b), `${what} saw neither whole version but ${got.length} bytes`);
       await fx.store.putBuffer(key('versions'), a, 'application/octet-stream');
       const openedBefore = await fx.store.read(key('versions'));
       let writing = true;
       const writer = async () => {
-        for (let i = 0; i < 4; i++) await fx.store.putBuffer(key('versions'), i % 2 === 0 ? b : a, 'application/octet-stream');
+        for (let i = 0; i < 4; i++)
+          await fx.store.putBuffer(key('versions'), i % 2 === 0 ? b : a, 'application/octet-stream');
         writing = false;
       };
       const reader = async () => {
@@ -148,9 +177,16 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       const s = fx.store;
       for (const bad of INVALID_KEYS) {
         const calls: Array<() => Promise<unknown>> = [
-          () => s.putBuffer(bad, Buffer.from('x'), 'text/plain'), () => s.putFile(bad, file, 'text/plain'), () => s.stat(bad),
-          () => s.read(bad), () => s.read(bad, { start: 0, end: 0 }), () => s.readBuffer(bad), () => s.delete(bad),
-          () => s.presignedGetUrl?.(bad, { expiresInSeconds: 60, contentType: 'video/mp4' }) ?? Promise.reject(new Error('invalid blob key')),
+          () => s.putBuffer(bad, Buffer.from('x'), 'text/plain'),
+          () => s.putFile(bad, file, 'text/plain'),
+          () => s.stat(bad),
+          () => s.read(bad),
+          () => s.read(bad, { start: 0, end: 0 }),
+          () => s.readBuffer(bad),
+          () => s.delete(bad),
+          () =>
+            s.presignedGetUrl?.(bad, { expiresInSeconds: 60, contentType: 'video/mp4' }) ??
+            Promise.reject(new Error('invalid blob key')),
         ];
         // Called directly, not wrapped: a method that throws instead of rejecting fails here.
         for (const call of calls) await assert.rejects(call(), /invalid blob key/, JSON.stringify(bad));
@@ -164,7 +200,10 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       await writeFile(file, bytes);
       assert.deepEqual(await fx.store.putFile(key('large.mp4'), file, 'video/mp4'), { size: LARGE });
       assert.deepEqual(await fx.store.stat(key('large.mp4')), { size: LARGE });
-      assert.equal(await sha256(await fx.store.read(key('large.mp4'))), createHash('sha256').update(bytes).digest('hex'));
+      assert.equal(
+        await sha256(await fx.store.read(key('large.mp4'))),
+        createHash('sha256').update(bytes).digest('hex'),
+      );
       for (const at of [8 * MiB, 16 * MiB]) {
         const range = { start: at - 10, end: at + 9 };
         assert.deepEqual(await buffer(await fx.store.read(key('large.mp4'), range)), bytes.subarray(at - 10, at + 10));
@@ -184,7 +223,11 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       if (!presign) return t.skip('this store does not offer presigned URLs; the content route streams instead');
       const bytes = randomBytes(5000);
       await fx.store.putBuffer(key('signed/video.mp4'), bytes, 'application/octet-stream');
-      const url = await presign(key('signed/video.mp4'), { expiresInSeconds: 300, contentType: 'video/mp4', filename: 'task 1.mp4' });
+      const url = await presign(key('signed/video.mp4'), {
+        expiresInSeconds: 300,
+        contentType: 'video/mp4',
+        filename: 'task 1.mp4',
+      });
       const whole = await fetch(url);
       assert.equal(whole.status, 200);
       assert.equal(whole.headers.get('content-type'), 'video/mp4');
@@ -194,7 +237,10 @@ export function runBlobStoreContract(name: string, open: () => Promise<BlobStore
       const part = await fetch(url, { headers: { range: 'bytes=100-199' } });
       assert.equal(part.status, 206);
       assert.deepEqual(Buffer.from(await part.arrayBuffer()), bytes.subarray(100, 200));
-      await assert.rejects(presign(key('signed/video.mp4'), { expiresInSeconds: 0, contentType: 'video/mp4' }), RangeError);
+      await assert.rejects(
+        presign(key('signed/video.mp4'), { expiresInSeconds: 0, contentType: 'video/mp4' }),
+        RangeError,
+      );
     });
   });
 }

@@ -35,7 +35,15 @@ const HINTS: Record<string, string> = {
     'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or another source of the default credential chain)',
 };
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'TimeoutError']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'TimeoutError',
+]);
 
 /** `operation` names what we tried (e.g. "PUT"), `target` where (e.g. "s3://bucket/key"). */
 export function toS3BlobStoreError(err: unknown, operation: string, target: string): S3BlobStoreError {
@@ -44,7 +52,12 @@ export function toS3BlobStoreError(err: unknown, operation: string, target: stri
   const status = e.$metadata?.httpStatusCode;
   const code = e.name && e.name !== 'Error' ? e.name : e.code;
   const requestId = e.$metadata?.requestId;
-  return new S3BlobStoreError(`S3 ${operation} ${target} failed: ${describe(e, code, status)}`, code, status, requestId);
+  return new S3BlobStoreError(
+    `S3 ${operation} ${target} failed: ${describe(e, code, status)}`,
+    code,
+    status,
+    requestId,
+  );
 }
 
 function describe(e: SdkErrorShape, code: string | undefined, status: number | undefined): string {
@@ -55,7 +68,8 @@ function describe(e: SdkErrorShape, code: string | undefined, status: number | u
   if (status === 403) return 'access denied (HTTP 403): check the credentials and the bucket policy';
   if (status === 404) return 'not found (HTTP 404)';
   if (status === 301) return 'the bucket lives in another region (HTTP 301): set the region it was created in';
-  if (status === 400 && (!code || code.startsWith('Unknown'))) return 'bad request (HTTP 400): check the region and the endpoint';
+  if (status === 400 && (!code || code.startsWith('Unknown')))
+    return 'bad request (HTTP 400): check the region and the endpoint';
   const where = status ? ` (HTTP ${status})` : '';
   return `${code ?? 'error'}${where}: ${clip(e.message)}`;
 }

@@ -81,7 +81,9 @@ export class S3BlobStore implements BlobStore {
     this.prefix = normalizePrefix(options.prefix);
     this.partSize = Math.max(MIN_PART_SIZE, options.partSizeBytes ?? MIN_PART_SIZE);
     this.client = new S3Client(clientConfig(options, options.endpoint));
-    this.signingClient = options.publicEndpoint ? new S3Client(clientConfig(options, options.publicEndpoint)) : this.client;
+    this.signingClient = options.publicEndpoint
+      ? new S3Client(clientConfig(options, options.publicEndpoint))
+      : this.client;
   }
 
   async putFile(key: string, path: string, contentType: string): Promise<BlobInfo> {
@@ -149,7 +151,9 @@ export class S3BlobStore implements BlobStore {
   async presignedGetUrl(key: string, options: PresignedGetOptions): Promise<string> {
     const { expiresInSeconds, contentType, filename } = options;
     if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
-      throw new RangeError(`expiresInSeconds must be an integer from 1 to ${MAX_PRESIGN_SECONDS}, got ${expiresInSeconds}`);
+      throw new RangeError(
+        `expiresInSeconds must be an integer from 1 to ${MAX_PRESIGN_SECONDS}, got ${expiresInSeconds}`,
+      );
     }
     const command = new GetObjectCommand({
       Bucket: this.bucket,
@@ -171,7 +175,13 @@ export class S3BlobStore implements BlobStore {
     if (this.signingClient !== this.client) this.signingClient.destroy();
   }
 
-  private async upload(key: string, Key: string, Body: Readable | Buffer, ContentType: string, size: number): Promise<void> {
+  private async upload(
+    key: string,
+    Key: string,
+    Body: Readable | Buffer,
+    ContentType: string,
+    size: number,
+  ): Promise<void> {
     // Upload sends one PutObject when the body fits in a part, else a multipart upload that it
     // aborts on failure (no orphaned parts billed). Parts grow past 8 MiB only for files that
     // would otherwise need more than MAX_PARTS of them.
@@ -247,6 +257,9 @@ function isMissingKey(err: unknown): boolean {
 /** RFC 6266: a plain-ASCII fallback name plus the exact name in RFC 5987 encoding. */
 function inlineDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const exact = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const exact = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `inline; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }

@@ -100,7 +100,9 @@ export function namesOf(catalog: ModelCatalog, source: string): ModelNames {
  */
 export function resolveModelNames(requested: readonly string[], names: Pick<ModelNames, 'idOf'>) {
   const unknown = requested.filter((name) => names.idOf(name) === undefined);
-  const resolved = requested.filter((name) => !unknown.includes(name)).map((name) => ({ name, id: names.idOf(name) as string }));
+  const resolved = requested
+    .filter((name) => !unknown.includes(name))
+    .map((name) => ({ name, id: names.idOf(name) as string }));
   return {
     ids: [...new Set(resolved.map((r) => r.id))],
     unknown,
@@ -135,7 +137,8 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
   };
   if (typeof e.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(e.id)) fail('"id" must be a plain identifier');
   // The tag of the dialect that serves the model ("A", "B"); one letter, as the tasks table keeps it.
-  if (typeof e.family !== 'string' || !/^[A-Z]$/.test(e.family)) fail('"family" must be "A" or "B" (an API dialect\'s letter)');
+  if (typeof e.family !== 'string' || !/^[A-Z]$/.test(e.family))
+    fail('"family" must be "A" or "B" (an API dialect\'s letter)');
   const backend = typeof e.backend === 'string' ? e.backend : fail('"backend" is required');
   const supported = backends[backend] ?? fail(`backend "${backend}" is not configured`);
   const resolution = String(e.resolution ?? '720p');
@@ -143,10 +146,12 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
   const others = Array.isArray(e.resolutions) ? e.resolutions.map(String) : [];
   for (const r of others) if (shortSideOf(r) === undefined) fail(`"resolutions": "${r}" must look like "720p"`);
   const resolutions = [resolution, ...others.filter((r) => r !== resolution)];
-  if (e.reported_name !== undefined && (typeof e.reported_name !== 'string' || e.reported_name === '')) fail('"reported_name" must be a non-empty string');
+  if (e.reported_name !== undefined && (typeof e.reported_name !== 'string' || e.reported_name === ''))
+    fail('"reported_name" must be a non-empty string');
   const durations = parseDurations(e.durations) ?? fail('"durations" must be a list of seconds or {min, max}');
   const aspectRatios = (e.aspect_ratios as string[] | undefined) ?? [...ASPECT_RATIOS];
-  for (const r of aspectRatios) if (!(ASPECT_RATIOS as readonly string[]).includes(r)) fail(`unknown aspect ratio "${r}"`);
+  for (const r of aspectRatios)
+    if (!(ASPECT_RATIOS as readonly string[]).includes(r)) fail(`unknown aspect ratio "${r}"`);
   const caps = (e.capabilities ?? {}) as Partial<Record<TaskKind, boolean>>;
   const capabilities = { generate: caps.generate ?? true, edit: caps.edit ?? false, extend: caps.extend ?? false };
   for (const kind of ['generate', 'edit', 'extend'] as const) {
@@ -174,7 +179,9 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
 
 function parsePrice(value: unknown, fail: (what: string) => never): ModelPrice {
   const ticks = (v: unknown, what: string): number =>
-    Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : fail(`${what} must be a non-negative integer of USD ticks`);
+    Number.isSafeInteger(v) && (v as number) >= 0
+      ? (v as number)
+      : fail(`${what} must be a non-negative integer of USD ticks`);
   const raw = (value ?? {}) as { usd_ticks_per_second?: unknown; by_resolution?: unknown };
   const byResolution: Record<string, number> = {};
   for (const [resolution, v] of Object.entries((raw.by_resolution ?? {}) as Record<string, unknown>)) {

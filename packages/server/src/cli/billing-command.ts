@@ -14,14 +14,20 @@ export const BILLING_USAGE: Record<string, readonly string[]> = {
   credits: ['usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>]'],
   ledger: ['usage: vidgen-server ledger verify | list [--account <id>] [--limit <n>]'],
 };
-const ALL_USAGE = Object.values(BILLING_USAGE).flat().map((line, i) => (i === 0 ? line : line.replace(/^usage: /, '       ')));
+const ALL_USAGE = Object.values(BILLING_USAGE)
+  .flat()
+  .map((line, i) => (i === 0 ? line : line.replace(/^usage: /, '       ')));
 const NOTE = [
   '',
   'Amounts are integer USD ticks (10^-10 USD). Run with the same VIDGEN_DATA_DIR or VIDGEN_DATABASE_URL as the server.',
 ];
 const MODELS_NOTE = '--models names ids or aliases of the catalog (VIDGEN_MODELS_FILE, else the built-in one).';
 
-const VERBS: Record<string, readonly string[]> = { accounts: ['create', 'list', 'show', 'set'], credits: ['grant', 'deduct'], ledger: ['verify', 'list'] };
+const VERBS: Record<string, readonly string[]> = {
+  accounts: ['create', 'list', 'show', 'set'],
+  credits: ['grant', 'deduct'],
+  ledger: ['verify', 'list'],
+};
 const OPTIONS: Record<string, readonly string[]> = {
   accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered'],
   credits: ['--reason', '--idempotency-key'],
@@ -41,7 +47,12 @@ export function printBillingHelp(group: string, io: CommandIo): void {
 }
 
 /** `vidgen-server accounts|credits|ledger …`: the admin API's service layer from a shell. Returns the exit code. */
-export async function runBillingCommand(group: string, args: string[], deps: BillingCommandDeps, io: CommandIo): Promise<number> {
+export async function runBillingCommand(
+  group: string,
+  args: string[],
+  deps: BillingCommandDeps,
+  io: CommandIo,
+): Promise<number> {
   const problem = unknownOption(args, [...OPTIONS[group], '--help', '-h']);
   if (problem) return usageError(io, problem, BILLING_USAGE[group]);
   try {
@@ -60,13 +71,14 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
   const billing = async () => (await deps.open()).billing;
   const [verb, ...rest] = args;
   if (!verb) return usage(io, `a ${group} command is required`);
-  if (!VERBS[group].includes(verb)) return usage(io, `unknown ${group} command '${verb}'.${didYouMean(verb, VERBS[group])}`);
+  if (!VERBS[group].includes(verb))
+    return usage(io, `unknown ${group} command '${verb}'.${didYouMean(verb, VERBS[group])}`);
   const name = rest[0] && !rest[0].startsWith('--') ? rest[0] : undefined;
   const show = (view: AccountView) => io.out(JSON.stringify(view));
   if (group === 'accounts') {
     if (verb === 'list') return listAccounts(await billing(), show);
     if (!name) return usage(io, 'the account id is required');
-    if (verb === 'show') return show(await (await billing()).account(name)), 0;
+    if (verb === 'show') return (show(await (await billing()).account(name)), 0);
     const models = await modelsOption(rest, deps);
     if (typeof models === 'string') return usageError(io, models, []);
     const change = {
@@ -76,34 +88,55 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
     };
     if (verb === 'create') {
       const credits = option(rest, '--credits');
-      return show(await (await billing()).createAccount(name, { ...change, creditsUsdTicks: credits === undefined ? undefined : integer(credits) })), 0;
+      return (
+        show(
+          await (await billing()).createAccount(name, {
+            ...change,
+            creditsUsdTicks: credits === undefined ? undefined : integer(credits),
+          }),
+        ),
+        0
+      );
     }
     if (verb === 'set') {
       const metered = option(rest, '--metered');
       const service = await billing();
       const before = await service.account(name);
-      const after = await service.updateAccount(name, { ...change, metered: metered === undefined ? undefined : metered === 'true' });
+      const after = await service.updateAccount(name, {
+        ...change,
+        metered: metered === undefined ? undefined : metered === 'true',
+      });
       const [was, is] = [describeModels(before.models), describeModels(after.models)];
       if (was !== is) io.err(`changed the models of account '${name}': ${was} → ${is}`);
-      return show(after), 0;
+      return (show(after), 0);
     }
   }
   if (group === 'credits' && (verb === 'grant' || verb === 'deduct')) {
     const amount = rest[1];
     if (!name || amount === undefined) return usage(io, 'an account id and an amount of USD ticks are required');
     const ticks = integer(amount) * (verb === 'deduct' ? -1 : 1);
-    const result = await (await billing()).credit(name, ticks, option(rest, '--reason') ?? `${verb} from the command line`, option(rest, '--idempotency-key'));
+    const result = await (await billing()).credit(
+      name,
+      ticks,
+      option(rest, '--reason') ?? `${verb} from the command line`,
+      option(rest, '--idempotency-key'),
+    );
     io.out(JSON.stringify({ entry: result.entry, replayed: result.replayed, account: result.account }));
     return 0;
   }
   if (group === 'ledger' && verb === 'verify') {
     const report = await (await billing()).verify();
     for (const p of report.problems) io.out(`PROBLEM\t${p.accountId}\t${p.taskId ?? '-'}\t${p.problem}`);
-    io.err(`${report.accounts} accounts, ${report.entries} entries: ${report.problems.length === 0 ? 'the ledger verifies' : `${report.problems.length} problems`}`);
+    io.err(
+      `${report.accounts} accounts, ${report.entries} entries: ${report.problems.length === 0 ? 'the ledger verifies' : `${report.problems.length} problems`}`,
+    );
     return report.problems.length === 0 ? 0 : 1;
   }
   if (group === 'ledger' && verb === 'list') {
-    const entries = await (await billing()).entries({ account: option(rest, '--account'), limit: integer(option(rest, '--limit') ?? '1000') });
+    const entries = await (await billing()).entries({
+      account: option(rest, '--account'),
+      limit: integer(option(rest, '--limit') ?? '1000'),
+    });
     for (const e of entries) io.out(JSON.stringify(e));
     return 0;
   }
@@ -117,7 +150,8 @@ function limit(raw: string | undefined): number | null | undefined {
 
 function integer(raw: string): number {
   const n = Number(raw);
-  if (!Number.isSafeInteger(n)) throw new ApiError(400, 'invalid_request_error', 'invalid_amount', `"${raw}" is not an integer`);
+  if (!Number.isSafeInteger(n))
+    throw new ApiError(400, 'invalid_request_error', 'invalid_amount', `"${raw}" is not an integer`);
   return n;
 }
 

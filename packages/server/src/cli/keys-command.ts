@@ -13,14 +13,18 @@ export const KEYS_USAGE = [
   '           --models sets the model ids the account may use (default: every model in the catalog);',
   '           they must be ids or aliases of the catalog (VIDGEN_MODELS_FILE, else the built-in one).',
   '           For an existing account, --models replaces its models and says how they changed.',
-  '  list     every key with its account, state and the account\'s models.',
+  "  list     every key with its account, state and the account's models.",
   '  revoke   ends a key; a running server stops accepting it within 2 seconds.',
   '',
-  'Keys live in the server\'s database: run these commands with the same VIDGEN_DATA_DIR or',
+  "Keys live in the server's database: run these commands with the same VIDGEN_DATA_DIR or",
   'VIDGEN_DATABASE_URL as the server.',
 ];
 
-const OPTIONS: Record<string, readonly string[]> = { create: ['--account', '--models', '--help', '-h'], list: ['--help', '-h'], revoke: ['--help', '-h'] };
+const OPTIONS: Record<string, readonly string[]> = {
+  create: ['--account', '--models', '--help', '-h'],
+  list: ['--help', '-h'],
+  revoke: ['--help', '-h'],
+};
 
 export interface KeysCommandDeps {
   /** The catalog's model names; read only by a command that names models. */
@@ -39,7 +43,8 @@ export function printKeysHelp(io: CommandIo): void {
 export async function runKeysCommand(args: string[], deps: KeysCommandDeps, io: CommandIo): Promise<number> {
   const [verb, ...rest] = args;
   if (!verb) return usageError(io, 'a keys command is required', KEYS_USAGE);
-  if (!OPTIONS[verb]) return usageError(io, `unknown keys command '${verb}'.${didYouMean(verb, Object.keys(OPTIONS))}`, KEYS_USAGE);
+  if (!OPTIONS[verb])
+    return usageError(io, `unknown keys command '${verb}'.${didYouMean(verb, Object.keys(OPTIONS))}`, KEYS_USAGE);
   const problem = unknownOption(rest, OPTIONS[verb]);
   if (problem) return usageError(io, problem, KEYS_USAGE);
   if (verb === 'create') return create(rest, deps, io);
@@ -72,20 +77,33 @@ async function create(args: string[], deps: KeysCommandDeps, io: CommandIo): Pro
   const created = await createKeyFor(accounts, account, models, deps.now);
   const after = describeModels(created.account.models);
   if (!before) io.err(`created account '${account}' with models: ${after}`);
-  else if (describeModels(before.models) !== after) io.err(`changed the models of account '${account}': ${describeModels(before.models)} → ${after}`);
+  else if (describeModels(before.models) !== after)
+    io.err(`changed the models of account '${account}': ${describeModels(before.models)} → ${after}`);
   else io.err(`account '${account}' keeps its models: ${after}`);
   io.out(created.secret);
   io.err(`created key ${created.id} for account '${account}' in ${database}; it is shown only this once`);
   return EXIT_OK;
 }
 
-async function list({ accounts, database }: { accounts: AccountStore; database: string }, io: CommandIo): Promise<number> {
+async function list(
+  { accounts, database }: { accounts: AccountStore; database: string },
+  io: CommandIo,
+): Promise<number> {
   const keys = await accounts.listKeys();
   const models = new Map((await accounts.listAccounts()).map((a) => [a.id, describeModels(a.models)]));
   io.out(['KEY ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'STATE', 'MODELS'].join('\t'));
   for (const key of keys) {
     const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
-    io.out([key.id, key.accountName, `${key.prefix}…`, new Date(key.createdAt).toISOString(), state, models.get(key.accountId) ?? ''].join('\t'));
+    io.out(
+      [
+        key.id,
+        key.accountName,
+        `${key.prefix}…`,
+        new Date(key.createdAt).toISOString(),
+        state,
+        models.get(key.accountId) ?? '',
+      ].join('\t'),
+    );
   }
   if (keys.length === 0) io.err(`no keys in ${database}`);
   return EXIT_OK;

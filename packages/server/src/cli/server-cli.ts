@@ -30,7 +30,10 @@ export function parseInvocation(argv: string[]): Invocation {
     if (!arg.startsWith('-')) {
       if (arg === 'help') return { kind: 'help', topic: argv[i + 1] };
       if (OPERATOR_COMMANDS.includes(arg)) return { kind: 'command', name: arg, args: argv.slice(i + 1) };
-      return { kind: 'refused', problem: `unknown command '${arg}'.${didYouMean(arg, [...OPERATOR_COMMANDS, 'help'])}` };
+      return {
+        kind: 'refused',
+        problem: `unknown command '${arg}'.${didYouMean(arg, [...OPERATOR_COMMANDS, 'help'])}`,
+      };
     }
     const [name, inline] = arg.split(/=(.*)/s, 2);
     if (name === '--help' || name === '-h') return { kind: 'help' };
@@ -38,7 +41,10 @@ export function parseInvocation(argv: string[]): Invocation {
     if (name !== '--role') return { kind: 'refused', problem: `unknown option '${name}'.${didYouMean(name, OPTIONS)}` };
     role = inline ?? argv[++i];
     if (!(ROLES as readonly string[]).includes(role)) {
-      return { kind: 'refused', problem: `--role must be ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}${role === undefined ? '' : `, got '${role}'`}.` };
+      return {
+        kind: 'refused',
+        problem: `--role must be ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}${role === undefined ? '' : `, got '${role}'`}.`,
+      };
     }
   }
   return { kind: 'serve', role };
@@ -48,12 +54,13 @@ export function parseInvocation(argv: string[]): Invocation {
 export async function runServerCli(argv: string[], env: Env): Promise<void> {
   const io: CommandIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
   const invocation = parseInvocation(argv);
-  if (invocation.kind === 'serve') return serve(invocation.role === undefined ? env : { ...env, VIDGEN_ROLE: invocation.role });
+  if (invocation.kind === 'serve')
+    return serve(invocation.role === undefined ? env : { ...env, VIDGEN_ROLE: invocation.role });
   process.exitCode = await answer(invocation, env, io);
 }
 
 async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: Env, io: CommandIo): Promise<number> {
-  if (invocation.kind === 'version') return io.out(`vidgen-server ${SERVER_VERSION}`), EXIT_OK;
+  if (invocation.kind === 'version') return (io.out(`vidgen-server ${SERVER_VERSION}`), EXIT_OK);
   if (invocation.kind === 'refused') {
     io.err(`vidgen-server: ${invocation.problem} Run \`vidgen-server --help\`.`);
     return EXIT_USAGE;
@@ -63,12 +70,20 @@ async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: E
       for (const line of serverUsage()) io.out(line);
       return EXIT_OK;
     }
-    if (!OPERATOR_COMMANDS.includes(invocation.topic)) return answer({ kind: 'refused', problem: `no help on '${invocation.topic}'.${didYouMean(invocation.topic, OPERATOR_COMMANDS)}` }, env, io);
+    if (!OPERATOR_COMMANDS.includes(invocation.topic))
+      return answer(
+        {
+          kind: 'refused',
+          problem: `no help on '${invocation.topic}'.${didYouMean(invocation.topic, OPERATOR_COMMANDS)}`,
+        },
+        env,
+        io,
+      );
     return answer({ kind: 'command', name: invocation.topic, args: ['--help'] }, env, io);
   }
   const { name, args } = invocation;
   // Help needs no database: asking for it must not create a data dir in the wrong place.
-  if (wantsHelp(args)) return name === 'keys' ? printKeysHelp(io) : printBillingHelp(name, io), EXIT_OK;
+  if (wantsHelp(args)) return (name === 'keys' ? printKeysHelp(io) : printBillingHelp(name, io), EXIT_OK);
   // Loaded only here: help, version and refusals answer without loading the service's modules.
   const { operatorTools } = await import('../composition/operator-tools.ts');
   const tools = operatorTools(loadConfig(env));
@@ -95,7 +110,10 @@ async function serve(env: Env): Promise<void> {
     if (closing) process.exit(1);
     closing = true;
     process.stderr.write(`${signal}: shutting down (grace ${config.shutdownGraceSeconds}s)\n`);
-    service.close(config.shutdownGraceSeconds * 1000).then(() => process.exit(0), () => process.exit(1));
+    service.close(config.shutdownGraceSeconds * 1000).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -25,7 +25,7 @@ export function serverUsage(): string[] {
     '',
     ...COMMANDS,
     '',
-    'The operator commands (keys, accounts, credits, ledger) work on the server\'s database: run them',
+    "The operator commands (keys, accounts, credits, ledger) work on the server's database: run them",
     'with the same VIDGEN_DATA_DIR or VIDGEN_DATABASE_URL (and VIDGEN_MODELS_FILE) as the server.',
     '',
     'Environment (every setting comes from it):',

@@ -45,18 +45,40 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
   const writableDirs = config.role === 'api' ? [config.dataDir] : [config.dataDir, join(config.dataDir, 'work')];
   return buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
-    ops: { ready: () => storageReady(stores, blobs, writableDirs), metrics: deps.metrics.registry, metricsToken: config.metricsToken },
-    accounts: stores.accounts, tasks: deps.taskService, dialects: deps.dialects, files: deps.fileService, blobs,
-    logger: deps.logger, accessLog: config.accessLog, clock,
-    billing: new BillingService({ accounts: stores.accounts, ledger: stores.ledger, clock, models: namesOf(deps.catalog, 'the catalog') }),
+    ops: {
+      ready: () => storageReady(stores, blobs, writableDirs),
+      metrics: deps.metrics.registry,
+      metricsToken: config.metricsToken,
+    },
+    accounts: stores.accounts,
+    tasks: deps.taskService,
+    dialects: deps.dialects,
+    files: deps.fileService,
+    blobs,
+    logger: deps.logger,
+    accessLog: config.accessLog,
+    clock,
+    billing: new BillingService({
+      accounts: stores.accounts,
+      ledger: stores.ledger,
+      clock,
+      models: namesOf(deps.catalog, 'the catalog'),
+    }),
     adminToken: config.adminToken,
     signer: deps.signer,
     webhooks: new WebhookService({
-      store: stores.webhooks, box: deps.box, allowPrivateUrls: config.allowPrivateUrls, maxAttempts: config.webhooks.maxAttempts, clock,
+      store: stores.webhooks,
+      box: deps.box,
+      allowPrivateUrls: config.allowPrivateUrls,
+      maxAttempts: config.webhooks.maxAttempts,
+      clock,
     }),
     relayChannels: deps.backends.relayChannels,
-    bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes,
-    publicUrl: config.publicUrl, trustProxy: config.trustProxy, signedUrlTtlSeconds: config.signedUrlTtlSeconds,
+    bodyLimitBytes: config.bodyLimitBytes,
+    uploadLimitBytes: config.uploadLimitBytes,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
+    signedUrlTtlSeconds: config.signedUrlTtlSeconds,
   });
 }
 
@@ -64,10 +86,17 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
 async function ensureBootstrapKey(accounts: SqlAccountStore, logger: Logger, now: number): Promise<void> {
   if ((await accounts.countKeys()) > 0) return;
   const { secret, id } = await createKeyFor(accounts, 'default', undefined, now);
-  logger.info({ keyId: id }, `No API key existed, so one was created for account 'default'. It is shown only this once: ${secret}`);
+  logger.info(
+    { keyId: id },
+    `No API key existed, so one was created for account 'default'. It is shown only this once: ${secret}`,
+  );
 }
 
-async function storageReady(database: { ping(): Promise<void> }, blobs: { check(): Promise<void> }, dirs: string[]): Promise<void> {
+async function storageReady(
+  database: { ping(): Promise<void> },
+  blobs: { check(): Promise<void> },
+  dirs: string[],
+): Promise<void> {
   await database.ping();
   await blobs.check();
   for (const dir of dirs) await probeWritable(dir);

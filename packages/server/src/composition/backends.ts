@@ -28,13 +28,21 @@ export async function buildBackends(
   logger: Logger,
   channelHealth: ChannelHealth,
 ): Promise<Backends> {
-  const generators: Record<string, Generator> = { renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }) };
-  const lanes: Record<string, Lane> = { renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 } };
+  const generators: Record<string, Generator> = {
+    renderer: new FfmpegRenderer({ ffmpeg: binaries.ffmpeg, preset: config.renderPreset }),
+  };
+  const lanes: Record<string, Lane> = {
+    renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 },
+  };
   if (config.comfyUiConfigFile) {
     const raw = JSON.parse(await readFile(config.comfyUiConfigFile, 'utf8'));
     // ComfyUI and relay backends (and their WebSocket and HTTP clients) load only when configured.
     const { createComfyUiBackends } = await import('../generators/comfyui/comfyui-backends.ts');
-    const comfy = await createComfyUiBackends(raw, { ...binaries, baseDir: dirname(config.comfyUiConfigFile), logger: logger.child({ component: 'comfyui' }) });
+    const comfy = await createComfyUiBackends(raw, {
+      ...binaries,
+      baseDir: dirname(config.comfyUiConfigFile),
+      logger: logger.child({ component: 'comfyui' }),
+    });
     for (const [name, generator] of Object.entries(comfy.generators)) {
       generators[name] = generator;
       lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };
@@ -46,7 +54,8 @@ export async function buildBackends(
     const relays = createRelayBackends(JSON.parse(await readFile(config.backendsFile, 'utf8')), config.secretsEnv, {
       health: channelHealth,
       // Links an upstream hands out on other hosts go through the SSRF-safe fetcher, sized for videos.
-      foreignFetch: ({ maxBytes, timeoutMs }) => createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5, what: 'video' }),
+      foreignFetch: ({ maxBytes, timeoutMs }) =>
+        createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5, what: 'video' }),
       logger: logger.child({ component: 'relay' }),
     });
     for (const [name, generator] of Object.entries(relays.generators)) {

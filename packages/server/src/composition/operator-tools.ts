@@ -29,7 +29,11 @@ export interface OperatorDatabase {
 /** The server's own database and catalog, as the same environment makes the server use them. */
 export function operatorTools(config: Config): OperatorTools {
   return {
-    modelNames: async () => catalogModelNames(await readCatalog(config), config.modelsFile ? `the catalog in ${config.modelsFile}` : 'the built-in catalog'),
+    modelNames: async () =>
+      catalogModelNames(
+        await readCatalog(config),
+        config.modelsFile ? `the catalog in ${config.modelsFile}` : 'the built-in catalog',
+      ),
     async open() {
       const location = databaseLocation(config);
       if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });

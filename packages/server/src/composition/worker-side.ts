@@ -51,8 +51,17 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
   await mkdir(workRoot, { recursive: true });
   await sweepWorkRoot(workRoot, logger);
   const worker = createWorker({
-    tasks: stores.tasks, blobs, images: deps.images, videos: deps.videos, generators: deps.backends.generators, lanes: deps.backends.lanes,
-    events: deps.events, logger, clock, workRoot, metrics: deps.metrics,
+    tasks: stores.tasks,
+    blobs,
+    images: deps.images,
+    videos: deps.videos,
+    generators: deps.backends.generators,
+    lanes: deps.backends.lanes,
+    events: deps.events,
+    logger,
+    clock,
+    workRoot,
+    metrics: deps.metrics,
     owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
     maxRunningPerAccount: config.maxRunningPerAccount,
     leaseMs: config.leaseSeconds * 1000,
@@ -66,7 +75,13 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
   });
   worker.start();
-  const sweeper = startRetentionSweeper({ tasks: stores.tasks, blobs, intervalMs: config.sweepIntervalSeconds * 1000, logger, clock });
+  const sweeper = startRetentionSweeper({
+    tasks: stores.tasks,
+    blobs,
+    intervalMs: config.sweepIntervalSeconds * 1000,
+    logger,
+    clock,
+  });
   return { drain: (graceMs) => worker.stop(graceMs), stop: async () => sweeper.stop() };
 }
 
@@ -89,16 +104,32 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WorkerSide 
   const hooks = config.webhooks;
   const links = { signer: deps.signer, publicUrl: config.publicUrl, signedUrlTtlSeconds: config.signedUrlTtlSeconds };
   const dispatcher = createWebhookDispatcher({
-    store: stores.webhooks, box: deps.box, clock, logger: deps.logger.child({ component: 'webhooks' }), metrics: deps.metrics,
-    post: createSafePost({ allowPrivate: config.allowPrivateUrls, timeoutMs: hooks.timeoutMs, maxBytes: 64 * 1024, what: 'webhook' }),
+    store: stores.webhooks,
+    box: deps.box,
+    clock,
+    logger: deps.logger.child({ component: 'webhooks' }),
+    metrics: deps.metrics,
+    post: createSafePost({
+      allowPrivate: config.allowPrivateUrls,
+      timeoutMs: hooks.timeoutMs,
+      maxBytes: 64 * 1024,
+      what: 'webhook',
+    }),
     eventData: createEventData({
-      tasks: stores.tasks, dialects: deps.dialects, links, fallbackBaseUrl: () => deps.url, linkKeyOf: (id) => stores.webhooks.linkKeyOf(id), clock,
+      tasks: stores.tasks,
+      dialects: deps.dialects,
+      links,
+      fallbackBaseUrl: () => deps.url,
+      linkKeyOf: (id) => stores.webhooks.linkKeyOf(id),
+      clock,
     }),
     schedule: { baseMs: hooks.retryBaseMs, capMs: hooks.retryCapMs, maxAttempts: hooks.maxAttempts },
     owner: `${hostname()}:${process.pid}:${newId('d', 4)}`,
     // A claim outlives the POST it covers; a killed worker's deliveries are retaken after it.
     leaseMs: hooks.timeoutMs + config.leaseSeconds * 1000,
-    pollMs: config.pollMs, concurrency: hooks.concurrency, disableAfterMs: hooks.disableAfterMs,
+    pollMs: config.pollMs,
+    concurrency: hooks.concurrency,
+    disableAfterMs: hooks.disableAfterMs,
   });
   dispatcher.start();
   return { drain: (graceMs) => dispatcher.stop(graceMs), stop: async () => {} };

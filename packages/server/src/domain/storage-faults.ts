@@ -24,15 +24,39 @@ const SQLSTATE = [
 const SQLITE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED|PROTOCOL|NOMEM)/;
 
 /** File system and socket errors of the process's own storage. */
-const SYSTEM = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const SYSTEM = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'EIO',
+  'EMFILE',
+  'ENFILE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /** pg's own messages for a connection that went away (they carry no code), and the server's refusal of new ones (55000 is otherwise a statement error). */
-const PG_CONNECTION = /Connection terminated|connection error|is not currently accepting connections|Client was closed|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end/i;
+const PG_CONNECTION =
+  /Connection terminated|connection error|is not currently accepting connections|Client was closed|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end/i;
 
 export function isStorageFault(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && (SYSTEM.has(code) || SQLITE.test(code) || (code.length === 5 && SQLSTATE.some((re) => re.test(code))))) return true;
+    if (
+      typeof code === 'string' &&
+      (SYSTEM.has(code) || SQLITE.test(code) || (code.length === 5 && SQLSTATE.some((re) => re.test(code))))
+    )
+      return true;
     if (typeof message === 'string' && PG_CONNECTION.test(message)) return true;
   }
   return false;

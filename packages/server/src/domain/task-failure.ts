@@ -63,7 +63,8 @@ type FixedCode = { [C in FailureCode]: (typeof RETRIED)[C] extends boolean ? C :
 type DependingCode = Exclude<FailureCode, FixedCode>;
 
 const fixed = (code: FixedCode, message: string) => new TaskFailure(MINT, code, message, RETRIED[code]);
-const depending = (code: DependingCode, message: string, retryable: boolean) => new TaskFailure(MINT, code, message, retryable);
+const depending = (code: DependingCode, message: string, retryable: boolean) =>
+  new TaskFailure(MINT, code, message, retryable);
 
 /** An input a task fetches when it runs; the codes of each start with its name. */
 export type InputKind = 'image' | 'video';
@@ -76,9 +77,11 @@ export const FAILURES = {
    * Retried by default: a local render is simply tried again. Not retried where another attempt
    * could only pay again: a relay that canceled its upstream job at the deadline (docs/relays.md §3).
    */
-  deadlineExceeded: (message = 'The backend did not finish within its time limit.', retryable = true) => depending('deadline_exceeded', message, retryable),
+  deadlineExceeded: (message = 'The backend did not finish within its time limit.', retryable = true) =>
+    depending('deadline_exceeded', message, retryable),
   workerLost: () => fixed('worker_lost', 'The task was interrupted too many times and was not retried again.'),
-  internalError: (message = 'The video could not be generated because of an internal error.') => fixed('internal_error', message),
+  internalError: (message = 'The video could not be generated because of an internal error.') =>
+    fixed('internal_error', message),
 
   inputUnreachable: (what: InputKind, reason: string) =>
     fixed(`${what}_unreachable`, `The ${what} URL could not be fetched by the server: ${reason}`),
@@ -95,9 +98,11 @@ export const FAILURES = {
   workflowFailed: (message: string) => fixed('workflow_failed', message),
   backendUnavailable: (message: string) => fixed('backend_unavailable', message),
 
-  upstreamSubmitUnconfirmed: (message: string, retryable: boolean) => depending('upstream_submit_unconfirmed', message, retryable),
+  upstreamSubmitUnconfirmed: (message: string, retryable: boolean) =>
+    depending('upstream_submit_unconfirmed', message, retryable),
   upstreamFailed: (message: string) => fixed('upstream_failed', message),
   contentModerated: (message: string) => fixed('content_moderated', message),
   upstreamResultExpired: (message: string) => fixed('upstream_result_expired', message),
-  upstreamDownloadFailed: (message: string, retryable: boolean) => depending('upstream_download_failed', message, retryable),
+  upstreamDownloadFailed: (message: string, retryable: boolean) =>
+    depending('upstream_download_failed', message, retryable),
 };

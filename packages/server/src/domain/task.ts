@@ -10,10 +10,7 @@ export type ApiFamily = string;
 export type TaskKind = 'generate' | 'edit' | 'extend';
 
 /** Where an input image comes from. Inline data URIs are stored as blobs at submit. */
-export type ImageRef =
-  | { kind: 'url'; url: string }
-  | { kind: 'file'; fileId: string }
-  | { kind: 'blob'; key: string };
+export type ImageRef = { kind: 'url'; url: string } | { kind: 'file'; fileId: string } | { kind: 'blob'; key: string };
 
 /**
  * Where the input video of an edit or extension comes from. Checked at submit (the file or task

@@ -17,7 +17,13 @@ export type VideoCheck = (bytes: Buffer) => Promise<{ mimeType: 'video/mp4' }>;
  */
 export class FileService {
   constructor(
-    private readonly deps: { files: FileStore; blobs: BlobStore; checkImage: ImageCheck; checkVideo: VideoCheck; clock: () => number },
+    private readonly deps: {
+      files: FileStore;
+      blobs: BlobStore;
+      checkImage: ImageCheck;
+      checkVideo: VideoCheck;
+      clock: () => number;
+    },
   ) {}
 
   async upload(accountId: string, upload: { filename: string; bytes: Buffer; purpose: string }): Promise<FileRecord> {
@@ -28,14 +34,22 @@ export class FileService {
     let mimeType: string;
     try {
       // Sniffed, never taken from the part's Content-Type or file name.
-      ({ mimeType } = isMp4(upload.bytes) ? await this.deps.checkVideo(upload.bytes) : await this.deps.checkImage(upload.bytes));
+      ({ mimeType } = isMp4(upload.bytes)
+        ? await this.deps.checkVideo(upload.bytes)
+        : await this.deps.checkImage(upload.bytes));
     } catch (err) {
       throw new InvalidRequest('invalid_file', `\`file\`: ${(err as Error).message}`, 'file');
     }
     const id = newId('file');
     const record: FileRecord = {
-      id, accountId, filename: sanitizeFilename(upload.filename), bytes: upload.bytes.length, mimeType,
-      purpose: upload.purpose, blobKey: `files/${id}`, createdAt: this.deps.clock(),
+      id,
+      accountId,
+      filename: sanitizeFilename(upload.filename),
+      bytes: upload.bytes.length,
+      mimeType,
+      purpose: upload.purpose,
+      blobKey: `files/${id}`,
+      createdAt: this.deps.clock(),
     };
     await this.deps.blobs.putBuffer(record.blobKey, upload.bytes, mimeType);
     try {

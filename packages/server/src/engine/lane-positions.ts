@@ -43,7 +43,8 @@ export class LanePositions {
       this.lanes.set(backend, lane);
     }
     const now = this.clock();
-    if (!lane.reading && now >= lane.readAt + Math.max(MIN_INTERVAL_MS, COST_FACTOR * lane.tookMs)) this.refresh(backend, lane, now);
+    if (!lane.reading && now >= lane.readAt + Math.max(MIN_INTERVAL_MS, COST_FACTOR * lane.tookMs))
+      this.refresh(backend, lane, now);
     return lane;
   }
 

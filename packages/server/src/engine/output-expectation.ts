@@ -28,13 +28,24 @@ export interface OutputExpectation {
 
 /** The size, rate and length handed to the backend: the request's, or the input video's. */
 export function jobShape(kind: TaskKind, params: JobShape, video?: InputVideo): JobShape {
-  if (kind === 'generate' || !video) return { width: params.width, height: params.height, duration: params.duration, fps: params.fps };
+  if (kind === 'generate' || !video)
+    return { width: params.width, height: params.height, duration: params.duration, fps: params.fps };
   const even = (v: number) => v - (v % 2);
   const rate = parseRate(video.frameRate) ?? video.frames / video.durationSeconds;
-  return { width: even(video.width), height: even(video.height), duration: kind === 'edit' ? video.durationSeconds : params.duration, fps: rate };
+  return {
+    width: even(video.width),
+    height: even(video.height),
+    duration: kind === 'edit' ? video.durationSeconds : params.duration,
+    fps: rate,
+  };
 }
 
-export function expectedOutput(kind: TaskKind, job: JobShape, video: InputVideo | undefined, claim: GenerationOutput['expect']): OutputExpectation {
+export function expectedOutput(
+  kind: TaskKind,
+  job: JobShape,
+  video: InputVideo | undefined,
+  claim: GenerationOutput['expect'],
+): OutputExpectation {
   const fps = job.fps;
   if (kind === 'generate' || !video) {
     if (claim && (claim.width !== job.width || claim.height !== job.height || claim.durationSeconds !== job.duration)) {
@@ -44,14 +55,20 @@ export function expectedOutput(kind: TaskKind, job: JobShape, video: InputVideo 
   }
   const durationSeconds = kind === 'edit' ? video.durationSeconds : video.durationSeconds + job.duration;
   if (claim && Math.abs(claim.durationSeconds - durationSeconds) > 1 / fps + 0.05) {
-    throw breach(kind === 'edit' ? 'The edit changed the length of the video.' : 'The extension does not add the requested seconds.');
+    throw breach(
+      kind === 'edit'
+        ? 'The edit changed the length of the video.'
+        : 'The extension does not add the requested seconds.',
+    );
   }
   if (kind === 'extend' || !claim) {
-    if (claim && (claim.width !== job.width || claim.height !== job.height)) throw breach('The extension changed the size of the video.');
+    if (claim && (claim.width !== job.width || claim.height !== job.height))
+      throw breach('The extension changed the size of the video.');
     return { width: job.width, height: job.height, durationSeconds, fps };
   }
   const fits = (v: number, max: number) => Number.isInteger(v) && v >= 16 && v <= max && v % 2 === 0;
-  if (!fits(claim.width, job.width) || !fits(claim.height, job.height)) throw breach('The edit made the picture larger than the input.');
+  if (!fits(claim.width, job.width) || !fits(claim.height, job.height))
+    throw breach('The edit made the picture larger than the input.');
   return { width: claim.width, height: claim.height, durationSeconds, fps };
 }
 

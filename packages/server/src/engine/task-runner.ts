@@ -52,7 +52,12 @@ export type StopReason = 'shutdown' | 'canceled' | 'lease_lost' | 'deadline';
  * task follows the same upstream work through the checkpoint, and stopping it would waste what is
  * paid for. (A lease lost to a cancel from another process is found out and sent as `canceled`.)
  */
-const GENERATOR_STOP: Record<StopReason, GenerationStop> = { canceled: 'cancel', shutdown: 'handover', deadline: 'deadline', lease_lost: 'handover' };
+const GENERATOR_STOP: Record<StopReason, GenerationStop> = {
+  canceled: 'cancel',
+  shutdown: 'handover',
+  deadline: 'deadline',
+  lease_lost: 'handover',
+};
 
 /** How an attempt ended, as its row in task_attempts records it. */
 interface Ending {
@@ -70,7 +75,13 @@ interface Ending {
  * attempt's output is dropped. `claimNext` gives the claim to make with a success, whose task
  * is returned for the same slot (undefined: claim nothing).
  */
-export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, claimNext: () => ClaimRequest | undefined = () => undefined): Promise<Claimed | undefined> {
+export async function runTask(
+  deps: TaskRunnerDeps,
+  task: Task,
+  lease: Lease,
+  controller: AbortController,
+  claimNext: () => ClaimRequest | undefined = () => undefined,
+): Promise<Claimed | undefined> {
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
   deps.events.taskChanged(task.id);
@@ -79,22 +90,33 @@ export async function runTask(deps: TaskRunnerDeps, task: Task, lease: Lease, co
   const workDir = new WorkDir(deps.workRoot, () => workDirPrefix(task.id));
   try {
     const produced = await produce(deps, task, lease, controller, workDir);
-    ending = produced.ok ? await store(deps, task, lease, produced, workDir, claimNext, log) : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
+    ending = produced.ok
+      ? await store(deps, task, lease, produced, workDir, claimNext, log)
+      : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
   } catch (err) {
     if (!isStorageFault(err)) throw err;
     ending = await handBack(deps, lease, err, log);
   } finally {
     await workDir.remove().catch(() => undefined);
-    if (!ending.recorded) await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
+    if (!ending.recorded)
+      await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
   }
   return ending.next;
 }
 
-type Produced = { ok: true; path: string; durationSeconds: number; upstreamCostUsdTicks?: number } | { ok: false; error: unknown };
+type Produced =
+  | { ok: true; path: string; durationSeconds: number; upstreamCostUsdTicks?: number }
+  | { ok: false; error: unknown };
 
-async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controller: AbortController, workDir: WorkDir): Promise<Produced> {
+async function produce(
+  deps: TaskRunnerDeps,
+  task: Task,
+  lease: Lease,
+  controller: AbortController,
+  workDir: WorkDir,
+): Promise<Produced> {
   try {
     const generator = deps.generators[task.backend];
     if (!generator) throw FAILURES.backendUnavailable('No backend is configured for this model.');
@@ -105,20 +127,39 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
     const output = await generator.generate(
-      { taskId: task.id, model: task.model, attempt: lease.token, kind: task.kind, prompt, ...shape, seed, images, ...(video ? { video } : {}) },
       {
-        signal, get workDir() {
+        taskId: task.id,
+        model: task.model,
+        attempt: lease.token,
+        kind: task.kind,
+        prompt,
+        ...shape,
+        seed,
+        images,
+        ...(video ? { video } : {}),
+      },
+      {
+        signal,
+        get workDir() {
           return workDir.path;
         },
         onProgress: progressReporter(deps, lease, controller),
         stopReason: () => (signal.aborted ? (GENERATOR_STOP[signal.reason as StopReason] ?? 'cancel') : undefined),
-        checkpoint: { load: () => deps.tasks.loadBackendState(task.id), save: (state) => deps.tasks.saveBackendState(lease, state) },
+        checkpoint: {
+          load: () => deps.tasks.loadBackendState(task.id),
+          save: (state) => deps.tasks.saveBackendState(lease, state),
+        },
       },
     );
     if (signal.aborted) throw FAILURES.canceled();
     const expect = expectedOutput(task.kind, shape, video, output.expect);
     const measured = await deps.verifyVideo(output.path, expect);
-    return { ok: true, path: output.path, durationSeconds: measured?.durationSeconds ?? expect.durationSeconds, upstreamCostUsdTicks: output.upstreamCostUsdTicks };
+    return {
+      ok: true,
+      path: output.path,
+      durationSeconds: measured?.durationSeconds ?? expect.durationSeconds,
+      upstreamCostUsdTicks: output.upstreamCostUsdTicks,
+    };
   } catch (error) {
     // The work directory could not be made: whatever the backend made of that, it is a storage fault.
     return { ok: false, error: workDir.failure ?? error };
@@ -127,8 +168,13 @@ async function produce(deps: TaskRunnerDeps, task: Task, lease: Lease, controlle
 
 /** Stores the verified file under a key of this attempt, then completes under the lease. */
 async function store(
-  deps: TaskRunnerDeps, task: Task, lease: Lease, produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number },
-  workDir: WorkDir, claimNext: () => ClaimRequest | undefined, log: Logger,
+  deps: TaskRunnerDeps,
+  task: Task,
+  lease: Lease,
+  produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number },
+  workDir: WorkDir,
+  claimNext: () => ClaimRequest | undefined,
+  log: Logger,
 ): Promise<Ending> {
   const key = videoKey(task.id, lease.token);
   const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
@@ -136,18 +182,29 @@ async function store(
   // Stored videos never change: the attempt's token and the size identify the bytes.
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
-  const result = { blobKey: key, bytes: stored.size, etag, durationSeconds: produced.durationSeconds, upstreamCostUsdTicks: produced.upstreamCostUsdTicks };
+  const result = {
+    blobKey: key,
+    bytes: stored.size,
+    etag,
+    durationSeconds: produced.durationSeconds,
+    upstreamCostUsdTicks: produced.upstreamCostUsdTicks,
+  };
   // A connection lost mid-write is retried while the lease holds; a repeat of a write that did
   // commit unseen is refused, so a refusal is checked against the task before the file goes.
   const finish = () => {
     const next = claimNext();
-    if (!next) return deps.tasks.complete(lease, result, now, now + deps.retentionMs).then((completed) => ({ completed, next: undefined }));
+    if (!next)
+      return deps.tasks
+        .complete(lease, result, now, now + deps.retentionMs)
+        .then((completed) => ({ completed, next: undefined }));
     return deps.tasks.completeAndClaim(lease, result, now, now + deps.retentionMs, next);
   };
   const { completed, next } = await persistently(finish, lease.expiresAt, deps.clock);
   if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
     // The task is done (and a next one may be claimed): leftover inputs are no reason to fail it.
-    await deps.images.discard(task.params.images).catch((err) => log.warn({ err }, 'input images of a finished task not removed'));
+    await deps.images
+      .discard(task.params.images)
+      .catch((err) => log.warn({ err }, 'input images of a finished task not removed'));
     log.info({ bytes: stored.size }, 'task succeeded');
     return { outcome: 'succeeded', code: null, recorded: true, next };
   }
@@ -180,7 +237,8 @@ function progressReporter(deps: TaskRunnerDeps, lease: Lease, controller: AbortC
     if (percent <= written || percent >= 100) return;
     written = percent;
     deps.tasks.reportProgress(lease, percent).then(
-      async (ok) => (ok ? deps.events.taskChanged(lease.taskId) : controller.abort(await leaseLostReason(deps.tasks, lease.taskId))),
+      async (ok) =>
+        ok ? deps.events.taskChanged(lease.taskId) : controller.abort(await leaseLostReason(deps.tasks, lease.taskId)),
       () => undefined,
     );
   };
@@ -192,7 +250,14 @@ export async function leaseLostReason(tasks: TaskStore, taskId: string): Promise
   return task?.status === 'canceled' ? 'canceled' : 'lease_lost';
 }
 
-async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, error: unknown, signal: AbortSignal, log: Logger): Promise<Ending> {
+async function settleFailure(
+  deps: TaskRunnerDeps,
+  task: Task,
+  lease: Lease,
+  error: unknown,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<Ending> {
   const reason = signal.aborted ? (signal.reason as StopReason) : undefined;
   if (reason === 'shutdown') {
     // Hand the task back without using up the attempt, so another worker starts it at once.
@@ -204,9 +269,15 @@ async function settleFailure(deps: TaskRunnerDeps, task: Task, lease: Lease, err
   if (!reason && isStorageFault(error)) return handBack(deps, lease, error, log);
   const known = toTaskFailure(error);
   // The backend's checkpoint write was refused: like a lost heartbeat, nothing more may be written.
-  if (reason === 'lease_lost' || (!reason && known?.code === 'lease_lost')) return { outcome: 'lost', code: 'lease_lost' };
+  if (reason === 'lease_lost' || (!reason && known?.code === 'lease_lost'))
+    return { outcome: 'lost', code: 'lease_lost' };
   // At a deadline the backend may say the deadline is final (a relay that canceled a paid upstream job).
-  const failure = reason === 'deadline' ? (known?.code === 'deadline_exceeded' ? known : FAILURES.deadlineExceeded()) : known ?? FAILURES.internalError();
+  const failure =
+    reason === 'deadline'
+      ? known?.code === 'deadline_exceeded'
+        ? known
+        : FAILURES.deadlineExceeded()
+      : (known ?? FAILURES.internalError());
   if (!known && !reason) log.error({ err: error }, 'task failed with an unexpected error');
   const info = { code: failure.code, message: failure.message };
   // Unexpected errors and deadlines are retryable: a retry is cheap, a lost paid task is not.
@@ -232,7 +303,11 @@ const STORAGE_FAULT_BACKOFF_MS = 2000;
  */
 async function handBack(deps: TaskRunnerDeps, lease: Lease, error: unknown, log: Logger): Promise<Ending> {
   log.warn({ err: error }, 'storage fault; task handed back to the queue');
-  const released = await persistently(() => deps.tasks.release(lease, deps.clock() + STORAGE_FAULT_BACKOFF_MS), lease.expiresAt, deps.clock).catch(() => false);
+  const released = await persistently(
+    () => deps.tasks.release(lease, deps.clock() + STORAGE_FAULT_BACKOFF_MS),
+    lease.expiresAt,
+    deps.clock,
+  ).catch(() => false);
   // Not released: the lease runs out and the reaper returns the task to the queue.
   return released ? { outcome: 'released', code: null } : { outcome: 'lost', code: null };
 }

@@ -1,9 +1,22 @@
 import type { Account } from '../store/account-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { outputSize, reportedModelName, shortSideOf, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
+import {
+  outputSize,
+  reportedModelName,
+  shortSideOf,
+  type ModelCatalog,
+  type ModelEntry,
+} from '../catalog/model-catalog.ts';
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
-import { FINISHED_STATUSES, type ApiFamily, type ImageRef, type Task, type TaskKind, type TaskParams } from '../domain/task.ts';
+import {
+  FINISHED_STATUSES,
+  type ApiFamily,
+  type ImageRef,
+  type Task,
+  type TaskKind,
+  type TaskParams,
+} from '../domain/task.ts';
 import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
 import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
@@ -102,19 +115,33 @@ export class TaskService {
     const now = this.deps.clock();
     const reservation = await this.deps.tasks.reserveIdempotencyKey(claim, now, now - IDEMPOTENCY_STALE_MS);
     if (reservation.kind !== 'reserved' && reservation.requestHash !== idempotency.requestHash) {
-      throw new Unprocessable('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key');
+      throw new Unprocessable(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request body.',
+        'Idempotency-Key',
+      );
     }
     if (reservation.kind === 'in_flight') {
-      throw new Conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+      throw new Conflict(
+        'idempotency_in_flight',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+      );
     }
-    if (reservation.kind === 'existing') return { task: await this.get(account.id, reservation.taskId), replayed: true };
-    const renewal = setInterval(() => void this.deps.tasks.renewIdempotencyKey(claim, this.deps.clock()).catch(() => undefined), IDEMPOTENCY_RENEW_MS);
+    if (reservation.kind === 'existing')
+      return { task: await this.get(account.id, reservation.taskId), replayed: true };
+    const renewal = setInterval(
+      () => void this.deps.tasks.renewIdempotencyKey(claim, this.deps.clock()).catch(() => undefined),
+      IDEMPOTENCY_RENEW_MS,
+    );
     renewal.unref();
     try {
       return { task: await this.create(account, input, idempotency.key, keyId), replayed: false };
     } catch (err) {
       if (err instanceof IdempotencyKeyTaken) {
-        throw new Conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+        throw new Conflict(
+          'idempotency_in_flight',
+          'A request with this Idempotency-Key is still being processed; retry shortly.',
+        );
       }
       await this.deps.tasks.releaseIdempotencyKey(claim).catch(() => undefined);
       throw err;
@@ -129,10 +156,15 @@ export class TaskService {
    */
   async cancel(accountId: string, id: string): Promise<Task> {
     const task = await this.get(accountId, id);
-    const canceled = FINISHED_STATUSES.includes(task.status) ? undefined : await this.deps.tasks.cancel(id, this.deps.clock());
+    const canceled = FINISHED_STATUSES.includes(task.status)
+      ? undefined
+      : await this.deps.tasks.cancel(id, this.deps.clock());
     if (!canceled) {
       const now = await this.get(accountId, id);
-      throw new Conflict('task_not_cancelable', `The task has already ended (${now.status === 'succeeded' ? 'done' : now.status}) and cannot be canceled.`);
+      throw new Conflict(
+        'task_not_cancelable',
+        `The task has already ended (${now.status === 'succeeded' ? 'done' : now.status}) and cannot be canceled.`,
+      );
     }
     this.deps.events.taskCanceled(id);
     await this.deps.images.discard(canceled.params.images);
@@ -184,7 +216,9 @@ export class TaskService {
     const id = uuidv7(createdAt);
     const names = { requestedModel: input.model, reportedModel: reportedModelName(model, input.model) };
     const params = {
-      ...(input.kind === 'generate' ? await this.generationParams(account, id, model, input, prompt) : await this.variantParams(account, model, input, prompt)),
+      ...(input.kind === 'generate'
+        ? await this.generationParams(account, id, model, input, prompt)
+        : await this.variantParams(account, model, input, prompt)),
       ...names,
     };
     try {
@@ -207,26 +241,59 @@ export class TaskService {
     }
   }
 
-  private async generationParams(account: Account, id: string, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
+  private async generationParams(
+    account: Account,
+    id: string,
+    model: ModelEntry,
+    input: SubmitInput,
+    prompt: string,
+  ): Promise<TaskParams> {
     const aspectRatio = checkAspectRatio(model, input.aspectRatio);
     const duration = checkDuration(model, input.duration);
     const shortSide = checkResolution(model, input.resolution);
     if (model.requiresImage && input.images.length === 0) {
-      throw new InvalidField('images', 'image_required', (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`);
+      throw new InvalidField(
+        'images',
+        'image_required',
+        (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`,
+      );
     }
     const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
-    return { prompt, images, duration, aspectRatio, ...outputSize(shortSide, aspectRatio), fps: model.fps, seed: input.seed };
+    return {
+      prompt,
+      images,
+      duration,
+      aspectRatio,
+      ...outputSize(shortSide, aspectRatio),
+      fps: model.fps,
+      seed: input.seed,
+    };
   }
 
   /**
    * Edits and extensions: the size, rate and length come from the input video, which the worker
    * probes; here only what a 4xx can name is checked (the source exists, is the caller's, is done).
    */
-  private async variantParams(account: Account, model: ModelEntry, input: SubmitInput, prompt: string): Promise<TaskParams> {
+  private async variantParams(
+    account: Account,
+    model: ModelEntry,
+    input: SubmitInput,
+    prompt: string,
+  ): Promise<TaskParams> {
     if (!input.video) throw new InvalidField('video', 'missing_field', (name) => `\`${name}\` is required.`);
     const duration = input.kind === 'extend' ? checkDuration(model, input.duration) : 0;
     const video = await this.deps.videos.accept(account, input.video);
-    return { prompt, images: [], duration, aspectRatio: '', width: 0, height: 0, fps: model.fps, seed: input.seed, video };
+    return {
+      prompt,
+      images: [],
+      duration,
+      aspectRatio: '',
+      width: 0,
+      height: 0,
+      fps: model.fps,
+      seed: input.seed,
+      video,
+    };
   }
 
   /**
@@ -253,12 +320,20 @@ export class TaskService {
   private resolveModel(account: Account, input: SubmitInput): ModelEntry {
     const model = this.deps.catalog.find(input.model);
     if (!model || !isEntitled(account, model)) {
-      throw new InvalidField('model', 'model_not_found', () => `The model '${input.model}' does not exist or is not available to this account. See GET /v1/models.`);
+      throw new InvalidField(
+        'model',
+        'model_not_found',
+        () => `The model '${input.model}' does not exist or is not available to this account. See GET /v1/models.`,
+      );
     }
     if (model.family !== input.family) throw new ModelServedElsewhere(model.id, model.family);
     if (!model.capabilities[input.kind]) {
       const what = { generate: 'generations', edit: 'edits', extend: 'extensions' }[input.kind];
-      throw new InvalidField('model', 'model_not_supported', () => `Model '${model.id}' does not offer ${what}. GET /v1/models lists what each model can do.`);
+      throw new InvalidField(
+        'model',
+        'model_not_supported',
+        () => `Model '${model.id}' does not offer ${what}. GET /v1/models lists what each model can do.`,
+      );
     }
     return model;
   }
@@ -272,13 +347,18 @@ function checkPrompt(prompt: string): string {
   const trimmed = prompt.trim();
   if (!trimmed) throw new InvalidField('prompt', 'invalid_prompt', (name) => `\`${name}\` must not be empty.`);
   if (trimmed.length > MAX_PROMPT_LENGTH) {
-    throw new InvalidField('prompt', 'invalid_prompt', (name) => `\`${name}\` must be at most ${MAX_PROMPT_LENGTH} characters.`);
+    throw new InvalidField(
+      'prompt',
+      'invalid_prompt',
+      (name) => `\`${name}\` must be at most ${MAX_PROMPT_LENGTH} characters.`,
+    );
   }
   return trimmed;
 }
 
 function checkAspectRatio(model: ModelEntry, requested: string | undefined): string {
-  const ratio = requested ?? (model.aspectRatios.includes(DEFAULT_ASPECT_RATIO) ? DEFAULT_ASPECT_RATIO : model.aspectRatios[0]);
+  const ratio =
+    requested ?? (model.aspectRatios.includes(DEFAULT_ASPECT_RATIO) ? DEFAULT_ASPECT_RATIO : model.aspectRatios[0]);
   const supported = model.aspectRatios.join(', ');
   if (!(ASPECT_RATIOS as readonly string[]).includes(ratio)) {
     throw new InvalidField('aspectRatio', 'invalid_aspect_ratio', (name) => `\`${name}\` must be one of ${supported}.`);
@@ -297,7 +377,11 @@ function checkResolution(model: ModelEntry, requested: string | undefined): numb
   if (requested === undefined) return model.shortSide;
   if (!model.resolutions.includes(requested)) {
     const supported = model.resolutions.join(', ');
-    throw new InvalidField('resolution', 'unsupported_resolution', (name) => `\`${name}\` '${requested}' is not offered by model '${model.id}'; it offers ${supported}.`);
+    throw new InvalidField(
+      'resolution',
+      'unsupported_resolution',
+      (name) => `\`${name}\` '${requested}' is not offered by model '${model.id}'; it offers ${supported}.`,
+    );
   }
   return shortSideOf(requested) ?? model.shortSide;
 }
@@ -307,7 +391,11 @@ function checkDuration(model: ModelEntry, requested: number | undefined): number
   if (!model.durations.includes(requested)) {
     const min = model.durations[0];
     const max = model.durations[model.durations.length - 1];
-    throw new InvalidField('duration', 'unsupported_duration', (name) => `\`${name}\` must be between ${min} and ${max} seconds for model '${model.id}'.`);
+    throw new InvalidField(
+      'duration',
+      'unsupported_duration',
+      (name) => `\`${name}\` must be between ${min} and ${max} seconds for model '${model.id}'.`,
+    );
   }
   return requested;
 }

@@ -10,8 +10,12 @@ import { FAILURES, TaskFailure } from '../domain/task-failure.ts';
  */
 export function toTaskFailure(err: unknown): TaskFailure | undefined {
   if (err instanceof TaskFailure) return err;
-  if (err instanceof ImageRejected) return err.code === 'image_too_large' ? FAILURES.imageTooLarge(err.message) : FAILURES.imageInvalid(err.message);
-  if (err instanceof VideoRejected) return err.code === 'video_unsupported' ? FAILURES.videoUnsupported(err.message) : FAILURES.videoInvalid(err.message);
+  if (err instanceof ImageRejected)
+    return err.code === 'image_too_large' ? FAILURES.imageTooLarge(err.message) : FAILURES.imageInvalid(err.message);
+  if (err instanceof VideoRejected)
+    return err.code === 'video_unsupported'
+      ? FAILURES.videoUnsupported(err.message)
+      : FAILURES.videoInvalid(err.message);
   if (err instanceof OutputRejected) return FAILURES.invalidOutput(err.message);
   return undefined;
 }

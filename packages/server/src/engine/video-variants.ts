@@ -35,14 +35,25 @@ export function resultKeys(videoKey: string): string[] {
   return [videoKey, ...(Object.keys(VIDEO_VARIANTS) as VideoVariant[]).map((v) => variantKey(videoKey, v))];
 }
 
-export type MakeStills = (video: string, durationSeconds: number, dir: string) => Promise<Array<{ variant: VideoVariant; path: string }>>;
+export type MakeStills = (
+  video: string,
+  durationSeconds: number,
+  dir: string,
+) => Promise<Array<{ variant: VideoVariant; path: string }>>;
 
 /**
  * Makes and stores the variants of a verified video before the task completes, so a done task has
  * its poster. They are a convenience: a failure is logged and the task still succeeds (its
  * variants then answer 404).
  */
-export async function storeVariants(blobs: BlobStore, makeStills: MakeStills, videoKey: string, video: { path: string; durationSeconds: number }, workDir: { readonly path: string }, log: Logger): Promise<void> {
+export async function storeVariants(
+  blobs: BlobStore,
+  makeStills: MakeStills,
+  videoKey: string,
+  video: { path: string; durationSeconds: number },
+  workDir: { readonly path: string },
+  log: Logger,
+): Promise<void> {
   try {
     // The attempt's work directory is made on first use: a work root that cannot be written only costs the variants.
     const dir = await mkdtemp(join(workDir.path, 'stills-'));

@@ -31,7 +31,9 @@ export async function sweepWorkRoot(workRoot: string, logger: Logger): Promise<n
   let removed = 0;
   for (const name of entries) {
     if (!isAbandoned(name)) continue;
-    await rm(join(workRoot, name), { recursive: true, force: true }).catch((err) => logger.warn({ err, dir: name }, 'work directory not removed'));
+    await rm(join(workRoot, name), { recursive: true, force: true }).catch((err) =>
+      logger.warn({ err, dir: name }, 'work directory not removed'),
+    );
     removed++;
   }
   if (removed > 0) logger.info({ removed }, 'removed work directories left by stopped processes');

@@ -85,7 +85,10 @@ export function createWorker(deps: WorkerDeps): Worker {
       filled = false;
       try {
         const request = claimRequest(backend);
-        const got = count === 1 ? [await deps.tasks.claim(request)].filter((c) => c !== undefined) : await deps.tasks.claimSeveral(request, count);
+        const got =
+          count === 1
+            ? [await deps.tasks.claim(request)].filter((c) => c !== undefined)
+            : await deps.tasks.claimSeveral(request, count);
         ready.push(...got);
         filled = got.length === count;
       } catch (err) {
@@ -115,7 +118,13 @@ export function createWorker(deps: WorkerDeps): Worker {
   }
 
   function claimRequest(backend: string): ClaimRequest {
-    return { owner: deps.owner, backend, leaseMs: deps.leaseMs, now: deps.clock(), maxRunningPerAccount: deps.maxRunningPerAccount };
+    return {
+      owner: deps.owner,
+      backend,
+      leaseMs: deps.leaseMs,
+      now: deps.clock(),
+      maxRunningPerAccount: deps.maxRunningPerAccount,
+    };
   }
 
   async function slot(backend: string, lane: Lane, claim: () => Promise<ClaimAnswer>): Promise<void> {
@@ -149,7 +158,12 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
   }
 
-  async function attempt(task: Task, lease: Lease, lane: Lane, claimNext: () => ClaimRequest | undefined): Promise<Claimed | undefined> {
+  async function attempt(
+    task: Task,
+    lease: Lease,
+    lane: Lane,
+    claimNext: () => ClaimRequest | undefined,
+  ): Promise<Claimed | undefined> {
     const controller = new AbortController();
     const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
     running.set(task.id, controller);
@@ -218,7 +232,8 @@ export function createWorker(deps: WorkerDeps): Worker {
       // Every attempt has ended and handed its task back; a lease still held here was not
       // (the hand-back met a storage fault): it runs out and the reaper of another worker requeues it.
       const held = await deps.tasks.leasedBy(deps.owner).catch(() => undefined);
-      if (held?.length) deps.logger.warn({ tasks: held }, 'stopped while still holding leases; they will expire and be reclaimed');
+      if (held?.length)
+        deps.logger.warn({ tasks: held }, 'stopped while still holding leases; they will expire and be reclaimed');
       announceWorker({ event: 'stopped', kind: 'task worker', owner: deps.owner, heldLeases: held });
     },
   };

@@ -9,7 +9,13 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import sharp from 'sharp';
-import { memoryCheckpoint, stopReasonOf, type GenerationContext, type GenerationJob, type Generator } from './generator.ts';
+import {
+  memoryCheckpoint,
+  stopReasonOf,
+  type GenerationContext,
+  type GenerationJob,
+  type Generator,
+} from './generator.ts';
 import { TaskFailure } from '../domain/task-failure.ts';
 import { verifyVideo } from '../media/video-probe.ts';
 
@@ -67,15 +73,30 @@ class Harness {
 
   job(overrides: Partial<GenerationJob> = {}): GenerationJob {
     return {
-      taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'a quiet lake at dawn, slow push in',
-      width: 320, height: 180, duration: 1, fps: 24, seed: 7, images: [], ...overrides,
+      taskId: randomUUID(),
+      attempt: 1,
+      kind: 'generate',
+      prompt: 'a quiet lake at dawn, slow push in',
+      width: 320,
+      height: 180,
+      duration: 1,
+      fps: 24,
+      seed: 7,
+      images: [],
+      ...overrides,
     };
   }
 
   async context(signal = new AbortController().signal) {
     const progress: number[] = [];
     const workDir = await mkdtemp(join(this.root, 'work-'));
-    const ctx: GenerationContext = { signal, stopReason: stopReasonOf(signal), workDir, onProgress: (p) => progress.push(p), checkpoint: memoryCheckpoint() };
+    const ctx: GenerationContext = {
+      signal,
+      stopReason: stopReasonOf(signal),
+      workDir,
+      onProgress: (p) => progress.push(p),
+      checkpoint: memoryCheckpoint(),
+    };
     return { ctx, progress, workDir };
   }
 
@@ -90,7 +111,12 @@ class Harness {
 
   async verified(job: GenerationJob) {
     const out = await this.generate(job);
-    await verifyVideo(this.fx.ffprobe, out.path, { width: job.width, height: job.height, durationSeconds: job.duration, fps: job.fps });
+    await verifyVideo(this.fx.ffprobe, out.path, {
+      width: job.width,
+      height: job.height,
+      durationSeconds: job.duration,
+      fps: job.fps,
+    });
     return out;
   }
 }
@@ -105,7 +131,9 @@ function outputTests(h: Harness): void {
   });
 
   it('image-to-video makes a verified MP4, also in another aspect ratio than the image', async () => {
-    await h.verified(h.job({ images: [h.inputPng], width: 180, height: 320, duration: 2, prompt: 'pan left across the scene' }));
+    await h.verified(
+      h.job({ images: [h.inputPng], width: 180, height: 320, duration: 2, prompt: 'pan left across the scene' }),
+    );
   });
 }
 
@@ -136,7 +164,10 @@ function progressAndCancelTests(h: Harness, options: GeneratorContractOptions): 
     const long = h.job({ width: 1280, height: 720, duration: 15, prompt: 'a forest, slow pan right' });
     const running = h.fx.generator.generate(long, { ...ctx, onProgress: (p) => p > 0.06 && abort() });
     const timer = setTimeout(abort, 400);
-    const err = await running.then(() => undefined, (e: unknown) => e);
+    const err = await running.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     clearTimeout(timer);
     assert.ok(err instanceof TaskFailure, 'an aborted job must reject with a TaskFailure');
     assert.equal(err.code, 'canceled');
@@ -151,7 +182,10 @@ function progressAndCancelTests(h: Harness, options: GeneratorContractOptions): 
     const controller = new AbortController();
     controller.abort();
     const { ctx } = await h.context(controller.signal);
-    await assert.rejects(h.fx.generator.generate(h.job(), ctx), (e: unknown) => e instanceof TaskFailure && e.code === 'canceled');
+    await assert.rejects(
+      h.fx.generator.generate(h.job(), ctx),
+      (e: unknown) => e instanceof TaskFailure && e.code === 'canceled',
+    );
   });
 }
 
@@ -167,7 +201,10 @@ function sameInputAndFailureTests(h: Harness, options: GeneratorContractOptions)
     const broken = join(h.root, 'broken.png');
     await writeFile(broken, Buffer.from('this is not a picture'));
     const { ctx } = await h.context();
-    const err = await h.fx.generator.generate(h.job({ images: [broken] }), ctx).then(() => undefined, (e: unknown) => e);
+    const err = await h.fx.generator.generate(h.job({ images: [broken] }), ctx).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof TaskFailure, 'failures must be TaskFailures');
     assert.equal(typeof err.retryable, 'boolean');
     assert.match(err.code, /^[a-z_]+$/);
@@ -193,7 +230,9 @@ export async function samplePicture(width: number, height: number): Promise<Buff
 }
 
 async function sha256(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 }
 
 /** Live child processes of this process (Linux /proc); elsewhere the leak check is skipped. */

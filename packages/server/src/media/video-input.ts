@@ -71,19 +71,32 @@ export async function checkVideoBytes(probe: VideoProber, bytes: Buffer): Promis
 function checkFacts(facts: VideoProbe): CheckedVideo {
   const { maxSeconds, minSide, maxSide, maxFps } = INPUT_VIDEO_LIMITS;
   if (!DECODABLE.includes(facts.codec)) {
-    throw new VideoRejected('video_unsupported', `The video is encoded as ${facts.codec}; H.264, HEVC, VP9 and AV1 are accepted.`);
+    throw new VideoRejected(
+      'video_unsupported',
+      `The video is encoded as ${facts.codec}; H.264, HEVC, VP9 and AV1 are accepted.`,
+    );
   }
   if (facts.width < minSide || facts.height < minSide || facts.width > maxSide || facts.height > maxSide) {
-    throw new VideoRejected('video_unsupported', `The video is ${facts.width}x${facts.height}; each side must be ${minSide} to ${maxSide} pixels.`);
+    throw new VideoRejected(
+      'video_unsupported',
+      `The video is ${facts.width}x${facts.height}; each side must be ${minSide} to ${maxSide} pixels.`,
+    );
   }
   const rate = parseRate(facts.frameRate) ?? facts.fps;
   if (rate === undefined || !(rate > 0) || rate > maxFps) {
-    throw new VideoRejected('video_unsupported', `The video's frame rate must be known and at most ${maxFps} frames per second.`);
+    throw new VideoRejected(
+      'video_unsupported',
+      `The video's frame rate must be known and at most ${maxFps} frames per second.`,
+    );
   }
   const seconds = facts.durationSeconds;
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new VideoRejected('video_invalid', 'The video has no known duration.');
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new VideoRejected('video_invalid', 'The video has no known duration.');
   if (seconds > maxSeconds) {
-    throw new VideoRejected('video_unsupported', `The video lasts ${seconds.toFixed(1)} s; at most ${maxSeconds} s are accepted.`);
+    throw new VideoRejected(
+      'video_unsupported',
+      `The video lasts ${seconds.toFixed(1)} s; at most ${maxSeconds} s are accepted.`,
+    );
   }
   const frames = facts.frames ?? Math.max(1, Math.round(seconds * rate));
   // ffmpeg turns a rotated picture upright as it decodes: the frames it hands on have these sides.

@@ -98,7 +98,9 @@ function parseProbe(json: string): VideoProbe {
 }
 
 function rotationOf(stream: FfprobeStream): { rotation?: number } {
-  const raw = Number(stream.tags?.rotate ?? stream.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? 0);
+  const raw = Number(
+    stream.tags?.rotate ?? stream.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? 0,
+  );
   const rotation = ((Math.round(raw) % 360) + 360) % 360;
   return Number.isFinite(rotation) && rotation !== 0 ? { rotation } : {};
 }
@@ -114,7 +116,10 @@ export function parseRate(rate: string | undefined): number | undefined {
  * size whose duration is within one frame (+50 ms of container rounding) of the expected one.
  */
 export async function verifyVideo(ffprobePath: string, file: string, expect: VideoExpectation): Promise<VideoProbe> {
-  const size = await stat(file).then((s) => s.size, () => 0);
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
   if (size === 0) throw invalid('The output video is empty.');
   const probe = await probeVideo(ffprobePath, file);
   const codec = expect.codec ?? 'h264';

@@ -15,30 +15,66 @@ export function createPrometheusMetrics(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'vidgen_' });
   dropTotalGauges(registry);
-  const claims = new Counter({ name: 'vidgen_claims_total', help: 'Tasks claimed by this process', labelNames: ['backend'], registers: [registry] });
-  const reclaims = new Counter({ name: 'vidgen_lease_reclaims_total', help: 'Tasks whose expired lease this process reclaimed', registers: [registry] });
-  const retries = new Counter({ name: 'vidgen_retries_total', help: 'Attempts that failed transiently and were requeued', labelNames: ['backend'], registers: [registry] });
+  const claims = new Counter({
+    name: 'vidgen_claims_total',
+    help: 'Tasks claimed by this process',
+    labelNames: ['backend'],
+    registers: [registry],
+  });
+  const reclaims = new Counter({
+    name: 'vidgen_lease_reclaims_total',
+    help: 'Tasks whose expired lease this process reclaimed',
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: 'vidgen_retries_total',
+    help: 'Attempts that failed transiently and were requeued',
+    labelNames: ['backend'],
+    registers: [registry],
+  });
   const queueWait = new Histogram({
-    name: 'vidgen_queue_wait_seconds', help: 'Time from submit to claim', labelNames: ['backend'], registers: [registry],
+    name: 'vidgen_queue_wait_seconds',
+    help: 'Time from submit to claim',
+    labelNames: ['backend'],
+    registers: [registry],
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
   });
   const attempts = new Histogram({
-    name: 'vidgen_task_duration_seconds', help: 'Duration of task attempts by backend and outcome', labelNames: ['backend', 'outcome'],
-    registers: [registry], buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
+    name: 'vidgen_task_duration_seconds',
+    help: 'Duration of task attempts by backend and outcome',
+    labelNames: ['backend', 'outcome'],
+    registers: [registry],
+    buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
   });
-  const queued = new Gauge({ name: 'vidgen_queue_depth', help: 'Queued tasks per backend lane', labelNames: ['backend'], registers: [registry] });
+  const queued = new Gauge({
+    name: 'vidgen_queue_depth',
+    help: 'Queued tasks per backend lane',
+    labelNames: ['backend'],
+    registers: [registry],
+  });
   // Account ids only when the operator asks for them (VIDGEN_METRICS_PER_ACCOUNT, which needs a metrics token):
   // by default /metrics is open and must not list who the customers are.
   const running = options.perAccount
-    ? new Gauge({ name: 'vidgen_running_tasks', help: 'Running tasks per lane and account', labelNames: ['backend', 'account'], registers: [registry] })
-    : new Gauge({ name: 'vidgen_running_tasks', help: 'Running tasks per lane', labelNames: ['backend'], registers: [registry] });
+    ? new Gauge({
+        name: 'vidgen_running_tasks',
+        help: 'Running tasks per lane and account',
+        labelNames: ['backend', 'account'],
+        registers: [registry],
+      })
+    : new Gauge({
+        name: 'vidgen_running_tasks',
+        help: 'Running tasks per lane',
+        labelNames: ['backend'],
+        registers: [registry],
+      });
   let collecting: Promise<void> | undefined;
   const collect = async () => {
     const stats = await tasks.laneStats();
     queued.reset();
     running.reset();
     for (const q of stats.queued) queued.set({ backend: q.backend }, q.count);
-    if (options.perAccount) for (const r of stats.running) running.set({ backend: r.backend, account: r.accountId }, r.count);
+    if (options.perAccount)
+      for (const r of stats.running) running.set({ backend: r.backend, account: r.accountId }, r.count);
     else for (const r of stats.running) running.inc({ backend: r.backend }, r.count);
   };
   // Both gauges come from one query; share it within a scrape.
@@ -46,15 +82,23 @@ export function createPrometheusMetrics(
   Object.assign(queued, { collect: once });
   Object.assign(running, { collect: once });
   const webhookAttempts = new Counter({
-    name: 'vidgen_webhook_attempts_total', help: 'Webhook delivery attempts this process ended, by outcome (delivered, retried, failed, canceled)',
-    labelNames: ['outcome'], registers: [registry],
+    name: 'vidgen_webhook_attempts_total',
+    help: 'Webhook delivery attempts this process ended, by outcome (delivered, retried, failed, canceled)',
+    labelNames: ['outcome'],
+    registers: [registry],
   });
-  const webhookDeliveries = new Gauge({ name: 'vidgen_webhook_deliveries', help: 'Webhook deliveries by status (pending, delivered, failed, canceled)', labelNames: ['status'], registers: [registry] });
+  const webhookDeliveries = new Gauge({
+    name: 'vidgen_webhook_deliveries',
+    help: 'Webhook deliveries by status (pending, delivered, failed, canceled)',
+    labelNames: ['status'],
+    registers: [registry],
+  });
   Object.assign(webhookDeliveries, {
     collect: async () => {
       const counts = (await options.deliveries?.countByStatus()) ?? {};
       webhookDeliveries.reset();
-      for (const status of ['pending', 'delivered', 'failed', 'canceled']) webhookDeliveries.set({ status }, counts[status] ?? 0);
+      for (const status of ['pending', 'delivered', 'failed', 'canceled'])
+        webhookDeliveries.set({ status }, counts[status] ?? 0);
     },
   });
   return {
@@ -78,5 +122,6 @@ export function createPrometheusMetrics(
  * stay available as the sums of the per-type gauges of the same names without the suffix.
  */
 function dropTotalGauges(registry: Registry): void {
-  for (const what of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`vidgen_nodejs_active_${what}_total`);
+  for (const what of ['handles', 'requests', 'resources'])
+    registry.removeSingleMetric(`vidgen_nodejs_active_${what}_total`);
 }

@@ -20,9 +20,10 @@ export function hashApiKey(secret: string): string {
 }
 
 // crypto.hash arrived in Node 20.12; older Node 20 releases take the long way.
-const sha256Hex: (text: string) => string = typeof crypto.hash === 'function'
-  ? (text) => crypto.hash('sha256', text, 'hex')
-  : (text) => crypto.createHash('sha256').update(text).digest('hex');
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 export function generateApiKey(): GeneratedKey {
   const secret = `vg-${crypto.randomBytes(32).toString('base64url')}`;

@@ -95,7 +95,11 @@ export function isPublicAddress(address: string): boolean {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Plain and identity-encoded: no cookies or credentials ever leave, and the byte cap counts real bytes.
-const REQUEST_HEADERS = { 'user-agent': 'vidgen-fetch/1', accept: 'image/png, image/jpeg, */*;q=0.5', 'accept-encoding': 'identity' };
+const REQUEST_HEADERS = {
+  'user-agent': 'vidgen-fetch/1',
+  accept: 'image/png, image/jpeg, */*;q=0.5',
+  'accept-encoding': 'identity',
+};
 const TIMED_OUT = Symbol('safe-fetch timeout');
 
 interface Hop {
@@ -202,7 +206,14 @@ function exchange(hop: Hop): Promise<FetchedBody | { location: string }> {
 async function followRedirects(raw: string, options: SafeFetchOptions, policy: AddressPolicy, signal: AbortSignal) {
   const { what } = options;
   const first = `The ${what} URL`;
-  let hop: Hop = { url: parseTarget(raw, undefined, first, policy), label: first, policy, maxBytes: options.maxBytes, what, signal };
+  let hop: Hop = {
+    url: parseTarget(raw, undefined, first, policy),
+    label: first,
+    policy,
+    maxBytes: options.maxBytes,
+    what,
+    signal,
+  };
   for (let redirects = 0; ; redirects++) {
     const result = await exchange(hop);
     if (!('location' in result)) return result;
@@ -228,7 +239,10 @@ function explain(err: unknown, signal: AbortSignal, { timeoutMs, what }: SafeFet
     return new FetchRefused('url_unreachable', `The ${what} URL's host name could not be resolved from the server.`);
   }
   if (/CERT|TLS|SSL/.test(code)) {
-    return new FetchRefused('url_unreachable', `The ${what} URL's TLS certificate could not be verified by the server.`);
+    return new FetchRefused(
+      'url_unreachable',
+      `The ${what} URL's TLS certificate could not be verified by the server.`,
+    );
   }
   // Never the raw error: it can carry resolved addresses and socket details.
   return new FetchRefused('url_unreachable', `The ${what} URL could not be reached from the server.`);
@@ -256,16 +270,30 @@ export function createSafePost(
 ): SafePost {
   const label = `The ${options.what} URL`;
   return (url, request, signal) =>
-    withDeadline({ ...options, maxRedirects: 0 }, signal, (deadline) => post(parseTarget(url, undefined, label, policy), label, policy, request, options.maxBytes, deadline));
+    withDeadline({ ...options, maxRedirects: 0 }, signal, (deadline) =>
+      post(parseTarget(url, undefined, label, policy), label, policy, request, options.maxBytes, deadline),
+    );
 }
 
-function post(url: URL, label: string, policy: AddressPolicy, request: { body: string; headers: Record<string, string> }, maxBytes: number, signal: AbortSignal) {
+function post(
+  url: URL,
+  label: string,
+  policy: AddressPolicy,
+  request: { body: string; headers: Record<string, string> },
+  maxBytes: number,
+  signal: AbortSignal,
+) {
   return new Promise<{ status: number }>((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
     const body = Buffer.from(request.body, 'utf8');
     const req = client.request(url, {
       method: 'POST',
-      headers: { 'user-agent': 'vidgen-webhooks/1', 'content-type': 'application/json', 'content-length': String(body.length), ...request.headers },
+      headers: {
+        'user-agent': 'vidgen-webhooks/1',
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        ...request.headers,
+      },
       agent: false,
       lookup: guardedLookup(label, policy),
       signal,
@@ -286,7 +314,11 @@ function post(url: URL, label: string, policy: AddressPolicy, request: { body: s
   });
 }
 
-async function withDeadline<T>(options: SafeFetchOptions, signal: AbortSignal | undefined, run: (deadline: AbortSignal) => Promise<T>): Promise<T> {
+async function withDeadline<T>(
+  options: SafeFetchOptions,
+  signal: AbortSignal | undefined,
+  run: (deadline: AbortSignal) => Promise<T>,
+): Promise<T> {
   signal?.throwIfAborted();
   const deadline = new AbortController();
   // One budget for the whole fetch, redirects included, so a slow chain cannot add up past it.

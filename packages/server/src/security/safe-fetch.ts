@@ -22,7 +22,13 @@ export interface FetchedBody {
 /** Why a fetch was refused or failed; `message` is safe to show the caller. */
 export class FetchRefused extends Error {
   constructor(
-    readonly code: 'url_invalid' | 'url_forbidden' | 'url_unreachable' | 'url_timeout' | 'url_too_large' | 'url_http_error',
+    readonly code:
+      | 'url_invalid'
+      | 'url_forbidden'
+      | 'url_unreachable'
+      | 'url_timeout'
+      | 'url_too_large'
+      | 'url_http_error',
     message: string,
     /** For `url_http_error`: the status the URL answered (a relay reads 404/410 as an expired result link). */
     readonly status?: number,
@@ -34,4 +40,8 @@ export class FetchRefused extends Error {
 export type SafeFetch = (url: string, signal?: AbortSignal) => Promise<FetchedBody>;
 
 /** A POST through the same guards (webhook deliveries): the answer's status, whatever it is; redirects are not followed. */
-export type SafePost = (url: string, request: { body: string; headers: Record<string, string> }, signal?: AbortSignal) => Promise<{ status: number }>;
+export type SafePost = (
+  url: string,
+  request: { body: string; headers: Record<string, string> },
+  signal?: AbortSignal,
+) => Promise<{ status: number }>;

@@ -21,7 +21,12 @@ export class UrlSigner {
 
   verify(taskId: string, query: Partial<Record<'expires' | 'kid' | 'sig', unknown>>, nowSec: number): SignatureCheck {
     const { expires, kid, sig } = query;
-    if (typeof expires !== 'string' || typeof kid !== 'string' || typeof sig !== 'string' || !/^\d{1,12}$/.test(expires)) {
+    if (
+      typeof expires !== 'string' ||
+      typeof kid !== 'string' ||
+      typeof sig !== 'string' ||
+      !/^\d{1,12}$/.test(expires)
+    ) {
       return { ok: false, reason: 'invalid' };
     }
     const expected = Buffer.from(this.mac(taskId, Number(expires), kid));

@@ -35,7 +35,13 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
     after(async () => fx?.close());
 
     const newTask = (backend = 'b1', owner = accountId): NewTask => ({
-      id: uuidv7(clock), accountId: owner, family: 'A', kind: 'generate', model: 'm', backend, createdAt: clock++,
+      id: uuidv7(clock),
+      accountId: owner,
+      family: 'A',
+      kind: 'generate',
+      model: 'm',
+      backend,
+      createdAt: clock++,
       params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
     });
     const held: Lease[] = [];
@@ -47,7 +53,10 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
     // Each case starts from an empty queue: whatever a case left queued or running is finished here.
     afterEach(async () => {
       if (skip) return;
-      for (const lane of ['b1', 'b2', 'b3']) while (await claim(lane, 'cleanup')) { /* drain */ }
+      for (const lane of ['b1', 'b2', 'b3'])
+        while (await claim(lane, 'cleanup')) {
+          /* drain */
+        }
       for (const l of held.splice(0)) await fx.tasks.fail(l, { code: 'cleanup', message: '' }, clock);
     });
 
@@ -70,7 +79,10 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       const late = await fx.tasks.insert(at(start - 5000, start + 500));
       const recent = await fx.tasks.insert(at(start + 1000));
       const listed = await fx.tasks.list({ accountId: owner, family: 'A', limit: 10, createdAfter: start });
-      assert.deepEqual(listed.map((task) => task.id), [recent.id, late.id]);
+      assert.deepEqual(
+        listed.map((task) => task.id),
+        [recent.id, late.id],
+      );
       assert.ok(!listed.some((task) => task.id === early.id));
       for (const task of [early, late, recent]) await fx.tasks.cancel(task.id, clock);
     });
@@ -89,7 +101,13 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       await fx.tasks.endAttempt(claimed!.lease, 'failed', 'boom', clock);
       const [record] = await fx.tasks.attempts(first.id);
       assert.deepEqual(
-        { attempt: record.attempt, worker: record.worker, outcome: record.outcome, errorCode: record.errorCode, ended: record.endedAt !== null },
+        {
+          attempt: record.attempt,
+          worker: record.worker,
+          outcome: record.outcome,
+          errorCode: record.errorCode,
+          ended: record.endedAt !== null,
+        },
         { attempt: claimed!.lease.token, worker: 'w1', outcome: 'failed', errorCode: 'boom', ended: true },
       );
     });
@@ -105,7 +123,11 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.equal(lane.positionOf(smallTask), 0, 'the small account is next in line');
       assert.equal(lane.positionOf(bigTasks[3]), 4);
       assert.equal((await claim())?.task.id, bigTasks[0].id, 'equal running counts: the longest-waiting account');
-      assert.equal((await claim())?.task.id, smallTask.id, 'then the account with fewer running tasks, despite the backlog');
+      assert.equal(
+        (await claim())?.task.id,
+        smallTask.id,
+        'then the account with fewer running tasks, despite the backlog',
+      );
       assert.equal((await claim('b1', 'w1', 2))?.task.id, bigTasks[1].id);
       assert.equal(await claim('b1', 'w1', 2), undefined, 'the cap holds back the big account');
       assert.equal((await claim('b1', 'w1', 3))?.task.id, bigTasks[2].id);
@@ -119,14 +141,27 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       const twos = [];
       for (let i = 0; i < 3; i++) ones.push(await fx.tasks.insert(newTask('b3', one)));
       for (let i = 0; i < 3; i++) twos.push(await fx.tasks.insert(newTask('b3', two)));
-      const got = await fx.tasks.claimSeveral({ owner: 'w2', backend: 'b3', leaseMs: lease, now: clock, maxRunningPerAccount: 2 }, 10);
+      const got = await fx.tasks.claimSeveral(
+        { owner: 'w2', backend: 'b3', leaseMs: lease, now: clock, maxRunningPerAccount: 2 },
+        10,
+      );
       held.push(...got.map((c) => c.lease));
-      assert.deepEqual(got.map((c) => c.task.id), [ones[0].id, twos[0].id, ones[1].id, twos[1].id], 'turns between accounts, two each');
+      assert.deepEqual(
+        got.map((c) => c.task.id),
+        [ones[0].id, twos[0].id, ones[1].id, twos[1].id],
+        'turns between accounts, two each',
+      );
       for (const c of got) {
         const [record] = await fx.tasks.attempts(c.task.id);
         assert.deepEqual({ attempt: record.attempt, worker: record.worker }, { attempt: c.lease.token, worker: 'w2' });
       }
-      assert.deepEqual(await fx.tasks.claimSeveral({ owner: 'w2', backend: 'b3', leaseMs: lease, now: clock, maxRunningPerAccount: 2 }, 10), []);
+      assert.deepEqual(
+        await fx.tasks.claimSeveral(
+          { owner: 'w2', backend: 'b3', leaseMs: lease, now: clock, maxRunningPerAccount: 2 },
+          10,
+        ),
+        [],
+      );
     });
 
     it('cancels queued and running tasks in one statement, and not finished ones', async (t) => {
@@ -140,7 +175,10 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       const running = (await claim())!;
       assert.equal((await fx.tasks.cancel(running.task.id, clock))?.status, 'canceled');
       assert.equal(await fx.tasks.reportProgress(running.lease, 50), false, 'the worker is refused from then on');
-      assert.equal(await fx.tasks.complete(running.lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1), false);
+      assert.equal(
+        await fx.tasks.complete(running.lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1),
+        false,
+      );
     });
 
     it('never hands one task to two concurrent claimers', async (t) => {
@@ -164,7 +202,11 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.equal(second.task.id, first.task.id);
       assert.ok(second.lease.token > first.lease.token);
       const result = { blobKey: 'k', bytes: 1, etag: '"e"' };
-      assert.equal(await fx.tasks.complete(first.lease, result, clock, clock + 1000), false, 'zombie completion refused');
+      assert.equal(
+        await fx.tasks.complete(first.lease, result, clock, clock + 1000),
+        false,
+        'zombie completion refused',
+      );
       assert.equal(await fx.tasks.renew(first.lease, lease, clock), undefined);
       assert.equal((await fx.tasks.get(first.task.id))?.status, 'running');
       assert.ok(await fx.tasks.complete(second.lease, result, clock, clock + 1000));
@@ -192,10 +234,20 @@ export function runTaskStoreContract(name: string, open: () => Promise<TaskStore
       assert.equal(done.completed, true);
       assert.equal((await fx.tasks.get(finishing.task.id))?.status, 'succeeded');
       assert.equal((await fx.tasks.attempts(finishing.task.id))[0].outcome, 'succeeded');
-      assert.equal(done.next?.task.id, theirs[1].id, 'the account with fewer running tasks first, though the other one waits longer');
-      assert.deepEqual({ status: done.next?.task.status, owner: done.next?.lease.owner }, { status: 'running', owner: 'w3' });
+      assert.equal(
+        done.next?.task.id,
+        theirs[1].id,
+        'the account with fewer running tasks first, though the other one waits longer',
+      );
+      assert.deepEqual(
+        { status: done.next?.task.status, owner: done.next?.lease.owner },
+        { status: 'running', owner: 'w3' },
+      );
       const [record] = await fx.tasks.attempts(theirs[1].id);
-      assert.deepEqual({ attempt: record.attempt, worker: record.worker, ended: record.endedAt }, { attempt: done.next!.lease.token, worker: 'w3', ended: null });
+      assert.deepEqual(
+        { attempt: record.attempt, worker: record.worker, ended: record.endedAt },
+        { attempt: done.next!.lease.token, worker: 'w3', ended: null },
+      );
       const again = await fx.tasks.completeAndClaim(finishing.lease, result, clock, clock + 1000, request);
       assert.deepEqual(again, { completed: false }, 'a second completion is refused and claims nothing');
       assert.equal((await fx.tasks.get(ours[2].id))?.status, 'queued');

@@ -1,4 +1,14 @@
-import type { ApiFamily, ImageRef, Lease, Task, TaskErrorInfo, TaskKind, TaskParams, TaskResult, TaskStatus } from '../domain/task.ts';
+import type {
+  ApiFamily,
+  ImageRef,
+  Lease,
+  Task,
+  TaskErrorInfo,
+  TaskKind,
+  TaskParams,
+  TaskResult,
+  TaskStatus,
+} from '../domain/task.ts';
 
 import type { QueueSnapshot } from '../domain/queue-snapshot.ts';
 
@@ -127,7 +137,13 @@ export interface TaskStore {
    * statement committed alone, in the statement after it. Nothing is claimed when the completion
    * is refused.
    */
-  completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }>;
+  completeAndClaim(
+    lease: Lease,
+    result: TaskResult,
+    now: number,
+    expiresAt: number,
+    next: ClaimRequest,
+  ): Promise<{ completed: boolean; next?: Claimed }>;
   /** Also ends the attempt's row (`failed`, with the error's code), in the same transaction. */
   fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean>;
   /** Puts the task back in the queue after a transient failure, runnable again at `availableAt`. */

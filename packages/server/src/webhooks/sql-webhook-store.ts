@@ -2,8 +2,15 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/sql/schema.ts';
 import type { SqlDialect } from '../store/sql/sql-dialect.ts';
 import {
-  DELIVERY_STATUSES, type AttemptEnd, type DeliveryLease, type DeliveryStatus, type DisabledBy, type EndpointStatus, type WebhookDelivery,
-  type WebhookEndpoint, type WebhookEventType,
+  DELIVERY_STATUSES,
+  type AttemptEnd,
+  type DeliveryLease,
+  type DeliveryStatus,
+  type DisabledBy,
+  type EndpointStatus,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEventType,
 } from './webhook-events.ts';
 import type { ClaimRequest, EndpointSwitch, NewDelivery, NewEndpoint, WebhookStore } from './webhook-store.ts';
 
@@ -17,8 +24,19 @@ export class SqlWebhookStore implements WebhookStore {
     const row = await this.db
       .insertInto('webhook_endpoints')
       .values({
-        id: e.id, account_id: e.accountId, url: e.url, events: JSON.stringify(e.events), secret: e.secret,
-        previous_secret: null, previous_secret_until: null, status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: e.createdAt, created_at: e.createdAt, deleted_at: null,
+        id: e.id,
+        account_id: e.accountId,
+        url: e.url,
+        events: JSON.stringify(e.events),
+        secret: e.secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_by: null,
+        enabled_at: e.createdAt,
+        created_at: e.createdAt,
+        deleted_at: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -32,7 +50,12 @@ export class SqlWebhookStore implements WebhookStore {
 
   async endpointById(id: string): Promise<WebhookEndpoint | undefined> {
     const row = await this.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && { ...toEndpoint(row), ...(row.deleted_at !== null ? { status: 'disabled' as const, disabledReason: 'deleted' } : {}) };
+    return (
+      row && {
+        ...toEndpoint(row),
+        ...(row.deleted_at !== null ? { status: 'disabled' as const, disabledReason: 'deleted' } : {}),
+      }
+    );
   }
 
   async listEndpoints(accountId?: string, page?: { limit: number; after?: string }): Promise<WebhookEndpoint[]> {
@@ -41,9 +64,18 @@ export class SqlWebhookStore implements WebhookStore {
     if (page?.after !== undefined) {
       const after = page.after;
       // Deleted endpoints still mark their place, so a page boundary survives a deletion.
-      const cursor = await this.db.selectFrom('webhook_endpoints').select('created_at').where('id', '=', after).executeTakeFirst();
+      const cursor = await this.db
+        .selectFrom('webhook_endpoints')
+        .select('created_at')
+        .where('id', '=', after)
+        .executeTakeFirst();
       if (!cursor) return [];
-      query = query.where((eb) => eb.or([eb('created_at', '>', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', after)])]));
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '>', cursor.created_at),
+          eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', after)]),
+        ]),
+      );
     }
     if (page) query = query.limit(page.limit);
     return (await query.execute()).map(toEndpoint);
@@ -64,7 +96,12 @@ export class SqlWebhookStore implements WebhookStore {
     });
   }
 
-  async rotateSecret(accountId: string, id: string, sealedSecret: string, previousUntil: number): Promise<WebhookEndpoint | undefined> {
+  async rotateSecret(
+    accountId: string,
+    id: string,
+    sealedSecret: string,
+    previousUntil: number,
+  ): Promise<WebhookEndpoint | undefined> {
     const row = await this.db
       .updateTable('webhook_endpoints')
       .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: previousUntil, secret: sealedSecret }))
@@ -78,7 +115,11 @@ export class SqlWebhookStore implements WebhookStore {
 
   async disableEndpoint(id: string, reason: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason, disabled_by: 'server' }).where('id', '=', id).execute();
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ status: 'disabled', disabled_reason: reason, disabled_by: 'server' })
+        .where('id', '=', id)
+        .execute();
       await cancelPending(trx, id, reason);
     });
   }
@@ -87,13 +128,16 @@ export class SqlWebhookStore implements WebhookStore {
     return this.db.transaction().execute(async (trx) => {
       let update = trx
         .updateTable('webhook_endpoints')
-        .set(change.enabled
-          ? { status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: change.now }
-          : { status: 'disabled', disabled_reason: change.reason, disabled_by: change.by })
+        .set(
+          change.enabled
+            ? { status: 'enabled', disabled_reason: null, disabled_by: null, enabled_at: change.now }
+            : { status: 'disabled', disabled_reason: change.reason, disabled_by: change.by },
+        )
         .where('account_id', '=', accountId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null);
-      if (change.enabled && change.by === 'account') update = update.where((eb) => eb.or([eb('disabled_by', 'is', null), eb('disabled_by', '!=', 'operator')]));
+      if (change.enabled && change.by === 'account')
+        update = update.where((eb) => eb.or([eb('disabled_by', 'is', null), eb('disabled_by', '!=', 'operator')]));
       const row = await update.returningAll().executeTakeFirst();
       if (row && !change.enabled) await cancelPending(trx, id, change.reason);
       return row && toEndpoint(row);
@@ -101,15 +145,29 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async failingSince(endpointId: string, notBefore: number): Promise<number | undefined> {
-    const ofEndpoint = (status: string) => this.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('status', '=', status);
-    const lastSuccess = await ofEndpoint('delivered').select((eb) => eb.fn.max('delivered_at').as('at')).executeTakeFirst();
-    const after = Math.max(notBefore, lastSuccess?.at === null || lastSuccess?.at === undefined ? -1 : Number(lastSuccess.at));
-    const row = await ofEndpoint('failed').where('created_at', '>=', after).select((eb) => eb.fn.min('created_at').as('at')).executeTakeFirst();
+    const ofEndpoint = (status: string) =>
+      this.db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('status', '=', status);
+    const lastSuccess = await ofEndpoint('delivered')
+      .select((eb) => eb.fn.max('delivered_at').as('at'))
+      .executeTakeFirst();
+    const after = Math.max(
+      notBefore,
+      lastSuccess?.at === null || lastSuccess?.at === undefined ? -1 : Number(lastSuccess.at),
+    );
+    const row = await ofEndpoint('failed')
+      .where('created_at', '>=', after)
+      .select((eb) => eb.fn.min('created_at').as('at'))
+      .executeTakeFirst();
     return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   }
 
   async deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>> {
-    const counts = new Map(endpointIds.map((id) => [id, Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>]));
+    const counts = new Map(
+      endpointIds.map((id) => [
+        id,
+        Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>,
+      ]),
+    );
     if (endpointIds.length === 0) return counts;
     const rows = await this.db
       .selectFrom('webhook_deliveries')
@@ -128,7 +186,12 @@ export class SqlWebhookStore implements WebhookStore {
     await insertDeliveries(this.db, deliveries, now);
   }
 
-  async claimDue({ owner, now, leaseMs, limit }: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>> {
+  async claimDue({
+    owner,
+    now,
+    leaseMs,
+    limit,
+  }: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>> {
     const due = this.db
       .selectFrom('webhook_deliveries')
       .select('id')
@@ -143,20 +206,30 @@ export class SqlWebhookStore implements WebhookStore {
     // deliveries are taken by another one then, with the same event id (at-least-once).
     const rows = await this.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({ lease_owner: owner, lease_token: eb('lease_token', '+', 1), attempts: eb('attempts', '+', 1), next_attempt_at: now + leaseMs }))
+      .set((eb) => ({
+        lease_owner: owner,
+        lease_token: eb('lease_token', '+', 1),
+        attempts: eb('attempts', '+', 1),
+        next_attempt_at: now + leaseMs,
+      }))
       .where('id', 'in', this.dialect.lockForTaking(due))
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
       .returningAll()
       .execute();
-    return rows.map((row) => ({ delivery: toDelivery(row), lease: { deliveryId: row.id, owner, token: Number(row.lease_token) } }));
+    return rows.map((row) => ({
+      delivery: toDelivery(row),
+      lease: { deliveryId: row.id, owner, token: Number(row.lease_token) },
+    }));
   }
 
   async endAttempt(lease: DeliveryLease, end: AttemptEnd): Promise<boolean> {
     const result = await this.db
       .updateTable('webhook_deliveries')
       .set({
-        status: end.status, lease_owner: null, last_status_code: end.statusCode,
+        status: end.status,
+        lease_owner: null,
+        last_status_code: end.statusCode,
         last_error: end.status === 'delivered' ? null : end.error,
         ...(end.status === 'delivered' ? { delivered_at: end.now } : {}),
         ...(end.status === 'pending' ? { next_attempt_at: end.nextAttemptAt } : {}),
@@ -170,18 +243,36 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async leasedBy(owner: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').where('lease_owner', '=', owner).execute();
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('lease_owner', '=', owner)
+      .execute();
     return rows.map((r) => r.id);
   }
 
-  async listDeliveries(endpointId: string, { limit, after }: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
-    let query = this.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id', 'desc').limit(limit);
+  async listDeliveries(
+    endpointId: string,
+    { limit, after }: { limit: number; after?: string },
+  ): Promise<WebhookDelivery[]> {
+    let query = this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('id', 'desc')
+      .limit(limit);
     if (after) query = query.where('id', '<', after);
     return (await query.execute()).map(toDelivery);
   }
 
   async getDelivery(endpointId: string, id: string): Promise<WebhookDelivery | undefined> {
-    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && toDelivery(row);
   }
 
@@ -190,7 +281,10 @@ export class SqlWebhookStore implements WebhookStore {
     const row = await this.db
       .updateTable('webhook_deliveries')
       .set((eb) => ({
-        status: 'pending', next_attempt_at: now, lease_owner: null, lease_token: eb('lease_token', '+', 1),
+        status: 'pending',
+        next_attempt_at: now,
+        lease_owner: null,
+        lease_token: eb('lease_token', '+', 1),
         max_attempts: eb('attempts', '+', 1),
       }))
       .where('endpoint_id', '=', endpointId)
@@ -227,15 +321,34 @@ export class SqlWebhookStore implements WebhookStore {
 }
 
 /** Also used inside a task's transition transaction (webhook-outbox.ts). */
-export async function insertDeliveries(db: Kysely<Database>, deliveries: readonly NewDelivery[], now: number): Promise<void> {
+export async function insertDeliveries(
+  db: Kysely<Database>,
+  deliveries: readonly NewDelivery[],
+  now: number,
+): Promise<void> {
   if (deliveries.length === 0) return;
   await db
     .insertInto('webhook_deliveries')
-    .values(deliveries.map((d) => ({
-      id: d.id, event_id: d.eventId, endpoint_id: d.endpointId, account_id: d.accountId, event_type: d.eventType, task_id: d.taskId,
-      created_at: d.createdAt, status: 'pending', attempts: 0, max_attempts: d.maxAttempts, next_attempt_at: now,
-      lease_owner: null, lease_token: 0, last_status_code: null, last_error: null, delivered_at: null,
-    })))
+    .values(
+      deliveries.map((d) => ({
+        id: d.id,
+        event_id: d.eventId,
+        endpoint_id: d.endpointId,
+        account_id: d.accountId,
+        event_type: d.eventType,
+        task_id: d.taskId,
+        created_at: d.createdAt,
+        status: 'pending',
+        attempts: 0,
+        max_attempts: d.maxAttempts,
+        next_attempt_at: now,
+        lease_owner: null,
+        lease_token: 0,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+      })),
+    )
     .execute();
 }
 
@@ -254,7 +367,12 @@ export async function enabledEndpoints(db: Kysely<Database>, accountId: string):
 async function cancelPending(db: Kysely<Database>, endpointId: string, reason: string): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
-    .set((eb) => ({ status: 'canceled', last_error: reason, lease_owner: null, lease_token: eb('lease_token', '+', 1) }))
+    .set((eb) => ({
+      status: 'canceled',
+      last_error: reason,
+      lease_owner: null,
+      lease_token: eb('lease_token', '+', 1),
+    }))
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .execute();
@@ -262,19 +380,36 @@ async function cancelPending(db: Kysely<Database>, endpointId: string, reason: s
 
 function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
   return {
-    id: row.id, accountId: row.account_id, url: row.url, events: JSON.parse(row.events) as WebhookEventType[],
-    status: row.status as EndpointStatus, disabledReason: row.disabled_reason, disabledBy: row.disabled_by as DisabledBy | null, createdAt: Number(row.created_at),
+    id: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEventType[],
+    status: row.status as EndpointStatus,
+    disabledReason: row.disabled_reason,
+    disabledBy: row.disabled_by as DisabledBy | null,
+    createdAt: Number(row.created_at),
     enabledAt: Number(row.enabled_at ?? row.created_at),
-    secret: row.secret, previousSecret: row.previous_secret,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
     previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
   };
 }
 
 function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
   return {
-    id: row.id, eventId: row.event_id, endpointId: row.endpoint_id, accountId: row.account_id, eventType: row.event_type,
-    taskId: row.task_id, createdAt: Number(row.created_at), status: row.status as DeliveryStatus, attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts), nextAttemptAt: Number(row.next_attempt_at), lastStatusCode: row.last_status_code,
-    lastError: row.last_error, deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
+    id: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    accountId: row.account_id,
+    eventType: row.event_type,
+    taskId: row.task_id,
+    createdAt: Number(row.created_at),
+    status: row.status as DeliveryStatus,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
   };
 }

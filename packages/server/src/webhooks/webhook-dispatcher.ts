@@ -1,7 +1,13 @@
 import type { Logger } from 'pino';
 import { announceWorker } from '../domain/worker-lifecycle.ts';
 import { FetchRefused, type SafePost } from '../security/safe-fetch.ts';
-import { TEST_EVENT_TYPE, type AttemptEnd, type DeliveryLease, type WebhookDelivery, type WebhookEndpoint } from './webhook-events.ts';
+import {
+  TEST_EVENT_TYPE,
+  type AttemptEnd,
+  type DeliveryLease,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './webhook-events.ts';
 import type { WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { retryDelayMs, type RetrySchedule } from './retry-schedule.ts';
@@ -46,10 +52,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   // Aborts the POSTs still in flight once stop()'s grace is over: their claims are handed back.
   const shutdown = new AbortController();
   let wake: (() => void) | undefined;
-  const nap = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(() => (wake = undefined, resolve()), ms);
-    wake = () => (clearTimeout(timer), wake = undefined, resolve());
-  });
+  const nap = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ((wake = undefined), resolve()), ms);
+      wake = () => (clearTimeout(timer), (wake = undefined), resolve());
+    });
 
   async function loop(): Promise<void> {
     while (!stopped) {
@@ -57,7 +64,12 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       let claimed: Awaited<ReturnType<WebhookStore['claimDue']>> = [];
       if (free > 0) {
         try {
-          claimed = await deps.store.claimDue({ owner: deps.owner, now: deps.clock(), leaseMs: deps.leaseMs, limit: free });
+          claimed = await deps.store.claimDue({
+            owner: deps.owner,
+            now: deps.clock(),
+            leaseMs: deps.leaseMs,
+            limit: free,
+          });
         } catch (err) {
           // The database is away (invariant 9): the outbox keeps everything, try again later.
           deps.logger.warn({ err }, 'webhook dispatcher could not claim deliveries');
@@ -79,9 +91,15 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       // schedule rather than re-claimed at every lease lapse.
       deps.logger.error({ err, delivery: delivery.id }, 'webhook delivery attempt failed');
       const error = 'The server could not send this delivery.';
-      const end: AttemptEnd = delivery.attempts >= delivery.maxAttempts
-        ? { status: 'failed', statusCode: null, error }
-        : { status: 'pending', statusCode: null, error, nextAttemptAt: deps.clock() + retryDelayMs(delivery.attempts, deps.schedule) };
+      const end: AttemptEnd =
+        delivery.attempts >= delivery.maxAttempts
+          ? { status: 'failed', statusCode: null, error }
+          : {
+              status: 'pending',
+              statusCode: null,
+              error,
+              nextAttemptAt: deps.clock() + retryDelayMs(delivery.attempts, deps.schedule),
+            };
       await deps.store.endAttempt(lease, end).catch(() => undefined);
     }
   }
@@ -89,10 +107,15 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   async function attempt(delivery: WebhookDelivery, lease: DeliveryLease): Promise<void> {
     const endpoint = await deps.store.endpointById(delivery.endpointId);
     if (!endpoint || endpoint.status !== 'enabled') {
-      return end(lease, { status: 'canceled', statusCode: null, error: 'The endpoint was disabled or deleted.' }, 'canceled');
+      return end(
+        lease,
+        { status: 'canceled', statusCode: null, error: 'The endpoint was disabled or deleted.' },
+        'canceled',
+      );
     }
     const body = await bodyOf(delivery);
-    if (body === undefined) return end(lease, { status: 'failed', statusCode: null, error: 'The task no longer exists.' }, 'failed');
+    if (body === undefined)
+      return end(lease, { status: 'failed', statusCode: null, error: 'The task no longer exists.' }, 'failed');
     const now = deps.clock();
     const headers = webhookHeaders(delivery.eventId, Math.floor(now / 1000), body, secretsOf(endpoint, now));
     let status: number | null = null;
@@ -102,14 +125,29 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     } catch (err) {
       // Stopped mid-POST: due again at once for another process, not after a retry delay. The
       // receiver may have had it already; the same webhook-id lets it tell (at-least-once).
-      if (shutdown.signal.aborted) return end(lease, { status: 'pending', statusCode: null, error: 'The server shut down during this attempt; it is sent again.', nextAttemptAt: deps.clock() }, 'retried');
+      if (shutdown.signal.aborted)
+        return end(
+          lease,
+          {
+            status: 'pending',
+            statusCode: null,
+            error: 'The server shut down during this attempt; it is sent again.',
+            nextAttemptAt: deps.clock(),
+          },
+          'retried',
+        );
       // FetchRefused messages are written to be shown (no addresses, no socket details).
       error = err instanceof FetchRefused ? err.message : 'The webhook URL could not be reached from the server.';
     }
-    if (status !== null && status >= 200 && status <= 299) return end(lease, { status: 'delivered', statusCode: status, now: deps.clock() }, 'delivered');
+    if (status !== null && status >= 200 && status <= 299)
+      return end(lease, { status: 'delivered', statusCode: status, now: deps.clock() }, 'delivered');
     if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending to it.
-      await end(lease, { status: 'failed', statusCode: 410, error: 'The endpoint answered 410 Gone and was disabled.' }, 'failed');
+      await end(
+        lease,
+        { status: 'failed', statusCode: 410, error: 'The endpoint answered 410 Gone and was disabled.' },
+        'failed',
+      );
       return deps.store.disableEndpoint(endpoint.id, 'The endpoint answered 410 Gone.');
     }
     error ??= `The endpoint answered HTTP ${status}.`;
@@ -127,24 +165,33 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const since = await deps.store.failingSince(endpoint.id, endpoint.enabledAt);
     if (since === undefined || deps.clock() - since < deps.disableAfterMs) return;
     deps.logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled: every delivery failed');
-    await deps.store.disableEndpoint(endpoint.id, `Every delivery failed for ${describeSpan(deps.disableAfterMs)} or more.`);
+    await deps.store.disableEndpoint(
+      endpoint.id,
+      `Every delivery failed for ${describeSpan(deps.disableAfterMs)} or more.`,
+    );
   }
 
-  async function end(lease: DeliveryLease, outcome: AttemptEnd, metric: Parameters<WebhookMetrics['attemptEnded']>[0]): Promise<void> {
+  async function end(
+    lease: DeliveryLease,
+    outcome: AttemptEnd,
+    metric: Parameters<WebhookMetrics['attemptEnded']>[0],
+  ): Promise<void> {
     // A lost lease (another dispatcher retook the row, or a manual retry) means the row is no longer ours to write.
     if (await deps.store.endAttempt(lease, outcome)) deps.metrics?.attemptEnded(metric);
   }
 
   async function bodyOf(delivery: WebhookDelivery): Promise<string | undefined> {
     const head = { id: delivery.eventId, type: delivery.eventType, created_at: Math.floor(delivery.createdAt / 1000) };
-    if (delivery.eventType === TEST_EVENT_TYPE || delivery.taskId === null) return JSON.stringify({ ...head, data: { id: delivery.endpointId } });
+    if (delivery.eventType === TEST_EVENT_TYPE || delivery.taskId === null)
+      return JSON.stringify({ ...head, data: { id: delivery.endpointId } });
     const data = await deps.eventData(delivery.taskId);
     return data && JSON.stringify({ ...head, data });
   }
 
   function secretsOf(endpoint: WebhookEndpoint, now: number): string[] {
     const secrets = [deps.box.open(endpoint.secret)];
-    if (endpoint.previousSecret && (endpoint.previousSecretUntil ?? 0) > now) secrets.push(deps.box.open(endpoint.previousSecret));
+    if (endpoint.previousSecret && (endpoint.previousSecretUntil ?? 0) > now)
+      secrets.push(deps.box.open(endpoint.previousSecret));
     return secrets;
   }
 
@@ -166,7 +213,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       // Every attempt has ended and written its end; a claim still held here was not (the write
       // met a storage fault): it lapses and another dispatcher sends the delivery again.
       const held = await deps.store.leasedBy(deps.owner).catch(() => undefined);
-      if (held?.length) deps.logger.warn({ deliveries: held }, 'stopped while still holding delivery claims; they will lapse and be retaken');
+      if (held?.length)
+        deps.logger.warn(
+          { deliveries: held },
+          'stopped while still holding delivery claims; they will lapse and be retaken',
+        );
       announceWorker({ event: 'stopped', kind: 'webhook dispatcher', owner: deps.owner, heldLeases: held });
     },
   };
@@ -175,7 +226,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
 /** "5 days", "36 hours", "90 seconds": the span in the largest whole unit. */
 function describeSpan(ms: number): string {
   const seconds = Math.round(ms / 1000);
-  for (const [unit, size] of [['day', 86_400], ['hour', 3600], ['minute', 60]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const) {
     if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}${seconds === size ? '' : 's'}`;
   }
   return `${seconds} second${seconds === 1 ? '' : 's'}`;

@@ -28,17 +28,30 @@ export function webhookOutbox(options: { maxAttempts: number; clock: () => numbe
       const now = options.clock();
       // One event id for all endpoints: the same event, whoever receives it.
       const event = eventId(now);
-      await insertDeliveries(trx, endpoints.map((e) => ({
-        id: deliveryId(now), eventId: event, endpointId: e.id, accountId: task.accountId, eventType: type, taskId: task.id,
-        createdAt: now, maxAttempts: options.maxAttempts,
-      })), now);
+      await insertDeliveries(
+        trx,
+        endpoints.map((e) => ({
+          id: deliveryId(now),
+          eventId: event,
+          endpointId: e.id,
+          accountId: task.accountId,
+          eventType: type,
+          taskId: task.id,
+          createdAt: now,
+          maxAttempts: options.maxAttempts,
+        })),
+        now,
+      );
     },
   };
 }
 
 /** The enabled endpoints of the task's account, as a subquery over the task's row. */
 function enabledEndpointsOf(eb: ExpressionBuilder<Database, 'tasks'>) {
-  return eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id')
+  return eb
+    .selectFrom('webhook_endpoints')
+    .select('webhook_endpoints.id')
     .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
-    .where('webhook_endpoints.status', '=', 'enabled').where('webhook_endpoints.deleted_at', 'is', null);
+    .where('webhook_endpoints.status', '=', 'enabled')
+    .where('webhook_endpoints.deleted_at', 'is', null);
 }

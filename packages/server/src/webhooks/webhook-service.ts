@@ -1,6 +1,12 @@
 import { ApiError, Conflict, InvalidRequest } from '../errors.ts';
 import {
-  TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isEventType, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType,
+  TEST_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+  isEventType,
+  type DeliveryStatus,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEventType,
 } from './webhook-events.ts';
 import type { EndpointSwitch, WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -24,15 +30,26 @@ export interface WebhookServiceDeps {
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  async register(accountId: string, input: { url: string; events?: string[] }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  async register(
+    accountId: string,
+    input: { url: string; events?: string[] },
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const events = eventsOf(input.events);
     const url = await checkWebhookUrl(input.url, this.deps.allowPrivateUrls);
     if ((await this.deps.store.listEndpoints(accountId)).length >= MAX_ENDPOINTS_PER_ACCOUNT) {
-      throw new Conflict('webhook_limit_reached', `An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
+      throw new Conflict(
+        'webhook_limit_reached',
+        `An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+      );
     }
     const secret = newWebhookSecret();
     const endpoint = await this.deps.store.insertEndpoint({
-      id: endpointId(), accountId, url, events, secret: this.deps.box.seal(secret), createdAt: this.deps.clock(),
+      id: endpointId(),
+      accountId,
+      url,
+      events,
+      secret: this.deps.box.seal(secret),
+      createdAt: this.deps.clock(),
     });
     return { endpoint, secret };
   }
@@ -42,7 +59,10 @@ export class WebhookService {
   }
 
   /** A page of every account's endpoints (or one account's) with their deliveries by status: for the admin API. */
-  async listEndpoints(accountId: string | undefined, page: { limit: number; after?: string }): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
+  async listEndpoints(
+    accountId: string | undefined,
+    page: { limit: number; after?: string },
+  ): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
     const endpoints = await this.deps.store.listEndpoints(accountId, page);
     const counts = await this.deps.store.deliveryCounts(endpoints.map((e) => e.id));
     return endpoints.map((e) => ({ ...e, deliveries: counts.get(e.id)! }));
@@ -57,16 +77,27 @@ export class WebhookService {
     const endpoint = await this.get(accountId, id);
     // Disabling twice keeps the first reason (a 410, or the operator's).
     if (!enabled && endpoint.status === 'disabled') return endpoint;
-    const switched = await this.deps.store.switchEndpoint(accountId, id, enabled ? { enabled: true, by: 'account', now: this.deps.clock() } : { enabled: false, by: 'account', reason: 'Disabled by the account.' });
+    const switched = await this.deps.store.switchEndpoint(
+      accountId,
+      id,
+      enabled
+        ? { enabled: true, by: 'account', now: this.deps.clock() }
+        : { enabled: false, by: 'account', reason: 'Disabled by the account.' },
+    );
     if (switched) return switched;
     const now = await this.get(accountId, id);
-    throw new Conflict('webhook_disabled_by_operator', `Webhook endpoint '${id}' was disabled by the operator (${now.disabledReason}); only the operator can enable it.`);
+    throw new Conflict(
+      'webhook_disabled_by_operator',
+      `Webhook endpoint '${id}' was disabled by the operator (${now.disabledReason}); only the operator can enable it.`,
+    );
   }
 
   /** The operator's switch (admin API), on any account's endpoint; it overrides every other. */
   async setEnabledByOperator(id: string, enabled: boolean): Promise<WebhookEndpoint> {
     const endpoint = await this.deps.store.endpointById(id);
-    const change: EndpointSwitch = enabled ? { enabled: true, by: 'operator', now: this.deps.clock() } : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' };
+    const change: EndpointSwitch = enabled
+      ? { enabled: true, by: 'operator', now: this.deps.clock() }
+      : { enabled: false, by: 'operator', reason: 'Disabled by the operator.' };
     const switched = endpoint && (await this.deps.store.switchEndpoint(endpoint.accountId, id, change));
     if (!switched) throw notFound('webhook', id);
     return switched;
@@ -84,7 +115,12 @@ export class WebhookService {
 
   async rotateSecret(accountId: string, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const secret = newWebhookSecret();
-    const endpoint = await this.deps.store.rotateSecret(accountId, id, this.deps.box.seal(secret), this.deps.clock() + ROTATION_OVERLAP_MS);
+    const endpoint = await this.deps.store.rotateSecret(
+      accountId,
+      id,
+      this.deps.box.seal(secret),
+      this.deps.clock() + ROTATION_OVERLAP_MS,
+    );
     if (!endpoint) throw notFound('webhook', id);
     return { endpoint, secret };
   }
@@ -94,14 +130,24 @@ export class WebhookService {
     const endpoint = await this.enabled(accountId, id);
     const now = this.deps.clock();
     const delivery = {
-      id: deliveryId(now), eventId: eventId(now), endpointId: endpoint.id, accountId, eventType: TEST_EVENT_TYPE, taskId: null,
-      createdAt: now, maxAttempts: this.deps.maxAttempts,
+      id: deliveryId(now),
+      eventId: eventId(now),
+      endpointId: endpoint.id,
+      accountId,
+      eventType: TEST_EVENT_TYPE,
+      taskId: null,
+      createdAt: now,
+      maxAttempts: this.deps.maxAttempts,
     };
     await this.deps.store.enqueue([delivery], now);
     return (await this.deps.store.getDelivery(endpoint.id, delivery.id))!;
   }
 
-  async deliveries(accountId: string, id: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
+  async deliveries(
+    accountId: string,
+    id: string,
+    query: { limit: number; after?: string },
+  ): Promise<WebhookDelivery[]> {
     await this.get(accountId, id);
     return this.deps.store.listDeliveries(id, query);
   }
@@ -122,7 +168,10 @@ export class WebhookService {
   private async enabled(accountId: string, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.get(accountId, id);
     if (endpoint.status !== 'enabled') {
-      throw new Conflict('webhook_disabled', `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); enable it first (PATCH {"enabled": true}).`);
+      throw new Conflict(
+        'webhook_disabled',
+        `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); enable it first (PATCH {"enabled": true}).`,
+      );
     }
     return endpoint;
   }
@@ -130,10 +179,15 @@ export class WebhookService {
 
 function eventsOf(events: string[] | undefined): WebhookEventType[] {
   if (events === undefined) return [...WEBHOOK_EVENT_TYPES];
-  if (events.length === 0) throw new InvalidRequest('invalid_value', '`events` must name at least one event.', 'events');
+  if (events.length === 0)
+    throw new InvalidRequest('invalid_value', '`events` must name at least one event.', 'events');
   events.forEach((event, i) => {
     if (!isEventType(event)) {
-      throw new InvalidRequest('invalid_value', `\`events[${i}]\` must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`, `events[${i}]`);
+      throw new InvalidRequest(
+        'invalid_value',
+        `\`events[${i}]\` must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+        `events[${i}]`,
+      );
     }
   });
   return [...new Set(events as WebhookEventType[])];

@@ -12,7 +12,12 @@ export function signWebhook(id: string, timestampSec: number, body: string, secr
 }
 
 /** The three Standard Webhooks headers; several secrets (a rotation's overlap) give several signatures. */
-export function webhookHeaders(id: string, timestampSec: number, body: string, secrets: readonly string[]): Record<string, string> {
+export function webhookHeaders(
+  id: string,
+  timestampSec: number,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSec),

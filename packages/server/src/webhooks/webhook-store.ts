@@ -1,12 +1,27 @@
-import type { AttemptEnd, DeliveryLease, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
+import type {
+  AttemptEnd,
+  DeliveryLease,
+  DeliveryStatus,
+  DisabledBy,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './webhook-events.ts';
 
-export type NewEndpoint = Omit<WebhookEndpoint, 'status' | 'disabledReason' | 'disabledBy' | 'enabledAt' | 'previousSecret' | 'previousSecretUntil'>;
+export type NewEndpoint = Omit<
+  WebhookEndpoint,
+  'status' | 'disabledReason' | 'disabledBy' | 'enabledAt' | 'previousSecret' | 'previousSecretUntil'
+>;
 /**
  * Enable an endpoint, or disable it saying by whom and why. An account's enable leaves an
  * endpoint the operator disabled as it is (decided in the same statement, so it cannot race).
  */
-export type EndpointSwitch = { enabled: true; by: Exclude<DisabledBy, 'server'>; now: number } | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
-export type NewDelivery = Pick<WebhookDelivery, 'id' | 'eventId' | 'endpointId' | 'accountId' | 'eventType' | 'taskId' | 'createdAt' | 'maxAttempts'>;
+export type EndpointSwitch =
+  | { enabled: true; by: Exclude<DisabledBy, 'server'>; now: number }
+  | { enabled: false; by: Exclude<DisabledBy, 'server'>; reason: string };
+export type NewDelivery = Pick<
+  WebhookDelivery,
+  'id' | 'eventId' | 'endpointId' | 'accountId' | 'eventType' | 'taskId' | 'createdAt' | 'maxAttempts'
+>;
 
 export interface ClaimRequest {
   owner: string;
@@ -34,7 +49,12 @@ export interface WebhookStore {
   /** Deletes the endpoint and cancels its pending deliveries. */
   deleteEndpoint(accountId: string, id: string, now: number): Promise<boolean>;
   /** The current secret becomes the previous one, signing beside the new one until `previousUntil`. */
-  rotateSecret(accountId: string, id: string, sealedSecret: string, previousUntil: number): Promise<WebhookEndpoint | undefined>;
+  rotateSecret(
+    accountId: string,
+    id: string,
+    sealedSecret: string,
+    previousUntil: number,
+  ): Promise<WebhookEndpoint | undefined>;
   /** Stops deliveries to the endpoint (it answered 410) and cancels its pending ones. */
   disableEndpoint(id: string, reason: string): Promise<void>;
   /**

@@ -15,9 +15,12 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   } catch {
     throw new InvalidRequest('invalid_webhook_url', '`url` is not a valid URL.', 'url');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidRequest('invalid_webhook_url', '`url` must use http or https.', 'url');
-  if (url.username !== '' || url.password !== '') throw new InvalidRequest('invalid_webhook_url', '`url` must not contain credentials.', 'url');
-  if (raw.length > 2000) throw new InvalidRequest('invalid_webhook_url', '`url` must be at most 2000 characters long.', 'url');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidRequest('invalid_webhook_url', '`url` must use http or https.', 'url');
+  if (url.username !== '' || url.password !== '')
+    throw new InvalidRequest('invalid_webhook_url', '`url` must not contain credentials.', 'url');
+  if (raw.length > 2000)
+    throw new InvalidRequest('invalid_webhook_url', '`url` must be at most 2000 characters long.', 'url');
   if (allowPrivate) return url.href;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
@@ -27,7 +30,11 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
     throw new InvalidRequest('invalid_webhook_url', "`url`'s host name could not be resolved from the server.", 'url');
   }
   if (!addresses.every(isPublicAddress)) {
-    throw new InvalidRequest('webhook_url_forbidden', '`url` points to an address that is not publicly routable.', 'url');
+    throw new InvalidRequest(
+      'webhook_url_forbidden',
+      '`url` points to an address that is not publicly routable.',
+      'url',
+    );
   }
   return url.href;
 }

@@ -32,7 +32,11 @@ describe('read buffers of downloads', () => {
     const taken = finished.map((r) => buffers.take(1024 * 1024, r));
     for (const r of finished) r.emit('finish');
     const again = new Set(Array.from({ length: 40 }, () => buffers.take(1024 * 1024, response())));
-    assert.equal(taken.filter((b) => again.has(b)).length, 16, '16 MiB of 1 MiB buffers kept, the rest left to the collector');
+    assert.equal(
+      taken.filter((b) => again.has(b)).length,
+      16,
+      '16 MiB of 1 MiB buffers kept, the rest left to the collector',
+    );
   });
 });
 
@@ -65,6 +69,9 @@ describe("the premise: a response's `finish` comes after the socket has taken ev
     const received = Buffer.concat(chunks);
     const payload = received.subarray(received.indexOf('\r\n\r\n') + 4);
     assert.equal(payload.length, body.length);
-    assert.ok(payload.every((b) => b === 1), 'every byte as it was when the answer was handed over');
+    assert.ok(
+      payload.every((b) => b === 1),
+      'every byte as it was when the answer was handed over',
+    );
   });
 });

@@ -11,7 +11,10 @@ describe('request logger', () => {
     const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) });
     let children = 0;
     const parent = new Proxy(logger, {
-      get: (target, name, receiver) => (name === 'child' ? (...args: Parameters<typeof logger.child>) => (children++, target.child(...args)) : Reflect.get(target, name, receiver)),
+      get: (target, name, receiver) =>
+        name === 'child'
+          ? (...args: Parameters<typeof logger.child>) => (children++, target.child(...args))
+          : Reflect.get(target, name, receiver),
     });
     return { lines, parent, children: () => children };
   }
@@ -31,7 +34,13 @@ describe('request logger', () => {
     log.warn({ code: 'x' }, 'first');
     log.error(new Error('boom'), 'second %s', 'formatted');
     assert.equal(children(), 1);
-    assert.deepEqual(lines.map((l) => [l.level, l.reqId, l.msg]), [[40, 'req-3', 'first'], [50, 'req-3', 'second formatted']]);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.reqId, l.msg]),
+      [
+        [40, 'req-3', 'first'],
+        [50, 'req-3', 'second formatted'],
+      ],
+    );
     assert.equal(lines[0].code, 'x');
     assert.equal((lines[1].err as { message: string }).message, 'boom');
     const nested = log.child({ step: 'inner' });

@@ -15,8 +15,12 @@ runBlobStoreContract('S3 (s3rver on loopback)', async () => {
   const server = await startS3Server();
   if (typeof server === 'string') return server;
   const store = new S3BlobStore({
-    bucket: server.bucket, region: server.region, endpoint: server.endpoint, forcePathStyle: true,
-    credentials: server.credentials, prefix: 'deployment-1',
+    bucket: server.bucket,
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    credentials: server.credentials,
+    prefix: 'deployment-1',
   });
   return {
     store,

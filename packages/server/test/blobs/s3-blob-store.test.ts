@@ -14,7 +14,12 @@ describe('S3 blob store', () => {
   const open = (overrides: Partial<S3BlobStoreOptions> = {}) => {
     const s = server!;
     const store = new S3BlobStore({
-      bucket: s.bucket, region: s.region, endpoint: s.endpoint, forcePathStyle: true, credentials: s.credentials, ...overrides,
+      bucket: s.bucket,
+      region: s.region,
+      endpoint: s.endpoint,
+      forcePathStyle: true,
+      credentials: s.credentials,
+      ...overrides,
     });
     stores.push(store);
     return store;
@@ -49,12 +54,19 @@ describe('S3 blob store', () => {
     const publicEndpoint = server!.endpoint.replace('127.0.0.1', 'localhost');
     const store = open({ publicEndpoint });
     await store.putBuffer('public.mp4', Buffer.from('public'), 'video/mp4');
-    const url = await store.presignedGetUrl('public.mp4', { expiresInSeconds: 60, contentType: 'video/mp4', filename: 'vidéo "1".mp4' });
+    const url = await store.presignedGetUrl('public.mp4', {
+      expiresInSeconds: 60,
+      contentType: 'video/mp4',
+      filename: 'vidéo "1".mp4',
+    });
     assert.ok(url.startsWith(`${publicEndpoint}/`), url);
     const res = await fetch(url);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), 'public');
-    assert.equal(res.headers.get('content-disposition'), `inline; filename="vid_o _1_.mp4"; filename*=UTF-8''vid%C3%A9o%20%221%22.mp4`);
+    assert.equal(
+      res.headers.get('content-disposition'),
+      `inline; filename="vid_o _1_.mp4"; filename*=UTF-8''vid%C3%A9o%20%221%22.mp4`,
+    );
   });
 
   it('keeps each prefix in its own part of the bucket', async (t) => {
@@ -85,21 +97,36 @@ describe('S3 blob store', () => {
     if (skip) return t.skip(skip);
     const secret = 'wrong-secret-1234567890';
     const store = open({ credentials: { accessKeyId: server!.credentials.accessKeyId, secretAccessKey: secret } });
-    for (const call of [() => store.putBuffer('k', Buffer.from('x'), 'text/plain'), () => store.readBuffer('k'), () => store.stat('k'), () => store.check()]) {
-      const err = await call().then(() => assert.fail('should have failed'), (e: unknown) => e);
+    for (const call of [
+      () => store.putBuffer('k', Buffer.from('x'), 'text/plain'),
+      () => store.readBuffer('k'),
+      () => store.stat('k'),
+      () => store.check(),
+    ]) {
+      const err = await call().then(
+        () => assert.fail('should have failed'),
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof S3BlobStoreError, inspect(err));
       assert.match(err.message, /access denied|secret access key does not match/);
       assert.equal(err.cause, undefined);
-      for (const shown of [err.message, err.stack ?? '', inspect(err, { depth: 5 }), JSON.stringify(err)]) assert.ok(!shown.includes(secret), shown);
+      for (const shown of [err.message, err.stack ?? '', inspect(err, { depth: 5 }), JSON.stringify(err)])
+        assert.ok(!shown.includes(secret), shown);
     }
   });
 
   it('names the cause of a failed readiness check', async (t) => {
     if (skip) return t.skip(skip);
-    await assert.rejects(open({ bucket: 'no-such-bucket' }).check(), /HeadBucket s3:\/\/no-such-bucket failed: the bucket does not exist/);
+    await assert.rejects(
+      open({ bucket: 'no-such-bucket' }).check(),
+      /HeadBucket s3:\/\/no-such-bucket failed: the bucket does not exist/,
+    );
     await assert.rejects(open({ region: 'us-west-2' }).check(), S3BlobStoreError);
     const closed = await closedPort();
-    await assert.rejects(open({ endpoint: `http://127.0.0.1:${closed}` }).check(), /the S3 endpoint is unreachable \(ECONNREFUSED/);
+    await assert.rejects(
+      open({ endpoint: `http://127.0.0.1:${closed}` }).check(),
+      /the S3 endpoint is unreachable \(ECONNREFUSED/,
+    );
   });
 });
 

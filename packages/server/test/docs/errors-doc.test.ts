@@ -15,7 +15,12 @@ function tableRows(heading: string): string[][] {
     .split('\n')
     .filter((line) => line.startsWith('|') && !/^\|[\s|-]+\|$/.test(line))
     .slice(1)
-    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 }
 
 const codesIn = (cell: string) => [...cell.matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1]);
@@ -29,7 +34,8 @@ it('docs/errors.md lists exactly the API error codes of errors.ts', () => {
 
 it('docs/errors.md lists exactly the task failure codes of engine/task-failure.ts, and whether each is retried', () => {
   const documented = new Map<string, Retried | undefined>();
-  for (const [codes, retried] of tableRows('Task failure codes')) for (const code of codesIn(codes)) documented.set(code, RETRIED_WORDS[retried]);
+  for (const [codes, retried] of tableRows('Task failure codes'))
+    for (const code of codesIn(codes)) documented.set(code, RETRIED_WORDS[retried]);
   assert.deepEqual(sorted(documented.keys()), sorted(FAILURE_CODES.map((f) => f.code)));
   for (const { code, retried } of FAILURE_CODES) assert.equal(documented.get(code), retried, `"retried?" of ${code}`);
 });

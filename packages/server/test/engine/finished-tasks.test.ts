@@ -8,9 +8,23 @@ import { NotFound } from '../../src/errors.ts';
 
 function task(id: string, status: TaskStatus, expiresAt: number | null = null, accountId = 'acct-a'): Task {
   return {
-    id, accountId, family: 'B', kind: 'generate', model: 'video-v1-5s', backend: 'ffmpeg', status, progress: 0,
+    id,
+    accountId,
+    family: 'B',
+    kind: 'generate',
+    model: 'video-v1-5s',
+    backend: 'ffmpeg',
+    status,
+    progress: 0,
     params: { prompt: 'p', images: [], duration: 5, aspectRatio: '16:9', width: 1280, height: 720, fps: 24 },
-    error: null, result: null, attempts: 1, createdAt: 0, startedAt: null, finishedAt: null, expiresAt, idempotencyKey: null,
+    error: null,
+    result: null,
+    attempts: 1,
+    createdAt: 0,
+    startedAt: null,
+    finishedAt: null,
+    expiresAt,
+    idempotencyKey: null,
   } as Task;
 }
 
@@ -50,19 +64,30 @@ describe('TaskService.get', () => {
   function serviceOver(rows: Map<string, Task>) {
     const reads: string[] = [];
     const store = { get: async (id: string) => (reads.push(id), rows.get(id)) } as unknown as TaskStore;
-    const service = new TaskService({ tasks: store, clock: () => 1_000 } as unknown as ConstructorParameters<typeof TaskService>[0]);
+    const service = new TaskService({ tasks: store, clock: () => 1_000 } as unknown as ConstructorParameters<
+      typeof TaskService
+    >[0]);
     return { service, reads };
   }
 
   it('reads a finished task from the database once, an unfinished one every time', async () => {
-    const rows = new Map([['done', task('done', 'succeeded', 60_000)], ['busy', task('busy', 'running')]]);
+    const rows = new Map([
+      ['done', task('done', 'succeeded', 60_000)],
+      ['busy', task('busy', 'running')],
+    ]);
     const { service, reads } = serviceOver(rows);
     for (let i = 0; i < 3; i++) {
       assert.equal((await service.get('acct-a', 'done')).status, 'succeeded');
       assert.equal((await service.get('acct-a', 'busy')).status, 'running');
     }
-    assert.deepEqual(reads.filter((id) => id === 'done'), ['done']);
-    assert.deepEqual(reads.filter((id) => id === 'busy'), ['busy', 'busy', 'busy']);
+    assert.deepEqual(
+      reads.filter((id) => id === 'done'),
+      ['done'],
+    );
+    assert.deepEqual(
+      reads.filter((id) => id === 'busy'),
+      ['busy', 'busy', 'busy'],
+    );
   });
 
   it("answers another account's remembered task as not found", async () => {

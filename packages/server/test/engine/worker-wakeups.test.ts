@@ -44,7 +44,20 @@ describe('worker wake-ups', () => {
 
   it('a task queued while a claim is under way is claimed at once, not at the next poll', async () => {
     const sample = join(dir, 'sample.mp4');
-    execFileSync(resolveFfmpegBinaries({}).ffmpeg, ['-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=64x36:r=24:d=1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-y', sample]);
+    execFileSync(resolveFfmpegBinaries({}).ffmpeg, [
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=black:s=64x36:r=24:d=1',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:v',
+      'libx264',
+      '-y',
+      sample,
+    ]);
     const store = new SqlTaskStore(database.db, database.dialect);
     const accountId = (await new SqlAccountStore(database.db).ensureAccount('wakeups', null, Date.now())).id;
     const events = new TaskEvents();
@@ -55,7 +68,18 @@ describe('worker wake-ups', () => {
     tasks.claim = async (request: ClaimRequest) => {
       const claimed = await store.claim(request);
       if (!claimed && !queuedId) {
-        queuedId = (await store.insert({ id: uuidv7(), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'noop', params, createdAt: Date.now() })).id;
+        queuedId = (
+          await store.insert({
+            id: uuidv7(),
+            accountId,
+            family: 'B',
+            kind: 'generate',
+            model: 'm',
+            backend: 'noop',
+            params,
+            createdAt: Date.now(),
+          })
+        ).id;
         events.taskQueued('noop');
       }
       return claimed;
@@ -63,11 +87,26 @@ describe('worker wake-ups', () => {
     const noop: Generator = { kinds: ['generate'], generate: async () => ({ path: sample }) };
     const blobs = new LocalDiskBlobStore(join(dir, 'blobs'));
     const worker = createWorker({
-      tasks, blobs, events, generators: { noop }, metrics: noMetrics, logger: pino({ level: 'silent' }), clock: Date.now,
+      tasks,
+      blobs,
+      events,
+      generators: { noop },
+      metrics: noMetrics,
+      logger: pino({ level: 'silent' }),
+      clock: Date.now,
       images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch: unused }),
       videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
-      owner: 'wakeups', lanes: { noop: { slots: 1, deadlineMs: 60_000 } }, maxRunningPerAccount: 0, leaseMs: 30_000, heartbeatMs: 10_000,
-      pollMs: 3_600_000, maxAttempts: 1, retentionMs: 3_600_000, workRoot: join(dir, 'work'), normalizeImage: async (b) => b, verifyVideo: async () => undefined,
+      owner: 'wakeups',
+      lanes: { noop: { slots: 1, deadlineMs: 60_000 } },
+      maxRunningPerAccount: 0,
+      leaseMs: 30_000,
+      heartbeatMs: 10_000,
+      pollMs: 3_600_000,
+      maxAttempts: 1,
+      retentionMs: 3_600_000,
+      workRoot: join(dir, 'work'),
+      normalizeImage: async (b) => b,
+      verifyVideo: async () => undefined,
     });
     worker.start();
     try {

@@ -35,16 +35,46 @@ describe('comfyui backend on older and newer ComfyUI builds', () => {
 
   const host = standInsPerTest(bins.ffmpeg);
   const generator = (hosts: ComfyUiHostConfig[], extra: Partial<ComfyUiGeneratorOptions> = {}) =>
-    new ComfyUiGenerator({ pool: new ComfyUiHostPool(hosts, { requestTimeoutMs: 3000 }), workflows: wan, ffmpeg: bins.ffmpeg, ffprobe: bins.ffprobe, preset: 'ultrafast', timings, ...extra });
+    new ComfyUiGenerator({
+      pool: new ComfyUiHostPool(hosts, { requestTimeoutMs: 3000 }),
+      workflows: wan,
+      ffmpeg: bins.ffmpeg,
+      ffprobe: bins.ffprobe,
+      preset: 'ultrafast',
+      timings,
+      ...extra,
+    });
   const job = (overrides: Partial<GenerationJob> = {}): GenerationJob => ({
-    taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'waves rolling onto a beach', width: 160, height: 96, duration: 1, fps: 12, seed: 1, images: [], ...overrides,
+    taskId: randomUUID(),
+    attempt: 1,
+    kind: 'generate',
+    prompt: 'waves rolling onto a beach',
+    width: 160,
+    height: 96,
+    duration: 1,
+    fps: 12,
+    seed: 1,
+    images: [],
+    ...overrides,
   });
   const context = async (signal = new AbortController().signal) => {
     const progress: number[] = [];
-    return { ctx: { signal, stopReason: stopReasonOf(signal), workDir: await mkdtemp(join(dir, 'work-')), onProgress: (p: number) => progress.push(p), checkpoint: memoryCheckpoint() }, progress };
+    return {
+      ctx: {
+        signal,
+        stopReason: stopReasonOf(signal),
+        workDir: await mkdtemp(join(dir, 'work-')),
+        onProgress: (p: number) => progress.push(p),
+        checkpoint: memoryCheckpoint(),
+      },
+      progress,
+    };
   };
   const failure = async (p: Promise<unknown>) => {
-    const err = await p.then(() => undefined, (e: unknown) => e);
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof TaskFailure, `expected a TaskFailure, got ${String(err)}`);
     return err;
   };
@@ -63,7 +93,12 @@ describe('comfyui backend on older and newer ComfyUI builds', () => {
     const j = job();
     const { ctx } = await context();
     const out = await generator([{ name: 'gpu-1', url: s.url }]).generate(j, ctx);
-    await verifyVideo(bins.ffprobe, out.path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
+    await verifyVideo(bins.ffprobe, out.path, {
+      width: j.width,
+      height: j.height,
+      durationSeconds: j.duration,
+      fps: j.fps,
+    });
     const count = (prefix: string) => s.stats.requests.filter((r) => r.startsWith(prefix)).length;
     assert.equal(count('GET /api/jobs/'), 1, 'asked once, then learned');
     assert.ok(count('GET /history/') >= 1);
@@ -72,16 +107,29 @@ describe('comfyui backend on older and newer ComfyUI builds', () => {
   it("an old build runs a workflow mistake before it fails: the ValueError fails the task for good, ComfyUI's words in the log only", async () => {
     const s = await host({ build: 'legacy' });
     const { lines, logger } = capture();
-    const err = await failure(generator([{ name: 'gpu-1', url: s.url }], { workflows: withCodec('hevc'), logger }).generate(job(), (await context()).ctx));
+    const err = await failure(
+      generator([{ name: 'gpu-1', url: s.url }], { workflows: withCodec('hevc'), logger }).generate(
+        job(),
+        (await context()).ctx,
+      ),
+    );
     assert.deepEqual([err.code, err.retryable], ['workflow_failed', false]);
     assert.match(err.message, /SaveVideo \(ValueError\)/);
     assert.equal(s.stats.submitted.length, 1, 'the old build accepted the prompt and ran it');
     const logged = lines.find((l) => l.msg === 'a ComfyUI node failed');
-    assert.deepEqual([logged?.node, logged?.exceptionType, logged?.exceptionMessage], ['SaveVideo', 'ValueError', 'Unsupported codec: hevc']);
+    assert.deepEqual(
+      [logged?.node, logged?.exceptionType, logged?.exceptionMessage],
+      ['SaveVideo', 'ValueError', 'Unsupported codec: hevc'],
+    );
 
     // A current build refuses the same workflow at POST /prompt, before anything runs.
     const current = await host();
-    const refused = await failure(generator([{ name: 'gpu-1', url: current.url }], { workflows: withCodec('hevc') }).generate(job(), (await context()).ctx));
+    const refused = await failure(
+      generator([{ name: 'gpu-1', url: current.url }], { workflows: withCodec('hevc') }).generate(
+        job(),
+        (await context()).ctx,
+      ),
+    );
     assert.deepEqual([refused.code, refused.retryable], ['invalid_input', false]);
     assert.match(refused.message, /SaveVideo \(value_not_in_list\)/);
     assert.deepEqual(current.stats.submitted, []);
@@ -103,11 +151,19 @@ describe('comfyui backend on older and newer ComfyUI builds', () => {
     // The attempt is over, but the host is still sampling: the next task must wait for it.
     const b = job();
     const out = await g.generate(b, (await context()).ctx);
-    await verifyVideo(bins.ffprobe, out.path, { width: b.width, height: b.height, durationSeconds: b.duration, fps: b.fps });
+    await verifyVideo(bins.ffprobe, out.path, {
+      width: b.width,
+      height: b.height,
+      durationSeconds: b.duration,
+      fps: b.fps,
+    });
     assert.equal(s.stats.maxOutstanding, 1, 'the next prompt was queued behind the dying one');
     assert.deepEqual(s.stats.submitted, [promptIdFor(a.taskId, 1), promptIdFor(b.taskId, 1)]);
     assert.deepEqual(s.stats.interrupts, [promptIdFor(a.taskId, 1)]);
-    assert.equal(s.history.get(promptIdFor(a.taskId, 1))?.status.messages.some(([e]) => e === 'execution_interrupted'), true);
+    assert.equal(
+      s.history.get(promptIdFor(a.taskId, 1))?.status.messages.some(([e]) => e === 'execution_interrupted'),
+      true,
+    );
     assert.ok(lines.some((l) => l.msg === 'holding the host slot until the interrupted prompt ends'));
     assert.ok(lines.some((l) => l.msg === 'the interrupted prompt ended; slot released'));
   });
@@ -127,9 +183,15 @@ describe('comfyui backend on older and newer ComfyUI builds', () => {
     const ended = Promise.all([failure(pa), failure(pb)]);
     queued.abort('canceled');
     running.abort('canceled');
-    assert.deepEqual((await ended).map((e) => e.code), ['canceled', 'canceled']);
+    assert.deepEqual(
+      (await ended).map((e) => e.code),
+      ['canceled', 'canceled'],
+    );
     assert.deepEqual(s.stats.jobCancels.sort(), [promptIdFor(a.taskId, 1), promptIdFor(b.taskId, 1)].sort());
-    assert.ok(!s.stats.requests.some((r) => r === 'POST /interrupt' || r === 'POST /queue'), 'no fallback to /interrupt or /queue');
+    assert.ok(
+      !s.stats.requests.some((r) => r === 'POST /interrupt' || r === 'POST /queue'),
+      'no fallback to /interrupt or /queue',
+    );
     assert.deepEqual(s.stats.queueDeletes, [promptIdFor(b.taskId, 1)]);
     assert.deepEqual(s.stats.interrupts, [promptIdFor(a.taskId, 1)]);
     assert.equal(s.outstanding, 0);

@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
 import { pino } from 'pino';
 import { TaskFailure } from '../../src/domain/task-failure.ts';
-import { memoryCheckpoint, stopReasonOf, type BackendCheckpoint, type GenerationJob } from '../../src/generators/generator.ts';
+import {
+  memoryCheckpoint,
+  stopReasonOf,
+  type BackendCheckpoint,
+  type GenerationJob,
+} from '../../src/generators/generator.ts';
 import { ComfyUiGenerator, type ComfyUiGeneratorOptions } from '../../src/generators/comfyui/comfyui-generator.ts';
 import { ComfyUiHostPool, type ComfyUiHostConfig } from '../../src/generators/comfyui/comfyui-host-pool.ts';
 import { loadPreset } from '../../src/generators/comfyui/workflow-presets.ts';
@@ -29,14 +34,30 @@ before(async () => {
 
 function generator(hosts: ComfyUiHostConfig[], extra: Partial<ComfyUiGeneratorOptions> = {}) {
   const pool = new ComfyUiHostPool(hosts, { requestTimeoutMs: 3000 });
-  return new ComfyUiGenerator({ pool, workflows: wan, ffmpeg: bins.ffmpeg, ffprobe: bins.ffprobe, preset: 'ultrafast', timings, ...extra });
+  return new ComfyUiGenerator({
+    pool,
+    workflows: wan,
+    ffmpeg: bins.ffmpeg,
+    ffprobe: bins.ffprobe,
+    preset: 'ultrafast',
+    timings,
+    ...extra,
+  });
 }
 
-runGeneratorContract('comfyui (stand-in host)', async () => {
-  const standIn = await ComfyUiStandIn.start({ ffmpeg: bins.ffmpeg });
-  // A remote model is not bit-reproducible across GPUs and builds, so determinism is not promised.
-  return { generator: generator([{ name: 'gpu-1', url: standIn.url }]), ffprobe: bins.ffprobe, cleanup: () => standIn.close() };
-}, { deterministic: false });
+runGeneratorContract(
+  'comfyui (stand-in host)',
+  async () => {
+    const standIn = await ComfyUiStandIn.start({ ffmpeg: bins.ffmpeg });
+    // A remote model is not bit-reproducible across GPUs and builds, so determinism is not promised.
+    return {
+      generator: generator([{ name: 'gpu-1', url: standIn.url }]),
+      ffprobe: bins.ffprobe,
+      cleanup: () => standIn.close(),
+    };
+  },
+  { deterministic: false },
+);
 
 describe('comfyui backend', () => {
   let dir: string;
@@ -50,15 +71,38 @@ describe('comfyui backend', () => {
 
   const host = standInsPerTest(bins.ffmpeg);
   const job = (overrides: Partial<GenerationJob> = {}): GenerationJob => ({
-    taskId: randomUUID(), attempt: 1, kind: 'generate', prompt: 'waves rolling onto a beach', width: 160, height: 96, duration: 1, fps: 12, seed: 1, images: [], ...overrides,
+    taskId: randomUUID(),
+    attempt: 1,
+    kind: 'generate',
+    prompt: 'waves rolling onto a beach',
+    width: 160,
+    height: 96,
+    duration: 1,
+    fps: 12,
+    seed: 1,
+    images: [],
+    ...overrides,
   });
   const context = async (signal = new AbortController().signal, checkpoint: BackendCheckpoint = memoryCheckpoint()) => {
     const progress: number[] = [];
-    return { ctx: { signal, stopReason: stopReasonOf(signal), workDir: await mkdtemp(join(dir, 'work-')), onProgress: (p: number) => progress.push(p), checkpoint }, progress };
+    return {
+      ctx: {
+        signal,
+        stopReason: stopReasonOf(signal),
+        workDir: await mkdtemp(join(dir, 'work-')),
+        onProgress: (p: number) => progress.push(p),
+        checkpoint,
+      },
+      progress,
+    };
   };
-  const verified = async (path: string, j: GenerationJob) => verifyVideo(bins.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
+  const verified = async (path: string, j: GenerationJob) =>
+    verifyVideo(bins.ffprobe, path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: j.fps });
   const failure = async (p: Promise<unknown>) => {
-    const err = await p.then(() => undefined, (e: unknown) => e);
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof TaskFailure, `expected a TaskFailure, got ${String(err)}`);
     return err;
   };
@@ -76,7 +120,10 @@ describe('comfyui backend', () => {
   it('treats 200 with node_errors as a rejection and takes the half-valid prompt off the host', async () => {
     const s = await host();
     // A second output whose input is missing: ComfyUI queues the valid output and reports the other.
-    const broken = { ...wan.textToVideo!, 99: { class_type: 'SaveVideo', inputs: { filename_prefix: 'x', format: 'mp4', codec: 'h264' } } };
+    const broken = {
+      ...wan.textToVideo!,
+      99: { class_type: 'SaveVideo', inputs: { filename_prefix: 'x', format: 'mp4', codec: 'h264' } },
+    };
     const g = generator([{ name: 'gpu-1', url: s.url }], { workflows: { ...wan, textToVideo: broken } });
     const j = job();
     const { ctx } = await context();
@@ -85,7 +132,10 @@ describe('comfyui backend', () => {
     assert.match(err.message, /SaveVideo \(required_input_missing\)/);
     const id = promptIdFor(j.taskId, j.attempt);
     assert.deepEqual(s.stats.submitted, [id]);
-    assert.ok(s.stats.queueDeletes.includes(id) || s.stats.interrupts.includes(id), 'the prompt was neither deleted nor interrupted');
+    assert.ok(
+      s.stats.queueDeletes.includes(id) || s.stats.interrupts.includes(id),
+      'the prompt was neither deleted nor interrupted',
+    );
     assert.equal(s.outstanding, 0);
   });
 
@@ -147,7 +197,10 @@ describe('comfyui backend', () => {
     assert.ok(Date.now() - started < 3000, 'cancel took too long');
     assert.deepEqual(s.stats.interrupts, [promptIdFor(a.taskId, 1)]);
     assert.equal(s.outstanding, 0);
-    assert.equal(s.history.get(promptIdFor(a.taskId, 1))?.status.messages.some(([e]) => e === 'execution_interrupted'), true);
+    assert.equal(
+      s.history.get(promptIdFor(a.taskId, 1))?.status.messages.some(([e]) => e === 'execution_interrupted'),
+      true,
+    );
   });
 
   it('falls back to /history and /queue on builds without /api/jobs, and learns that once per host', async () => {
@@ -184,7 +237,9 @@ describe('comfyui backend', () => {
         srv.close(() => resolve(port));
       });
     });
-    const down = await failure(generator([{ name: 'gpu-1', url: `http://127.0.0.1:${closedPort}` }]).generate(job(), (await context()).ctx));
+    const down = await failure(
+      generator([{ name: 'gpu-1', url: `http://127.0.0.1:${closedPort}` }]).generate(job(), (await context()).ctx),
+    );
     assert.deepEqual([down.code, down.retryable], ['backend_unavailable', true]);
     assert.ok(!down.message.includes(String(closedPort)) && !down.message.includes('127.0.0.1'));
 
@@ -194,7 +249,9 @@ describe('comfyui backend', () => {
     assert.deepEqual([broken.code, broken.retryable], ['backend_unavailable', true]);
 
     s.faults = { slow: true, crashAtProgress: 0.3 };
-    const lost = await failure(generator([{ name: 'gpu-1', url: s.url }]).generate(job({ duration: 2 }), (await context()).ctx));
+    const lost = await failure(
+      generator([{ name: 'gpu-1', url: s.url }]).generate(job({ duration: 2 }), (await context()).ctx),
+    );
     assert.deepEqual([lost.code, lost.retryable], ['backend_unavailable', true]);
     assert.match(lost.message, /lost the task/);
     assert.equal(s.stats.crashes, 1);
@@ -202,19 +259,34 @@ describe('comfyui backend', () => {
 
   it("fails for good on a node's deterministic error (a workflow mistake), with ComfyUI's message in the log only", async () => {
     const s = await host();
-    s.faults.nodeError = { classType: 'SaveVideo', exceptionType: 'ValueError', message: "codec 'h265' is not supported (/opt/ComfyUI/comfy_extras/nodes_video.py)" };
+    s.faults.nodeError = {
+      classType: 'SaveVideo',
+      exceptionType: 'ValueError',
+      message: "codec 'h265' is not supported (/opt/ComfyUI/comfy_extras/nodes_video.py)",
+    };
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     try {
-      const err = await failure(generator([{ name: 'gpu-1', url: s.url }], { logger }).generate(job(), (await context()).ctx));
+      const err = await failure(
+        generator([{ name: 'gpu-1', url: s.url }], { logger }).generate(job(), (await context()).ctx),
+      );
       assert.deepEqual([err.code, err.retryable], ['workflow_failed', false]);
       assert.match(err.message, /SaveVideo/);
       assert.ok(!err.message.includes('/opt/ComfyUI'), 'the host path stays out of the message');
       const logged = lines.find((l) => l.msg === 'a ComfyUI node failed');
-      assert.equal(logged?.exceptionMessage, "codec 'h265' is not supported (/opt/ComfyUI/comfy_extras/nodes_video.py)");
+      assert.equal(
+        logged?.exceptionMessage,
+        "codec 'h265' is not supported (/opt/ComfyUI/comfy_extras/nodes_video.py)",
+      );
       // A RuntimeError may be a CUDA fault: still retried.
-      s.faults.nodeError = { classType: 'SaveVideo', exceptionType: 'RuntimeError', message: 'CUDA error: an illegal memory access was encountered' };
-      const transient = await failure(generator([{ name: 'gpu-1', url: s.url }]).generate(job(), (await context()).ctx));
+      s.faults.nodeError = {
+        classType: 'SaveVideo',
+        exceptionType: 'RuntimeError',
+        message: 'CUDA error: an illegal memory access was encountered',
+      };
+      const transient = await failure(
+        generator([{ name: 'gpu-1', url: s.url }]).generate(job(), (await context()).ctx),
+      );
       assert.deepEqual([transient.code, transient.retryable], ['render_failed', true]);
     } finally {
       s.faults = {};
@@ -225,7 +297,9 @@ describe('comfyui backend', () => {
     const s = await host();
     s.faults.slow = true;
     const j = job({ duration: 5 });
-    const err = await failure(generator([{ name: 'gpu-1', url: s.url }], { timeoutMs: 700 }).generate(j, (await context()).ctx));
+    const err = await failure(
+      generator([{ name: 'gpu-1', url: s.url }], { timeoutMs: 700 }).generate(j, (await context()).ctx),
+    );
     assert.deepEqual([err.code, err.retryable], ['deadline_exceeded', true]);
     assert.deepEqual(s.stats.interrupts, [promptIdFor(j.taskId, 1)]);
     assert.equal(s.outstanding, 0);
@@ -241,7 +315,10 @@ describe('comfyui backend', () => {
 
     const [x, y] = [await host(), await host()];
     x.faults.slow = y.faults.slow = true;
-    const spread = generator([{ name: 'gpu-x', url: x.url }, { name: 'gpu-y', url: y.url }]);
+    const spread = generator([
+      { name: 'gpu-x', url: x.url },
+      { name: 'gpu-y', url: y.url },
+    ]);
     await Promise.all([job(), job()].map(async (j) => spread.generate(j, (await context()).ctx)));
     assert.deepEqual([x.stats.submitted.length, y.stats.submitted.length], [1, 1]);
   });
@@ -249,10 +326,27 @@ describe('comfyui backend', () => {
   it('converts a GIF from VHS_VideoCombine into the exact MP4', async () => {
     const s = await host();
     const { 57: _create, 58: _save, ...rest } = wan.textToVideo!;
-    const gif = { ...rest, 60: { class_type: 'VHS_VideoCombine', inputs: { images: ['8', 0], frame_rate: '{{fps}}', loop_count: 0, filename_prefix: 'vidgen', format: 'image/gif', pingpong: false, save_output: true } } };
+    const gif = {
+      ...rest,
+      60: {
+        class_type: 'VHS_VideoCombine',
+        inputs: {
+          images: ['8', 0],
+          frame_rate: '{{fps}}',
+          loop_count: 0,
+          filename_prefix: 'vidgen',
+          format: 'image/gif',
+          pingpong: false,
+          save_output: true,
+        },
+      },
+    };
     const j = job({ width: 200, height: 200 });
     const { ctx } = await context();
-    const out = await generator([{ name: 'gpu-1', url: s.url }], { workflows: { ...wan, textToVideo: gif } }).generate(j, ctx);
+    const out = await generator([{ name: 'gpu-1', url: s.url }], { workflows: { ...wan, textToVideo: gif } }).generate(
+      j,
+      ctx,
+    );
     await verified(out.path, j);
   });
 });

@@ -9,7 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
 import { FfmpegRenderer } from '../../src/generators/ffmpeg/ffmpeg-renderer.ts';
-import { cameraPath, easeInOut, parseCameraMove, viewAt, type CameraMoveKind } from '../../src/generators/ffmpeg/camera-move.ts';
+import {
+  cameraPath,
+  easeInOut,
+  parseCameraMove,
+  viewAt,
+  type CameraMoveKind,
+} from '../../src/generators/ffmpeg/camera-move.ts';
 import { buildSceneSvg } from '../../src/generators/ffmpeg/scene-svg.ts';
 import { sceneTheme } from '../../src/generators/ffmpeg/scene-theme.ts';
 import { seededRandom } from '../../src/generators/ffmpeg/seeded-random.ts';
@@ -27,16 +33,30 @@ const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
 // Fixed threads: x264's output depends on its thread count, and the contract checks determinism.
 const renderer = () => new FfmpegRenderer({ ffmpeg: bins.ffmpeg, threads: 2 });
-const context = (workDir: string) => ({ signal: new AbortController().signal, stopReason: () => undefined, onProgress: () => {}, workDir, checkpoint: memoryCheckpoint() });
+const context = (workDir: string) => ({
+  signal: new AbortController().signal,
+  stopReason: () => undefined,
+  onProgress: () => {},
+  workDir,
+  checkpoint: memoryCheckpoint(),
+});
 
 runGeneratorContract('ffmpeg renderer', async () => ({ generator: renderer(), ffprobe: bins.ffprobe }));
 
 describe('camera move parsing', () => {
   const cases: Array<[string, CameraMoveKind]> = [
-    ['a lighthouse, zoom in slowly', 'push-in'], ['Slow push-in on a cabin', 'push-in'], ['dolly in towards the door', 'push-in'],
-    ['zoom into the city', 'push-in'], ['zoom out to reveal the valley', 'pull-back'], ['the camera pulls back from the crowd', 'pull-back'],
-    ['pan left across the harbour', 'pan-left'], ['panning to the right over fields', 'pan-right'], ['tilt up to the sky', 'tilt-up'],
-    ['pan down to the river', 'tilt-down'], ['static shot of a vase', 'static'], ['birds moving in the sky', 'push-in'],
+    ['a lighthouse, zoom in slowly', 'push-in'],
+    ['Slow push-in on a cabin', 'push-in'],
+    ['dolly in towards the door', 'push-in'],
+    ['zoom into the city', 'push-in'],
+    ['zoom out to reveal the valley', 'pull-back'],
+    ['the camera pulls back from the crowd', 'pull-back'],
+    ['pan left across the harbour', 'pan-left'],
+    ['panning to the right over fields', 'pan-right'],
+    ['tilt up to the sky', 'tilt-up'],
+    ['pan down to the river', 'tilt-down'],
+    ['static shot of a vase', 'static'],
+    ['birds moving in the sky', 'push-in'],
     ['a cat on a sofa', 'push-in'],
   ];
   for (const [prompt, kind] of cases) {
@@ -82,8 +102,14 @@ describe('camera path', () => {
           for (let t = 0; t <= 1; t += 0.05) {
             const v = viewAt(path, t);
             const half = 1 / (2 * v.zoom);
-            assert.ok(v.zoom >= 1 && v.cx - half >= -1e-9 && v.cx + half <= 1 + 1e-9 && v.cy - half >= -1e-9 && v.cy + half <= 1 + 1e-9,
-              `${kind}/${speed}/${duration}s at t=${t.toFixed(2)} leaves the canvas`);
+            assert.ok(
+              v.zoom >= 1 &&
+                v.cx - half >= -1e-9 &&
+                v.cx + half <= 1 + 1e-9 &&
+                v.cy - half >= -1e-9 &&
+                v.cy + half <= 1 + 1e-9,
+              `${kind}/${speed}/${duration}s at t=${t.toFixed(2)} leaves the canvas`,
+            );
           }
         }
       }
@@ -106,11 +132,16 @@ describe('frame resampler', () => {
     const source = new Uint8Array(planes.end);
     rgbToYuv420(canvas.data, canvas.width, planes.planes, source);
     const resampler = new FrameResampler(createKernels(), canvas, output);
-    for (const view of [{ cx: 0.5, cy: 0.5, zoom: 1 }, { cx: 0.43, cy: 0.55, zoom: 1.23 }, { cx: 0.6, cy: 0.41, zoom: 1.31 }]) {
+    for (const view of [
+      { cx: 0.5, cy: 0.5, zoom: 1 },
+      { cx: 0.43, cy: 0.55, zoom: 1.23 },
+      { cx: 0.6, cy: 0.41, zoom: 1.31 },
+    ]) {
       const frame = resampler.frame(view);
       let at = 0;
       planes.planes.forEach((src, p) => {
-        const [w, h, s, o] = p === 0 ? [output.width, output.height, 1, 0] : [output.width / 2, output.height / 2, 2, 0.5];
+        const [w, h, s, o] =
+          p === 0 ? [output.width, output.height, 1, 0] : [output.width / 2, output.height / 2, 2, 0.5];
         const map = (c: number, canvasPx: number, outPx: number, u: number) => {
           const k = canvasPx / (view.zoom * outPx);
           const left = c * canvasPx - (k * outPx) / 2 + 0.5 * k - 0.5;
@@ -125,7 +156,8 @@ describe('frame resampler', () => {
           const [y0, wy] = map(view.cy, canvas.height, output.height, v);
           for (let u = 0; u < w; u++, at++) {
             const [x0, wx] = map(view.cx, canvas.width, output.width, u);
-            const row = (y: number) => mix(source[src.offset + y * src.stride + x0], source[src.offset + y * src.stride + x0 + 1], wx);
+            const row = (y: number) =>
+              mix(source[src.offset + y * src.stride + x0], source[src.offset + y * src.stride + x0 + 1], wx);
             assert.equal(frame[at], mix(row(y0), row(y0 + 1), wy), `plane ${p} pixel ${u},${v} of zoom ${view.zoom}`);
           }
         }
@@ -146,8 +178,14 @@ describe('scene svg', () => {
 
   it('takes its look from the prompt words', () => {
     const theme = (prompt: string) => sceneTheme(prompt, seededRandom(prompt));
-    const blue = (hex: string) => { const [r, g, b] = hexToRgb(hex); return b > r && b > g; };
-    const green = (hex: string) => { const [r, g, b] = hexToRgb(hex); return g > r && g > b; };
+    const blue = (hex: string) => {
+      const [r, g, b] = hexToRgb(hex);
+      return b > r && b > g;
+    };
+    const green = (hex: string) => {
+      const [r, g, b] = hexToRgb(hex);
+      return g > r && g > b;
+    };
     assert.equal(theme('waves on the sea').terrain, 'ocean');
     assert.ok(blue(theme('waves on the sea').water[1]));
     assert.equal(theme('sunset over the ocean').time, 'sunset');
@@ -162,8 +200,16 @@ describe('scene svg', () => {
   });
 
   it('is valid SVG that renders', async () => {
-    for (const prompt of ['sunset over the ocean', 'a city at night', 'a planet in space', 'snowy mountains', 'velvet echoes']) {
-      const meta = await sharp(Buffer.from(svg(prompt))).png().toBuffer({ resolveWithObject: true });
+    for (const prompt of [
+      'sunset over the ocean',
+      'a city at night',
+      'a planet in space',
+      'snowy mountains',
+      'velvet echoes',
+    ]) {
+      const meta = await sharp(Buffer.from(svg(prompt)))
+        .png()
+        .toBuffer({ resolveWithObject: true });
       assert.equal(meta.info.width, 480);
     }
   });
@@ -181,7 +227,17 @@ describe('ffmpeg renderer motion', () => {
 
   const render = async (prompt: string, images: string[], size = { width: 320, height: 180 }, duration = 1) => {
     const workDir = await mkdtemp(join(dir, 'job-'));
-    const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt, ...size, duration, fps: 24, seed: 1, images };
+    const job: GenerationJob = {
+      taskId: 't',
+      attempt: 1,
+      kind: 'generate',
+      prompt,
+      ...size,
+      duration,
+      fps: 24,
+      seed: 1,
+      images,
+    };
     const out = await renderer().generate(job, context(workDir));
     return { path: out.path, job };
   };
@@ -200,11 +256,16 @@ describe('ffmpeg renderer motion', () => {
   it('moves smoothly, at sub-pixel steps, along the eased path', async () => {
     // A lone white disc on black: its luma centroid is the camera position, to a hundredth of a pixel.
     const disc = join(dir, 'disc.png');
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360"/><circle cx="250" cy="160" r="40" fill="#fff"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360"/><circle cx="250" cy="160" r="40" fill="#fff"/></svg>';
     await writeFile(disc, await sharp(Buffer.from(svg)).png().toBuffer());
     const { path, job } = await render('pan left', [disc]);
     const frames = Math.round(job.duration * job.fps);
-    const { stdout } = await run(bins.ffmpeg, ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1e8 });
+    const { stdout } = await run(
+      bins.ffmpeg,
+      ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'],
+      { encoding: 'buffer', maxBuffer: 1e8 },
+    );
     const area = job.width * job.height;
     assert.equal(stdout.length, area * frames);
     const xs = Array.from({ length: frames }, (_, f) => {
@@ -240,8 +301,23 @@ describe('ffmpeg renderer motion', () => {
     ];
     for (const [name, prompt, images] of samples) {
       const { path, job } = await render(prompt, images, size, 2);
-      for (const [label, t] of [['start', 0], ['middle', job.duration / 2], ['end', job.duration - 1.5 / job.fps]] as const) {
-        await run(bins.ffmpeg, ['-v', 'error', '-y', '-ss', String(t), '-i', path, '-frames:v', '1', join(framesDir, `${name}-${label}.png`)]);
+      for (const [label, t] of [
+        ['start', 0],
+        ['middle', job.duration / 2],
+        ['end', job.duration - 1.5 / job.fps],
+      ] as const) {
+        await run(bins.ffmpeg, [
+          '-v',
+          'error',
+          '-y',
+          '-ss',
+          String(t),
+          '-i',
+          path,
+          '-frames:v',
+          '1',
+          join(framesDir, `${name}-${label}.png`),
+        ]);
       }
     }
   });
@@ -252,14 +328,27 @@ describe('video verification', () => {
   let video: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-verify-'));
-    const job: GenerationJob = { taskId: 't', attempt: 1, kind: 'generate', prompt: 'hills', width: 320, height: 180, duration: 1, fps: 24, images: [] };
+    const job: GenerationJob = {
+      taskId: 't',
+      attempt: 1,
+      kind: 'generate',
+      prompt: 'hills',
+      width: 320,
+      height: 180,
+      duration: 1,
+      fps: 24,
+      images: [],
+    };
     video = (await renderer().generate(job, context(dir))).path;
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
   const refuses = async (file: string, expect: Parameters<typeof verifyVideo>[2], pattern: RegExp) => {
     // media refuses with its own error; the engine's one mapping makes it the task's failure.
-    const refused = await verifyVideo(bins.ffprobe, file, expect).then(() => undefined, (e: unknown) => e);
+    const refused = await verifyVideo(bins.ffprobe, file, expect).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(refused instanceof OutputRejected, 'expected an OutputRejected');
     const err = toTaskFailure(refused);
     assert.ok(err instanceof TaskFailure, 'expected a TaskFailure');
@@ -293,7 +382,10 @@ describe('video verification', () => {
 });
 
 it('uses the bundled ffmpeg and ffprobe unless overridden, and ignores empty overrides', () => {
-  assert.deepEqual(resolveFfmpegBinaries({ ffmpeg: '/opt/ffmpeg', ffprobe: '' }), { ffmpeg: '/opt/ffmpeg', ffprobe: bins.ffprobe });
+  assert.deepEqual(resolveFfmpegBinaries({ ffmpeg: '/opt/ffmpeg', ffprobe: '' }), {
+    ffmpeg: '/opt/ffmpeg',
+    ffprobe: bins.ffprobe,
+  });
 });
 
 /** A photo-like input: a drawn landscape with grain and a lens's softness, in another aspect ratio. */
@@ -310,8 +402,25 @@ async function photoLike(width: number, height: number): Promise<Buffer> {
 
 /** One decoded frame as packed RGB. */
 async function frameRgb(video: string, seconds: number, job: GenerationJob): Promise<Buffer> {
-  const { stdout } = await run(bins.ffmpeg, ['-v', 'error', '-ss', String(seconds), '-i', video, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
-    { encoding: 'buffer', maxBuffer: job.width * job.height * 3 + 1024 });
+  const { stdout } = await run(
+    bins.ffmpeg,
+    [
+      '-v',
+      'error',
+      '-ss',
+      String(seconds),
+      '-i',
+      video,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      'pipe:1',
+    ],
+    { encoding: 'buffer', maxBuffer: job.width * job.height * 3 + 1024 },
+  );
   assert.equal(stdout.length, job.width * job.height * 3, `frame at ${seconds}s of ${video}: ${stdout.length}`);
   return stdout;
 }

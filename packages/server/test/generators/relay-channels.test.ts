@@ -26,21 +26,37 @@ const KEY = 'sk-newapi-channels';
 const env = { NEWAPI_KEY: KEY };
 const small = () => job('B', { model: 'ours', width: 320, height: 180, duration: 1 });
 const channelAt = (name: string, url: string, extra: Record<string, unknown> = {}) => ({
-  name, dialect: 'B', base_url: url, api_key_env: 'NEWAPI_KEY', models: { ours: 'video-v1' }, poll_interval_seconds: 0.02, ...extra,
+  name,
+  dialect: 'B',
+  base_url: url,
+  api_key_env: 'NEWAPI_KEY',
+  models: { ours: 'video-v1' },
+  poll_interval_seconds: 0.02,
+  ...extra,
 });
 
 describe('relay channel order (weights)', () => {
   // Fixed ids and URLs make the draw deterministic: this is exact, never flaky.
   it('three channels weighted 1:1:2 take first place in proportion over 400 tasks, the same for every attempt of a task', () => {
-    const config = parseRelayBackend({ channels: ['a', 'b', 'c'].map((n, i) => channelAt(n, `http://10.0.0.${i + 1}`, { weight: n === 'c' ? 2 : 1 })) }, env);
+    const config = parseRelayBackend(
+      {
+        channels: ['a', 'b', 'c'].map((n, i) => channelAt(n, `http://10.0.0.${i + 1}`, { weight: n === 'c' ? 2 : 1 })),
+      },
+      env,
+    );
     const first: Record<string, number> = { a: 0, b: 0, c: 0 };
     for (let i = 0; i < 400; i++) {
       const id = `task-${i}`;
       const order = orderChannels(config.channels, id);
-      assert.deepEqual(order.map((c) => c.name), orderChannels(config.channels, id).map((c) => c.name), 'stable per task');
+      assert.deepEqual(
+        order.map((c) => c.name),
+        orderChannels(config.channels, id).map((c) => c.name),
+        'stable per task',
+      );
       first[order[0].name]++;
     }
-    for (const [name, share] of Object.entries({ a: 100, b: 100, c: 200 })) assert.ok(Math.abs(first[name] - share) <= share * 0.1, `${name}: ${first[name]} of 400`);
+    for (const [name, share] of Object.entries({ a: 100, b: 100, c: 200 }))
+      assert.ok(Math.abs(first[name] - share) <= share * 0.1, `${name}: ${first[name]} of 400`);
   });
 });
 
@@ -71,20 +87,29 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       return s;
     };
     /** Two generators over one backends entry: two worker processes sharing the database. */
-    const processes = (backend: Record<string, unknown>) => [1, 2].map(() => {
-      const built = createRelayBackends({ backends: { relay: { type: 'relay', request_timeout_seconds: 5, ...backend } } }, env, {
-        foreignFetch: () => testFetchForeign, timings: { ...FAST_TIMINGS, channelWaitMs: 20 }, health,
+    const processes = (backend: Record<string, unknown>) =>
+      [1, 2].map(() => {
+        const built = createRelayBackends(
+          { backends: { relay: { type: 'relay', request_timeout_seconds: 5, ...backend } } },
+          env,
+          {
+            foreignFetch: () => testFetchForeign,
+            timings: { ...FAST_TIMINGS, channelWaitMs: 20 },
+            health,
+          },
+        );
+        return { relay: built.generators.relay as RelayGenerator, channels: built.channels };
       });
-      return { relay: built.generators.relay as RelayGenerator, channels: built.channels };
-    });
     const runMany = async (relays: RelayGenerator[], count: number, parallel = 8) => {
       let next = 0;
-      await Promise.all(Array.from({ length: parallel }, async (_, lane) => {
-        while (next < count) {
-          next++;
-          await relays[lane % relays.length].generate(small(), (await context(root)).ctx);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: parallel }, async (_, lane) => {
+          while (next < count) {
+            next++;
+            await relays[lane % relays.length].generate(small(), (await context(root)).ctx);
+          }
+        }),
+      );
     };
 
     // The draw depends on the stand-ins' ports, so here it is random: each share is checked within
@@ -92,11 +117,22 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('three channels weighted 1:1:2 share 400 real tasks within ±10 %', async (t) => {
       if (skip()) return t.skip(skip() as string);
       const [a, b, c] = [await start(), await start(), await start()];
-      const relays = processes({ channels: [channelAt('a', a.url), channelAt('b', b.url), channelAt('c', c.url, { weight: 2 })] }).map((p) => p.relay);
+      const relays = processes({
+        channels: [channelAt('a', a.url), channelAt('b', b.url), channelAt('c', c.url, { weight: 2 })],
+      }).map((p) => p.relay);
       await runMany(relays, 400);
       const counts = [a, b, c].map((s) => s.tasks.length);
-      assert.equal(counts.reduce((x, y) => x + y), 400, 'one upstream job per task');
-      for (const [n, share] of [[counts[0], 100], [counts[1], 100], [counts[2], 200]]) assert.ok(Math.abs(n - share) <= 40, `shares ${counts.join(':')}`);
+      assert.equal(
+        counts.reduce((x, y) => x + y),
+        400,
+        'one upstream job per task',
+      );
+      for (const [n, share] of [
+        [counts[0], 100],
+        [counts[1], 100],
+        [counts[2], 200],
+      ])
+        assert.ok(Math.abs(n - share) <= 40, `shares ${counts.join(':')}`);
     });
 
     it('a dead channel opens its breaker within the configured failures, the others take its share, and it closes when it returns', async (t) => {
@@ -116,10 +152,18 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(a.tasks.length + b.tasks.length, 60, 'every task succeeded on the others');
       const registry = new Registry();
       registerRelayChannelMetrics(registry, procs[1].channels);
-      assert.match(await registry.metrics(), /vidgen_relay_channel_state\{backend="relay",channel="doomed",state="open"\} 1/);
+      assert.match(
+        await registry.metrics(),
+        /vidgen_relay_channel_state\{backend="relay",channel="doomed",state="open"\} 1/,
+      );
       // It comes back at its address; after the cool-down one task probes it and the breaker closes.
       const revived = await start(port);
-      for (let i = 0; i < 200 && (await procs[1].channels.status()).find((s) => s.name === 'doomed')!.state !== 'closed'; i++) await runMany(relays, 1, 1);
+      for (
+        let i = 0;
+        i < 200 && (await procs[1].channels.status()).find((s) => s.name === 'doomed')!.state !== 'closed';
+        i++
+      )
+        await runMany(relays, 1, 1);
       assert.equal((await procs[0].channels.status()).find((s) => s.name === 'doomed')!.state, 'closed');
       assert.ok(revived.tasks.length >= 1, 'the revived channel took the probe');
     });
@@ -131,7 +175,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await runMany(relays, 4, 4);
       assert.equal(only.tasks.length, 4);
       // With one slot, each task's video was fetched before the next create went out.
-      const order = only.requests.filter((q) => q.method === 'POST' || q.path.endsWith('/content')).map((q) => (q.method === 'POST' ? 'create' : 'fetch'));
+      const order = only.requests
+        .filter((q) => q.method === 'POST' || q.path.endsWith('/content'))
+        .map((q) => (q.method === 'POST' ? 'create' : 'fetch'));
       const firstFetches = order.filter((x, i) => x === 'fetch' && order[i - 1] === 'create').length;
       assert.equal(firstFetches, 4, order.join(' '));
     });
@@ -143,9 +189,21 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(await health.acquire(id, 't1', { maxRpm: 2 }, now + 1000, now), true);
       assert.equal(await health.acquire(id, 't2', { maxRpm: 2 }, now + 1000, now + 1), true);
       assert.equal(await health.acquire(id, 't3', { maxRpm: 2 }, now + 1000, now + 2), false);
-      assert.equal(await health.acquire(id, 't3', { maxRpm: 2 }, now + 90_000, now + 60_001), true, 'the minute has passed');
-      assert.equal(await health.acquire(id, 't4', { maxConcurrent: 1 }, now + 90_000, now + 60_002), false, 't3 holds the slot');
-      assert.equal(await health.acquire(id, 't4', { maxConcurrent: 1 }, now + 200_000, now + 90_001), true, "t3's hold lapsed");
+      assert.equal(
+        await health.acquire(id, 't3', { maxRpm: 2 }, now + 90_000, now + 60_001),
+        true,
+        'the minute has passed',
+      );
+      assert.equal(
+        await health.acquire(id, 't4', { maxConcurrent: 1 }, now + 90_000, now + 60_002),
+        false,
+        't3 holds the slot',
+      );
+      assert.equal(
+        await health.acquire(id, 't4', { maxConcurrent: 1 }, now + 200_000, now + 90_001),
+        true,
+        "t3's hold lapsed",
+      );
     });
 
     it('the operator disables a channel or changes its weight at runtime; the file stays the list', async (t) => {

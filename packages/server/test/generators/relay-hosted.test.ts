@@ -21,13 +21,26 @@ const env = { FAL_KEY: 'fal-key-id:fal-key-secret', REPLICATE_KEY: 'r8_test_toke
 const FAL_MODEL = 'fal-ai/kling-video/v2/master/text-to-video';
 const REPLICATE_MODEL = 'kwaivgi/kling-v2.1';
 const falChannel = (url: string, extra: RawChannel = {}): RawChannel => ({
-  name: 'fal', dialect: 'fal', base_url: url, api_key_env: 'FAL_KEY', models: { 'ours-720p': FAL_MODEL }, poll_interval_seconds: 0.05, ...extra,
+  name: 'fal',
+  dialect: 'fal',
+  base_url: url,
+  api_key_env: 'FAL_KEY',
+  models: { 'ours-720p': FAL_MODEL },
+  poll_interval_seconds: 0.05,
+  ...extra,
 });
 const replicateChannel = (url: string, extra: RawChannel = {}): RawChannel => ({
-  name: 'replicate', dialect: 'replicate', base_url: url, api_key_env: 'REPLICATE_KEY', models: { 'ours-720p': REPLICATE_MODEL }, poll_interval_seconds: 0.05, ...extra,
+  name: 'replicate',
+  dialect: 'replicate',
+  base_url: url,
+  api_key_env: 'REPLICATE_KEY',
+  models: { 'ours-720p': REPLICATE_MODEL },
+  poll_interval_seconds: 0.05,
+  ...extra,
 });
 const job720 = () => job('B', { model: 'ours-720p', width: 1280, height: 720, duration: 5 });
-const verify720 = (path: string) => verifyVideo(bins.ffprobe, path, { width: 1280, height: 720, durationSeconds: 5, fps: 24 });
+const verify720 = (path: string) =>
+  verifyVideo(bins.ffprobe, path, { width: 1280, height: 720, durationSeconds: 5, fps: 24 });
 
 describe('relay to the fal queue API and Replicate predictions', () => {
   let fal: FalStandin;
@@ -35,7 +48,10 @@ describe('relay to the fal queue API and Replicate predictions', () => {
   let root: string;
   before(async () => {
     fal = await FalStandin.start({ key: env.FAL_KEY, models: [FAL_MODEL] });
-    replicate = await ReplicateStandin.start({ key: env.REPLICATE_KEY, models: [REPLICATE_MODEL, 'acme/tiny-video:5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa'] });
+    replicate = await ReplicateStandin.start({
+      key: env.REPLICATE_KEY,
+      models: [REPLICATE_MODEL, 'acme/tiny-video:5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa'],
+    });
     root = await mkdtemp(join(tmpdir(), 'vidgen-relay-hosted-'));
   });
   after(async () => {
@@ -52,29 +68,55 @@ describe('relay to the fal queue API and Replicate predictions', () => {
     assert.deepEqual(sent.input, { prompt: 'a lighthouse at dusk, slow push in', duration: '5', aspect_ratio: '16:9' });
     assert.ok(fal.requests.every((q) => q.headers.authorization === `Key ${env.FAL_KEY}`));
     assert.ok(fal.requests.some((q) => q.path === `/fal-ai/kling-video/requests/${sent.id}/status`));
-    assert.ok(fal.requests.some((q) => q.path === `/fal-ai/kling-video/requests/${sent.id}`), 'the output is read from the result endpoint');
+    assert.ok(
+      fal.requests.some((q) => q.path === `/fal-ai/kling-video/requests/${sent.id}`),
+      'the output is read from the result endpoint',
+    );
     const saved = r.saves.at(-1) as { upstreamId: string; upstreamMetrics?: Record<string, number> };
     assert.equal(saved.upstreamId, sent.id);
     assert.equal(saved.upstreamMetrics?.inference_time, 7.5);
   });
 
-  it('Replicate: a task goes to the model\'s predictions endpoint (or a version\'s) and comes back as a verified MP4', async () => {
+  it("Replicate: a task goes to the model's predictions endpoint (or a version's) and comes back as a verified MP4", async () => {
     const r = await context(root);
     const out = await relayOf([replicateChannel(replicate.url)], env).generate(job720(), r.ctx);
     await verify720(out.path);
-    assert.deepEqual(replicate.jobs.at(-1)!.input, { prompt: 'a lighthouse at dusk, slow push in', duration: 5, aspect_ratio: '16:9' });
-    assert.ok(replicate.requests.some((q) => q.method === 'POST' && q.path === `/v1/models/${REPLICATE_MODEL}/predictions`));
+    assert.deepEqual(replicate.jobs.at(-1)!.input, {
+      prompt: 'a lighthouse at dusk, slow push in',
+      duration: 5,
+      aspect_ratio: '16:9',
+    });
+    assert.ok(
+      replicate.requests.some((q) => q.method === 'POST' && q.path === `/v1/models/${REPLICATE_MODEL}/predictions`),
+    );
     assert.equal((r.saves.at(-1) as { upstreamMetrics?: Record<string, number> }).upstreamMetrics?.predict_time, 12.5);
-    const versioned = replicateChannel(replicate.url, { models: { 'ours-720p': 'acme/tiny-video:5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa' } });
+    const versioned = replicateChannel(replicate.url, {
+      models: { 'ours-720p': 'acme/tiny-video:5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa' },
+    });
     await verify720((await relayOf([versioned], env).generate(job720(), (await context(root)).ctx)).path);
     const last = replicate.requests.filter((q) => q.method === 'POST').at(-1)!;
-    assert.deepEqual([last.path, last.body.version], ['/v1/predictions', '5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa']);
+    assert.deepEqual(
+      [last.path, last.body.version],
+      ['/v1/predictions', '5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa'],
+    );
   });
 
   it('a per-channel input template names the inputs the way the upstream model does', async () => {
-    const input = { prompt: 'cinematic, {{prompt}}', duration: '{{duration}}', aspect_ratio: '{{ratio}}', negative_prompt: 'blur', seed: '{{seed}}', start_image: '{{image}}' };
+    const input = {
+      prompt: 'cinematic, {{prompt}}',
+      duration: '{{duration}}',
+      aspect_ratio: '{{ratio}}',
+      negative_prompt: 'blur',
+      seed: '{{seed}}',
+      start_image: '{{image}}',
+    };
     await relayOf([replicateChannel(replicate.url, { input })], env).generate(job720(), (await context(root)).ctx);
-    assert.deepEqual(replicate.jobs.at(-1)!.input, { prompt: 'cinematic, a lighthouse at dusk, slow push in', duration: 5, aspect_ratio: '16:9', negative_prompt: 'blur' });
+    assert.deepEqual(replicate.jobs.at(-1)!.input, {
+      prompt: 'cinematic, a lighthouse at dusk, slow push in',
+      duration: 5,
+      aspect_ratio: '16:9',
+      negative_prompt: 'blur',
+    });
   });
 
   for (const kind of ['fal', 'replicate'] as const) {
@@ -83,12 +125,20 @@ describe('relay to the fal queue API and Replicate predictions', () => {
       const proxy = await RelayFaultProxy.start(standin.url);
       try {
         const before = standin.jobs.length;
-        proxy.fault({ method: 'POST', path: kind === 'fal' ? /text-to-video$/ : /predictions$/, times: 1, action: { kind: 'forward-then-drop' } });
+        proxy.fault({
+          method: 'POST',
+          path: kind === 'fal' ? /text-to-video$/ : /predictions$/,
+          times: 1,
+          action: { kind: 'forward-then-drop' },
+        });
         const relay = relayOf([kind === 'fal' ? falChannel(proxy.url) : replicateChannel(proxy.url)], env);
         const checkpoint = memoryCheckpoint();
         const err = await failure(relay.generate(job720(), (await context(root, { checkpoint })).ctx));
         assert.deepEqual([err.code, err.retryable], ['upstream_submit_unconfirmed', false]);
-        assert.equal((await failure(relay.generate({ ...job720(), attempt: 2 }, (await context(root, { checkpoint })).ctx))).code, 'upstream_submit_unconfirmed');
+        assert.equal(
+          (await failure(relay.generate({ ...job720(), attempt: 2 }, (await context(root, { checkpoint })).ctx))).code,
+          'upstream_submit_unconfirmed',
+        );
         assert.equal(standin.jobs.length - before, 1, 'exactly one upstream job');
       } finally {
         await proxy.close();
@@ -99,14 +149,24 @@ describe('relay to the fal queue API and Replicate predictions', () => {
   it('429 on submit is a refusal (the next channel takes the task); 5xx on polls is waited out', async () => {
     fal.rateLimited = 1;
     const before = replicate.jobs.length;
-    await relayOf([falChannel(fal.url, { priority: 2 }), replicateChannel(replicate.url, { priority: 1 })], env).generate(job720(), (await context(root)).ctx);
+    await relayOf(
+      [falChannel(fal.url, { priority: 2 }), replicateChannel(replicate.url, { priority: 1 })],
+      env,
+    ).generate(job720(), (await context(root)).ctx);
     assert.deepEqual([fal.rateLimited, replicate.jobs.length - before], [0, 1]);
     replicate.rateLimited = 1;
-    const alone = await failure(relayOf([replicateChannel(replicate.url)], env).generate(job720(), (await context(root)).ctx));
+    const alone = await failure(
+      relayOf([replicateChannel(replicate.url)], env).generate(job720(), (await context(root)).ctx),
+    );
     assert.deepEqual([alone.code, alone.retryable], ['backend_unavailable', true]);
     const proxy = await RelayFaultProxy.start(fal.url);
     try {
-      proxy.fault({ method: 'GET', path: /\/status$/, times: 2, action: { kind: 'answer', status: 503, body: { detail: 'Service Unavailable' } } });
+      proxy.fault({
+        method: 'GET',
+        path: /\/status$/,
+        times: 2,
+        action: { kind: 'answer', status: 503, body: { detail: 'Service Unavailable' } },
+      });
       await verify720((await relayOf([falChannel(proxy.url)], env).generate(job720(), (await context(root)).ctx)).path);
       assert.equal(proxy.seen('GET', /\/status$/).filter((q) => q.fault).length, 2);
     } finally {
@@ -117,7 +177,9 @@ describe('relay to the fal queue API and Replicate predictions', () => {
   it('Replicate: an output link that expired before it was fetched fails as upstream_result_expired', async () => {
     replicate.media.expireLinks = 404;
     try {
-      const err = await failure(relayOf([replicateChannel(replicate.url)], env).generate(job720(), (await context(root)).ctx));
+      const err = await failure(
+        relayOf([replicateChannel(replicate.url)], env).generate(job720(), (await context(root)).ctx),
+      );
       assert.deepEqual([err.code, err.retryable], ['upstream_result_expired', false]);
     } finally {
       replicate.media.expireLinks = 0;
@@ -129,12 +191,21 @@ describe('relay to the fal queue API and Replicate predictions', () => {
     const err = await failure(relayOf([falChannel(fal.url)], env).generate(job720(), (await context(root)).ctx));
     assert.deepEqual([err.code, err.retryable], ['upstream_failed', false]);
     assert.match(err.message, /could not be processed/);
-    for (const [standin, channel, method] of [[fal, falChannel(fal.url, { name: 'fal' }), 'PUT'], [replicate, replicateChannel(replicate.url), 'POST']] as const) {
+    for (const [standin, channel, method] of [
+      [fal, falChannel(fal.url, { name: 'fal' }), 'PUT'],
+      [replicate, replicateChannel(replicate.url), 'POST'],
+    ] as const) {
       const controller = new AbortController();
       const r = await context(root, { signal: controller.signal });
-      const running = relayOf([channel], env).generate(job720(), { ...r.ctx, onProgress: (p) => p >= 0.03 && controller.abort('canceled') });
+      const running = relayOf([channel], env).generate(job720(), {
+        ...r.ctx,
+        onProgress: (p) => p >= 0.03 && controller.abort('canceled'),
+      });
       assert.equal((await failure(running)).code, 'canceled');
-      assert.ok(standin.requests.some((q) => q.method === method && q.path.endsWith('/cancel')), `${method} …/cancel was sent`);
+      assert.ok(
+        standin.requests.some((q) => q.method === method && q.path.endsWith('/cancel')),
+        `${method} …/cancel was sent`,
+      );
       assert.equal(standin.jobs.at(-1)!.canceled, true);
     }
   });
@@ -147,13 +218,22 @@ describe('relay to the fal queue API and Replicate predictions', () => {
       const checkpoint = memoryCheckpoint();
       const stop = new AbortController();
       // The deadline falls just as the poll answers `succeeded`: the attempt stops before the download.
-      proxy.fault({ method: 'GET', path: /^\/v1\/predictions\/[\w-]+$/, action: { kind: 'rewrite', body: (json) => (json.status === 'succeeded' && stop.abort('deadline'), json) } });
+      proxy.fault({
+        method: 'GET',
+        path: /^\/v1\/predictions\/[\w-]+$/,
+        action: { kind: 'rewrite', body: (json) => (json.status === 'succeeded' && stop.abort('deadline'), json) },
+      });
       const first = relay.generate(job720(), (await context(root, { signal: stop.signal, checkpoint })).ctx);
       // Replicate answers the cancel of a finished prediction 200 with it `succeeded`: nothing was canceled.
       assert.equal((await failure(first)).code, 'canceled');
-      assert.ok(proxy.requests.some((q) => q.method === 'POST' && q.path.endsWith('/cancel')), 'the cancel was sent');
+      assert.ok(
+        proxy.requests.some((q) => q.method === 'POST' && q.path.endsWith('/cancel')),
+        'the cancel was sent',
+      );
       assert.equal(replicate.jobs.at(-1)!.canceled, false);
-      await verify720((await relay.generate({ ...job720(), attempt: 2 }, (await context(root, { checkpoint })).ctx)).path);
+      await verify720(
+        (await relay.generate({ ...job720(), attempt: 2 }, (await context(root, { checkpoint })).ctx)).path,
+      );
       assert.equal(replicate.jobs.length, before + 1, 'the retry followed the same prediction');
     } finally {
       await proxy.close();

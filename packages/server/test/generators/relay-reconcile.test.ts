@@ -52,7 +52,12 @@ describe('relay: ambiguous submits are reconciled, never paid twice', () => {
 
     it(`family ${dialect}: a 502 after the upstream acted is not taken as a refusal: one task`, async () => {
       const { relay, tasks } = await setup(dialect);
-      proxy.fault({ method: 'POST', path: SUBMIT, times: 1, action: { kind: 'forward-then-answer', status: 502, body: { error: { message: 'bad gateway' } } } });
+      proxy.fault({
+        method: 'POST',
+        path: SUBMIT,
+        times: 1,
+        action: { kind: 'forward-then-answer', status: 502, body: { error: { message: 'bad gateway' } } },
+      });
       await relay.generate(job(dialect), (await context(root)).ctx);
       assert.equal((await tasks()).length, 1);
       assert.equal(proxy.seen('POST', SUBMIT).length, 1);
@@ -106,8 +111,14 @@ describe('relay: ambiguous submits are reconciled, never paid twice', () => {
   it('a create still in flight upstream (409) is waited for, then sent again with the same key', async () => {
     const { relay, tasks } = await setup('A');
     proxy.fault({
-      method: 'POST', path: SUBMIT, times: 2,
-      action: { kind: 'answer', status: 409, body: { error: { code: 'idempotency_in_flight', message: 'still being processed' } } },
+      method: 'POST',
+      path: SUBMIT,
+      times: 2,
+      action: {
+        kind: 'answer',
+        status: 409,
+        body: { error: { code: 'idempotency_in_flight', message: 'still being processed' } },
+      },
     });
     await relay.generate(job('A'), (await context(root)).ctx);
     assert.equal(proxy.seen('POST', SUBMIT).length, 3);

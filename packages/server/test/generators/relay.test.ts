@@ -19,16 +19,23 @@ import { assertNoLeak, channel, context, failure, job, relayOf } from '../suppor
 const bins = resolveFfmpegBinaries({});
 
 for (const dialect of ['A', 'B'] as const) {
-  runGeneratorContract(`relay, family ${dialect} (a vidgen upstream on loopback)`, async () => {
-    const upstream = await startRelayUpstream({ separateProcess: true });
-    const relay = relayOf([channel(dialect, upstream.url, 'UPSTREAM_KEY')], { UPSTREAM_KEY: await upstream.newKey() });
-    // The engine names our catalog model; family B's models each fix a duration, so the model follows it.
-    const generator: Generator = {
-      kinds: relay.kinds,
-      generate: (j, ctx) => relay.generate({ ...j, model: dialect === 'A' ? 'ours-a' : `ours-b-${j.duration}s` }, ctx),
-    };
-    return { generator, ffprobe: bins.ffprobe, cleanup: () => upstream.close() };
-  }, { deterministic: false });
+  runGeneratorContract(
+    `relay, family ${dialect} (a vidgen upstream on loopback)`,
+    async () => {
+      const upstream = await startRelayUpstream({ separateProcess: true });
+      const relay = relayOf([channel(dialect, upstream.url, 'UPSTREAM_KEY')], {
+        UPSTREAM_KEY: await upstream.newKey(),
+      });
+      // The engine names our catalog model; family B's models each fix a duration, so the model follows it.
+      const generator: Generator = {
+        kinds: relay.kinds,
+        generate: (j, ctx) =>
+          relay.generate({ ...j, model: dialect === 'A' ? 'ours-a' : `ours-b-${j.duration}s` }, ctx),
+      };
+      return { generator, ffprobe: bins.ffprobe, cleanup: () => upstream.close() };
+    },
+    { deterministic: false },
+  );
 }
 
 describe('relay backend', () => {
@@ -52,7 +59,12 @@ describe('relay backend', () => {
         const r = await context(root);
         const savedAtFirstPoll: unknown[] = [];
         const poll = dialect === 'A' ? /^\/v1\/videos\/[^/]+$/ : /^\/v1\/video\/generations\/[^/]+$/;
-        proxy.fault({ method: 'GET', path: poll, times: 1, action: { kind: 'rewrite', body: (json) => (savedAtFirstPoll.push(...r.saves), json) } });
+        proxy.fault({
+          method: 'GET',
+          path: poll,
+          times: 1,
+          action: { kind: 'rewrite', body: (json) => (savedAtFirstPoll.push(...r.saves), json) },
+        });
         const j = job(dialect, { width: 180, height: 320, duration: 2 });
         const out = await relay.generate(j, r.ctx);
         await verifyVideo(bins.ffprobe, out.path, { width: 180, height: 320, durationSeconds: 2, fps: 24 });
@@ -64,7 +76,10 @@ describe('relay backend', () => {
         assert.ok(!JSON.stringify(r.saves).includes(proxy.url), 'the checkpoint names the channel by hash, not URL');
         assert.equal(r.progress.at(-1), 1);
         assert.equal(proxy.seen('POST', /generations$/).length, 1);
-        assert.ok(proxy.seen('GET', poll).every((q) => q.path.includes('wait=25')), 'polls long-poll a vidgen upstream');
+        assert.ok(
+          proxy.seen('GET', poll).every((q) => q.path.includes('wait=25')),
+          'polls long-poll a vidgen upstream',
+        );
       } finally {
         await proxy.close();
       }
@@ -100,7 +115,10 @@ describe('relay backend', () => {
       const relay = relayOf([channel(dialect, upstream.url, 'K')], { K: key });
       const controller = new AbortController();
       const r = await context(root, { signal: controller.signal });
-      const running = relay.generate(job(dialect, { duration: 15, width: 1280, height: 720 }), { ...r.ctx, onProgress: (p) => p >= 0.03 && controller.abort('canceled') });
+      const running = relay.generate(job(dialect, { duration: 15, width: 1280, height: 720 }), {
+        ...r.ctx,
+        onProgress: (p) => p >= 0.03 && controller.abort('canceled'),
+      });
       assert.equal((await failure(running)).code, 'canceled');
       const [task] = await upstream.tasks(key, dialect);
       assert.equal(task.status, dialect === 'A' ? 'failed' : 'FAILURE');
@@ -140,11 +158,19 @@ describe('relay backend', () => {
     const controller = new AbortController();
     const checkpoint = memoryCheckpoint();
     const j = job('A', { duration: 2 });
-    const first = relay.generate(j, { ...(await context(root, { signal: controller.signal, checkpoint })).ctx, onProgress: (p) => p >= 0.03 && controller.abort('deadline') });
+    const first = relay.generate(j, {
+      ...(await context(root, { signal: controller.signal, checkpoint })).ctx,
+      onProgress: (p) => p >= 0.03 && controller.abort('deadline'),
+    });
     // The engine records a retryable deadline_exceeded for a plain `canceled` at its deadline.
     assert.equal((await failure(first)).code, 'canceled');
     const out = await relay.generate({ ...j, attempt: 2 }, (await context(root, { checkpoint })).ctx);
-    await verifyVideo(bins.ffprobe, out.path, { width: j.width, height: j.height, durationSeconds: j.duration, fps: 24 });
+    await verifyVideo(bins.ffprobe, out.path, {
+      width: j.width,
+      height: j.height,
+      durationSeconds: j.duration,
+      fps: 24,
+    });
     assert.equal((await upstream.tasks(key, 'A')).length, 1, 'the retry followed the same upstream job');
   });
 
@@ -158,13 +184,23 @@ describe('relay backend', () => {
       ...r.ctx,
       onProgress: (p) => {
         if (p < 0.03 || controller.signal.aborted) return;
-        void upstream.tasks(key, 'A').then(([t]) => fetch(`${upstream.url}/v1/videos/${t.request_id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } }));
+        void upstream.tasks(key, 'A').then(([t]) =>
+          fetch(`${upstream.url}/v1/videos/${t.request_id}/cancel`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}` },
+          }),
+        );
       },
     });
     const err = await failure(running);
     assert.deepEqual([err.code, err.retryable], ['upstream_failed', false]);
     assert.match(err.message, /upstream code: canceled/);
     const [task] = await upstream.tasks(key, 'A');
-    assertNoLeak(`${err.message} ${JSON.stringify(err)}`, [upstream.url, new URL(upstream.url).host, task.request_id, key]);
+    assertNoLeak(`${err.message} ${JSON.stringify(err)}`, [
+      upstream.url,
+      new URL(upstream.url).host,
+      task.request_id,
+      key,
+    ]);
   });
 });

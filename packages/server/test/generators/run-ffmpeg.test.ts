@@ -23,7 +23,24 @@ describe('runFfmpeg stdin', () => {
       for (let k = 0; k < count; k++) yield buffers[k % 2].fill(k);
     }
     await runFfmpeg(ffmpeg, {
-      args: ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', `${side}x${side}`, '-framerate', '24', '-i', 'pipe:0', '-f', 'rawvideo', '-y', out],
+      args: [
+        '-v',
+        'error',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'gray',
+        '-video_size',
+        `${side}x${side}`,
+        '-framerate',
+        '24',
+        '-i',
+        'pipe:0',
+        '-f',
+        'rawvideo',
+        '-y',
+        out,
+      ],
       stdin: frames(),
       signal: new AbortController().signal,
     });
@@ -31,7 +48,10 @@ describe('runFfmpeg stdin', () => {
     assert.equal(written.length, count * side * side);
     for (let k = 0; k < count; k++) {
       const frame = written.subarray(k * side * side, (k + 1) * side * side);
-      assert.ok(frame.every((b) => b === k), `frame ${k} was overwritten before ffmpeg read it`);
+      assert.ok(
+        frame.every((b) => b === k),
+        `frame ${k} was overwritten before ffmpeg read it`,
+      );
     }
   });
 });

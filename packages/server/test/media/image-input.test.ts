@@ -52,7 +52,12 @@ function pngClaiming(width: number, height: number, dataBytes = 64): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(dataBytes))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(Buffer.alloc(dataBytes))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 describe('sniffImageType', () => {
@@ -71,12 +76,23 @@ describe('decodeDataUri', () => {
   it('decodes the two accepted prefixes', async () => {
     const png = await pngOf(3, 3);
     const jpeg = await jpegOf(3, 3);
-    assert.deepEqual(decodeDataUri(`data:image/png;base64,${png.toString('base64')}`), { mimeType: 'image/png', bytes: png });
-    assert.deepEqual(decodeDataUri(`data:image/jpeg;base64,${jpeg.toString('base64')}`), { mimeType: 'image/jpeg', bytes: jpeg });
+    assert.deepEqual(decodeDataUri(`data:image/png;base64,${png.toString('base64')}`), {
+      mimeType: 'image/png',
+      bytes: png,
+    });
+    assert.deepEqual(decodeDataUri(`data:image/jpeg;base64,${jpeg.toString('base64')}`), {
+      mimeType: 'image/jpeg',
+      bytes: jpeg,
+    });
   });
 
   it('leaves URLs of any scheme to the fetcher', () => {
-    for (const url of ['https://example.com/a.png', 'http://127.0.0.1/x', 'ftp://example.com/a.png', 'file:///etc/passwd']) {
+    for (const url of [
+      'https://example.com/a.png',
+      'http://127.0.0.1/x',
+      'ftp://example.com/a.png',
+      'file:///etc/passwd',
+    ]) {
       assert.equal(decodeDataUri(url), undefined, url);
     }
   });
@@ -92,8 +108,15 @@ describe('decodeDataUri', () => {
 
   it('refuses other data URI prefixes', () => {
     const gif = `data:image/gif;base64,${GIF.toString('base64')}`;
-    for (const value of [gif, 'data:image/png,iVBORw0KGgo=', 'data:image/jpg;base64,/9j/', 'data:text/plain;base64,aGk=',
-      'DATA:image/png;base64,iVBORw0KGgo=', 'data:image/png;charset=utf-8;base64,iVBORw0KGgo=', 'data:']) {
+    for (const value of [
+      gif,
+      'data:image/png,iVBORw0KGgo=',
+      'data:image/jpg;base64,/9j/',
+      'data:text/plain;base64,aGk=',
+      'DATA:image/png;base64,iVBORw0KGgo=',
+      'data:image/png;charset=utf-8;base64,iVBORw0KGgo=',
+      'data:',
+    ]) {
       const err = rejects(() => decodeDataUri(value), 'image_prefix_unsupported');
       assert.match(err.message, /data:image\/png;base64,/);
     }
@@ -101,8 +124,17 @@ describe('decodeDataUri', () => {
 
   it('refuses Base64 that is not strict', () => {
     // The check runs before sniffing, so these only need to be wrong Base64, not images.
-    for (const payload of ['', 'iVBO Rw0KGgo=', 'iVBORw0KGgo=\n', 'iVBORw0KGgo', 'iVBORw0KGgo==', 'iVBORw0K-_go',
-      '!!!!', 'iV==BORw', '%69VBORw0KGgo=']) {
+    for (const payload of [
+      '',
+      'iVBO Rw0KGgo=',
+      'iVBORw0KGgo=\n',
+      'iVBORw0KGgo',
+      'iVBORw0KGgo==',
+      'iVBORw0K-_go',
+      '!!!!',
+      'iV==BORw',
+      '%69VBORw0KGgo=',
+    ]) {
       rejects(() => decodeDataUri(`data:image/png;base64,${payload}`), 'image_base64_invalid');
     }
   });
@@ -113,7 +145,10 @@ describe('decodeDataUri', () => {
     assert.equal(err.message, 'The data URI declares image/jpeg but its content is a PNG image.');
     const jpeg = (await jpegOf(2, 2)).toString('base64');
     rejects(() => decodeDataUri(`data:image/png;base64,${jpeg}`), 'image_type_mismatch');
-    const text = rejects(() => decodeDataUri(`data:image/png;base64,${Buffer.from('hello world!').toString('base64')}`), 'image_type_mismatch');
+    const text = rejects(
+      () => decodeDataUri(`data:image/png;base64,${Buffer.from('hello world!').toString('base64')}`),
+      'image_type_mismatch',
+    );
     assert.match(text.message, /is not a JPEG or PNG image/);
   });
 });
@@ -148,9 +183,14 @@ describe('normalizeImage', () => {
 
   it('refuses garbage, other formats and broken files', async () => {
     const png = await pngOf(32, 32);
-    const inputs = [Buffer.from('definitely not an image'), Buffer.alloc(0), GIF,
+    const inputs = [
+      Buffer.from('definitely not an image'),
+      Buffer.alloc(0),
+      GIF,
       Buffer.concat([png.subarray(0, 8), Buffer.from('garbage after a PNG signature')]),
-      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]), pngClaiming(40, 40, 10) /* pixel data cut short */];
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]),
+      pngClaiming(40, 40, 10) /* pixel data cut short */,
+    ];
     for (const input of inputs) {
       const err = await rejectsAsync(normalizeImage(input, { maxPixels: 10_000 }), 'image_invalid');
       assert.equal(err.message, 'The image could not be decoded as a JPEG or PNG file.');

@@ -5,7 +5,13 @@ import { after, before, describe, it } from 'node:test';
 import { createSafeFetch, isPublicAddress } from '../../src/security/create-safe-fetch.ts';
 import { FetchRefused, type SafeFetchOptions } from '../../src/security/safe-fetch.ts';
 
-const LIMITS: SafeFetchOptions = { allowPrivate: true, timeoutMs: 2_000, maxBytes: 64 * 1024, maxRedirects: 3, what: 'image' };
+const LIMITS: SafeFetchOptions = {
+  allowPrivate: true,
+  timeoutMs: 2_000,
+  maxBytes: 64 * 1024,
+  maxRedirects: 3,
+  what: 'image',
+};
 
 /**
  * Safety net: these tests must never send a packet beyond loopback, even if the fetcher regresses.
@@ -68,20 +74,67 @@ async function refusal(promise: Promise<unknown>, code: FetchRefused['code']): P
 
 describe('isPublicAddress', () => {
   it('accepts public unicast, including public IPv4 behind IPv6 embeddings', () => {
-    for (const ip of ['8.8.8.8', '1.1.1.1', '151.101.1.69', '2606:4700:4700::1111', '2a00:1450:4001::200e',
-      '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+    for (const ip of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '151.101.1.69',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001::200e',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
       assert.equal(isPublicAddress(ip), true, ip);
     }
   });
 
   it('refuses every non-public range', () => {
-    for (const ip of ['127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1',
-      '169.254.169.254', '100.64.0.1', '100.127.255.255', '0.0.0.0', '0.1.2.3', '224.0.0.1', '239.1.1.1',
-      '255.255.255.255', '240.0.0.1', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '192.0.0.8',
-      '::', '::1', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd12:3456::1', 'ff02::1', 'fec0::1', '2001:db8::1',
-      '3fff::1', '2001:2::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254',
-      '::7f00:1', '64:ff9b::a00:1', '64:ff9b:1::808:808', '2002:a00:1::1', '2002:7f00:1::',
-      '2001:0:a00:1::', '2001:0:808:808::f5ff:fffe', 'not-an-ip', '']) {
+    for (const ip of [
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '100.127.255.255',
+      '0.0.0.0',
+      '0.1.2.3',
+      '224.0.0.1',
+      '239.1.1.1',
+      '255.255.255.255',
+      '240.0.0.1',
+      '192.0.2.1',
+      '198.51.100.7',
+      '203.0.113.9',
+      '198.18.0.1',
+      '192.0.0.8',
+      '::',
+      '::1',
+      'fe80::1',
+      'fe80::1%eth0',
+      'fc00::1',
+      'fd12:3456::1',
+      'ff02::1',
+      'fec0::1',
+      '2001:db8::1',
+      '3fff::1',
+      '2001:2::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '::ffff:169.254.169.254',
+      '::7f00:1',
+      '64:ff9b::a00:1',
+      '64:ff9b:1::808:808',
+      '2002:a00:1::1',
+      '2002:7f00:1::',
+      '2001:0:a00:1::',
+      '2001:0:808:808::f5ff:fffe',
+      'not-an-ip',
+      '',
+    ]) {
       assert.equal(isPublicAddress(ip), false, ip);
     }
   });
@@ -118,12 +171,26 @@ describe('createSafeFetch', { timeout: 10_000 }, () => {
   it('refuses literal non-public hosts before connecting', async () => {
     const fetch = createSafeFetch({ ...LIMITS, allowPrivate: false });
     const s = await start((_req, res) => res.end('secret'));
-    const targets = [`${s.origin}/`, `http://127.1:${s.port}/`, `http://2130706433:${s.port}/`,
-      `http://0x7f.0.0.1:${s.port}/`, `http://0177.0.0.1:${s.port}/`, `http://[::1]:${s.port}/`,
-      `http://[::ffff:127.0.0.1]:${s.port}/`, `http://0.0.0.0:${s.port}/`, 'http://10.0.0.1/',
-      'http://169.254.169.254/latest/meta-data/', 'https://192.168.0.1/', 'http://100.64.0.1/',
-      'http://[fd00::1]/', 'http://[fe80::1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::]/',
-      'http://224.0.0.1/', 'http://255.255.255.255/'];
+    const targets = [
+      `${s.origin}/`,
+      `http://127.1:${s.port}/`,
+      `http://2130706433:${s.port}/`,
+      `http://0x7f.0.0.1:${s.port}/`,
+      `http://0177.0.0.1:${s.port}/`,
+      `http://[::1]:${s.port}/`,
+      `http://[::ffff:127.0.0.1]:${s.port}/`,
+      `http://0.0.0.0:${s.port}/`,
+      'http://10.0.0.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'https://192.168.0.1/',
+      'http://100.64.0.1/',
+      'http://[fd00::1]/',
+      'http://[fe80::1]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::]/',
+      'http://224.0.0.1/',
+      'http://255.255.255.255/',
+    ];
     const before = connectHosts.length;
     for (const target of targets) {
       const err = await refusal(fetch(target), 'url_forbidden');
@@ -135,8 +202,11 @@ describe('createSafeFetch', { timeout: 10_000 }, () => {
 
   it('refuses a hostname that resolves to loopback, at connect time', async () => {
     const s = await start((_req, res) => res.end('secret'));
-    const err = await refusal(createSafeFetch({ ...LIMITS, allowPrivate: false })(`http://localhost:${s.port}/`), 'url_forbidden');
-    assert.equal(err.message, "The image URL resolves to an address that is not publicly routable.");
+    const err = await refusal(
+      createSafeFetch({ ...LIMITS, allowPrivate: false })(`http://localhost:${s.port}/`),
+      'url_forbidden',
+    );
+    assert.equal(err.message, 'The image URL resolves to an address that is not publicly routable.');
     assert.equal(s.connections, 0);
   });
 
@@ -156,7 +226,11 @@ describe('createSafeFetch', { timeout: 10_000 }, () => {
     const s = await start((_req, res) => res.writeHead(302, { location: target }).end());
     // Only our own test server is allowed, as a public host would be in production.
     const fetch = createSafeFetch({ ...LIMITS, allowPrivate: false }, (ip) => ip === '127.0.0.1');
-    for (const forbidden of ['http://169.254.169.254/latest/meta-data/', `http://[::1]:${s.port}/`, 'http://10.0.0.1/x']) {
+    for (const forbidden of [
+      'http://169.254.169.254/latest/meta-data/',
+      `http://[::1]:${s.port}/`,
+      'http://10.0.0.1/x',
+    ]) {
       target = forbidden;
       const err = await refusal(fetch(`${s.origin}/start`), 'url_forbidden');
       assert.equal(err.message, "The image URL's redirect target points to an address that is not publicly routable.");
@@ -217,8 +291,17 @@ describe('createSafeFetch', { timeout: 10_000 }, () => {
 
   it('refuses non-http schemes, credentials and non-URLs', async () => {
     const fetch = createSafeFetch(LIMITS);
-    for (const url of ['ftp://127.0.0.1/a.png', 'file:///etc/passwd', 'javascript:alert(1)', 'data:image/png;base64,AAAA',
-      'gopher://127.0.0.1:70/', 'not a url', '', 'http://user:secret@127.0.0.1/', 'http://:pw@127.0.0.1/']) {
+    for (const url of [
+      'ftp://127.0.0.1/a.png',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'data:image/png;base64,AAAA',
+      'gopher://127.0.0.1:70/',
+      'not a url',
+      '',
+      'http://user:secret@127.0.0.1/',
+      'http://:pw@127.0.0.1/',
+    ]) {
       await refusal(fetch(url), 'url_invalid');
     }
   });

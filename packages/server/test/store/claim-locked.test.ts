@@ -12,7 +12,9 @@ import { createPostgresDatabase, type TestDatabase } from '../support/databases.
 // process holds that task (locked, not yet committed), the claim must still serve the next
 // account in fair order, as a claim reading the order first does: no worker idles while work waits.
 const created = await createPostgresDatabase();
-describe('PostgreSQL: a claim passes over a task another claimer holds', { skip: typeof created === 'string' ? created : false }, () => {
+describe('PostgreSQL: a claim passes over a task another claimer holds', {
+  skip: typeof created === 'string' ? created : false,
+}, () => {
   let db: TestDatabase;
   let stores: SqlStores;
   let holder: pg.Client;
@@ -29,7 +31,13 @@ describe('PostgreSQL: a claim passes over a task another claimer holds', { skip:
     await db?.drop();
   });
   const newTask = (accountId: string): NewTask => ({
-    id: uuidv7(clock), accountId, family: 'A', kind: 'generate', model: 'm', backend: 'b', createdAt: clock++,
+    id: uuidv7(clock),
+    accountId,
+    family: 'A',
+    kind: 'generate',
+    model: 'm',
+    backend: 'b',
+    createdAt: clock++,
     params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
   });
 

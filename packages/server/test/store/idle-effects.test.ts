@@ -17,12 +17,28 @@ import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from 
 // statement (their lookups) and its price is set by it (completedColumns): they add no statement.
 // On PostgreSQL such a completion commits alone (idleOnCompletion): no BEGIN and COMMIT either.
 const catalog = createModelCatalog(
-  { models: [{ id: 'm', family: 'B', backend: 'fx', resolution: '144p', durations: { min: 1, max: 10 }, price: { usd_ticks_per_second: 1000 } }] },
+  {
+    models: [
+      {
+        id: 'm',
+        family: 'B',
+        backend: 'fx',
+        resolution: '144p',
+        durations: { min: 1, max: 10 },
+        price: { usd_ticks_per_second: 1000 },
+      },
+    ],
+  },
   { fx: ['generate'] },
 );
-for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
+for (const [name, create] of [
+  ['SQLite', createSqliteDatabase],
+  ['PostgreSQL', createPostgresDatabase],
+] as const) {
   const created = await create();
-  describe(`transition effects with nothing to do (${name})`, { skip: typeof created === 'string' ? created : false }, () => {
+  describe(`transition effects with nothing to do (${name})`, {
+    skip: typeof created === 'string' ? created : false,
+  }, () => {
     let database: SqlDatabase;
     // Results, not queries: statements compiled once are run without passing the query transform.
     const statements: unknown[] = [];
@@ -44,25 +60,47 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
       const tasks = new SqlTaskStore(database.db.withPlugin(counting), database.dialect, effects);
       const accountId = (await new SqlAccountStore(database.db).ensureAccount('free', null, 1)).id;
       const task = await tasks.insert({
-        id: uuidv7(), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'fx', createdAt: 1,
+        id: uuidv7(),
+        accountId,
+        family: 'B',
+        kind: 'generate',
+        model: 'm',
+        backend: 'fx',
+        createdAt: 1,
         params: { prompt: 'p', images: [], duration: 3, aspectRatio: '16:9', width: 256, height: 144, fps: 24 },
       });
-      const { lease } = (await tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: 2, maxRunningPerAccount: 0 }))!;
+      const { lease } = (await tasks.claim({
+        owner: 'w',
+        backend: 'fx',
+        leaseMs: 60_000,
+        now: 2,
+        maxRunningPerAccount: 0,
+      }))!;
       statements.length = 0;
-      assert.equal(await tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 2 }, 3, 1000), true);
+      assert.equal(
+        await tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 2 }, 3, 1000),
+        true,
+      );
       assert.equal(statements.length, database.dialect.writesInWith ? 1 : 2);
       assert.deepEqual((await tasks.get(task.id))?.usage, { costUsdTicks: 2000 });
       // A lease the store did not hand out itself (a copy): the ledger prices the task in its own write.
       const other = await tasks.insert({ ...task, id: uuidv7(), idempotencyKey: undefined });
-      const copy = { ...(await tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: 4, maxRunningPerAccount: 0 }))!.lease };
-      assert.equal(await tasks.complete(copy, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 1 }, 5, 1000), true);
+      const copy = {
+        ...(await tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: 4, maxRunningPerAccount: 0 }))!.lease,
+      };
+      assert.equal(
+        await tasks.complete(copy, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 1 }, 5, 1000),
+        true,
+      );
       assert.deepEqual((await tasks.get(other.id))?.usage, { costUsdTicks: 1000 });
     });
   });
 }
 
 const postgres = await createPostgresDatabase();
-describe('PostgreSQL: round trips of a completion and the next claim', { skip: typeof postgres === 'string' ? postgres : false }, () => {
+describe('PostgreSQL: round trips of a completion and the next claim', {
+  skip: typeof postgres === 'string' ? postgres : false,
+}, () => {
   let database: SqlDatabase;
   const sent: string[] = [];
   const query = pg.Client.prototype.query;
@@ -86,25 +124,60 @@ describe('PostgreSQL: round trips of a completion and the next claim', { skip: t
   it('with nothing for the effects to do: two statements, no transaction; with an endpoint: a transaction that writes its delivery', async () => {
     const tasks = new SqlTaskStore(database.db, database.dialect, effects);
     const accountId = (await new SqlAccountStore(database.db).ensureAccount('round-trips', null, 1)).id;
-    const insert = () => tasks.insert({ id: uuidv7(), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'fx', createdAt: 1, params });
+    const insert = () =>
+      tasks.insert({
+        id: uuidv7(),
+        accountId,
+        family: 'B',
+        kind: 'generate',
+        model: 'm',
+        backend: 'fx',
+        createdAt: 1,
+        params,
+      });
     const first = await insert();
     const second = await insert();
     const third = await insert();
     const claimed = (await tasks.claim(request))!;
     sent.length = 0;
-    const done = await tasks.completeAndClaim(claimed.lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 3 }, 3, 1000, request);
+    const done = await tasks.completeAndClaim(
+      claimed.lease,
+      { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 3 },
+      3,
+      1000,
+      request,
+    );
     assert.deepEqual([done.completed, done.next?.task.id], [true, second.id]);
     assert.equal(sent.length, 2, sent.join('\n'));
     assert.ok(!sent.some((s) => /^(begin|commit)$/i.test(s)));
-    assert.deepEqual([(await tasks.get(first.id))?.usage, (await tasks.attempts(first.id))[0].outcome], [{ costUsdTicks: 3000 }, 'succeeded']);
+    assert.deepEqual(
+      [(await tasks.get(first.id))?.usage, (await tasks.attempts(first.id))[0].outcome],
+      [{ costUsdTicks: 3000 }, 'succeeded'],
+    );
 
     const endpoint = await new SqlWebhookStore(database.db, database.dialect).insertEndpoint({
-      id: `wh_${uuidv7()}`, accountId, url: 'https://example.com/h', events: ['video.completed'], secret: 's', createdAt: 1,
+      id: `wh_${uuidv7()}`,
+      accountId,
+      url: 'https://example.com/h',
+      events: ['video.completed'],
+      secret: 's',
+      createdAt: 1,
     });
-    const again = await tasks.completeAndClaim(done.next!.lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 3 }, 3, 1000, request);
+    const again = await tasks.completeAndClaim(
+      done.next!.lease,
+      { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 3 },
+      3,
+      1000,
+      request,
+    );
     assert.deepEqual([again.completed, again.next?.task.id], [true, third.id]);
-    const deliveries = await new SqlWebhookStore(database.db, database.dialect).listDeliveries(endpoint.id, { limit: 10 });
-    assert.deepEqual(deliveries.map((d) => [d.taskId, d.eventType]), [[second.id, 'video.completed']]);
+    const deliveries = await new SqlWebhookStore(database.db, database.dialect).listDeliveries(endpoint.id, {
+      limit: 10,
+    });
+    assert.deepEqual(
+      deliveries.map((d) => [d.taskId, d.eventType]),
+      [[second.id, 'video.completed']],
+    );
     assert.deepEqual((await tasks.get(second.id))?.usage, { costUsdTicks: 3000 });
   });
 });

@@ -11,7 +11,9 @@ import { createPostgresDatabase, type TestDatabase } from '../support/databases.
 // The statements every task runs are prepared once per connection and run by name, so PostgreSQL
 // does not plan them again each time; a migration adding a column must not break them.
 const created = await createPostgresDatabase();
-describe('PostgreSQL: statements built once run prepared', { skip: typeof created === 'string' ? created : false }, () => {
+describe('PostgreSQL: statements built once run prepared', {
+  skip: typeof created === 'string' ? created : false,
+}, () => {
   let database: SqlDatabase;
   before(async () => {
     database = await openSqlDatabase((created as TestDatabase).location);
@@ -22,13 +24,21 @@ describe('PostgreSQL: statements built once run prepared', { skip: typeof create
   });
   // One statement at a time: the pool hands back the same idle connection.
   const prepared = async () =>
-    (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(database.db)).rows.map((r) => r.statement);
+    (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(database.db)).rows.map(
+      (r) => r.statement,
+    );
 
   it('a task read and a claim run by name, and survive a column added under them', async () => {
     const tasks = new SqlTaskStore(database.db, database.dialect);
     const accountId = (await new SqlAccountStore(database.db).ensureAccount('prepared', null, 1)).id;
     const newTask = () => ({
-      id: uuidv7(), accountId, family: 'B' as const, kind: 'generate' as const, model: 'm', backend: 'fx', createdAt: 1,
+      id: uuidv7(),
+      accountId,
+      family: 'B' as const,
+      kind: 'generate' as const,
+      model: 'm',
+      backend: 'fx',
+      createdAt: 1,
       params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 256, height: 144, fps: 24 },
     });
     const task = await tasks.insert(newTask());
@@ -36,8 +46,14 @@ describe('PostgreSQL: statements built once run prepared', { skip: typeof create
     const claim = () => tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: 2, maxRunningPerAccount: 0 });
     assert.equal((await claim())?.task.id, task.id);
     const statements = await prepared();
-    assert.ok(statements.some((s) => /^select .* from "tasks" where "id" = \$1$/.test(s)), statements.join('\n'));
-    assert.ok(statements.some((s) => s.startsWith('with "started" as (update "tasks"')), statements.join('\n'));
+    assert.ok(
+      statements.some((s) => /^select .* from "tasks" where "id" = \$1$/.test(s)),
+      statements.join('\n'),
+    );
+    assert.ok(
+      statements.some((s) => s.startsWith('with "started" as (update "tasks"')),
+      statements.join('\n'),
+    );
     await sql`ALTER TABLE tasks ADD COLUMN later_column integer`.execute(database.db);
     assert.equal((await tasks.get(task.id))?.status, 'running');
     const next = await tasks.insert(newTask());

@@ -11,7 +11,10 @@ import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from 
 
 // The seam the ledger and the webhook outbox write through: effects commit or roll back with
 // the task change they follow, and each final change is seen exactly once.
-for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
+for (const [name, create] of [
+  ['SQLite', createSqliteDatabase],
+  ['PostgreSQL', createPostgresDatabase],
+] as const) {
   // A string is why the database is missing: a skip on a laptop (under CI=true it throws instead).
   const created = await create();
   describe(`transition effects (${name})`, { skip: typeof created === 'string' ? created : false }, () => {
@@ -26,7 +29,9 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
         if (refuse.has(task.id)) throw new Error('refused');
         seen.push(['created', task.id]);
       },
-      finishedLookups: (eb) => ({ account: eb.selectFrom('accounts').select('accounts.name').whereRef('accounts.id', '=', 'tasks.account_id') }),
+      finishedLookups: (eb) => ({
+        account: eb.selectFrom('accounts').select('accounts.name').whereRef('accounts.id', '=', 'tasks.account_id'),
+      }),
       async finished(_trx, task, looked) {
         if (refuse.has(task.id)) throw new Error('refused');
         seen.push([task.status, task.id]);
@@ -36,7 +41,11 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
     const lookedUp: Array<Record<string, unknown>> = [];
     before(async () => {
       db = created as TestDatabase;
-      stores = await openSqlStores(db.location, { events: new TaskEvents(), logger: createLogger('silent'), effects: [effect] });
+      stores = await openSqlStores(db.location, {
+        events: new TaskEvents(),
+        logger: createLogger('silent'),
+        effects: [effect],
+      });
       accountId = (await stores.accounts.ensureAccount('effects', null, clock)).id;
     });
     after(async () => {
@@ -45,10 +54,17 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
     });
 
     const newTask = (): NewTask => ({
-      id: uuidv7(clock), accountId, family: 'A', kind: 'generate', model: 'm', backend: 'fx', createdAt: clock++,
+      id: uuidv7(clock),
+      accountId,
+      family: 'A',
+      kind: 'generate',
+      model: 'm',
+      backend: 'fx',
+      createdAt: clock++,
       params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 320, height: 180, fps: 24 },
     });
-    const claim = async () => (await stores.tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: clock, maxRunningPerAccount: 0 }))!;
+    const claim = async () =>
+      (await stores.tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: clock, maxRunningPerAccount: 0 }))!;
 
     it('a refused creation writes nothing', async () => {
       const task = newTask();
@@ -61,16 +77,38 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
       const done = await stores.tasks.insert(newTask());
       const { lease } = await claim();
       assert.equal(lease.taskId, done.id);
-      assert.equal(await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1000), true);
+      assert.equal(
+        await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1000),
+        true,
+      );
       // A second completion (a zombie's late write) is refused and runs no effect.
-      assert.equal(await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1000), false);
+      assert.equal(
+        await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1000),
+        false,
+      );
       const canceled = await stores.tasks.insert(newTask());
       assert.equal((await stores.tasks.cancel(canceled.id, clock))?.status, 'canceled');
       assert.equal(await stores.tasks.cancel(canceled.id, clock), undefined);
       const expired = await stores.tasks.expireDue(clock + 2000, 10);
-      assert.deepEqual(expired.map((t: Task) => t.id), [done.id]);
-      assert.deepEqual(seen.filter(([, id]) => id === done.id), [['created', done.id], ['succeeded', done.id], ['expired', done.id]]);
-      assert.deepEqual(seen.filter(([, id]) => id === canceled.id), [['created', canceled.id], ['canceled', canceled.id]]);
+      assert.deepEqual(
+        expired.map((t: Task) => t.id),
+        [done.id],
+      );
+      assert.deepEqual(
+        seen.filter(([, id]) => id === done.id),
+        [
+          ['created', done.id],
+          ['succeeded', done.id],
+          ['expired', done.id],
+        ],
+      );
+      assert.deepEqual(
+        seen.filter(([, id]) => id === canceled.id),
+        [
+          ['created', canceled.id],
+          ['canceled', canceled.id],
+        ],
+      );
     });
 
     it("an effect's lookups are read by the finishing statement and handed to it", async () => {
@@ -82,7 +120,12 @@ for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', c
       await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
       await stores.tasks.expireDue(clock + 2000, 10);
       assert.ok(done.id < failed.id);
-      assert.deepEqual(lookedUp, [{ account: 'effects' }, { account: 'effects' }, { account: 'effects' }, { account: 'effects' }]);
+      assert.deepEqual(lookedUp, [
+        { account: 'effects' },
+        { account: 'effects' },
+        { account: 'effects' },
+        { account: 'effects' },
+      ]);
     });
 
     it('a failing effect rolls the task change back', async () => {

@@ -50,7 +50,12 @@ abstract class HostedStandin extends LoopbackStandin {
   /** The next N jobs fail in the model with this reason. */
   failNext = { count: 0, reason: '' };
 
-  protected constructor(server: http.Server, url: string, media: StandinMedia, protected readonly o: Options) {
+  protected constructor(
+    server: http.Server,
+    url: string,
+    media: StandinMedia,
+    protected readonly o: Options,
+  ) {
     super(server, url, media);
   }
 
@@ -62,7 +67,12 @@ abstract class HostedStandin extends LoopbackStandin {
     await this.handle(req, res, new URL(req.url ?? '/', 'http://x').pathname, body);
   }
 
-  protected abstract handle(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: any): Promise<void>;
+  protected abstract handle(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    path: string,
+    body: any,
+  ): Promise<void>;
 
   /** The model's own validation: prompt, a 5 or 10 s duration, a known ratio (defaulting to 16:9). */
   protected validate(model: string, input: Record<string, any>): string | HostedJob {
@@ -72,7 +82,16 @@ abstract class HostedStandin extends LoopbackStandin {
     const shape = SHAPES[input.aspect_ratio ?? '16:9'];
     if (!shape) return `aspect_ratio must be one of ${Object.keys(SHAPES).join(', ')}`;
     const job: HostedJob = {
-      id: randomUUID(), model, input, width: shape[0], height: shape[1], seconds, polls: 0, canceled: false, ready: false, file: this.media.render(shape[0], shape[1], seconds),
+      id: randomUUID(),
+      model,
+      input,
+      width: shape[0],
+      height: shape[1],
+      seconds,
+      polls: 0,
+      canceled: false,
+      ready: false,
+      file: this.media.render(shape[0], shape[1], seconds),
     };
     void job.file.then(() => (job.ready = true));
     if (this.failNext.count > 0) {
@@ -99,7 +118,8 @@ export class FalStandin extends HostedStandin {
   }
 
   protected async handle(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: any): Promise<void> {
-    if (req.headers.authorization !== `Key ${this.o.key}`) return send(res, 401, { detail: 'Authentication is required to perform this action' });
+    if (req.headers.authorization !== `Key ${this.o.key}`)
+      return send(res, 401, { detail: 'Authentication is required to perform this action' });
     const m = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(path);
     if (m) {
       const job = this.jobs.find((j) => j.id === m[2] && appOf(j.model) === m[1]);
@@ -119,23 +139,40 @@ export class FalStandin extends HostedStandin {
     const job = this.validate(model, body ?? {});
     if (typeof job === 'string') return send(res, 422, { detail: [{ loc: ['body'], msg: job, type: 'value_error' }] });
     const base = `${this.url}/${appOf(model)}/requests/${job.id}`;
-    send(res, 200, { request_id: job.id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 });
+    send(res, 200, {
+      request_id: job.id,
+      response_url: base,
+      status_url: `${base}/status`,
+      cancel_url: `${base}/cancel`,
+      queue_position: 0,
+    });
   }
 
   private status(res: http.ServerResponse, job: HostedJob): void {
     const response_url = `${this.url}/${appOf(job.model)}/requests/${job.id}`;
     if (job.canceled || this.done(job)) {
       const error = job.canceled ? 'Request was cancelled' : job.failReason;
-      return send(res, 200, { status: 'COMPLETED', logs: null, response_url, metrics: { inference_time: job.seconds * 1.5 }, ...(error ? { error, error_type: 'runner_error' } : {}) });
+      return send(res, 200, {
+        status: 'COMPLETED',
+        logs: null,
+        response_url,
+        metrics: { inference_time: job.seconds * 1.5 },
+        ...(error ? { error, error_type: 'runner_error' } : {}),
+      });
     }
     if (job.polls === 1) return send(res, 202, { status: 'IN_QUEUE', queue_position: 0, response_url });
-    send(res, 202, { status: 'IN_PROGRESS', logs: [{ message: 'rendering', level: 'INFO', source: 'user', timestamp: new Date().toISOString() }], response_url });
+    send(res, 202, {
+      status: 'IN_PROGRESS',
+      logs: [{ message: 'rendering', level: 'INFO', source: 'user', timestamp: new Date().toISOString() }],
+      response_url,
+    });
   }
 
   private async result(res: http.ServerResponse, job: HostedJob): Promise<void> {
     if (!this.finished(job) && !job.canceled) return send(res, 400, { detail: 'Request is still in progress' });
     if (job.canceled) return send(res, 400, { detail: 'Request was cancelled' });
-    if (job.failReason) return send(res, 422, { detail: [{ loc: ['body'], msg: job.failReason, type: 'model_error' }] });
+    if (job.failReason)
+      return send(res, 422, { detail: [{ loc: ['body'], msg: job.failReason, type: 'model_error' }] });
     job.url ??= this.media.link(await job.file);
     send(res, 200, { video: { url: job.url, content_type: 'video/mp4', file_name: 'output.mp4' }, seed: 42 });
   }
@@ -153,20 +190,29 @@ export class ReplicateStandin extends HostedStandin {
   }
 
   protected async handle(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: any): Promise<void> {
-    if (req.headers.authorization !== `Bearer ${this.o.key}`) return problem(res, 401, 'Unauthenticated', 'You did not pass a valid authentication token');
+    if (req.headers.authorization !== `Bearer ${this.o.key}`)
+      return problem(res, 401, 'Unauthenticated', 'You did not pass a valid authentication token');
     const create = /^\/v1\/models\/([\w.-]+\/[\w.-]+)\/predictions$/.exec(path);
     if (req.method === 'POST' && (create || path === '/v1/predictions')) {
       const model = create ? create[1] : this.o.models.find((m) => body?.version && m.endsWith(`:${body.version}`));
-      if (!model || !this.o.models.includes(model)) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      if (!model || !this.o.models.includes(model))
+        return problem(res, 404, 'Not found', 'The requested resource could not be found.');
       if (this.rateLimited > 0) {
         this.rateLimited--;
         res.setHeader('retry-after', '1');
         return problem(res, 429, 'Request was throttled', 'Request was throttled. Expected available in 1 second.');
       }
       const job = this.validate(model, body?.input ?? {});
-      if (typeof job === 'string') return send(res, 422, { title: 'Input validation failed', detail: `- input: ${job}`, status: 422, invalid_fields: [{ type: 'invalid', field: 'input', description: job }] });
+      if (typeof job === 'string')
+        return send(res, 422, {
+          title: 'Input validation failed',
+          detail: `- input: ${job}`,
+          status: 422,
+          invalid_fields: [{ type: 'invalid', field: 'input', description: job }],
+        });
       // Prefer: wait holds the create until the prediction finished (or the wait ran out).
-      if (/\bwait\b/.test(String(req.headers.prefer ?? ''))) while (!this.done(job)) await job.file.then(() => new Promise((r) => setImmediate(r)));
+      if (/\bwait\b/.test(String(req.headers.prefer ?? '')))
+        while (!this.done(job)) await job.file.then(() => new Promise((r) => setImmediate(r)));
       return send(res, 201, await this.prediction(job));
     }
     const one = /^\/v1\/predictions\/([\w-]+)(\/cancel)?$/.exec(path);
@@ -185,12 +231,33 @@ export class ReplicateStandin extends HostedStandin {
 
   private async prediction(job: HostedJob): Promise<Record<string, unknown>> {
     const finished = this.finished(job);
-    const status = job.canceled ? 'canceled' : !finished ? (job.polls <= 1 ? 'starting' : 'processing') : job.failReason ? 'failed' : 'succeeded';
+    const status = job.canceled
+      ? 'canceled'
+      : !finished
+        ? job.polls <= 1
+          ? 'starting'
+          : 'processing'
+        : job.failReason
+          ? 'failed'
+          : 'succeeded';
     if (status === 'succeeded') job.url ??= this.media.link(await job.file);
-    const urls = { get: `${this.url}/v1/predictions/${job.id}`, cancel: `${this.url}/v1/predictions/${job.id}/cancel`, web: `https://replicate.com/p/${job.id}` };
+    const urls = {
+      get: `${this.url}/v1/predictions/${job.id}`,
+      cancel: `${this.url}/v1/predictions/${job.id}/cancel`,
+      web: `https://replicate.com/p/${job.id}`,
+    };
     return {
-      id: job.id, model: job.model.split(':')[0], version: job.model.split(':')[1] ?? 'hidden', input: job.input, logs: '', data_removed: false,
-      output: status === 'succeeded' ? job.url : null, error: status === 'failed' ? job.failReason : null, status, created_at: new Date().toISOString(), urls,
+      id: job.id,
+      model: job.model.split(':')[0],
+      version: job.model.split(':')[1] ?? 'hidden',
+      input: job.input,
+      logs: '',
+      data_removed: false,
+      output: status === 'succeeded' ? job.url : null,
+      error: status === 'failed' ? job.failReason : null,
+      status,
+      created_at: new Date().toISOString(),
+      urls,
       ...(finished ? { metrics: { predict_time: job.seconds * 2.5, total_time: job.seconds * 3 } } : {}),
     };
   }

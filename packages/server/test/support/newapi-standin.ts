@@ -58,7 +58,12 @@ export class NewApiStandin extends LoopbackStandin {
   /** The content proxy answers 502 (its provider fetch failed) while set. */
   proxyBroken = false;
 
-  private constructor(server: http.Server, url: string, media: StandinMedia, private readonly o: NewApiStandinOptions) {
+  private constructor(
+    server: http.Server,
+    url: string,
+    media: StandinMedia,
+    private readonly o: NewApiStandinOptions,
+  ) {
     super(server, url, media);
   }
 
@@ -72,7 +77,8 @@ export class NewApiStandin extends LoopbackStandin {
     if (read === 'invalid') return send(res, 400, taskError('invalid_request', 'invalid character in JSON body'));
     const body = read.body;
     this.requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body, headers: req.headers });
-    if (req.headers.authorization !== `Bearer ${this.o.key}`) return send(res, 401, { error: { message: 'Invalid token (无效的令牌)', type: 'new_api_error' } });
+    if (req.headers.authorization !== `Bearer ${this.o.key}`)
+      return send(res, 401, { error: { message: 'Invalid token (无效的令牌)', type: 'new_api_error' } });
     if (req.method === 'POST' && path === '/v1/video/generations') return this.submit(res, body ?? {});
     const fetchId = /^\/v1\/video\/generations\/([\w-]+)$/.exec(path)?.[1];
     if (req.method === 'GET' && fetchId) return this.fetchTask(res, fetchId);
@@ -84,52 +90,115 @@ export class NewApiStandin extends LoopbackStandin {
 
   private submit(res: http.ServerResponse, body: Record<string, any>): void {
     if (typeof body.model !== 'string' || !this.o.models.includes(body.model)) {
-      return send(res, 503, { error: { message: `No available channel for model ${String(body.model)} under group default`, type: 'new_api_error', code: 'model_not_found' } });
+      return send(res, 503, {
+        error: {
+          message: `No available channel for model ${String(body.model)} under group default`,
+          type: 'new_api_error',
+          code: 'model_not_found',
+        },
+      });
     }
     if (this.channelFailures > 0) {
       this.channelFailures--;
-      return send(res, 500, { error: { message: 'get channel failed', type: 'new_api_error', code: 'get_channel_failed' } });
+      return send(res, 500, {
+        error: { message: 'get channel failed', type: 'new_api_error', code: 'get_channel_failed' },
+      });
     }
     if (this.priceErrors > 0) {
       this.priceErrors--;
       return send(res, 400, taskError('model_price_error', `model ${body.model} price not configured`));
     }
-    if (typeof body.prompt !== 'string' || !body.prompt.trim()) return send(res, 400, taskError('invalid_request', 'prompt is required'));
+    if (typeof body.prompt !== 'string' || !body.prompt.trim())
+      return send(res, 400, taskError('invalid_request', 'prompt is required'));
     // TaskSubmitReq.UnmarshalJSON takes duration as a number or a string; `seconds` is a string.
     const seconds = Number(body.duration ?? body.seconds ?? 5);
     const size = typeof body.size === 'string' ? body.size : '720x720';
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > 15 || !SIZES.includes(size)) {
       // The provider refused; new-api passes its status and body on as `fail_to_fetch_task`.
-      return send(res, 400, taskError('fail_to_fetch_task', `{"error":"unsupported size ${size} or duration ${String(body.duration ?? body.seconds)}"}`));
+      return send(
+        res,
+        400,
+        taskError(
+          'fail_to_fetch_task',
+          `{"error":"unsupported size ${size} or duration ${String(body.duration ?? body.seconds)}"}`,
+        ),
+      );
     }
     const [width, height] = size.split('x').map(Number);
-    const task: NewApiTask = { taskId: `task_${randomBytes(16).toString('hex')}`, body, width, height, seconds, polls: 0, ready: false, file: this.media.render(width, height, seconds) };
+    const task: NewApiTask = {
+      taskId: `task_${randomBytes(16).toString('hex')}`,
+      body,
+      width,
+      height,
+      seconds,
+      polls: 0,
+      ready: false,
+      file: this.media.render(width, height, seconds),
+    };
     void task.file.then(() => (task.ready = true));
     if (this.failNext.count > 0) {
       this.failNext.count--;
       task.failReason = this.failNext.reason;
     }
     this.tasks.push(task);
-    send(res, 200, { id: task.taskId, task_id: task.taskId, object: 'video', model: body.model, status: 'queued', progress: 0, created_at: Math.floor(Date.now() / 1000) });
+    send(res, 200, {
+      id: task.taskId,
+      task_id: task.taskId,
+      object: 'video',
+      model: body.model,
+      status: 'queued',
+      progress: 0,
+      created_at: Math.floor(Date.now() / 1000),
+    });
   }
 
   private async fetchTask(res: http.ServerResponse, id: string): Promise<void> {
     const task = this.tasks.find((t) => t.taskId === id);
     if (!task) return send(res, 400, taskError('task_not_exist', 'task_not_exist'));
     const pending = task.polls++ < (this.o.pendingPolls ?? 2) || !task.ready;
-    const base = { task_id: task.taskId, action: 'generate', platform: '54', submit_time: 0, fail_reason: '', result_url: '', data: null };
-    if (pending) return send(res, 200, { code: 'success', message: '', data: { ...base, status: task.polls === 1 ? 'SUBMITTED' : 'IN_PROGRESS', progress: `${Math.min(95, task.polls * 30)}%` } });
-    if (task.failReason) return send(res, 200, { code: 'success', message: '', data: { ...base, status: 'FAILURE', progress: '100%', fail_reason: task.failReason } });
+    const base = {
+      task_id: task.taskId,
+      action: 'generate',
+      platform: '54',
+      submit_time: 0,
+      fail_reason: '',
+      result_url: '',
+      data: null,
+    };
+    if (pending)
+      return send(res, 200, {
+        code: 'success',
+        message: '',
+        data: {
+          ...base,
+          status: task.polls === 1 ? 'SUBMITTED' : 'IN_PROGRESS',
+          progress: `${Math.min(95, task.polls * 30)}%`,
+        },
+      });
+    if (task.failReason)
+      return send(res, 200, {
+        code: 'success',
+        message: '',
+        data: { ...base, status: 'FAILURE', progress: '100%', fail_reason: task.failReason },
+      });
     task.resultUrl ??= this.media.link(await task.file);
-    send(res, 200, { code: 'success', message: '', data: { ...base, status: 'SUCCESS', progress: '100%', result_url: task.resultUrl } });
+    send(res, 200, {
+      code: 'success',
+      message: '',
+      data: { ...base, status: 'SUCCESS', progress: '100%', result_url: task.resultUrl },
+    });
   }
 
   /** VideoProxy: the provider's result URL, fetched with Range passed through, cut at the proxy's limit. */
   private async content(req: http.IncomingMessage, res: http.ServerResponse, id: string): Promise<void> {
     const task = this.tasks.find((t) => t.taskId === id);
     if (!task) return send(res, 404, { error: { message: 'Task not found', type: 'invalid_request_error' } });
-    if (!task.resultUrl) return send(res, 400, { error: { message: 'Task is not completed yet, current status: IN_PROGRESS', type: 'invalid_request_error' } });
-    if (this.proxyBroken) return send(res, 502, { error: { message: 'Failed to fetch video content', type: 'server_error' } });
+    if (!task.resultUrl)
+      return send(res, 400, {
+        error: { message: 'Task is not completed yet, current status: IN_PROGRESS', type: 'invalid_request_error' },
+      });
+    if (this.proxyBroken)
+      return send(res, 502, { error: { message: 'Failed to fetch video content', type: 'server_error' } });
     await sendFile(req, res, await task.file, this.o.proxyCutBytes);
   }
 }

@@ -33,13 +33,25 @@ export interface SeenRequest {
   fault?: FaultAction['kind'];
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+]);
 
 export class RelayFaultProxy {
   readonly requests: SeenRequest[] = [];
   private rules: Array<FaultRule & { left: number }> = [];
 
-  private constructor(private readonly server: http.Server, readonly url: string, private readonly target: URL, private readonly rewriteHost: boolean) {}
+  private constructor(
+    private readonly server: http.Server,
+    readonly url: string,
+    private readonly target: URL,
+    private readonly rewriteHost: boolean,
+  ) {}
 
   /**
    * `rewriteHost` sends the upstream its own Host, so links it builds point at it directly (another
@@ -75,7 +87,9 @@ export class RelayFaultProxy {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const body = await readAll(req);
     const path = req.url ?? '/';
-    const rule = this.rules.find((r) => r.left > 0 && (!r.method || r.method === req.method) && r.path.test(path.split('?')[0]));
+    const rule = this.rules.find(
+      (r) => r.left > 0 && (!r.method || r.method === req.method) && r.path.test(path.split('?')[0]),
+    );
     if (rule) rule.left--;
     const action = rule?.action;
     this.requests.push({ method: req.method ?? 'GET', path, fault: action?.kind });
@@ -87,7 +101,12 @@ export class RelayFaultProxy {
       if (action?.kind === 'forward-then-answer') return send(res, action.status, action.body, action.headers);
       if (action?.kind === 'rewrite') {
         const json = JSON.parse(upstream.body.toString('utf8') || 'null');
-        return send(res, action.status ?? upstream.status, action.body(json), passHeaders(upstream.headers, ['content-type']));
+        return send(
+          res,
+          action.status ?? upstream.status,
+          action.body(json),
+          passHeaders(upstream.headers, ['content-type']),
+        );
       }
       res.writeHead(upstream.status, passHeaders(upstream.headers));
       res.end(upstream.body);
@@ -96,14 +115,24 @@ export class RelayFaultProxy {
     }
   }
 
-  private forward(req: http.IncomingMessage, path: string, body: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  private forward(
+    req: http.IncomingMessage,
+    path: string,
+    body: Buffer,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
     const headers = passHeaders(req.headers);
     if (this.rewriteHost) headers.host = this.target.host;
     if (body.length > 0) headers['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
-      const out = http.request({ host: this.target.hostname, port: this.target.port, method: req.method, path, headers }, (answer) => {
-        readAll(answer).then((b) => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: b }), reject);
-      });
+      const out = http.request(
+        { host: this.target.hostname, port: this.target.port, method: req.method, path, headers },
+        (answer) => {
+          readAll(answer).then(
+            (b) => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: b }),
+            reject,
+          );
+        },
+      );
       out.on('error', reject);
       out.end(body);
     });

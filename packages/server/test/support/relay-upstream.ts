@@ -14,7 +14,13 @@ export const UPSTREAM_B_DURATIONS = [1, 2, 15];
 const CATALOG = {
   models: [
     { id: 'tiny-a', family: 'A', backend: 'renderer', resolution: '180p', durations: { min: 1, max: 15 } },
-    ...UPSTREAM_B_DURATIONS.map((d) => ({ id: `tiny-b-${d}s`, family: 'B', backend: 'renderer', resolution: '180p', durations: [d] })),
+    ...UPSTREAM_B_DURATIONS.map((d) => ({
+      id: `tiny-b-${d}s`,
+      family: 'B',
+      backend: 'renderer',
+      resolution: '180p',
+      durations: [d],
+    })),
   ],
 };
 
@@ -44,7 +50,8 @@ export async function startRelayUpstream(options: { separateProcess?: boolean } 
   if (options.separateProcess) {
     const dataDir = join(dir, 'data');
     const processEnv = { ...env, VIDGEN_DATA_DIR: dataDir, VIDGEN_POLL_MS: '50' };
-    newKey = async () => (await runServerCommand(['keys', 'create', '--account', `relay-${++accounts}`], processEnv)).stdout.trim();
+    newKey = async () =>
+      (await runServerCommand(['keys', 'create', '--account', `relay-${++accounts}`], processEnv)).stdout.trim();
     await newKey();
     const server = await spawnServer(processEnv);
     [url, stop] = [server.url, () => server.stop()];

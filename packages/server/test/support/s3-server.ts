@@ -37,7 +37,11 @@ export async function startS3Server(bucket = 'vidgen-test'): Promise<TestS3Serve
   try {
     const { default: S3rver } = await import('s3rver');
     base = await mkdtemp(join(tmpdir(), 'vidgen-s3-'));
-    const emulator = new S3rver({ silent: true, directory: join(base, 'data'), configureBuckets: [{ name: bucket, configs: [] }] });
+    const emulator = new S3rver({
+      silent: true,
+      directory: join(base, 'data'),
+      configureBuckets: [{ name: bucket, configs: [] }],
+    });
     const internals = emulator as unknown as { store: unknown; context: { store: unknown }; logger: { close(): void } };
     internals.store = internals.context.store = createAtomicStore(join(base, 'data'), join(base, 'tmp'));
     await emulator.configureBuckets();
@@ -51,7 +55,10 @@ export async function startS3Server(bucket = 'vidgen-test'): Promise<TestS3Serve
     const { port } = server.address() as AddressInfo;
     const dir = base;
     return {
-      endpoint: `http://127.0.0.1:${port}`, region: REGION, bucket, credentials: { ...CREDENTIALS },
+      endpoint: `http://127.0.0.1:${port}`,
+      region: REGION,
+      bucket,
+      credentials: { ...CREDENTIALS },
       async close() {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -87,7 +94,8 @@ function sendS3Error(req: IncomingMessage, res: ServerResponse, denial: S3Denial
 const deny = (code: string, message: string, status = 403): S3Denial => ({ status, code, message });
 const sha256 = (data: string) => createHash('sha256').update(data).digest('hex');
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
-const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const rfc3986 = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 interface SignedParts {
   credential: string;
@@ -100,38 +108,59 @@ interface SignedParts {
 
 function verifySigV4(req: IncomingMessage, now: number): S3Denial | undefined {
   const [rawPath, rawQuery = ''] = (req.url ?? '/').split('?');
-  const query = rawQuery.split('&').filter(Boolean).map((pair) => {
-    const eq = pair.indexOf('=');
-    const [k, v] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-    return [decodeURIComponent(k), decodeURIComponent(v)] as const;
-  });
+  const query = rawQuery
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const [k, v] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+      return [decodeURIComponent(k), decodeURIComponent(v)] as const;
+    });
   const parts = signedParts(req, new Map(query));
   if ('status' in parts) return parts;
   const [accessKeyId, date, region, service, terminator] = parts.credential.split('/');
-  if (accessKeyId !== CREDENTIALS.accessKeyId) return deny('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
-  if (region !== REGION) return deny('AuthorizationHeaderMalformed', `The region '${region}' is wrong; expecting '${REGION}'`, 400);
-  if (service !== 's3' || terminator !== 'aws4_request' || date !== parts.amzDate.slice(0, 8)) return deny('AuthorizationHeaderMalformed', 'Bad credential scope.', 400);
+  if (accessKeyId !== CREDENTIALS.accessKeyId)
+    return deny('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+  if (region !== REGION)
+    return deny('AuthorizationHeaderMalformed', `The region '${region}' is wrong; expecting '${REGION}'`, 400);
+  if (service !== 's3' || terminator !== 'aws4_request' || date !== parts.amzDate.slice(0, 8))
+    return deny('AuthorizationHeaderMalformed', 'Bad credential scope.', 400);
   const signedAt = Date.parse(parts.amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
-  if (parts.expires !== undefined && now > signedAt + parts.expires * 1000) return deny('AccessDenied', 'Request has expired');
-  if (parts.expires === undefined && Math.abs(now - signedAt) > 15 * 60_000) return deny('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+  if (parts.expires !== undefined && now > signedAt + parts.expires * 1000)
+    return deny('AccessDenied', 'Request has expired');
+  if (parts.expires === undefined && Math.abs(now - signedAt) > 15 * 60_000)
+    return deny('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
   const canonicalQuery = query
     .filter(([k]) => k !== 'X-Amz-Signature')
     .map(([k, v]) => [rfc3986(k), rfc3986(v)])
     .sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1))
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
-  const canonicalUri = rawPath.split('/').map((s) => rfc3986(decodeURIComponent(s))).join('/');
+  const canonicalUri = rawPath
+    .split('/')
+    .map((s) => rfc3986(decodeURIComponent(s)))
+    .join('/');
   const names = parts.signedHeaders.split(';');
   if (!names.includes('host')) return deny('AccessDenied', 'The host header must be signed.');
   const canonicalHeaders = names.map((n) => `${n}:${headerValue(req, n)}\n`).join('');
-  const canonicalRequest = [req.method, canonicalUri, canonicalQuery, canonicalHeaders, parts.signedHeaders, parts.payloadHash].join('\n');
+  const canonicalRequest = [
+    req.method,
+    canonicalUri,
+    canonicalQuery,
+    canonicalHeaders,
+    parts.signedHeaders,
+    parts.payloadHash,
+  ].join('\n');
   const scope = `${date}/${region}/s3/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', parts.amzDate, scope, sha256(canonicalRequest)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${CREDENTIALS.secretAccessKey}`, date), region), 's3'), 'aws4_request');
   const expected = Buffer.from(hmac(key, stringToSign).toString('hex'));
   const given = Buffer.from(parts.signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    return deny('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+    return deny(
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    );
   }
   return undefined;
 }
@@ -140,20 +169,28 @@ function verifySigV4(req: IncomingMessage, now: number): S3Denial | undefined {
 function signedParts(req: IncomingMessage, query: Map<string, string>): SignedParts | S3Denial {
   const auth = req.headers.authorization;
   if (auth !== undefined) {
-    const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(auth);
+    const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
     if (!m) return deny('AuthorizationHeaderMalformed', 'The authorization header is malformed.', 400);
     const payloadHash = headerValue(req, 'x-amz-content-sha256');
     const amzDate = headerValue(req, 'x-amz-date');
-    if (!payloadHash || !amzDate) return deny('InvalidRequest', 'x-amz-content-sha256 and x-amz-date are required.', 400);
+    if (!payloadHash || !amzDate)
+      return deny('InvalidRequest', 'x-amz-content-sha256 and x-amz-date are required.', 400);
     // s3rver would store aws-chunked framing as object bytes; a client must not send it here.
-    if (payloadHash.startsWith('STREAMING-')) return deny('NotImplemented', 'aws-chunked uploads are not supported by this test server.', 501);
+    if (payloadHash.startsWith('STREAMING-'))
+      return deny('NotImplemented', 'aws-chunked uploads are not supported by this test server.', 501);
     return { credential: m[1], signedHeaders: m[2], signature: m[3], amzDate, payloadHash };
   }
   if (query.get('X-Amz-Algorithm') === 'AWS4-HMAC-SHA256') {
     const get = (k: string) => query.get(`X-Amz-${k}`) ?? '';
     return {
-      credential: get('Credential'), signedHeaders: get('SignedHeaders'), signature: get('Signature'), amzDate: get('Date'),
-      payloadHash: query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD', expires: Number(get('Expires')),
+      credential: get('Credential'),
+      signedHeaders: get('SignedHeaders'),
+      signature: get('Signature'),
+      amzDate: get('Date'),
+      payloadHash: query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
+      expires: Number(get('Expires')),
     };
   }
   // The bucket is private, as a real one should be: unsigned requests are refused.
@@ -186,7 +223,12 @@ interface S3ObjectLike {
 function createAtomicStore(root: string, tmpRoot: string): StoreBase {
   const require = createRequire(import.meta.url);
   const FilesystemStore = require('s3rver/lib/stores/filesystem.js') as FilesystemStoreClass;
-  const S3Object = require('s3rver/lib/models/object.js') as new (b: string, k: string, c: Readable | null, m: unknown) => S3ObjectLike;
+  const S3Object = require('s3rver/lib/models/object.js') as new (
+    b: string,
+    k: string,
+    c: Readable | null,
+    m: unknown,
+  ) => S3ObjectLike;
   // One lock per key: the object file and its metadata files change, and are read, together.
   const locks = new Map<string, Promise<unknown>>();
   const locked = <T>(bucket: string, key: string, run: () => Promise<T>): Promise<T> => {
@@ -240,7 +282,8 @@ function createAtomicStore(root: string, tmpRoot: string): StoreBase {
         const size = Number(metadata['content-length']);
         const ranged = options !== undefined && (options.start !== undefined || options.end !== undefined);
         const range = { start: options?.start ?? 0, end: Math.min(options?.end ?? Infinity, size - 1) };
-        if (ranged && range.start > range.end) return Object.assign(new S3Object(bucket, key, null, metadata), { range });
+        if (ranged && range.start > range.end)
+          return Object.assign(new S3Object(bucket, key, null, metadata), { range });
         // Opened under the lock: a later rename replaces the name, not the file this stream reads.
         const content = await openStream(this.getResourcePath(bucket, key, 'object'), size === 0 ? undefined : range);
         const object = new S3Object(bucket, key, content, metadata);
@@ -257,6 +300,8 @@ function createAtomicStore(root: string, tmpRoot: string): StoreBase {
 
 function openStream(path: string, range: { start: number; end: number } | undefined): Promise<Readable> {
   return new Promise((resolve, reject) => {
-    const stream = createReadStream(path, range).once('error', reject).once('open', () => resolve(stream));
+    const stream = createReadStream(path, range)
+      .once('error', reject)
+      .once('open', () => resolve(stream));
   });
 }

@@ -25,7 +25,11 @@ export class StandinMedia {
   /** Every GET of a link, for assertions. */
   readonly fetched: string[] = [];
 
-  private constructor(private readonly dir: string, private readonly server: http.Server, readonly cdnUrl: string) {}
+  private constructor(
+    private readonly dir: string,
+    private readonly server: http.Server,
+    readonly cdnUrl: string,
+  ) {}
 
   static async start(): Promise<StandinMedia> {
     const dir = await mkdtemp(join(tmpdir(), 'vidgen-standin-'));
@@ -44,8 +48,22 @@ export class StandinMedia {
       const out = join(this.dir, `${key}.mp4`);
       const { ffmpeg } = resolveFfmpegBinaries({});
       done = run(ffmpeg, [
-        '-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=24:duration=${seconds}`,
-        '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-y', out,
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        `testsrc=size=${width}x${height}:rate=24:duration=${seconds}`,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-movflags',
+        '+faststart',
+        '-y',
+        out,
       ]).then(() => out);
       this.renders.set(key, done);
     }
@@ -76,8 +94,14 @@ export class StandinMedia {
     this.fetched.push(req.url ?? '');
     const token = /^\/v\/([\w-]+)\.mp4$/.exec(req.url ?? '')?.[1];
     const link = token ? this.links.get(token) : undefined;
-    if (!link) return void res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
-    if (link.expired) return void res.writeHead(this.expiredStatus, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+    if (!link)
+      return void res
+        .writeHead(404, { 'content-type': 'application/xml' })
+        .end('<Error><Code>NoSuchKey</Code></Error>');
+    if (link.expired)
+      return void res
+        .writeHead(this.expiredStatus, { 'content-type': 'application/xml' })
+        .end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
     await sendFile(req, res, link.path);
   }
 }
@@ -86,13 +110,22 @@ export class StandinMedia {
  * Serves a file with Range, as Go's http.ServeContent and S3 do; `cutAfter` closes the connection
  * after that many bytes of the body, as a proxy with a time limit does mid-transfer.
  */
-export async function sendFile(req: http.IncomingMessage, res: http.ServerResponse, path: string, cutAfter?: number): Promise<void> {
+export async function sendFile(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  path: string,
+  cutAfter?: number,
+): Promise<void> {
   const size = (await stat(path)).size;
   const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
   const start = range ? Number(range[1]) : 0;
   const end = range && range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
   if (range && start >= size) return void res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
-  const headers: Record<string, string | number> = { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'content-length': end - start + 1 };
+  const headers: Record<string, string | number> = {
+    'content-type': 'video/mp4',
+    'accept-ranges': 'bytes',
+    'content-length': end - start + 1,
+  };
   if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`;
   res.writeHead(range ? 206 : 200, headers);
   const last = cutAfter !== undefined ? Math.min(end, start + cutAfter - 1) : end;
@@ -117,10 +150,17 @@ export async function listenOnLoopback(
  * A subclass answers requests in `serve`; `close` ends both.
  */
 export abstract class LoopbackStandin {
-  protected constructor(protected readonly server: http.Server, readonly url: string, readonly media: StandinMedia) {}
+  protected constructor(
+    protected readonly server: http.Server,
+    readonly url: string,
+    readonly media: StandinMedia,
+  ) {}
 
   /** Starts the media server and the listener, then the stand-in `make` builds on them. */
-  protected static async open<T extends LoopbackStandin>(make: (server: http.Server, url: string, media: StandinMedia) => T, port = 0): Promise<T> {
+  protected static async open<T extends LoopbackStandin>(
+    make: (server: http.Server, url: string, media: StandinMedia) => T,
+    port = 0,
+  ): Promise<T> {
     const media = await StandinMedia.start();
     let standin: T | undefined;
     const { server, url } = await listenOnLoopback((req, res) => standin!.serve(req, res), port);

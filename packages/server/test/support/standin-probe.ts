@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { probeVideo } from '../../src/media/video-probe.ts';
 
-export async function probeDataUri(uri: string): Promise<{ width: number; height: number; seconds: number } | undefined> {
+export async function probeDataUri(
+  uri: string,
+): Promise<{ width: number; height: number; seconds: number } | undefined> {
   const dir = await mkdtemp(join(tmpdir(), 'vidgen-standin-input-'));
   try {
     const file = join(dir, 'input.mp4');

@@ -14,7 +14,15 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { LoopbackStandin, readJsonBody, type StandinMedia } from './standin-media.ts';
 
-const RATIOS: Record<string, [number, number]> = { '1:1': [1, 1], '16:9': [16, 9], '9:16': [9, 16], '4:3': [4, 3], '3:4': [3, 4], '3:2': [3, 2], '2:3': [2, 3] };
+const RATIOS: Record<string, [number, number]> = {
+  '1:1': [1, 1],
+  '16:9': [16, 9],
+  '9:16': [9, 16],
+  '4:3': [4, 3],
+  '3:4': [3, 4],
+  '3:2': [3, 2],
+  '2:3': [2, 3],
+};
 const RESOLUTIONS: Record<string, number> = { '480p': 480, '720p': 720 };
 const INVALID = 'Client specified an invalid argument';
 const NOT_FOUND = 'Some requested entity was not found';
@@ -53,7 +61,12 @@ export class XaiStandin extends LoopbackStandin {
   /** The next N jobs finish moderated: `done`, `respect_moderation: false`, no URL. */
   moderateNext = 0;
 
-  private constructor(server: http.Server, url: string, media: StandinMedia, private readonly o: XaiStandinOptions) {
+  private constructor(
+    server: http.Server,
+    url: string,
+    media: StandinMedia,
+    private readonly o: XaiStandinOptions,
+  ) {
     super(server, url, media);
   }
 
@@ -64,42 +77,61 @@ export class XaiStandin extends LoopbackStandin {
   protected async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const read = await readJsonBody(req);
-    if (read === 'invalid') return send(res, 400, { code: INVALID, error: 'Failed to deserialize the JSON body into the target type' });
+    if (read === 'invalid')
+      return send(res, 400, { code: INVALID, error: 'Failed to deserialize the JSON body into the target type' });
     const body = read.body;
     this.requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body, headers: req.headers });
     if (req.headers.authorization !== `Bearer ${this.o.key}`) {
       // xAI answers a wrong key with 400, not 401 (issue 15, item 4).
-      return send(res, 400, { code: INVALID, error: 'Incorrect API key provided: xa***ey. You can obtain an API key from https://console.x.ai.' });
+      return send(res, 400, {
+        code: INVALID,
+        error: 'Incorrect API key provided: xa***ey. You can obtain an API key from https://console.x.ai.',
+      });
     }
     const create = /^\/v1\/videos\/(generations|edits|extensions)$/.exec(path);
-    if (req.method === 'POST' && create) return this.create(res, create[1] as 'generations' | 'edits' | 'extensions', body ?? {});
+    if (req.method === 'POST' && create)
+      return this.create(res, create[1] as 'generations' | 'edits' | 'extensions', body ?? {});
     const get = /^\/v1\/videos\/([\w-]+)$/.exec(path);
     if (req.method === 'GET' && get) return this.poll(res, get[1]);
     // No listing (GET /v1/videos) and no cancel: xAI has neither.
     return send(res, 404, { code: NOT_FOUND, error: `No route for ${req.method} ${path}` });
   }
 
-  private async create(res: http.ServerResponse, kind: 'generations' | 'edits' | 'extensions', body: Record<string, any>): Promise<void> {
+  private async create(
+    res: http.ServerResponse,
+    kind: 'generations' | 'edits' | 'extensions',
+    body: Record<string, any>,
+  ): Promise<void> {
     if (this.overloaded > 0) {
       this.overloaded--;
-      return send(res, 529, { code: 'The service is currently unavailable', error: 'The service is overloaded, please try again later.' });
+      return send(res, 529, {
+        code: 'The service is currently unavailable',
+        error: 'The service is overloaded, please try again later.',
+      });
     }
     const model = body.model;
     const allowed = kind === 'generations' ? this.o.models : (this.o.editModels ?? []);
     if (typeof model !== 'string' || !allowed.includes(model)) {
-      return send(res, 404, { code: NOT_FOUND, error: `The model ${String(model)} does not exist or your team does not have access to it.` });
+      return send(res, 404, {
+        code: NOT_FOUND,
+        error: `The model ${String(model)} does not exist or your team does not have access to it.`,
+      });
     }
-    if (typeof body.prompt !== 'string' || !body.prompt.trim()) return send(res, 400, { code: INVALID, error: 'prompt must not be empty' });
+    if (typeof body.prompt !== 'string' || !body.prompt.trim())
+      return send(res, 400, { code: INVALID, error: 'prompt must not be empty' });
     const ratio = body.aspect_ratio ?? '16:9';
     const resolution = body.resolution ?? '480p';
     if (!RATIOS[ratio]) return send(res, 400, { code: INVALID, error: `Invalid aspect_ratio: ${String(ratio)}` });
-    if (!RESOLUTIONS[resolution]) return send(res, 400, { code: INVALID, error: `Invalid resolution: ${String(resolution)}` });
-    if (body.image !== undefined && typeof body.image?.url !== 'string') return send(res, 400, { code: INVALID, error: 'image.url must be a string' });
+    if (!RESOLUTIONS[resolution])
+      return send(res, 400, { code: INVALID, error: `Invalid resolution: ${String(resolution)}` });
+    if (body.image !== undefined && typeof body.image?.url !== 'string')
+      return send(res, 400, { code: INVALID, error: 'image.url must be a string' });
     let seconds: number;
     let [width, height] = size(RATIOS[ratio], RESOLUTIONS[resolution]);
     if (kind === 'generations') {
       seconds = body.duration ?? 6;
-      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 15) return send(res, 400, { code: INVALID, error: 'duration must be between 1 and 15' });
+      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 15)
+        return send(res, 400, { code: INVALID, error: 'duration must be between 1 and 15' });
     } else {
       const input = await probeInput(body.video?.url);
       if (!input) return send(res, 400, { code: INVALID, error: 'video.url must be a reachable MP4 or a data URI' });
@@ -109,7 +141,14 @@ export class XaiStandin extends LoopbackStandin {
       seconds = kind === 'edits' ? input.seconds : input.seconds + extra;
     }
     const job: XaiJob = {
-      id: randomUUID(), kind: kind === 'generations' ? 'generation' : kind === 'edits' ? 'edit' : 'extension', body, width, height, seconds, polls: 0, ready: false,
+      id: randomUUID(),
+      kind: kind === 'generations' ? 'generation' : kind === 'edits' ? 'edit' : 'extension',
+      body,
+      width,
+      height,
+      seconds,
+      polls: 0,
+      ready: false,
       moderated: this.moderateNext > 0 ? (this.moderateNext--, true) : false,
     };
     job.file = this.media.render(width, height, seconds);
@@ -121,12 +160,25 @@ export class XaiStandin extends LoopbackStandin {
   private async poll(res: http.ServerResponse, id: string): Promise<void> {
     const job = this.jobs.find((j) => j.id === id);
     if (!job) return send(res, 404, { code: NOT_FOUND, error: `Request ${id} not found` });
-    if (job.polls++ < (this.o.pendingPolls ?? 1) || !job.ready) return send(res, 202, { status: 'pending', progress: Math.min(90, job.polls * 30) });
+    if (job.polls++ < (this.o.pendingPolls ?? 1) || !job.ready)
+      return send(res, 202, { status: 'pending', progress: Math.min(90, job.polls * 30) });
     const path = await job.file!;
     const usage = { cost_in_usd_ticks: job.seconds * (this.o.ticksPerSecond ?? 500_000_000) };
-    if (job.moderated) return send(res, 200, { status: 'done', video: { url: '', duration: job.seconds, respect_moderation: false }, model: job.body.model, usage });
+    if (job.moderated)
+      return send(res, 200, {
+        status: 'done',
+        video: { url: '', duration: job.seconds, respect_moderation: false },
+        model: job.body.model,
+        usage,
+      });
     job.url ??= this.media.link(path);
-    send(res, 200, { status: 'done', video: { url: job.url, duration: job.seconds, respect_moderation: true }, model: job.body.model, usage, progress: 100 });
+    send(res, 200, {
+      status: 'done',
+      video: { url: job.url, duration: job.seconds, respect_moderation: true },
+      model: job.body.model,
+      usage,
+      progress: 100,
+    });
   }
 }
 

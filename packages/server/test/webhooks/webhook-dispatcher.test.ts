@@ -25,11 +25,17 @@ describe('webhook dispatcher stop', () => {
   // Long enough that only a hand-back, never the POST's time limit or a lapsed claim, can end an attempt in these tests.
   const dispatcher = (owner: string) =>
     createWebhookDispatcher({
-      store: stores.webhooks, box, owner, clock: Date.now, logger: createLogger('silent'),
+      store: stores.webhooks,
+      box,
+      owner,
+      clock: Date.now,
+      logger: createLogger('silent'),
       post: createSafePost({ allowPrivate: true, timeoutMs: 60_000, maxBytes: 1024, what: 'webhook' }),
       eventData: async () => undefined,
       schedule: { baseMs: 60_000, capMs: 60_000, maxAttempts: 3 },
-      leaseMs: 120_000, pollMs: 20, concurrency: 2,
+      leaseMs: 120_000,
+      pollMs: 20,
+      concurrency: 2,
     });
   const testDelivery = async () => {
     const { id: accountId } = await stores.accounts.ensureAccount(`hooks-${Math.random()}`, null, Date.now());
@@ -40,7 +46,13 @@ describe('webhook dispatcher stop', () => {
   before(async () => {
     db = await createSqliteDatabase();
     stores = await openSqlStores(db.location, { events: new TaskEvents(), logger: createLogger('silent') });
-    hooks = new WebhookService({ store: stores.webhooks, box, allowPrivateUrls: true, maxAttempts: 3, clock: Date.now });
+    hooks = new WebhookService({
+      store: stores.webhooks,
+      box,
+      allowPrivateUrls: true,
+      maxAttempts: 3,
+      clock: Date.now,
+    });
     receiver = await startWebhookReceiver((request) => answer(request));
   });
   after(async () => {
@@ -74,7 +86,11 @@ describe('webhook dispatcher stop', () => {
     }
     await second.stop(0);
     assert.equal(delivered.attempts, 2);
-    assert.equal(receiver.received[1].headers['webhook-id'], receiver.received[0].headers['webhook-id'], 'the same event, at least once');
+    assert.equal(
+      receiver.received[1].headers['webhook-id'],
+      receiver.received[0].headers['webhook-id'],
+      'the same event, at least once',
+    );
   });
 
   it('lets an attempt in flight finish within the grace', async () => {

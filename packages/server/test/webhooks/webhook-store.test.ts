@@ -6,7 +6,10 @@ import { TaskEvents } from '../../src/domain/task-events.ts';
 import { createLogger } from '../../src/logging.ts';
 import { createPostgresDatabase, createSqliteDatabase, type TestDatabase } from '../support/databases.ts';
 
-for (const [name, create] of [['SQLite', createSqliteDatabase], ['PostgreSQL', createPostgresDatabase]] as const) {
+for (const [name, create] of [
+  ['SQLite', createSqliteDatabase],
+  ['PostgreSQL', createPostgresDatabase],
+] as const) {
   // A string is why the database is missing: a skip on a laptop (under CI=true it throws instead).
   const created = await create();
   describe(`webhook store (${name})`, { skip: typeof created === 'string' ? created : false }, () => {

@@ -12,9 +12,22 @@ export async function generateCommand(ctx: CliContext): Promise<number> {
   const request = await buildRequest(ctx.client, ctx.flags);
   const id = await submitBuilt(ctx, request, output);
   const task = await waitWithProgress(ctx, id, request.family);
-  const target = request.family === 'A' ? { family: 'A' as const, task: task as FamilyATask } : { family: 'B' as const, task: task as FamilyBTaskObject };
+  const target =
+    request.family === 'A'
+      ? { family: 'A' as const, task: task as FamilyATask }
+      : { family: 'B' as const, task: task as FamilyBTaskObject };
   const saved = await downloadWithNotes(ctx, target, output);
-  ctx.result({ id, family: request.family, model: request.model.id, status: task.status, output: saved.path, bytes: saved.bytes }, saved.path);
+  ctx.result(
+    {
+      id,
+      family: request.family,
+      model: request.model.id,
+      status: task.status,
+      output: saved.path,
+      bytes: saved.bytes,
+    },
+    saved.path,
+  );
   return EXIT.ok;
 }
 
@@ -29,9 +42,10 @@ export async function submitCommand(ctx: CliContext): Promise<number> {
 
 async function submitBuilt(ctx: CliContext, request: BuiltRequest, output: string | undefined): Promise<string> {
   const opts = { downloadTo: output, signal: ctx.signal };
-  const id = request.family === 'A'
-    ? (await ctx.client.videos.generate(request.body, opts)).request_id
-    : (await ctx.client.videoGenerations.create(request.body, opts)).task_id;
+  const id =
+    request.family === 'A'
+      ? (await ctx.client.videos.generate(request.body, opts)).request_id
+      : (await ctx.client.videoGenerations.create(request.body, opts)).task_id;
   ctx.note(`submitted ${id} (family ${request.family}, model ${request.model.id})`);
   return id;
 }

@@ -11,14 +11,18 @@ import { profilePath, removeProfile, writeProfile } from '../profile.ts';
  */
 export async function loginCommand(ctx: CliContext): Promise<number> {
   const apiKey = ctx.flags['api-key'] || ctx.env.VIDGEN_API_KEY || (await readKey(ctx));
-  if (!apiKey) throw new UsageError('no API key: pass --api-key, set VIDGEN_API_KEY, or pipe the key to `vidgen login`.');
+  if (!apiKey)
+    throw new UsageError('no API key: pass --api-key, set VIDGEN_API_KEY, or pipe the key to `vidgen login`.');
   const baseURL = normalizeBaseURL(ctx.config.baseURL);
   const client = ctx.clientFor({ baseURL, apiKey });
   const { data } = await client.models.list({ signal: ctx.signal });
   const path = profilePath(ctx.env);
   await writeProfile(path, { baseURL, apiKey });
   const account = await accountOf(apiKey);
-  ctx.result({ base_url: baseURL, account, models: data.length, profile: path }, `Logged in to ${baseURL} (${account}, ${data.length} models). Saved to ${path}.`);
+  ctx.result(
+    { base_url: baseURL, account, models: data.length, profile: path },
+    `Logged in to ${baseURL} (${account}, ${data.length} models). Saved to ${path}.`,
+  );
   return EXIT.ok;
 }
 

@@ -15,7 +15,11 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
   const { family, task } = await findTask(ctx, id);
   const view = viewOf(family, task);
   const link = family === 'A' ? (task as TaskObject<'A'>).video?.url : (task as TaskObject<'B'>).result_url;
-  const extra = [view.progress === undefined ? '' : ` ${Math.round(view.progress)}%`, view.error ? ` (${view.error.code}: ${view.error.message})` : '', link ? `\n${link}` : ''];
+  const extra = [
+    view.progress === undefined ? '' : ` ${Math.round(view.progress)}%`,
+    view.error ? ` (${view.error.code}: ${view.error.message})` : '',
+    link ? `\n${link}` : '',
+  ];
   ctx.result({ family, ...task }, `${id}: ${view.status}${extra.join('')}`);
   return EXIT.ok;
 }
@@ -38,7 +42,10 @@ export async function waitCommand(ctx: CliContext): Promise<number> {
 export async function cancelCommand(ctx: CliContext): Promise<number> {
   const id = ctx.positional('task-id');
   const family = await familyOf(ctx, id);
-  const task = family === 'A' ? await ctx.client.videos.cancel(id, { signal: ctx.signal }) : await ctx.client.videoGenerations.cancel(id, { signal: ctx.signal });
+  const task =
+    family === 'A'
+      ? await ctx.client.videos.cancel(id, { signal: ctx.signal })
+      : await ctx.client.videoGenerations.cancel(id, { signal: ctx.signal });
   const view = viewOf(family, task);
   ctx.result({ family, ...task }, `${id}: ${view.status}${view.error ? ` (${view.error.code})` : ''}`);
   return EXIT.ok;
@@ -50,7 +57,8 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
   const output = resolve(requireFlag(ctx.flags, 'output'));
   const variant = ctx.flags.variant;
   if (variant !== undefined) {
-    if (variant !== 'thumbnail' && variant !== 'spritesheet') throw new UsageError(`--variant must be thumbnail or spritesheet, got '${variant}'.`);
+    if (variant !== 'thumbnail' && variant !== 'spritesheet')
+      throw new UsageError(`--variant must be thumbnail or spritesheet, got '${variant}'.`);
     const image = await ctx.client.content.image(id, variant, { signal: ctx.signal });
     await writeFileAtomic(output, image.bytes);
     ctx.result({ id, variant, output, bytes: image.bytes.length, content_type: image.contentType }, output);
@@ -62,13 +70,20 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
   return EXIT.ok;
 }
 
-export async function waitWithProgress<F extends Family>(ctx: CliContext, id: string, family: F): Promise<TaskObject<F>> {
+export async function waitWithProgress<F extends Family>(
+  ctx: CliContext,
+  id: string,
+  family: F,
+): Promise<TaskObject<F>> {
   const progress = new ProgressReporter(ctx.io.stderr);
   progress.begin(id);
   try {
     return await ctx.client.waitFor(id, {
-      family, signal: ctx.signal, onProgress: (view, _task, poll) => progress.task(view, poll),
-      maxWaitMs: secondsFlag(ctx.flags, 'max-wait'), intervalMs: secondsFlag(ctx.flags, 'interval'),
+      family,
+      signal: ctx.signal,
+      onProgress: (view, _task, poll) => progress.task(view, poll),
+      maxWaitMs: secondsFlag(ctx.flags, 'max-wait'),
+      intervalMs: secondsFlag(ctx.flags, 'interval'),
       longPollSeconds: numberFlag(ctx.flags, 'long-poll'),
     });
   } finally {
@@ -76,12 +91,18 @@ export async function waitWithProgress<F extends Family>(ctx: CliContext, id: st
   }
 }
 
-export async function downloadWithNotes(ctx: CliContext, target: DownloadTarget, output: string): Promise<DownloadResult> {
+export async function downloadWithNotes(
+  ctx: CliContext,
+  target: DownloadTarget,
+  output: string,
+): Promise<DownloadResult> {
   const progress = new ProgressReporter(ctx.io.stderr);
   let saved: DownloadResult;
   try {
     saved = await ctx.client.download(target, {
-      path: output, timeoutMs: secondsFlag(ctx.flags, 'download-timeout'), signal: ctx.signal,
+      path: output,
+      timeoutMs: secondsFlag(ctx.flags, 'download-timeout'),
+      signal: ctx.signal,
       onProgress: (received, total) => progress.download(received, total),
     });
   } finally {
@@ -92,7 +113,9 @@ export async function downloadWithNotes(ctx: CliContext, target: DownloadTarget,
 }
 
 function targetOf(family: Family, task: TaskObject<Family>): DownloadTarget {
-  return family === 'A' ? { family: 'A', task: task as TaskObject<'A'> } : { family: 'B', task: task as TaskObject<'B'> };
+  return family === 'A'
+    ? { family: 'A', task: task as TaskObject<'A'> }
+    : { family: 'B', task: task as TaskObject<'B'> };
 }
 
 /** --family, else the journal's record of the task, else asked of the server (A's path first). */

@@ -18,19 +18,26 @@ export const extendCommand = (ctx: CliContext) => variantCommand(ctx, 'extend');
 async function variantCommand(ctx: CliContext, variant: Variant): Promise<number> {
   const model = await findModel(ctx.client, requireFlag(ctx.flags, 'model'));
   if (model.family !== 'A' || !model.capabilities?.[variant]) {
-    const offering = (await ctx.client.models.list({ signal: ctx.signal })).data.filter((m) => m.capabilities?.[variant]).map((m) => m.id);
-    throw new UsageError(`model '${model.id}' does not offer ${variant === 'edit' ? 'edits' : 'extensions'} (models that do: ${offering.join(', ') || 'none'}).`, EXIT.badRequest);
+    const offering = (await ctx.client.models.list({ signal: ctx.signal })).data
+      .filter((m) => m.capabilities?.[variant])
+      .map((m) => m.id);
+    throw new UsageError(
+      `model '${model.id}' does not offer ${variant === 'edit' ? 'edits' : 'extensions'} (models that do: ${offering.join(', ') || 'none'}).`,
+      EXIT.badRequest,
+    );
   }
   const prompt = requireFlag(ctx.flags, 'prompt');
   const submitOnly = ctx.flags['no-download'] === true;
   const output = submitOnly ? ctx.flags.output && resolve(ctx.flags.output) : resolve(requireFlag(ctx.flags, 'output'));
   const duration = variant === 'extend' ? numberFlag(ctx.flags, 'duration') : undefined;
-  if (variant === 'extend' && duration === undefined) throw new UsageError('--duration is required: the seconds to add.');
+  if (variant === 'extend' && duration === undefined)
+    throw new UsageError('--duration is required: the seconds to add.');
   const video = await videoInput(ctx.client, requireFlag(ctx.flags, 'video'));
   const opts = { downloadTo: output, signal: ctx.signal };
-  const { request_id: id } = variant === 'edit'
-    ? await ctx.client.videos.edits.create({ model: model.id, prompt, video }, opts)
-    : await ctx.client.videos.extensions.create({ model: model.id, prompt, video, duration: duration! }, opts);
+  const { request_id: id } =
+    variant === 'edit'
+      ? await ctx.client.videos.edits.create({ model: model.id, prompt, video }, opts)
+      : await ctx.client.videos.extensions.create({ model: model.id, prompt, video, duration: duration! }, opts);
   ctx.note(`submitted ${id} (${variant}, model ${model.id})`);
   if (submitOnly || !output) {
     ctx.result({ id, family: 'A', model: model.id }, id);
@@ -38,7 +45,10 @@ async function variantCommand(ctx: CliContext, variant: Variant): Promise<number
   }
   const task = await waitWithProgress(ctx, id, 'A');
   const saved = await downloadWithNotes(ctx, { family: 'A', task }, output);
-  ctx.result({ id, family: 'A', model: model.id, status: task.status, output: saved.path, bytes: saved.bytes }, saved.path);
+  ctx.result(
+    { id, family: 'A', model: model.id, status: task.status, output: saved.path, bytes: saved.bytes },
+    saved.path,
+  );
   return EXIT.ok;
 }
 
@@ -48,7 +58,11 @@ async function videoInput(client: NodeVidgenClient, ref: string): Promise<Family
   const local = await stat(ref).catch(() => undefined);
   if (local?.isFile()) {
     const bytes = await readFile(ref);
-    const file = await client.files.create({ file: new Blob([bytes], { type: 'video/mp4' }), filename: basename(ref), purpose: 'video' });
+    const file = await client.files.create({
+      file: new Blob([bytes], { type: 'video/mp4' }),
+      filename: basename(ref),
+      purpose: 'video',
+    });
     return { file_id: file.id };
   }
   // Task ids have no path separators or extension; such a --video is a file that is not there.

@@ -15,7 +15,8 @@ import { EXIT, UsageError } from '../exit-codes.ts';
  */
 export async function webhooksCommand(ctx: CliContext): Promise<number> {
   const sub = ctx.positionals[0];
-  if (sub !== 'listen') throw new UsageError(`unknown webhooks command '${sub ?? ''}'; use \`vidgen webhooks listen --forward-to URL\`.`);
+  if (sub !== 'listen')
+    throw new UsageError(`unknown webhooks command '${sub ?? ''}'; use \`vidgen webhooks listen --forward-to URL\`.`);
   const target = ctx.flags['forward-to'];
   if (!target || !/^https?:\/\//.test(target)) throw new UsageError('--forward-to <http(s) URL> is required.');
   let secret = '';
@@ -23,7 +24,10 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
   await new Promise<void>((resolve) => server.listen(numberFlag(ctx.flags, 'port') ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
-    const events = ctx.flags.events?.split(',').map((e) => e.trim()).filter(Boolean);
+    const events = ctx.flags.events
+      ?.split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     const endpoint = await ctx.client.webhooks.create({ url, ...(events ? { events } : {}) }, { signal: ctx.signal });
     secret = endpoint.secret;
     ctx.result(
@@ -31,9 +35,17 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
       `Listening on ${url} (endpoint ${endpoint.id}), forwarding verified events to ${target}.\nSigning secret (for your receiver's verifyWebhook): ${secret}\nCtrl-C to stop; the endpoint is deleted then.`,
     );
     try {
-      await new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener('abort', () => resolve(), { once: true })));
+      await new Promise<void>((resolve) =>
+        ctx.signal.aborted ? resolve() : ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     } finally {
-      await ctx.client.webhooks.delete(endpoint.id).catch(() => ctx.note(`vidgen: could not delete endpoint ${endpoint.id}; delete it with DELETE /v1/webhooks/${endpoint.id}.`));
+      await ctx.client.webhooks
+        .delete(endpoint.id)
+        .catch(() =>
+          ctx.note(
+            `vidgen: could not delete endpoint ${endpoint.id}; delete it with DELETE /v1/webhooks/${endpoint.id}.`,
+          ),
+        );
     }
   } finally {
     server.closeAllConnections();
@@ -42,7 +54,13 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
   return EXIT.ok;
 }
 
-async function forward(ctx: CliContext, target: string, secret: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function forward(
+  ctx: CliContext,
+  target: string,
+  secret: () => string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks).toString('utf8');
@@ -55,7 +73,8 @@ async function forward(ctx: CliContext, target: string, secret: () => string, re
     return;
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) headers[name] = String(req.headers[name]);
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+    headers[name] = String(req.headers[name]);
   let status = 502;
   try {
     const answer = await fetch(target, { method: 'POST', headers, body, redirect: 'manual' });

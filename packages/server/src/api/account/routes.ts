@@ -9,17 +9,33 @@ const tags = ['Account'];
 
 /** The caller's own balance, limits and usage. */
 export function registerAccountRoutes(app: FastifyInstance, deps: { billing: BillingService }) {
-  app.get('/v1/account', {
-    schema: { operationId: 'getAccount', summary: "The caller's account: balance, held credits and limits", tags, response: { 200: described(AccountObject, 'The account'), ...errorResponses() } },
-  }, async (request) => toAccountObject(await deps.billing.view(callerOf(request).account)));
-
-  app.get<{ Querystring: { since?: string; until?: string } }>('/v1/usage', {
-    schema: {
-      operationId: 'getUsage', summary: "The caller's settled usage by model and day", tags, querystring: UsageQuery,
-      response: { 200: described(UsageReport, 'Usage rows, oldest day first'), ...errorResponses() },
+  app.get(
+    '/v1/account',
+    {
+      schema: {
+        operationId: 'getAccount',
+        summary: "The caller's account: balance, held credits and limits",
+        tags,
+        response: { 200: described(AccountObject, 'The account'), ...errorResponses() },
+      },
     },
-  }, async (request) => ({
-    object: 'list' as const,
-    data: toUsageRows(await deps.billing.usageOf(callerOf(request).account, dayRange(request.query)), false),
-  }));
+    async (request) => toAccountObject(await deps.billing.view(callerOf(request).account)),
+  );
+
+  app.get<{ Querystring: { since?: string; until?: string } }>(
+    '/v1/usage',
+    {
+      schema: {
+        operationId: 'getUsage',
+        summary: "The caller's settled usage by model and day",
+        tags,
+        querystring: UsageQuery,
+        response: { 200: described(UsageReport, 'Usage rows, oldest day first'), ...errorResponses() },
+      },
+    },
+    async (request) => ({
+      object: 'list' as const,
+      data: toUsageRows(await deps.billing.usageOf(callerOf(request).account, dayRange(request.query)), false),
+    }),
+  );
 }

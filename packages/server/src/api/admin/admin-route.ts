@@ -3,7 +3,13 @@ import { ApiError } from '../../errors.ts';
 import { adminTokenMatcher } from '../../security/admin-token.ts';
 import { described, errorResponses } from '../route-schemas.ts';
 
-export type AdminRoute = (operationId: string, summary: string, schema: FastifySchema, ok: Parameters<typeof described>[0], okText: string) => {
+export type AdminRoute = (
+  operationId: string,
+  summary: string,
+  schema: FastifySchema,
+  ok: Parameters<typeof described>[0],
+  okText: string,
+) => {
   schema: FastifySchema;
   config: { public: true };
   onRequest: onRequestHookHandler;
@@ -16,11 +22,30 @@ export type AdminRoute = (operationId: string, summary: string, schema: FastifyS
 export function adminRoutes(adminToken: string | undefined): AdminRoute {
   const matches = adminToken ? adminTokenMatcher(adminToken) : undefined;
   const onRequest: onRequestHookHandler = async (request) => {
-    if (!matches) throw new ApiError(403, 'permission_error', 'admin_disabled', 'The admin API is disabled: the operator has not set VIDGEN_ADMIN_TOKEN.');
-    if (!matches(request.headers.authorization)) throw new ApiError(401, 'authentication_error', 'invalid_admin_token', 'Send the admin token as `Authorization: Bearer <VIDGEN_ADMIN_TOKEN>`.');
+    if (!matches)
+      throw new ApiError(
+        403,
+        'permission_error',
+        'admin_disabled',
+        'The admin API is disabled: the operator has not set VIDGEN_ADMIN_TOKEN.',
+      );
+    if (!matches(request.headers.authorization))
+      throw new ApiError(
+        401,
+        'authentication_error',
+        'invalid_admin_token',
+        'Send the admin token as `Authorization: Bearer <VIDGEN_ADMIN_TOKEN>`.',
+      );
   };
   return (operationId, summary, schema, ok, okText) => ({
-    schema: { operationId, summary, tags: ['Admin'], security: [{ admin: [] }], ...schema, response: { 200: described(ok, okText), ...errorResponses() } },
+    schema: {
+      operationId,
+      summary,
+      tags: ['Admin'],
+      security: [{ admin: [] }],
+      ...schema,
+      response: { 200: described(ok, okText), ...errorResponses() },
+    },
     config: { public: true },
     onRequest,
   });

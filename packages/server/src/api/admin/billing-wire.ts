@@ -6,8 +6,13 @@ import { InvalidRequest } from '../../errors.ts';
 /** Wire shapes of the economics routes (`/v1/account`, `/v1/usage`, `/admin/v1/*`). */
 export function toAccountObject(view: AccountView): AccountObject {
   return {
-    id: view.id, object: 'account', models: view.models, metered: view.metered,
-    balance_usd_ticks: view.balanceUsdTicks, held_usd_ticks: view.heldUsdTicks, available_usd_ticks: view.balanceUsdTicks - view.heldUsdTicks,
+    id: view.id,
+    object: 'account',
+    models: view.models,
+    metered: view.metered,
+    balance_usd_ticks: view.balanceUsdTicks,
+    held_usd_ticks: view.heldUsdTicks,
+    available_usd_ticks: view.balanceUsdTicks - view.heldUsdTicks,
     limits: { requests_per_minute: view.limits.requestsPerMinute, max_active_tasks: view.limits.maxActiveTasks },
     created_at: Math.floor(view.createdAt / 1000),
   };
@@ -15,15 +20,26 @@ export function toAccountObject(view: AccountView): AccountObject {
 
 export function toEntryObject(entry: LedgerEntry & { account: string }): LedgerEntryObject {
   return {
-    id: entry.id, object: 'ledger_entry', account: entry.account, task_id: entry.taskId, kind: entry.kind,
-    amount_usd_ticks: entry.amountUsdTicks, reason: entry.reason, idempotency_key: entry.idempotencyKey, created_at: entry.createdAt,
+    id: entry.id,
+    object: 'ledger_entry',
+    account: entry.account,
+    task_id: entry.taskId,
+    kind: entry.kind,
+    amount_usd_ticks: entry.amountUsdTicks,
+    reason: entry.reason,
+    idempotency_key: entry.idempotencyKey,
+    created_at: entry.createdAt,
   };
 }
 
 export function toUsageRows(rows: UsageRow[], admin: boolean) {
   return rows.map((r) => ({
     ...(admin ? { account: r.accountName } : {}),
-    model: r.model, day: r.day, tasks: r.tasks, seconds: r.seconds, cost_in_usd_ticks: r.costUsdTicks,
+    model: r.model,
+    day: r.day,
+    tasks: r.tasks,
+    seconds: r.seconds,
+    cost_in_usd_ticks: r.costUsdTicks,
     ...(admin ? { upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks } : {}),
   }));
 }
@@ -31,7 +47,12 @@ export function toUsageRows(rows: UsageRow[], admin: boolean) {
 export function usageCsv(rows: UsageRow[]): string {
   const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
   const lines = ['account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks'];
-  for (const r of rows) lines.push([quote(r.accountName), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks, r.upstreamCostUsdTicks].join(','));
+  for (const r of rows)
+    lines.push(
+      [quote(r.accountName), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks, r.upstreamCostUsdTicks].join(
+        ',',
+      ),
+    );
   return `${lines.join('\n')}\n`;
 }
 

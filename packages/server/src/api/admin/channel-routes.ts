@@ -10,9 +10,19 @@ export type ChannelAdmin = Pick<RelayChannelDirectory, 'status' | 'configure'>;
 
 function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
   return {
-    object: 'relay_channel', backend: s.backend, name: s.name, dialect: s.dialect, upstream: s.upstream, priority: s.priority,
-    weight: s.weight, enabled: s.enabled, state: s.state, failures: s.failures, opened_at: s.openedAt ?? null,
-    running: s.running, requests_last_minute: s.requestsLastMinute,
+    object: 'relay_channel',
+    backend: s.backend,
+    name: s.name,
+    dialect: s.dialect,
+    upstream: s.upstream,
+    priority: s.priority,
+    weight: s.weight,
+    enabled: s.enabled,
+    state: s.state,
+    failures: s.failures,
+    opened_at: s.openedAt ?? null,
+    running: s.running,
+    requests_last_minute: s.requestsLastMinute,
     limits: { max_concurrent: s.maxConcurrent ?? null, max_rpm: s.maxRpm ?? null },
   };
 }
@@ -22,25 +32,54 @@ function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
  * process shares them, and runtime changes (enable, weight) that take effect on the next task.
  * The backends file stays the list of channels; without one the list is empty.
  */
-export function registerAdminChannelRoutes(app: FastifyInstance, deps: { route: AdminRoute; channels?: ChannelAdmin }): void {
+export function registerAdminChannelRoutes(
+  app: FastifyInstance,
+  deps: { route: AdminRoute; channels?: ChannelAdmin },
+): void {
   const { route, channels } = deps;
-  app.get('/admin/v1/channels', route('adminListChannels', 'Relay channels with their breaker state, load, weight and limits', {}, RelayChannelList, 'Every channel of the backends file'),
-    async () => ({ object: 'list' as const, data: channels ? (await channels.status()).map(toChannelObject) : [] }));
+  app.get(
+    '/admin/v1/channels',
+    route(
+      'adminListChannels',
+      'Relay channels with their breaker state, load, weight and limits',
+      {},
+      RelayChannelList,
+      'Every channel of the backends file',
+    ),
+    async () => ({ object: 'list' as const, data: channels ? (await channels.status()).map(toChannelObject) : [] }),
+  );
 
   type Params = { backend: string; name: string };
-  app.patch<{ Params: Params; Body: RelayChannelPatchBody }>('/admin/v1/channels/:backend/:name',
-    route('adminUpdateChannel', 'Enable or disable a relay channel, or change its weight, without a restart (`null`: back to the backends file)', { params: idParams('backend', 'name'), body: RelayChannelPatchBody }, RelayChannelObject, 'The channel'),
+  app.patch<{ Params: Params; Body: RelayChannelPatchBody }>(
+    '/admin/v1/channels/:backend/:name',
+    route(
+      'adminUpdateChannel',
+      'Enable or disable a relay channel, or change its weight, without a restart (`null`: back to the backends file)',
+      { params: idParams('backend', 'name'), body: RelayChannelPatchBody },
+      RelayChannelObject,
+      'The channel',
+    ),
     async (request) => {
       const { backend, name } = request.params;
       let known = false;
       try {
         known = channels ? await channels.configure(backend, name, request.body) : false;
       } catch (err) {
-        if (err instanceof RangeError) throw new InvalidRequest('out_of_range', '`weight` must be a positive number.', 'weight');
+        if (err instanceof RangeError)
+          throw new InvalidRequest('out_of_range', '`weight` must be a positive number.', 'weight');
         throw err;
       }
-      const status = known ? (await channels!.status()).find((s) => s.backend === backend && s.name === name) : undefined;
-      if (!status) throw new ApiError(404, 'not_found_error', 'channel_not_found', `No relay channel '${name}' in backend '${backend}'.`);
+      const status = known
+        ? (await channels!.status()).find((s) => s.backend === backend && s.name === name)
+        : undefined;
+      if (!status)
+        throw new ApiError(
+          404,
+          'not_found_error',
+          'channel_not_found',
+          `No relay channel '${name}' in backend '${backend}'.`,
+        );
       return toChannelObject(status);
-    });
+    },
+  );
 }

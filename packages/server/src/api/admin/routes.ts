@@ -1,7 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  AccountList, AccountObject, AdminAccountQuery, ApiKeyList, CreateAccountBody, CreatedApiKey, CreditAnswer, CreditBody, LedgerList, LedgerQuery,
-  PatchAccountBody, Type, UsageQuery, UsageReport, type Static,
+  AccountList,
+  AccountObject,
+  AdminAccountQuery,
+  ApiKeyList,
+  CreateAccountBody,
+  CreatedApiKey,
+  CreditAnswer,
+  CreditBody,
+  LedgerList,
+  LedgerQuery,
+  PatchAccountBody,
+  Type,
+  UsageQuery,
+  UsageReport,
+  type Static,
 } from '@vidgen/protocol';
 import type { BillingService } from '../../billing/billing-service.ts';
 import type { AccountStore } from '../../store/account-store.ts';
@@ -36,57 +49,152 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
   type ById = { Params: { id: string } };
   const accountParams = idParams('id');
 
-  app.post<{ Body: Static<typeof CreateAccountBody> }>('/admin/v1/accounts', route('adminCreateAccount', 'Create an account (a given credit makes it metered)', { body: CreateAccountBody }, AccountObject, 'The account'),
+  app.post<{ Body: Static<typeof CreateAccountBody> }>(
+    '/admin/v1/accounts',
+    route(
+      'adminCreateAccount',
+      'Create an account (a given credit makes it metered)',
+      { body: CreateAccountBody },
+      AccountObject,
+      'The account',
+    ),
     async (request) => {
       const { id, models, credits_usd_ticks: credits, limits } = request.body;
-      return toAccountObject(await billing.createAccount(id, { models, creditsUsdTicks: credits, ...limitsOf(limits) }));
-    });
-  app.get<{ Querystring: Static<typeof AdminAccountQuery> }>('/admin/v1/accounts',
-    route('adminListAccounts', 'List accounts by id, a page at a time', { querystring: AdminAccountQuery }, AccountList, 'A page of accounts'),
-    (request) => readPage(request.query, (page) => billing.accounts(page), toAccountObject));
-  app.get<ById>('/admin/v1/accounts/:id', route('adminGetAccount', 'One account', { params: accountParams }, AccountObject, 'The account'),
-    async (request) => toAccountObject(await billing.account(request.params.id)));
-  app.patch<ById & { Body: Static<typeof PatchAccountBody> }>('/admin/v1/accounts/:id',
-    route('adminUpdateAccount', 'Change models, metering or limits', { params: accountParams, body: PatchAccountBody }, AccountObject, 'The account'),
+      return toAccountObject(
+        await billing.createAccount(id, { models, creditsUsdTicks: credits, ...limitsOf(limits) }),
+      );
+    },
+  );
+  app.get<{ Querystring: Static<typeof AdminAccountQuery> }>(
+    '/admin/v1/accounts',
+    route(
+      'adminListAccounts',
+      'List accounts by id, a page at a time',
+      { querystring: AdminAccountQuery },
+      AccountList,
+      'A page of accounts',
+    ),
+    (request) => readPage(request.query, (page) => billing.accounts(page), toAccountObject),
+  );
+  app.get<ById>(
+    '/admin/v1/accounts/:id',
+    route('adminGetAccount', 'One account', { params: accountParams }, AccountObject, 'The account'),
+    async (request) => toAccountObject(await billing.account(request.params.id)),
+  );
+  app.patch<ById & { Body: Static<typeof PatchAccountBody> }>(
+    '/admin/v1/accounts/:id',
+    route(
+      'adminUpdateAccount',
+      'Change models, metering or limits',
+      { params: accountParams, body: PatchAccountBody },
+      AccountObject,
+      'The account',
+    ),
     async (request) => {
       const { models, metered, limits } = request.body;
       return toAccountObject(await billing.updateAccount(request.params.id, { models, metered, ...limitsOf(limits) }));
-    });
+    },
+  );
 
-  app.post<ById>('/admin/v1/accounts/:id/keys', route('adminCreateKey', 'Create an API key (shown only in this answer)', { params: accountParams }, CreatedApiKey, 'The new key'),
-    async (request) => ({ object: 'api_key' as const, ...(await billing.createKey(request.params.id)) }));
-  app.get<ById>('/admin/v1/accounts/:id/keys', route('adminListKeys', "The account's keys (never the secrets)", { params: accountParams }, ApiKeyList, 'The keys'),
+  app.post<ById>(
+    '/admin/v1/accounts/:id/keys',
+    route(
+      'adminCreateKey',
+      'Create an API key (shown only in this answer)',
+      { params: accountParams },
+      CreatedApiKey,
+      'The new key',
+    ),
+    async (request) => ({ object: 'api_key' as const, ...(await billing.createKey(request.params.id)) }),
+  );
+  app.get<ById>(
+    '/admin/v1/accounts/:id/keys',
+    route('adminListKeys', "The account's keys (never the secrets)", { params: accountParams }, ApiKeyList, 'The keys'),
     async (request) => ({
       object: 'list' as const,
-      data: (await billing.keys(request.params.id)).map((k) => ({ id: k.id, object: 'api_key' as const, prefix: k.prefix, created_at: Math.floor(k.createdAt / 1000), revoked_at: k.revokedAt === null ? null : Math.floor(k.revokedAt / 1000) })),
-    }));
-  app.delete<{ Params: { id: string; key_id: string } }>('/admin/v1/accounts/:id/keys/:key_id',
-    route('adminRevokeKey', 'Revoke a key', { params: idParams('id', 'key_id') }, Type.Object({ id: Type.String(), revoked: Type.Boolean() }), 'Revoked'),
-    async (request) => (await billing.revokeKey(request.params.id, request.params.key_id), { id: request.params.key_id, revoked: true }));
+      data: (await billing.keys(request.params.id)).map((k) => ({
+        id: k.id,
+        object: 'api_key' as const,
+        prefix: k.prefix,
+        created_at: Math.floor(k.createdAt / 1000),
+        revoked_at: k.revokedAt === null ? null : Math.floor(k.revokedAt / 1000),
+      })),
+    }),
+  );
+  app.delete<{ Params: { id: string; key_id: string } }>(
+    '/admin/v1/accounts/:id/keys/:key_id',
+    route(
+      'adminRevokeKey',
+      'Revoke a key',
+      { params: idParams('id', 'key_id') },
+      Type.Object({ id: Type.String(), revoked: Type.Boolean() }),
+      'Revoked',
+    ),
+    async (request) => (
+      await billing.revokeKey(request.params.id, request.params.key_id), { id: request.params.key_id, revoked: true }
+    ),
+  );
 
-  app.post<ById & { Body: Static<typeof CreditBody> }>('/admin/v1/accounts/:id/credits',
-    route('adminCredit', 'Grant (positive) or deduct (negative) credits; idempotent with `Idempotency-Key`', { params: accountParams, body: CreditBody }, CreditAnswer, 'The ledger entry and the account'),
+  app.post<ById & { Body: Static<typeof CreditBody> }>(
+    '/admin/v1/accounts/:id/credits',
+    route(
+      'adminCredit',
+      'Grant (positive) or deduct (negative) credits; idempotent with `Idempotency-Key`',
+      { params: accountParams, body: CreditBody },
+      CreditAnswer,
+      'The ledger entry and the account',
+    ),
     async (request, reply) => {
-      const result = await billing.credit(request.params.id, request.body.amount_usd_ticks, request.body.reason, idempotencyOf(request)?.key);
+      const result = await billing.credit(
+        request.params.id,
+        request.body.amount_usd_ticks,
+        request.body.reason,
+        idempotencyOf(request)?.key,
+      );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return { entry: toEntryObject({ ...result.entry, account: request.params.id }), account: toAccountObject(result.account) };
-    });
+      return {
+        entry: toEntryObject({ ...result.entry, account: request.params.id }),
+        account: toAccountObject(result.account),
+      };
+    },
+  );
 
-  app.get<{ Querystring: Static<typeof LedgerQuery> }>('/admin/v1/ledger', route('adminLedger', 'Ledger entries, oldest first', { querystring: LedgerQuery }, LedgerList, 'A page of entries'),
+  app.get<{ Querystring: Static<typeof LedgerQuery> }>(
+    '/admin/v1/ledger',
+    route('adminLedger', 'Ledger entries, oldest first', { querystring: LedgerQuery }, LedgerList, 'A page of entries'),
     async (request) => {
       const limit = pageLimit(request.query.limit);
-      const entries = await billing.entries({ account: request.query.account, taskId: request.query.task_id, after: request.query.after, limit: limit + 1 });
+      const entries = await billing.entries({
+        account: request.query.account,
+        taskId: request.query.task_id,
+        after: request.query.after,
+        limit: limit + 1,
+      });
       const page = entries.slice(0, limit);
-      return { object: 'list' as const, data: page.map(toEntryObject), has_more: entries.length > limit, last_id: page.at(-1)?.id ?? null };
-    });
+      return {
+        object: 'list' as const,
+        data: page.map(toEntryObject),
+        has_more: entries.length > limit,
+        last_id: page.at(-1)?.id ?? null,
+      };
+    },
+  );
 
-  app.get<{ Querystring: Static<typeof UsageQuery> }>('/admin/v1/usage',
-    route('adminUsage', 'Usage by account, model and day (`?format=csv` for CSV)', { querystring: UsageQuery }, UsageReport, 'Usage rows (or text/csv)'),
+  app.get<{ Querystring: Static<typeof UsageQuery> }>(
+    '/admin/v1/usage',
+    route(
+      'adminUsage',
+      'Usage by account, model and day (`?format=csv` for CSV)',
+      { querystring: UsageQuery },
+      UsageReport,
+      'Usage rows (or text/csv)',
+    ),
     async (request: FastifyRequest<{ Querystring: Static<typeof UsageQuery> }>, reply) => {
       const rows = await billing.usage({ account: request.query.account, ...dayRange(request.query) });
       if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows));
       return { object: 'list' as const, data: toUsageRows(rows, true) };
-    });
+    },
+  );
 
   registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });
   registerAdminChannelRoutes(app, { route, channels: deps.channels });
@@ -99,6 +207,7 @@ function limitsOf(limits: Limits) {
 function pageLimit(raw: string | undefined): number {
   if (raw === undefined) return 100;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 1000.', 'limit');
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new InvalidRequest('invalid_limit', '`limit` must be an integer from 1 to 1000.', 'limit');
   return n;
 }

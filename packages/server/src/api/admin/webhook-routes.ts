@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  AdminWebhookEndpoint, AdminWebhookEndpointList, AdminWebhookQuery, WebhookDeliveryList, WebhookDeliveryListQuery, WebhookUpdateBody, type Static,
+  AdminWebhookEndpoint,
+  AdminWebhookEndpointList,
+  AdminWebhookQuery,
+  WebhookDeliveryList,
+  WebhookDeliveryListQuery,
+  WebhookUpdateBody,
+  type Static,
 } from '@vidgen/protocol';
 import type { AccountStore } from '../../store/account-store.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
@@ -17,39 +23,89 @@ type Counted = WebhookEndpoint & { deliveries: AdminWebhookEndpoint['deliveries'
  * Every account's webhook endpoints for the operator (issue 13): listed with their account and
  * deliveries by status, and switched on or off. The operator's disable is one the account cannot undo.
  */
-export function registerAdminWebhookRoutes(app: FastifyInstance, deps: { route: AdminRoute; accounts: AccountStore; webhooks?: WebhookService }): void {
+export function registerAdminWebhookRoutes(
+  app: FastifyInstance,
+  deps: { route: AdminRoute; accounts: AccountStore; webhooks?: WebhookService },
+): void {
   const { route, accounts, webhooks } = deps;
   // Endpoints belong to an account's internal id; the admin API names accounts by name.
-  const toAdmin = (e: Counted, names: Map<string, string>): AdminWebhookEndpoint => ({ ...toEndpoint(e), account: names.get(e.accountId) ?? e.accountId, deliveries: e.deliveries });
+  const toAdmin = (e: Counted, names: Map<string, string>): AdminWebhookEndpoint => ({
+    ...toEndpoint(e),
+    account: names.get(e.accountId) ?? e.accountId,
+    deliveries: e.deliveries,
+  });
   const adminPage = async (endpoints: Counted[], limit: number) => {
     const names = await accounts.accountNames([...new Set(endpoints.map((e) => e.accountId))]);
     return pageOf(endpoints, limit, (e) => toAdmin(e, names));
   };
 
-  app.get<{ Querystring: Static<typeof AdminWebhookQuery> }>('/admin/v1/webhooks',
-    route('adminListWebhooks', "Webhook endpoints of every account (`?account=` for one), oldest first, a page at a time, with their deliveries by status; never a secret", { querystring: AdminWebhookQuery }, AdminWebhookEndpointList, 'A page of endpoints'),
+  app.get<{ Querystring: Static<typeof AdminWebhookQuery> }>(
+    '/admin/v1/webhooks',
+    route(
+      'adminListWebhooks',
+      'Webhook endpoints of every account (`?account=` for one), oldest first, a page at a time, with their deliveries by status; never a secret',
+      { querystring: AdminWebhookQuery },
+      AdminWebhookEndpointList,
+      'A page of endpoints',
+    ),
     async (request) => {
       const { account: name, after } = request.query;
       const limit = pageLimitOf(request.query.limit);
       const account = name === undefined ? undefined : await accounts.findAccountByName(name);
       if (name !== undefined && !account) throw new NotFound('account', name, 'account');
-      const endpoints = webhooks ? await webhooks.listEndpoints(account?.id, { limit: limit + 1, after: after || undefined }) : [];
+      const endpoints = webhooks
+        ? await webhooks.listEndpoints(account?.id, { limit: limit + 1, after: after || undefined })
+        : [];
       return adminPage(endpoints, limit);
-    });
+    },
+  );
 
-  app.patch<{ Params: { id: string }; Body: WebhookUpdateBody }>('/admin/v1/webhooks/:id',
-    route('adminUpdateWebhook', 'Enable or disable any account\'s webhook endpoint (an operator\'s disable is one the account cannot undo)', { params: idParams('id'), body: WebhookUpdateBody }, AdminWebhookEndpoint, 'The endpoint'),
+  app.patch<{ Params: { id: string }; Body: WebhookUpdateBody }>(
+    '/admin/v1/webhooks/:id',
+    route(
+      'adminUpdateWebhook',
+      "Enable or disable any account's webhook endpoint (an operator's disable is one the account cannot undo)",
+      { params: idParams('id'), body: WebhookUpdateBody },
+      AdminWebhookEndpoint,
+      'The endpoint',
+    ),
     async (request) => {
-      if (!webhooks) throw new ApiError(404, 'not_found_error', 'webhook_not_found', `No webhook endpoint found with id '${request.params.id}'.`);
+      if (!webhooks)
+        throw new ApiError(
+          404,
+          'not_found_error',
+          'webhook_not_found',
+          `No webhook endpoint found with id '${request.params.id}'.`,
+        );
       const endpoint = await webhooks.setEnabledByOperator(request.params.id, request.body.enabled);
-      const [counted] = (await webhooks.listEndpoints(endpoint.accountId, { limit: 100 })).filter((e) => e.id === endpoint.id);
-      return toAdmin(counted ?? { ...endpoint, deliveries: { pending: 0, delivered: 0, failed: 0, canceled: 0 } }, await accounts.accountNames([endpoint.accountId]));
-    });
+      const [counted] = (await webhooks.listEndpoints(endpoint.accountId, { limit: 100 })).filter(
+        (e) => e.id === endpoint.id,
+      );
+      return toAdmin(
+        counted ?? { ...endpoint, deliveries: { pending: 0, delivered: 0, failed: 0, canceled: 0 } },
+        await accounts.accountNames([endpoint.accountId]),
+      );
+    },
+  );
 
-  app.get<{ Params: { id: string }; Querystring: { limit?: string; after?: string } }>('/admin/v1/webhooks/:id/deliveries',
-    route('adminListWebhookDeliveries', "Any account's endpoint's deliveries, newest first: status, attempts, last response code and error", { params: idParams('id'), querystring: WebhookDeliveryListQuery }, WebhookDeliveryList, 'A page of deliveries'),
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; after?: string } }>(
+    '/admin/v1/webhooks/:id/deliveries',
+    route(
+      'adminListWebhookDeliveries',
+      "Any account's endpoint's deliveries, newest first: status, attempts, last response code and error",
+      { params: idParams('id'), querystring: WebhookDeliveryListQuery },
+      WebhookDeliveryList,
+      'A page of deliveries',
+    ),
     async (request) => {
-      if (!webhooks) throw new ApiError(404, 'not_found_error', 'webhook_not_found', `No webhook endpoint found with id '${request.params.id}'.`);
+      if (!webhooks)
+        throw new ApiError(
+          404,
+          'not_found_error',
+          'webhook_not_found',
+          `No webhook endpoint found with id '${request.params.id}'.`,
+        );
       return deliveryPage(request.query, (query) => webhooks.deliveriesByOperator(request.params.id, query));
-    });
+    },
+  );
 }

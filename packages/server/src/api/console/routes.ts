@@ -33,12 +33,16 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = 
     const { assets, headers } = await served();
     return send(request, reply, assets.index, headers);
   });
-  app.get<{ Params: { name: string } }>('/assets/:name', { schema, config: { public: true } }, async (request, reply) => {
-    const { assets, headers } = await served();
-    const asset = assets.files.get(request.params.name);
-    if (!asset) return reply.callNotFound();
-    return send(request, reply, asset, headers);
-  });
+  app.get<{ Params: { name: string } }>(
+    '/assets/:name',
+    { schema, config: { public: true } },
+    async (request, reply) => {
+      const { assets, headers } = await served();
+      const asset = assets.files.get(request.params.name);
+      if (!asset) return reply.callNotFound();
+      return send(request, reply, asset, headers);
+    },
+  );
 }
 
 interface Served {
@@ -62,10 +66,16 @@ async function mediaOrigins(deps: ConsoleDeps, app: FastifyInstance): Promise<st
   const origins = [...(deps.publicUrl ? [new URL(deps.publicUrl).origin] : []), ...(deps.mediaOrigins ?? [])];
   if (!deps.blobs?.presignedGetUrl) return origins;
   try {
-    const sample = await deps.blobs.presignedGetUrl('console-origin-probe', { expiresInSeconds: 60, contentType: 'video/mp4' });
+    const sample = await deps.blobs.presignedGetUrl('console-origin-probe', {
+      expiresInSeconds: 60,
+      contentType: 'video/mp4',
+    });
     return [...origins, new URL(sample).origin];
   } catch (err) {
-    app.log.warn({ err }, 'console: could not learn the object store origin; videos redirected there will not play in the console');
+    app.log.warn(
+      { err },
+      'console: could not learn the object store origin; videos redirected there will not play in the console',
+    );
     return origins;
   }
 }
@@ -78,9 +88,16 @@ async function mediaOrigins(deps: ConsoleDeps, app: FastifyInstance): Promise<st
 function securityHeaders(mediaOrigins: string[]): Record<string, string> {
   const media = ["'self'", 'blob:', ...mediaOrigins].join(' ');
   const csp = [
-    "default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",
-    "img-src 'self' data: blob:", `media-src ${media}`, "object-src 'none'", "base-uri 'none'",
-    "form-action 'none'", "frame-ancestors 'none'",
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "img-src 'self' data: blob:",
+    `media-src ${media}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
   ].join('; ');
   return {
     'content-security-policy': csp,
@@ -95,8 +112,12 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset,
   const encoding = pickEncoding(request.headers['accept-encoding']);
   // Each encoding is its own representation, so it gets its own validator.
   const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
-  reply.headers(headers).header('content-type', asset.contentType).header('cache-control', asset.cacheControl)
-    .header('etag', etag).header('vary', 'accept-encoding');
+  reply
+    .headers(headers)
+    .header('content-type', asset.contentType)
+    .header('cache-control', asset.cacheControl)
+    .header('etag', etag)
+    .header('vary', 'accept-encoding');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);

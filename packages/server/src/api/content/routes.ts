@@ -8,7 +8,14 @@ import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS, type Authenticate } from '../authenticate.ts';
 import { ExpiringCache } from '../expiring-cache.ts';
 import { parseRange } from './byte-range.ts';
-import { CONTENT_VARIANT_MEDIA_TYPES, ContentQuery, Mp4Video, PosterImage, SpriteSheetImage, Type } from '@vidgen/protocol';
+import {
+  CONTENT_VARIANT_MEDIA_TYPES,
+  ContentQuery,
+  Mp4Video,
+  PosterImage,
+  SpriteSheetImage,
+  Type,
+} from '@vidgen/protocol';
 import { contentFile } from './variants.ts';
 import { ReadBuffers } from './read-buffers.ts';
 import { errorResponses, idParams, KEY_OPTIONAL } from '../route-schemas.ts';
@@ -41,9 +48,11 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
   const buffers = new ReadBuffers();
   const handler = async (request: ContentRequest, reply: FastifyReply) => {
     const task = await authorizedTask(request, deps, signers);
-    if (task.status === 'expired') throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
+    if (task.status === 'expired')
+      throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
     if (task.status !== 'succeeded' || !task.result) {
-      const why = task.status === 'failed' || task.status === 'canceled' ? 'the task failed' : 'the task has not finished yet';
+      const why =
+        task.status === 'failed' || task.status === 'canceled' ? 'the task failed' : 'the task has not finished yet';
       throw new Conflict('video_not_ready', `No video to download: ${why}.`);
     }
     const { etag, blobKey, contentType, filename, missing } = contentFile(task, task.result, request.query.variant);
@@ -52,7 +61,9 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
     if (deps.blobs.presignedGetUrl) {
       // Object storage serves the bytes (Range, 206/416) itself; the link lives no longer than ours.
       const url = await deps.blobs.presignedGetUrl(blobKey, {
-        expiresInSeconds: Math.min(deps.signedUrlTtlSeconds, 3600), contentType, filename,
+        expiresInSeconds: Math.min(deps.signedUrlTtlSeconds, 3600),
+        contentType,
+        filename,
       });
       return reply.code(302).header('location', url).header('cache-control', 'private, no-store').send();
     }
@@ -64,28 +75,50 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
       .header('content-disposition', `inline; filename="${filename}"`);
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     const ifRange = request.headers['if-range'];
-    const range = ifRange && ifRange !== etag ? { kind: 'full' as const } : parseRange(request.headers.range, stat.size);
+    const range =
+      ifRange && ifRange !== etag ? { kind: 'full' as const } : parseRange(request.headers.range, stat.size);
     if (range.kind === 'unsatisfiable') {
-      return reply.code(416).header('content-range', `bytes */${stat.size}`).header('content-type', 'application/json').send({
-        error: { message: 'The requested range is outside the file.', type: 'invalid_request_error', code: 'range_not_satisfiable' satisfies ApiErrorCode, param: null },
-      });
+      return reply
+        .code(416)
+        .header('content-range', `bytes */${stat.size}`)
+        .header('content-type', 'application/json')
+        .send({
+          error: {
+            message: 'The requested range is outside the file.',
+            type: 'invalid_request_error',
+            code: 'range_not_satisfiable' satisfies ApiErrorCode,
+            param: null,
+          },
+        });
     }
     const slice = range.kind === 'partial' ? range.range : { start: 0, end: stat.size - 1 };
     reply.header('content-length', String(slice.end - slice.start + 1));
-    if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
+    if (range.kind === 'partial')
+      reply.code(206).header('content-range', `bytes ${slice.start}-${slice.end}/${stat.size}`);
     // HEAD gets the headers only: handing Fastify a stream would make it read the whole file.
     if (request.method === 'HEAD' || stat.size === 0) return reply.send();
     const length = slice.end - slice.start + 1;
-    if (deps.blobs.readNow && length <= READ_AT_ONCE_BYTES) return reply.send(deps.blobs.readNow(blobKey, slice, buffers.take(length, reply.raw)));
+    if (deps.blobs.readNow && length <= READ_AT_ONCE_BYTES)
+      return reply.send(deps.blobs.readNow(blobKey, slice, buffers.take(length, reply.raw)));
     return reply.send(await deps.blobs.read(blobKey, slice));
   };
   const url = '/v1/videos/:id/content';
   const config = { publicWithSignature: true };
   // GET and HEAD are separate routes so the document lists both with distinct operationIds
   // (the swagger plugin suffixes a HEAD route's id: `downloadVideo-head`).
-  app.route({ method: 'GET', url, exposeHeadRoute: false, config, handler, schema: contentSchema('Download the MP4, or with `variant` its poster or sprite sheet (Range supported)') });
   app.route({
-    method: 'HEAD', url, config: { ...config, swagger: { exposeHeadRoute: true } }, handler,
+    method: 'GET',
+    url,
+    exposeHeadRoute: false,
+    config,
+    handler,
+    schema: contentSchema('Download the MP4, or with `variant` its poster or sprite sheet (Range supported)'),
+  });
+  app.route({
+    method: 'HEAD',
+    url,
+    config: { ...config, swagger: { exposeHeadRoute: true } },
+    handler,
     schema: contentSchema('The headers of the download (type, size, ETag) without its bytes'),
   });
 }
@@ -105,8 +138,11 @@ const empty = (description: string) => Type.Null({ description });
 /** Bytes are streamed, never serialized; only the JSON errors go through the error schema. */
 function contentSchema(summary: string) {
   return {
-    operationId: 'downloadVideo', summary, tags: ['Content'],
-    description: 'Authorized by the API key, or by the signed link a family A poll hands out (`expires`, `kid`, `sig`), valid until it expires or its key is revoked.',
+    operationId: 'downloadVideo',
+    summary,
+    tags: ['Content'],
+    description:
+      'Authorized by the API key, or by the signed link a family A poll hands out (`expires`, `kid`, `sig`), valid until it expires or its key is revoked.',
     ...KEY_OPTIONAL,
     params: idParams('id'),
     querystring: ContentQuery,
@@ -120,7 +156,11 @@ function contentSchema(summary: string) {
   };
 }
 
-async function authorizedTask(request: ContentRequest, deps: ContentDeps, signers: ExpiringCache<string>): Promise<Task> {
+async function authorizedTask(
+  request: ContentRequest,
+  deps: ContentDeps,
+  signers: ExpiringCache<string>,
+): Promise<Task> {
   const { sig } = request.query;
   if (sig === undefined) {
     await deps.authenticate(request);

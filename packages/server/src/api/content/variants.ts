@@ -20,12 +20,19 @@ export interface ContentFile {
 export function contentFile(task: Task, result: TaskResult, variant: string | undefined): ContentFile {
   if (variant === undefined || variant === 'video') {
     return {
-      blobKey: result.blobKey, etag: result.etag, contentType: 'video/mp4', filename: `${task.id}.mp4`,
+      blobKey: result.blobKey,
+      etag: result.etag,
+      contentType: 'video/mp4',
+      filename: `${task.id}.mp4`,
       missing: () => new Gone('video_expired', 'The video is no longer available.'),
     };
   }
   if (!Object.hasOwn(VIDEO_VARIANTS, variant)) {
-    throw new InvalidRequest('invalid_variant', `\`variant\` must be one of ${Object.keys(VIDEO_VARIANTS).join(', ')} (or left out for the video).`, 'variant');
+    throw new InvalidRequest(
+      'invalid_variant',
+      `\`variant\` must be one of ${Object.keys(VIDEO_VARIANTS).join(', ')} (or left out for the video).`,
+      'variant',
+    );
   }
   const { contentType, extension } = VIDEO_VARIANTS[variant as VideoVariant];
   return {
@@ -33,6 +40,13 @@ export function contentFile(task: Task, result: TaskResult, variant: string | un
     etag: `${result.etag.slice(0, -1)}-${variant}"`,
     contentType,
     filename: `${task.id}.${variant}.${extension}`,
-    missing: () => new ApiError(404, 'not_found_error', 'variant_not_found', `This task has no ${variant}: it was made before they were, or making it failed.`, 'variant'),
+    missing: () =>
+      new ApiError(
+        404,
+        'not_found_error',
+        'variant_not_found',
+        `This task has no ${variant}: it was made before they were, or making it failed.`,
+        'variant',
+      ),
   };
 }

@@ -1,6 +1,14 @@
 import {
-  ErrorBody, FamilyACreateBody, FamilyACreateResponse, FamilyAEditBody, FamilyAExtensionBody, FamilyATask as FamilyATaskSchema,
-  type FamilyAStatus, type FamilyATask, type FamilyAImage, type FamilyAVideoInput,
+  ErrorBody,
+  FamilyACreateBody,
+  FamilyACreateResponse,
+  FamilyAEditBody,
+  FamilyAExtensionBody,
+  FamilyATask as FamilyATaskSchema,
+  type FamilyAStatus,
+  type FamilyATask,
+  type FamilyAImage,
+  type FamilyAVideoInput,
 } from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
 import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
@@ -39,37 +47,80 @@ export const familyA: Dialect = {
   idField: 'request_id',
   submits: [
     submitRoute({
-      path: '/v1/videos/generations', kind: 'generate', body: FamilyACreateBody, answer, toAnswer,
-      operationId: 'createVideoA', summary: 'Family A: generate a video from a prompt (and a first frame)',
+      path: '/v1/videos/generations',
+      kind: 'generate',
+      body: FamilyACreateBody,
+      answer,
+      toAnswer,
+      operationId: 'createVideoA',
+      summary: 'Family A: generate a video from a prompt (and a first frame)',
       toInput: (body) => ({
-        kind: 'generate', model: body.model, prompt: body.prompt, images: body.image === undefined ? [] : [firstFrame(body.image)],
-        duration: body.duration, aspectRatio: body.aspect_ratio, resolution: body.resolution, seed: body.seed,
+        kind: 'generate',
+        model: body.model,
+        prompt: body.prompt,
+        images: body.image === undefined ? [] : [firstFrame(body.image)],
+        duration: body.duration,
+        aspectRatio: body.aspect_ratio,
+        resolution: body.resolution,
+        seed: body.seed,
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
     submitRoute({
-      path: '/v1/videos/edits', kind: 'edit', body: FamilyAEditBody, answer, toAnswer,
-      operationId: 'editVideoA', summary: 'Family A: edit a video (models that offer it)',
-      toInput: (body) => ({ kind: 'edit', model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video) }),
+      path: '/v1/videos/edits',
+      kind: 'edit',
+      body: FamilyAEditBody,
+      answer,
+      toAnswer,
+      operationId: 'editVideoA',
+      summary: 'Family A: edit a video (models that offer it)',
+      toInput: (body) => ({
+        kind: 'edit',
+        model: body.model,
+        prompt: body.prompt,
+        images: [],
+        video: sourceVideo(body.video),
+      }),
     }),
     submitRoute({
-      path: '/v1/videos/extensions', kind: 'extend', body: FamilyAExtensionBody, answer, toAnswer,
-      operationId: 'extendVideoA', summary: 'Family A: extend a video (models that offer it)',
-      toInput: (body) => ({ kind: 'extend', model: body.model, prompt: body.prompt, images: [], video: sourceVideo(body.video), duration: body.duration }),
+      path: '/v1/videos/extensions',
+      kind: 'extend',
+      body: FamilyAExtensionBody,
+      answer,
+      toAnswer,
+      operationId: 'extendVideoA',
+      summary: 'Family A: extend a video (models that offer it)',
+      toInput: (body) => ({
+        kind: 'extend',
+        model: body.model,
+        prompt: body.prompt,
+        images: [],
+        video: sourceVideo(body.video),
+        duration: body.duration,
+      }),
     }),
   ],
   paths: { poll: '/v1/videos/:request_id', cancel: '/v1/videos/:request_id/cancel', list: '/v1/videos' },
   operations: {
     poll: {
-      operationId: 'getVideoA', summary: 'Family A: poll a task',
+      operationId: 'getVideoA',
+      summary: 'Family A: poll a task',
       statusCodes: { 200: 'Finished: done, failed or expired', 202: 'Pending: poll again after `Retry-After` seconds' },
     },
-    cancel: { operationId: 'cancelVideoA', summary: 'Family A: cancel a queued or running task (it ends failed, code canceled; vidgen extension)' },
+    cancel: {
+      operationId: 'cancelVideoA',
+      summary: 'Family A: cancel a queued or running task (it ends failed, code canceled; vidgen extension)',
+    },
     list: { operationId: 'listVideosA', summary: "Family A: list the account's tasks, newest first" },
   },
   tag: 'Family A',
   schemas: { task: FamilyATaskSchema, error: ErrorBody },
-  statusWords: { pending: ['queued', 'running'], done: ['succeeded'], failed: ['failed', 'canceled'], expired: ['expired'] },
+  statusWords: {
+    pending: ['queued', 'running'],
+    done: ['succeeded'],
+    failed: ['failed', 'canceled'],
+    expired: ['expired'],
+  },
   fieldName: (field) => FIELD_NAMES[field] ?? field,
   toWire: toFamilyATask,
   // Spec 4.2: poll about every 4 s.
@@ -90,7 +141,11 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
   if (task.status === 'succeeded') {
     // The poster link is handed out whether or not making it succeeded (then it answers 404): checking would cost a blob lookup per poll.
-    body.video = { url: ctx.signedContentUrl(task), duration: Math.round(outputSeconds(task)), thumbnail_url: ctx.signedContentUrl(task, 'thumbnail') };
+    body.video = {
+      url: ctx.signedContentUrl(task),
+      duration: Math.round(outputSeconds(task)),
+      thumbnail_url: ctx.signedContentUrl(task, 'thumbnail'),
+    };
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
@@ -109,7 +164,11 @@ function firstFrame(image: FamilyAImage): ImageInput {
 function sourceVideo(video: FamilyAVideoInput): VideoInput {
   const given = [video.url, video.file_id, video.request_id].filter((v) => v !== undefined).length;
   if (given !== 1) {
-    throw new InvalidRequest('invalid_video', '`video` must have exactly one of `url`, `file_id` or `request_id`.', 'video');
+    throw new InvalidRequest(
+      'invalid_video',
+      '`video` must have exactly one of `url`, `file_id` or `request_id`.',
+      'video',
+    );
   }
   return { url: video.url, fileId: video.file_id, taskId: video.request_id };
 }

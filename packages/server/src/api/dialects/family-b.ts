@@ -1,6 +1,11 @@
 import {
-  ErrorBody, FamilyBCreateBody, FamilyBCreateResponse, FamilyBTask as FamilyBTaskSchema,
-  type FamilyBCreateBody as CreateBody, type FamilyBStatus, type FamilyBTask,
+  ErrorBody,
+  FamilyBCreateBody,
+  FamilyBCreateResponse,
+  FamilyBTask as FamilyBTaskSchema,
+  type FamilyBCreateBody as CreateBody,
+  type FamilyBStatus,
+  type FamilyBTask,
 } from '@vidgen/protocol';
 import type { ImageInput } from '../../engine/task-service.ts';
 import type { Task, TaskStatus } from '../../domain/task.ts';
@@ -30,24 +35,48 @@ export const familyB: Dialect = {
   idField: 'task_id',
   submits: [
     submitRoute({
-      path: '/v1/video/generations', kind: 'generate', body: FamilyBCreateBody, answer: FamilyBCreateResponse,
-      operationId: 'createVideoB', summary: 'Family B: generate a video from a prompt (and reference images)',
-      toInput: (body) => ({ kind: 'generate', model: body.model, prompt: body.prompt, images: referenceImages(body), aspectRatio: body.ratio, seed: body.seed }),
+      path: '/v1/video/generations',
+      kind: 'generate',
+      body: FamilyBCreateBody,
+      answer: FamilyBCreateResponse,
+      operationId: 'createVideoB',
+      summary: 'Family B: generate a video from a prompt (and reference images)',
+      toInput: (body) => ({
+        kind: 'generate',
+        model: body.model,
+        prompt: body.prompt,
+        images: referenceImages(body),
+        aspectRatio: body.ratio,
+        seed: body.seed,
+      }),
       toAnswer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
     }),
   ],
-  paths: { poll: '/v1/video/generations/:task_id', cancel: '/v1/video/generations/:task_id/cancel', list: '/v1/video/generations' },
+  paths: {
+    poll: '/v1/video/generations/:task_id',
+    cancel: '/v1/video/generations/:task_id/cancel',
+    list: '/v1/video/generations',
+  },
   operations: {
     poll: {
-      operationId: 'getVideoB', summary: 'Family B: poll a task',
+      operationId: 'getVideoB',
+      summary: 'Family B: poll a task',
       statusCodes: { 200: 'The task; while queued or IN_PROGRESS, poll again after `Retry-After` seconds' },
     },
-    cancel: { operationId: 'cancelVideoB', summary: 'Family B: cancel a queued or running task (it ends FAILURE, code canceled; vidgen extension)' },
+    cancel: {
+      operationId: 'cancelVideoB',
+      summary: 'Family B: cancel a queued or running task (it ends FAILURE, code canceled; vidgen extension)',
+    },
     list: { operationId: 'listVideosB', summary: "Family B: list the account's tasks, newest first" },
   },
   tag: 'Family B',
   schemas: { task: FamilyBTaskSchema, error: ErrorBody },
-  statusWords: { queued: ['queued'], IN_PROGRESS: ['running'], SUCCESS: ['succeeded', 'expired'], FAILURE: ['failed', 'canceled'] },
+  statusWords: {
+    queued: ['queued'],
+    IN_PROGRESS: ['running'],
+    SUCCESS: ['succeeded', 'expired'],
+    FAILURE: ['failed', 'canceled'],
+  },
   fieldName(field, body) {
     // One image was sent as `image`, several as `images`: name the one the caller used.
     const image = /^images\[(\d+)\]\.url$/.exec(field);
@@ -56,7 +85,8 @@ export const familyB: Dialect = {
   },
   toWire: (task, _ctx, queuePosition) => toFamilyBTask(task, queuePosition),
   // Spec 4.6: poll about every 15 s; unfinished answers are 200 like finished ones.
-  pollStatus: (task) => (task.status === 'queued' || task.status === 'running' ? { code: 200, retryAfterSeconds: 15 } : { code: 200 }),
+  pollStatus: (task) =>
+    task.status === 'queued' || task.status === 'running' ? { code: 200, retryAfterSeconds: 15 } : { code: 200 },
   inFlightRetryAfterSeconds: 1,
   errorBody: openAiErrorBody,
 };

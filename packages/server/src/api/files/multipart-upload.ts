@@ -32,18 +32,32 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
   }
   if (!file) throw new InvalidRequest('missing_field', '`file` is required.', 'file');
   const purpose = fields.purpose || 'vision';
-  if (!PURPOSE.test(purpose)) throw new InvalidRequest('invalid_value', '`purpose` must be 1–50 visible ASCII characters.', 'purpose');
+  if (!PURPOSE.test(purpose))
+    throw new InvalidRequest('invalid_value', '`purpose` must be 1–50 visible ASCII characters.', 'purpose');
   return { ...file, purpose };
 }
 
 function multipartRefusal(err: Error & { code?: string; statusCode?: number }): ApiError {
   if (err instanceof ApiError) return err;
   if (err.code === 'FST_REQ_FILE_TOO_LARGE') {
-    return new ApiError(413, 'invalid_request_error', 'body_too_large', 'The uploaded file is larger than this server accepts.', 'file');
+    return new ApiError(
+      413,
+      'invalid_request_error',
+      'body_too_large',
+      'The uploaded file is larger than this server accepts.',
+      'file',
+    );
   }
-  if (err.code === 'FST_FILES_LIMIT') return new InvalidRequest('invalid_multipart', 'Send one file per upload, in the field `file`.', 'file');
+  if (err.code === 'FST_FILES_LIMIT')
+    return new InvalidRequest('invalid_multipart', 'Send one file per upload, in the field `file`.', 'file');
   if (err.code === 'FST_FIELDS_LIMIT' || err.code === 'FST_PARTS_LIMIT') {
-    return new InvalidRequest('invalid_multipart', 'The form has more fields than an upload takes (`file` and `purpose`).');
+    return new InvalidRequest(
+      'invalid_multipart',
+      'The form has more fields than an upload takes (`file` and `purpose`).',
+    );
   }
-  return new InvalidRequest('invalid_multipart', 'The upload is not well-formed multipart/form-data (missing boundary, or the body ends early).');
+  return new InvalidRequest(
+    'invalid_multipart',
+    'The upload is not well-formed multipart/form-data (missing boundary, or the body ends early).',
+  );
 }

@@ -13,36 +13,78 @@ const file = described(FileObject, 'The file');
 
 function toFileObject(f: FileRecord): FileObject {
   return {
-    id: f.id, object: 'file', bytes: f.bytes, created_at: Math.floor(f.createdAt / 1000),
-    filename: f.filename, purpose: f.purpose, mime_type: f.mimeType,
+    id: f.id,
+    object: 'file',
+    bytes: f.bytes,
+    created_at: Math.floor(f.createdAt / 1000),
+    filename: f.filename,
+    purpose: f.purpose,
+    mime_type: f.mimeType,
   };
 }
 
 /** OpenAI-style file upload (multipart, field `file`, optional `purpose`). */
 export function registerFileRoutes(app: FastifyInstance, deps: { files: FileService }) {
-  app.post('/v1/files', {
-    schema: { operationId: 'uploadFile', summary: 'Upload a first frame, reference image or input video (multipart field `file`)', tags, response: { 200: file, ...errors } },
-    // Multipart is parsed by the handler, not validated as a body: the form is declared for the document only.
-    config: { swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, consumes: ['multipart/form-data'], body: FileUpload }, url }) },
-  }, async (request) => {
-    if (!request.isMultipart()) {
-      throw new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Upload files as multipart/form-data with the image in the field `file`.');
-    }
-    const upload = await readUpload(request);
-    const file = await deps.files.upload(callerOf(request).account.id, upload);
-    return toFileObject(file);
-  });
-
-  app.get<{ Params: { id: string } }>('/v1/files/:id', {
-    schema: { operationId: 'getFile', summary: 'File metadata', tags, params: idParams('id'), response: { 200: file, ...errors } },
-  }, async (request) =>
-    toFileObject(await deps.files.get(callerOf(request).account.id, request.params.id)),
+  app.post(
+    '/v1/files',
+    {
+      schema: {
+        operationId: 'uploadFile',
+        summary: 'Upload a first frame, reference image or input video (multipart field `file`)',
+        tags,
+        response: { 200: file, ...errors },
+      },
+      // Multipart is parsed by the handler, not validated as a body: the form is declared for the document only.
+      config: {
+        swaggerTransform: ({ schema, url }) => ({
+          schema: { ...schema, consumes: ['multipart/form-data'], body: FileUpload },
+          url,
+        }),
+      },
+    },
+    async (request) => {
+      if (!request.isMultipart()) {
+        throw new ApiError(
+          415,
+          'invalid_request_error',
+          'unsupported_media_type',
+          'Upload files as multipart/form-data with the image in the field `file`.',
+        );
+      }
+      const upload = await readUpload(request);
+      const file = await deps.files.upload(callerOf(request).account.id, upload);
+      return toFileObject(file);
+    },
   );
 
-  app.delete<{ Params: { id: string } }>('/v1/files/:id', {
-    schema: { operationId: 'deleteFile', summary: 'Delete a file', tags, params: idParams('id'), response: { 200: described(FileDeleted, 'Deleted'), ...errors } },
-  }, async (request): Promise<FileDeleted> => {
-    await deps.files.delete(callerOf(request).account.id, request.params.id);
-    return { id: request.params.id, object: 'file', deleted: true };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/v1/files/:id',
+    {
+      schema: {
+        operationId: 'getFile',
+        summary: 'File metadata',
+        tags,
+        params: idParams('id'),
+        response: { 200: file, ...errors },
+      },
+    },
+    async (request) => toFileObject(await deps.files.get(callerOf(request).account.id, request.params.id)),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/files/:id',
+    {
+      schema: {
+        operationId: 'deleteFile',
+        summary: 'Delete a file',
+        tags,
+        params: idParams('id'),
+        response: { 200: described(FileDeleted, 'Deleted'), ...errors },
+      },
+    },
+    async (request): Promise<FileDeleted> => {
+      await deps.files.delete(callerOf(request).account.id, request.params.id);
+      return { id: request.params.id, object: 'file', deleted: true };
+    },
+  );
 }

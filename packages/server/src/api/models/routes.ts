@@ -42,16 +42,25 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
 /** `GET /v1/models` lists only what the caller's account may use. */
 export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskService; dialects: readonly Dialect[] }) {
   const listSchema = {
-    operationId: 'listModels', summary: 'Models the caller may use', tags,
+    operationId: 'listModels',
+    summary: 'Models the caller may use',
+    tags,
     response: { 200: described(ModelList, 'The models of the caller’s account'), ...errorResponses() },
   };
-  app.get('/v1/models', { schema: listSchema }, async (request): Promise<ModelList> => ({
-    object: 'list',
-    data: deps.tasks.modelsFor(callerOf(request).account).flatMap((m) => modelObjects(m, deps.dialects)),
-  }));
+  app.get(
+    '/v1/models',
+    { schema: listSchema },
+    async (request): Promise<ModelList> => ({
+      object: 'list',
+      data: deps.tasks.modelsFor(callerOf(request).account).flatMap((m) => modelObjects(m, deps.dialects)),
+    }),
+  );
 
   const getSchema = {
-    operationId: 'getModel', summary: 'One model, by id or alias', tags, params: idParams('id'),
+    operationId: 'getModel',
+    summary: 'One model, by id or alias',
+    tags,
+    params: idParams('id'),
     response: { 200: described(ModelObject, 'The model'), ...errorResponses() },
   };
   app.get<{ Params: { id: string } }>('/v1/models/:id', { schema: getSchema }, async (request) => {

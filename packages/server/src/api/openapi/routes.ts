@@ -23,7 +23,11 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: 
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`vidgen keys create`).' },
-          admin: { type: 'http', scheme: 'bearer', description: 'The operator token `VIDGEN_ADMIN_TOKEN` (admin routes only).' },
+          admin: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The operator token `VIDGEN_ADMIN_TOKEN` (admin routes only).',
+          },
         },
       },
       security: [{ bearer: [] }],

@@ -18,14 +18,30 @@ export interface OpsDeps {
 
 /** Health, readiness and metrics: no API key (they serve load balancers and Prometheus). */
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps) {
-  app.get('/healthz', {
-    schema: { operationId: 'health', summary: 'Liveness: the process answers', tags, ...PUBLIC, response: { 200: described(ServiceStatus, 'Up') } },
-    config: { public: true },
-  }, async () => ({ status: 'ok' }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'health',
+        summary: 'Liveness: the process answers',
+        tags,
+        ...PUBLIC,
+        response: { 200: described(ServiceStatus, 'Up') },
+      },
+      config: { public: true },
+    },
+    async () => ({ status: 'ok' }),
+  );
 
   const readySchema = {
-    operationId: 'ready', summary: 'Readiness: the database and the blob store answer', tags, ...PUBLIC,
-    response: { 200: described(ServiceStatus, 'Ready'), 503: described(ServiceStatus, 'Not ready: send traffic elsewhere') },
+    operationId: 'ready',
+    summary: 'Readiness: the database and the blob store answer',
+    tags,
+    ...PUBLIC,
+    response: {
+      200: described(ServiceStatus, 'Ready'),
+      503: described(ServiceStatus, 'Not ready: send traffic elsewhere'),
+    },
   };
   app.get('/readyz', { schema: readySchema, config: { public: true } }, async (request, reply) => {
     try {
@@ -38,7 +54,9 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps) {
   });
 
   const metricsSchema = {
-    operationId: 'metrics', summary: 'Prometheus metrics', tags,
+    operationId: 'metrics',
+    summary: 'Prometheus metrics',
+    tags,
     description: 'No API key; when the operator set a metrics token, `Authorization: Bearer <token>`.',
     ...KEY_OPTIONAL,
     response: {
@@ -47,7 +65,8 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps) {
     },
   };
   app.get('/metrics', { schema: metricsSchema, config: { public: true } }, async (request, reply) => {
-    if (deps.metricsToken && !sameSecret(bearerToken(request.headers.authorization), deps.metricsToken)) throw new Unauthenticated();
+    if (deps.metricsToken && !sameSecret(bearerToken(request.headers.authorization), deps.metricsToken))
+      throw new Unauthenticated();
     reply.header('content-type', deps.metrics.contentType);
     return deps.metrics.metrics();
   });

@@ -18,7 +18,8 @@ export interface ImageInput {
   fileId?: string;
 }
 
-const PREFIX_HINT = 'an http(s) URL or a Base64 data URI with its MIME prefix (data:image/jpeg;base64, or data:image/png;base64,)';
+const PREFIX_HINT =
+  'an http(s) URL or a Base64 data URI with its MIME prefix (data:image/jpeg;base64, or data:image/png;base64,)';
 
 /**
  * Input images from submit to render: checked and stored at submit (so bad input is a 4xx
@@ -67,10 +68,18 @@ export class ImageInputs {
       const field = `images[${index}].fileId`;
       const file = await this.deps.files.get(input.fileId);
       if (!file || file.accountId !== account.id) {
-        throw new InvalidField(field, 'file_not_found', (name) => `\`${name}\` '${input.fileId}' is not a file of this account.`);
+        throw new InvalidField(
+          field,
+          'file_not_found',
+          (name) => `\`${name}\` '${input.fileId}' is not a file of this account.`,
+        );
       }
       if (!file.mimeType.startsWith('image/')) {
-        throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` '${input.fileId}' is a video, not an image.`);
+        throw new InvalidField(
+          field,
+          'invalid_image',
+          (name) => `\`${name}\` '${input.fileId}' is a video, not an image.`,
+        );
       }
       return { kind: 'file', fileId: file.id };
     }
@@ -84,9 +93,14 @@ export class ImageInputs {
     }
     const problem = inputUrlProblem(value);
     if (problem === 'too_long') {
-      throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` is longer than ${MAX_INPUT_URL_LENGTH} characters.`);
+      throw new InvalidField(
+        field,
+        'invalid_image',
+        (name) => `\`${name}\` is longer than ${MAX_INPUT_URL_LENGTH} characters.`,
+      );
     }
-    if (problem === 'not_http') throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` must be ${PREFIX_HINT}.`);
+    if (problem === 'not_http')
+      throw new InvalidField(field, 'invalid_image', (name) => `\`${name}\` must be ${PREFIX_HINT}.`);
     return { kind: 'url', url: value };
   }
 }

@@ -29,7 +29,10 @@ export interface VideoInput {
 type TaskReader = Pick<TaskStore, 'get'>;
 
 const NOT_DONE: Partial<Record<TaskStatus, string>> = {
-  queued: 'still pending', running: 'still pending', failed: 'failed', canceled: 'canceled',
+  queued: 'still pending',
+  running: 'still pending',
+  failed: 'failed',
+  canceled: 'canceled',
   expired: 'expired: its video is no longer kept',
 };
 
@@ -57,9 +60,19 @@ export class VideoInputs {
     const field = 'video.url';
     const url = (input.url ?? '').trim();
     const problem = inputUrlProblem(url);
-    if (problem === 'too_long') throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` is longer than ${MAX_INPUT_URL_LENGTH} characters.`);
+    if (problem === 'too_long')
+      throw new InvalidField(
+        field,
+        'invalid_video',
+        (name) => `\`${name}\` is longer than ${MAX_INPUT_URL_LENGTH} characters.`,
+      );
     if (problem === 'not_http') {
-      throw new InvalidField(field, 'invalid_video', (name) => `\`${name}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send its file id instead.`);
+      throw new InvalidField(
+        field,
+        'invalid_video',
+        (name) =>
+          `\`${name}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send its file id instead.`,
+      );
     }
     return { kind: 'url', url };
   }
@@ -75,7 +88,14 @@ export class VideoInputs {
     await this.copyTo(path, task.accountId, ref, signal);
     if (!isMp4(await head(path))) throw FAILURES.videoInvalid('The input video is not an MP4 file.');
     const facts = await checkVideoFile(this.deps.probe, path, signal);
-    return { path, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds, frames: facts.frames, frameRate: facts.frameRate };
+    return {
+      path,
+      width: facts.width,
+      height: facts.height,
+      durationSeconds: facts.durationSeconds,
+      frames: facts.frames,
+      frameRate: facts.frameRate,
+    };
   }
 
   private async acceptTask(account: Account, id: string, field: string): Promise<VideoRef> {
@@ -84,7 +104,11 @@ export class VideoInputs {
       throw new InvalidField(field, 'task_not_found', (name) => `\`${name}\` '${id}' is not a task of this account.`);
     }
     if (source.status !== 'succeeded') {
-      throw new InvalidField(field, 'task_not_done', (name) => `\`${name}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`);
+      throw new InvalidField(
+        field,
+        'task_not_done',
+        (name) => `\`${name}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`,
+      );
     }
     return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
   }
@@ -92,7 +116,11 @@ export class VideoInputs {
   private async acceptFile(account: Account, fileId: string, field: string): Promise<VideoRef> {
     const file = await this.deps.files.get(fileId);
     if (!file || file.accountId !== account.id) {
-      throw new InvalidField(field, 'file_not_found', (name) => `\`${name}\` '${fileId}' is not a file of this account.`);
+      throw new InvalidField(
+        field,
+        'file_not_found',
+        (name) => `\`${name}\` '${fileId}' is not a file of this account.`,
+      );
     }
     if (file.mimeType !== 'video/mp4') {
       const what = file.mimeType === 'image/png' || file.mimeType === 'image/jpeg' ? 'an image' : 'not a video';
@@ -105,13 +133,15 @@ export class VideoInputs {
   private async copyTo(path: string, accountId: string, ref: VideoRef, signal: AbortSignal): Promise<void> {
     if (ref.kind === 'file') {
       const file = await this.deps.files.get(ref.fileId);
-      if (!file || file.accountId !== accountId) throw unavailable(`The file '${ref.fileId}' was deleted before the task ran.`);
+      if (!file || file.accountId !== accountId)
+        throw unavailable(`The file '${ref.fileId}' was deleted before the task ran.`);
       return this.streamBlob(file.blobKey, path, signal, `The file '${ref.fileId}' was deleted before the task ran.`);
     }
     if (ref.kind === 'task') {
       const gone = `The video of request '${ref.taskId}' is no longer available.`;
       const source = await this.deps.tasks.get(ref.taskId);
-      if (!source || source.accountId !== accountId || source.status !== 'succeeded' || !source.result) throw unavailable(gone);
+      if (!source || source.accountId !== accountId || source.status !== 'succeeded' || !source.result)
+        throw unavailable(gone);
       return this.streamBlob(source.result.blobKey, path, signal, gone);
     }
     try {
@@ -142,6 +172,5 @@ async function head(path: string): Promise<Buffer> {
     await file.close();
   }
 }
-
 
 const unavailable = (message: string) => FAILURES.inputUnavailable('video', message);

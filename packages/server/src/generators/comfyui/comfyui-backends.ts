@@ -34,24 +34,39 @@ export async function createComfyUiBackends(raw: unknown, deps: ComfyUiBackendDe
   };
   const config = (raw && typeof raw === 'object' ? raw : fail('must be a JSON object')) as Raw;
   if (!Array.isArray(config.hosts) || config.hosts.length === 0) fail('"hosts" must be a non-empty list');
-  const hosts = (config.hosts as Raw[]).map((h, i): ComfyUiHostConfig => ({
-    name: typeof h?.name === 'string' ? h.name : fail(`hosts[${i}].name is required`),
-    url: typeof h.url === 'string' ? h.url : fail(`hosts[${i}].url is required`),
-    slots: h.slots === undefined ? 1 : Number(h.slots),
-    headers: stringMap(h.headers, `hosts[${i}].headers`, fail),
-  }));
+  const hosts = (config.hosts as Raw[]).map(
+    (h, i): ComfyUiHostConfig => ({
+      name: typeof h?.name === 'string' ? h.name : fail(`hosts[${i}].name is required`),
+      url: typeof h.url === 'string' ? h.url : fail(`hosts[${i}].url is required`),
+      slots: h.slots === undefined ? 1 : Number(h.slots),
+      headers: stringMap(h.headers, `hosts[${i}].headers`, fail),
+    }),
+  );
   const pool = new ComfyUiHostPool(hosts, {
     requestTimeoutMs: seconds(config.request_timeout_seconds, 15, 'request_timeout_seconds', fail),
   });
-  const backends = config.backends && typeof config.backends === 'object' ? (config.backends as Record<string, Raw>) : fail('"backends" must be an object');
+  const backends =
+    config.backends && typeof config.backends === 'object'
+      ? (config.backends as Record<string, Raw>)
+      : fail('"backends" must be an object');
   const generators: Record<string, Generator> = {};
   const lanes: Record<string, number> = {};
   for (const [name, b] of Object.entries(backends)) {
     const where = `backends.${name}`;
     const workflows = await backendWorkflows(b ?? {}, deps.baseDir, (what) => fail(`${where}: ${what}`));
-    const allowed = b.hosts === undefined ? undefined : Array.isArray(b.hosts) ? b.hosts.map(String) : fail(`${where}.hosts must be a list of host names`);
+    const allowed =
+      b.hosts === undefined
+        ? undefined
+        : Array.isArray(b.hosts)
+          ? b.hosts.map(String)
+          : fail(`${where}.hosts must be a list of host names`);
     generators[name] = new ComfyUiGenerator({
-      pool, hosts: allowed, workflows, ffmpeg: deps.ffmpeg, ffprobe: deps.ffprobe, logger: deps.logger?.child({ backend: name }),
+      pool,
+      hosts: allowed,
+      workflows,
+      ffmpeg: deps.ffmpeg,
+      ffprobe: deps.ffprobe,
+      logger: deps.logger?.child({ backend: name }),
       timeoutMs: seconds(b.timeout_seconds, 1800, `${where}.timeout_seconds`, fail),
       cancelHoldMs: seconds(config.cancel_hold_seconds, 600, 'cancel_hold_seconds', fail),
     });
@@ -69,7 +84,12 @@ async function backendWorkflows(b: Raw, baseDir: string, fail: (what: string) =>
     if (typeof v !== 'string') return fail(`${key} must be a file path`);
     return loadWorkflowFile(isAbsolute(v) ? v : resolve(baseDir, v));
   };
-  const num = (key: string) => (b[key] === undefined ? undefined : typeof b[key] === 'number' ? (b[key] as number) : fail(`${key} must be a number`));
+  const num = (key: string) =>
+    b[key] === undefined
+      ? undefined
+      : typeof b[key] === 'number'
+        ? (b[key] as number)
+        : fail(`${key} must be a number`);
   const merged: ComfyUiWorkflows = {
     ...base,
     textToVideo: (await file('text_to_video')) ?? base.textToVideo,
@@ -80,7 +100,8 @@ async function backendWorkflows(b: Raw, baseDir: string, fail: (what: string) =>
     maxRenderPixels: num('max_render_pixels') ?? base.maxRenderPixels,
     negativePrompt: typeof b.negative_prompt === 'string' ? b.negative_prompt : base.negativePrompt,
   };
-  if (!merged.textToVideo && !merged.imageToVideo) fail('needs a "preset" or "text_to_video"/"image_to_video" workflow files');
+  if (!merged.textToVideo && !merged.imageToVideo)
+    fail('needs a "preset" or "text_to_video"/"image_to_video" workflow files');
   return merged;
 }
 
@@ -92,6 +113,7 @@ function seconds(v: unknown, fallback: number, name: string, fail: (what: string
 
 function stringMap(v: unknown, name: string, fail: (what: string) => never): Record<string, string> | undefined {
   if (v === undefined) return undefined;
-  if (!v || typeof v !== 'object' || Object.values(v).some((x) => typeof x !== 'string')) fail(`${name} must map names to strings`);
+  if (!v || typeof v !== 'object' || Object.values(v).some((x) => typeof x !== 'string'))
+    fail(`${name} must map names to strings`);
   return v as Record<string, string>;
 }

@@ -45,7 +45,8 @@ export class ComfyUiClient {
     options: ComfyUiClientOptions = {},
   ) {
     this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new Error(`ComfyUI host ${name}: the URL must be http or https`);
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:')
+      throw new Error(`ComfyUI host ${name}: the URL must be http or https`);
     this.headers = options.headers ?? {};
     this.requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     this.downloadTimeoutMs = options.downloadTimeoutMs ?? 10 * 60_000;
@@ -65,10 +66,18 @@ export class ComfyUiClient {
   async submit(body: Record<string, unknown>, signal: AbortSignal): Promise<SubmitAnswer> {
     const res = await this.request('POST', 'prompt', signal, { json: body });
     if (res.status === 200 || res.status === 400) {
-      const answer = (await this.json(res)) as { error?: unknown; node_errors?: Record<string, unknown>; prompt_id?: unknown };
+      const answer = (await this.json(res)) as {
+        error?: unknown;
+        node_errors?: Record<string, unknown>;
+        prompt_id?: unknown;
+      };
       const nodeErrors = answer.node_errors && typeof answer.node_errors === 'object' ? answer.node_errors : {};
       if (res.status !== 200) return { accepted: false, error: answer.error, nodeErrors };
-      return { accepted: true, nodeErrors, ...(typeof answer.prompt_id === 'string' ? { promptId: answer.prompt_id } : {}) };
+      return {
+        accepted: true,
+        nodeErrors,
+        ...(typeof answer.prompt_id === 'string' ? { promptId: answer.prompt_id } : {}),
+      };
     }
     await res.body?.cancel();
     throw unavailable(this.name, `POST /prompt answered ${res.status}`);
@@ -88,8 +97,11 @@ export class ComfyUiClient {
       throw unavailable(this.name, `POST /upload/image answered ${res.status}`);
     }
     const answer = (await this.json(res)) as { name?: unknown; subfolder?: unknown };
-    if (typeof answer.name !== 'string' || answer.name === '') throw unavailable(this.name, 'upload answer without a name');
-    return typeof answer.subfolder === 'string' && answer.subfolder !== '' ? `${answer.subfolder}/${answer.name}` : answer.name;
+    if (typeof answer.name !== 'string' || answer.name === '')
+      throw unavailable(this.name, 'upload answer without a name');
+    return typeof answer.subfolder === 'string' && answer.subfolder !== ''
+      ? `${answer.subfolder}/${answer.name}`
+      : answer.name;
   }
 
   /** Where the prompt is: the jobs endpoint on new builds, else history and queue. */
@@ -107,14 +119,16 @@ export class ComfyUiClient {
         this.jobsApi = true;
         return UNKNOWN;
       }
-      if (res.status !== 404 && res.status !== 405) throw unavailable(this.name, `GET /api/jobs answered ${res.status}`);
+      if (res.status !== 404 && res.status !== 405)
+        throw unavailable(this.name, `GET /api/jobs answered ${res.status}`);
       this.jobsApi = false;
     }
     return this.legacyStatus(promptId, signal);
   }
 
   private async legacyStatus(promptId: string, signal: AbortSignal): Promise<PromptStatus> {
-    const history = async () => ((await this.getJson(`history/${encodeURIComponent(promptId)}`, signal)) as Record<string, unknown>)[promptId];
+    const history = async () =>
+      ((await this.getJson(`history/${encodeURIComponent(promptId)}`, signal)) as Record<string, unknown>)[promptId];
     const done = await history();
     if (done) return fromHistory(done);
     const queued = fromQueue(await this.getJson('queue', signal), promptId);
@@ -136,14 +150,18 @@ export class ComfyUiClient {
     const res = await this.request('POST', `api/jobs/${encodeURIComponent(promptId)}/cancel`, signal, { json: {} });
     await res.body?.cancel();
     if (res.ok) return true;
-    if (res.status !== 404 && res.status !== 405) throw unavailable(this.name, `POST /api/jobs/{id}/cancel answered ${res.status}`);
+    if (res.status !== 404 && res.status !== 405)
+      throw unavailable(this.name, `POST /api/jobs/{id}/cancel answered ${res.status}`);
     this.cancelApi = false;
     return false;
   }
 
   /** Interrupts the running prompt. Builds before targeted interrupts ignore the id and stop whatever runs. */
   async interrupt(promptId: string, signal: AbortSignal): Promise<void> {
-    await this.expectOk(await this.request('POST', 'interrupt', signal, { json: { prompt_id: promptId } }), 'interrupt');
+    await this.expectOk(
+      await this.request('POST', 'interrupt', signal, { json: { prompt_id: promptId } }),
+      'interrupt',
+    );
   }
 
   /** Removes a prompt that is still waiting in the queue; a no-op for one that is not. */
@@ -167,7 +185,11 @@ export class ComfyUiClient {
       },
     });
     try {
-      await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), limit, createWriteStream(dest));
+      await pipeline(
+        Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+        limit,
+        createWriteStream(dest),
+      );
     } catch (err) {
       if (err instanceof TaskFailure) throw err;
       throw signal.aborted ? FAILURES.canceled() : unavailable(this.name, err);
@@ -213,7 +235,10 @@ export class ComfyUiClient {
     let res: Response;
     try {
       res = await fetch(new URL(path, this.base), {
-        method, headers, body, redirect: 'manual',
+        method,
+        headers,
+        body,
+        redirect: 'manual',
         signal: AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? this.requestTimeoutMs)]),
       });
     } catch (err) {

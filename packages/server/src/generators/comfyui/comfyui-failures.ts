@@ -7,7 +7,10 @@ import { FAILURES, type TaskFailure } from '../../domain/task-failure.ts';
 import type { PromptFailure } from './prompt-status.ts';
 
 const IDENT = /[^A-Za-z0-9_.]/g;
-const ident = (v: unknown) => String(v ?? '').replace(IDENT, '').slice(0, 64);
+const ident = (v: unknown) =>
+  String(v ?? '')
+    .replace(IDENT, '')
+    .slice(0, 64);
 
 function withDetail(err: TaskFailure, detail: unknown): TaskFailure {
   Object.defineProperty(err, 'detail', { value: detail, enumerable: false });
@@ -36,8 +39,19 @@ export function workflowRejected(error: unknown, nodeErrors: Record<string, unkn
  * mistake; RuntimeError is not among them, as CUDA faults are RuntimeErrors.
  */
 const DETERMINISTIC = new Set([
-  'ValueError', 'TypeError', 'KeyError', 'AttributeError', 'IndexError', 'AssertionError', 'NotImplementedError', 'FileNotFoundError',
-  'ZeroDivisionError', 'NameError', 'ImportError', 'ModuleNotFoundError', 'UnboundLocalError',
+  'ValueError',
+  'TypeError',
+  'KeyError',
+  'AttributeError',
+  'IndexError',
+  'AssertionError',
+  'NotImplementedError',
+  'FileNotFoundError',
+  'ZeroDivisionError',
+  'NameError',
+  'ImportError',
+  'ModuleNotFoundError',
+  'UnboundLocalError',
 ]);
 
 /** An `execution_error`: bad input and workflow mistakes stay failed; anything else (out of memory, a CUDA fault) is retried. */
@@ -50,13 +64,21 @@ export function executionFailed(f: PromptFailure | undefined): TaskFailure {
     return withDetail(FAILURES.invalidInput('The GPU host could not read the input image.'), detail);
   }
   if (/OutOfMemory/i.test(type) || /out of memory/i.test(f?.exceptionMessage ?? '')) {
-    return withDetail(FAILURES.renderFailed('The GPU ran out of memory while rendering; the task can be retried.'), detail);
+    return withDetail(
+      FAILURES.renderFailed('The GPU ran out of memory while rendering; the task can be retried.'),
+      detail,
+    );
   }
   const where = node ? ` in ${node}` : '';
   const what = short ? ` (${short})` : '';
   // Python's own errors from a node's code are the workflow's mistake: they repeat on every run.
   if (DETERMINISTIC.has(type)) {
-    return withDetail(FAILURES.workflowFailed(`A node of the workflow failed${where}${what}; it fails the same way on every run, so it is not retried.`), detail);
+    return withDetail(
+      FAILURES.workflowFailed(
+        `A node of the workflow failed${where}${what}; it fails the same way on every run, so it is not retried.`,
+      ),
+      detail,
+    );
   }
   return withDetail(FAILURES.renderFailed(`The model failed${where}${what}; the task can be retried.`), detail);
 }

@@ -11,9 +11,23 @@ import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
-import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import {
+  monotonicProgress,
+  type BackendCheckpoint,
+  type GenerationContext,
+  type GenerationJob,
+  type GenerationOutput,
+  type Generator,
+} from '../generator.ts';
 import type { ComfyUiClient } from './comfyui-client.ts';
-import { deadlineExceeded, executionFailed, interruptedOnHost, leaseLost, noVideoOutput, workflowRejected } from './comfyui-failures.ts';
+import {
+  deadlineExceeded,
+  executionFailed,
+  interruptedOnHost,
+  leaseLost,
+  noVideoOutput,
+  workflowRejected,
+} from './comfyui-failures.ts';
 import type { ComfyUiHostPool, HostSlot } from './comfyui-host-pool.ts';
 import { ComfyUiSocket } from './comfyui-socket.ts';
 import { normalizeVideo } from './output-video.ts';
@@ -84,7 +98,13 @@ export class ComfyUiGenerator implements Generator {
     checkWorkflows(o.workflows, placeholdersIn);
     for (const name of o.hosts ?? []) if (!o.pool.has(name)) throw new Error(`ComfyUI: unknown host "${name}"`);
     this.clock = o.clock ?? Date.now;
-    this.timings = { pollMs: 1000, socketPollMs: 5000, unreachableGraceMs: 20_000, socketTimeoutMs: 5000, ...o.timings };
+    this.timings = {
+      pollMs: 1000,
+      socketPollMs: 5000,
+      unreachableGraceMs: 20_000,
+      socketTimeoutMs: 5000,
+      ...o.timings,
+    };
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
@@ -97,13 +117,16 @@ export class ComfyUiGenerator implements Generator {
     const signal = AbortSignal.any([ctx.signal, deadline.signal]);
     let run: Run | undefined;
     try {
-      run = (await this.reattach(checkpoint, plan, signal)) ?? (await this.submit(job, plan, checkpoint, signal, (r) => (run = r)));
+      run =
+        (await this.reattach(checkpoint, plan, signal)) ??
+        (await this.submit(job, plan, checkpoint, signal, (r) => (run = r)));
       progress(0.02);
       const status = await this.follow(run, signal, (f) => progress(0.02 + (RENDER_END - 0.02) * f));
       return { path: await this.fetchVideo(run, status, job, plan, ctx.workDir, signal, progress) };
     } catch (err) {
       if (!signal.aborted) {
-        if (run && err instanceof TaskFailure && err.code === 'backend_unavailable') this.o.pool.markFailed(run.slot.host);
+        if (run && err instanceof TaskFailure && err.code === 'backend_unavailable')
+          this.o.pool.markFailed(run.slot.host);
         throw err;
       }
       // A handover leaves the prompt running for the next attempt to find; a cancel or a deadline
@@ -132,15 +155,29 @@ export class ComfyUiGenerator implements Generator {
   private holdSlot(run: Run): void {
     const { slot, promptId } = run;
     this.o.logger?.info({ host: slot.host }, 'holding the host slot until the interrupted prompt ends');
-    void takeOff(slot.client, promptId, AbortSignal.timeout(this.o.cancelHoldMs ?? 10 * 60_000), this.timings.pollMs, run.stop).then((ended) => {
+    void takeOff(
+      slot.client,
+      promptId,
+      AbortSignal.timeout(this.o.cancelHoldMs ?? 10 * 60_000),
+      this.timings.pollMs,
+      run.stop,
+    ).then((ended) => {
       if (ended) this.o.logger?.info({ host: slot.host }, 'the interrupted prompt ended; slot released');
-      else this.o.logger?.warn({ host: slot.host }, 'the host did not report the interrupted prompt ended in time, or stopped answering; slot released');
+      else
+        this.o.logger?.warn(
+          { host: slot.host },
+          'the host did not report the interrupted prompt ended in time, or stopped answering; slot released',
+        );
       slot.release();
     });
   }
 
   /** Follows the prompt an earlier attempt left on its host, if that host still has it alive or done. */
-  private async reattach(checkpoint: BackendCheckpoint, plan: RenderPlan, signal: AbortSignal): Promise<Run | undefined> {
+  private async reattach(
+    checkpoint: BackendCheckpoint,
+    plan: RenderPlan,
+    signal: AbortSignal,
+  ): Promise<Run | undefined> {
     const ref = parseRef(await checkpoint.load());
     if (!ref || !this.o.pool.has(ref.host) || (this.o.hosts && !this.o.hosts.includes(ref.host))) return undefined;
     const slot = await this.o.pool.acquireOn(ref.host, signal);
@@ -163,21 +200,33 @@ export class ComfyUiGenerator implements Generator {
   }
 
   /** Uploads, submits and returns the run; `posting` learns of it just before POST /prompt, for cleanup. */
-  private async submit(job: GenerationJob, plan: RenderPlan, checkpoint: BackendCheckpoint, signal: AbortSignal,
-    posting: (run: Run) => void): Promise<Run> {
+  private async submit(
+    job: GenerationJob,
+    plan: RenderPlan,
+    checkpoint: BackendCheckpoint,
+    signal: AbortSignal,
+    posting: (run: Run) => void,
+  ): Promise<Run> {
     const slot = await this.o.pool.acquire(signal, this.o.hosts);
     const promptId = promptIdFor(job.taskId, job.attempt);
     const clientId = clientIdFor(promptId);
     let socket: ComfyUiSocket | undefined;
     let posted = false;
     try {
-      const image = job.images.length > 0
-        ? await slot.client.upload(await readFile(job.images[0]), `vidgen-${promptId}.png`, signal)
-        : undefined;
+      const image =
+        job.images.length > 0
+          ? await slot.client.upload(await readFile(job.images[0]), `vidgen-${promptId}.png`, signal)
+          : undefined;
       const graph = fillWorkflow(plan.workflow, {
-        prompt: job.prompt, negative_prompt: this.o.workflows.negativePrompt ?? '', image,
-        width: plan.renderWidth, height: plan.renderHeight, length: plan.renderFrames, fps: plan.renderFps,
-        seed: job.seed ?? seedFor(job.taskId), prompt_id: promptId,
+        prompt: job.prompt,
+        negative_prompt: this.o.workflows.negativePrompt ?? '',
+        image,
+        width: plan.renderWidth,
+        height: plan.renderHeight,
+        length: plan.renderFrames,
+        fps: plan.renderFps,
+        seed: job.seed ?? seedFor(job.taskId),
+        prompt_id: promptId,
       });
       // Before submitting, so no early message goes to a client that is not listening yet.
       socket = await this.connect(slot.client, clientId, signal);
@@ -186,7 +235,12 @@ export class ComfyUiGenerator implements Generator {
       const run: Run = { slot, promptId, clientId, graph, socket };
       posting(run);
       posted = true;
-      const answer = await this.post(slot.client, { prompt: graph, prompt_id: promptId, client_id: clientId }, promptId, signal);
+      const answer = await this.post(
+        slot.client,
+        { prompt: graph, prompt_id: promptId, client_id: clientId },
+        promptId,
+        signal,
+      );
       if (!answer.accepted) throw workflowRejected(answer.error, answer.nodeErrors);
       // Builds from before mid-2025 ignore our prompt_id and pick their own; follow theirs.
       run.promptId = answer.promptId ?? promptId;
@@ -224,13 +278,24 @@ export class ComfyUiGenerator implements Generator {
   }
 
   private connect(client: ComfyUiClient, clientId: string, signal: AbortSignal): Promise<ComfyUiSocket | undefined> {
-    return ComfyUiSocket.connect(client.socketUrl(clientId), client.socketHeaders(), this.timings.socketTimeoutMs, signal);
+    return ComfyUiSocket.connect(
+      client.socketUrl(clientId),
+      client.socketHeaders(),
+      this.timings.socketTimeoutMs,
+      signal,
+    );
   }
 
   private async follow(run: Run, signal: AbortSignal, onProgress: (f: number) => void): Promise<PromptStatus> {
     const watch = {
-      client: run.slot.client, promptId: run.promptId, progress: new PromptProgress(run.promptId, run.graph), onProgress,
-      signal, timings: this.timings, socket: run.socket, clock: this.clock,
+      client: run.slot.client,
+      promptId: run.promptId,
+      progress: new PromptProgress(run.promptId, run.graph),
+      onProgress,
+      signal,
+      timings: this.timings,
+      socket: run.socket,
+      clock: this.clock,
       connect: () => this.connect(run.slot.client, run.clientId, signal),
     };
     let status: PromptStatus;
@@ -242,24 +307,46 @@ export class ComfyUiGenerator implements Generator {
     if (status.state === 'failed') {
       // ComfyUI's own words (they name host paths and files) go to the operator's log only.
       const f = status.failure;
-      this.o.logger?.warn({ host: run.slot.host, node: f?.nodeType, exceptionType: f?.exceptionType, exceptionMessage: f?.exceptionMessage }, 'a ComfyUI node failed');
+      this.o.logger?.warn(
+        {
+          host: run.slot.host,
+          node: f?.nodeType,
+          exceptionType: f?.exceptionType,
+          exceptionMessage: f?.exceptionMessage,
+        },
+        'a ComfyUI node failed',
+      );
       throw executionFailed(f);
     }
     if (status.state === 'canceled') throw interruptedOnHost();
     return status;
   }
 
-  private async fetchVideo(run: Run, status: PromptStatus, job: GenerationJob, plan: RenderPlan, workDir: string,
-    signal: AbortSignal, progress: (f: number) => void): Promise<string> {
+  private async fetchVideo(
+    run: Run,
+    status: PromptStatus,
+    job: GenerationJob,
+    plan: RenderPlan,
+    workDir: string,
+    signal: AbortSignal,
+    progress: (f: number) => void,
+  ): Promise<string> {
     const file = pickVideo(status.outputs);
     if (!file) throw noVideoOutput();
     const local = join(workDir, `comfyui-output${extname(file.filename).toLowerCase()}`);
     await run.slot.client.download(file, local, this.o.maxOutputBytes ?? 2 * 1024 ** 3, signal);
     progress(FETCH_END);
-    const path = await normalizeVideo(local, { width: job.width, height: job.height, fps: job.fps, frames: plan.frames }, {
-      ffmpeg: this.o.ffmpeg, ffprobe: this.o.ffprobe, preset: this.o.preset ?? 'veryfast', signal,
-      onProgress: (f) => progress(FETCH_END + (1 - FETCH_END) * f),
-    });
+    const path = await normalizeVideo(
+      local,
+      { width: job.width, height: job.height, fps: job.fps, frames: plan.frames },
+      {
+        ffmpeg: this.o.ffmpeg,
+        ffprobe: this.o.ffprobe,
+        preset: this.o.preset ?? 'veryfast',
+        signal,
+        onProgress: (f) => progress(FETCH_END + (1 - FETCH_END) * f),
+      },
+    );
     progress(1);
     return path;
   }
@@ -267,7 +354,19 @@ export class ComfyUiGenerator implements Generator {
 
 function parseRef(state: unknown): PromptRef | undefined {
   const s = state as Partial<PromptRef> | undefined;
-  if (!s || s.backend !== 'comfyui' || typeof s.host !== 'string' || typeof s.promptId !== 'string' || typeof s.clientId !== 'string') return undefined;
-  return { backend: 'comfyui', host: s.host, promptId: s.promptId, clientId: s.clientId, submitted: s.submitted === true };
+  if (
+    !s ||
+    s.backend !== 'comfyui' ||
+    typeof s.host !== 'string' ||
+    typeof s.promptId !== 'string' ||
+    typeof s.clientId !== 'string'
+  )
+    return undefined;
+  return {
+    backend: 'comfyui',
+    host: s.host,
+    promptId: s.promptId,
+    clientId: s.clientId,
+    submitted: s.submitted === true,
+  };
 }
-

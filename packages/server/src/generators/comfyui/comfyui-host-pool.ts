@@ -51,11 +51,13 @@ export class ComfyUiHostPool {
     if (hosts.length === 0) throw new Error('ComfyUI: at least one host is needed');
     const names = new Set<string>();
     this.hosts = hosts.map((h) => {
-      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(h.name)) throw new Error(`ComfyUI host name "${h.name}" must be a plain identifier`);
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(h.name))
+        throw new Error(`ComfyUI host name "${h.name}" must be a plain identifier`);
       if (names.has(h.name)) throw new Error(`ComfyUI host name "${h.name}" is used twice`);
       names.add(h.name);
       const slots = h.slots ?? 1;
-      if (!Number.isInteger(slots) || slots < 1) throw new Error(`ComfyUI host ${h.name}: slots must be a whole number >= 1`);
+      if (!Number.isInteger(slots) || slots < 1)
+        throw new Error(`ComfyUI host ${h.name}: slots must be a whole number >= 1`);
       const client = new ComfyUiClient(h.name, h.url, { ...options, headers: h.headers });
       return { name: h.name, client, slots, busy: 0, unhealthyUntil: 0 };
     });

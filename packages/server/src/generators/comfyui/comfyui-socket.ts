@@ -39,7 +39,12 @@ export class ComfyUiSocket {
    * our client registered, so a prompt queued before that could send its first messages to nobody.
    * Resolves undefined when the host cannot be reached this way; the caller then polls.
    */
-  static connect(url: string, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<ComfyUiSocket | undefined> {
+  static connect(
+    url: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<ComfyUiSocket | undefined> {
     return new Promise((resolve) => {
       if (signal.aborted) return resolve(undefined);
       const ws = new WebSocket(url, { headers, handshakeTimeout: timeoutMs, maxPayload: 64 * 1024 * 1024 });

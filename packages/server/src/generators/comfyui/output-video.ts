@@ -32,9 +32,15 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
     if (opts.signal.aborted) throw FAILURES.canceled();
     throw unreadable(err);
   });
-  const exact = source.toLowerCase().endsWith('.mp4') && probe.codec === 'h264' && probe.pixelFormat === 'yuv420p'
-    && probe.width === target.width && probe.height === target.height && probe.frames === target.frames
-    && probe.fps !== undefined && Math.abs(probe.fps - target.fps) < 0.01;
+  const exact =
+    source.toLowerCase().endsWith('.mp4') &&
+    probe.codec === 'h264' &&
+    probe.pixelFormat === 'yuv420p' &&
+    probe.width === target.width &&
+    probe.height === target.height &&
+    probe.frames === target.frames &&
+    probe.fps !== undefined &&
+    Math.abs(probe.fps - target.fps) < 0.01;
   if (exact) {
     await rename(source, out);
     return out;
@@ -52,11 +58,45 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
   try {
     await runFfmpeg(opts.ffmpeg, {
       args: [
-        '-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', '-i', source,
-        '-map', '0:v:0', '-vf', filter, '-frames:v', String(frames), '-an', '-sn', '-dn',
-        '-c:v', 'libx264', '-preset', opts.preset, '-pix_fmt', 'yuv420p',
-        '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv',
-        '-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', out,
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-nostats',
+        '-progress',
+        'pipe:1',
+        '-i',
+        source,
+        '-map',
+        '0:v:0',
+        '-vf',
+        filter,
+        '-frames:v',
+        String(frames),
+        '-an',
+        '-sn',
+        '-dn',
+        '-c:v',
+        'libx264',
+        '-preset',
+        opts.preset,
+        '-pix_fmt',
+        'yuv420p',
+        '-colorspace',
+        'bt709',
+        '-color_primaries',
+        'bt709',
+        '-color_trc',
+        'bt709',
+        '-color_range',
+        'tv',
+        '-map_metadata',
+        '-1',
+        '-movflags',
+        '+faststart',
+        '-f',
+        'mp4',
+        '-y',
+        out,
       ],
       signal: opts.signal,
       onFrame: (frame) => opts.onProgress(Math.min(1, frame / frames)),

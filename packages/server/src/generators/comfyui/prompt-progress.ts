@@ -53,7 +53,8 @@ export class PromptProgress {
         return 'progress';
       case 'progress':
         if (d.node !== undefined && d.node !== null) this.enter(String(d.node));
-        if (this.current && typeof d.value === 'number' && typeof d.max === 'number' && d.max > 0) this.partials.set(this.current, Math.min(1, d.value / d.max));
+        if (this.current && typeof d.value === 'number' && typeof d.max === 'number' && d.max > 0)
+          this.partials.set(this.current, Math.min(1, d.value / d.max));
         return 'progress';
       case 'progress_state':
         return this.applyState(d.nodes);

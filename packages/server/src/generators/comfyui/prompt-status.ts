@@ -38,10 +38,18 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(
 export function fromJob(job: unknown): PromptStatus {
   const j = obj(job);
   const states: Record<string, PromptState> = {
-    pending: 'pending', in_progress: 'running', completed: 'succeeded', failed: 'failed', cancelled: 'canceled',
+    pending: 'pending',
+    in_progress: 'running',
+    completed: 'succeeded',
+    failed: 'failed',
+    cancelled: 'canceled',
   };
   const state = states[String(j.status)] ?? 'unknown';
-  return { state, outputs: outputFiles(j.outputs), ...(state === 'failed' ? { failure: failureOf(j.execution_error) } : {}) };
+  return {
+    state,
+    outputs: outputFiles(j.outputs),
+    ...(state === 'failed' ? { failure: failureOf(j.execution_error) } : {}),
+  };
 }
 
 /** From one entry of `GET /history/{id}`, i.e. `history[id]`. */
@@ -49,7 +57,8 @@ export function fromHistory(entry: unknown): PromptStatus {
   const e = obj(entry);
   const status = obj(e.status);
   const messages = Array.isArray(status.messages) ? (status.messages as unknown[]) : [];
-  const event = (name: string) => messages.find((m) => Array.isArray(m) && m[0] === name) as [string, unknown] | undefined;
+  const event = (name: string) =>
+    messages.find((m) => Array.isArray(m) && m[0] === name) as [string, unknown] | undefined;
   const outputs = outputFiles(e.outputs);
   // Builds before execution status was recorded leave `status` null: an entry in history then means done.
   if (status.status_str === 'error') {
@@ -62,7 +71,8 @@ export function fromHistory(entry: unknown): PromptStatus {
 /** From `GET /queue`: queued and running prompts are `[number, prompt_id, prompt, extra_data, outputs]`. */
 export function fromQueue(queue: unknown, promptId: string): PromptStatus {
   const q = obj(queue);
-  const has = (list: unknown) => Array.isArray(list) && list.some((item) => Array.isArray(item) && item[1] === promptId);
+  const has = (list: unknown) =>
+    Array.isArray(list) && list.some((item) => Array.isArray(item) && item[1] === promptId);
   if (has(q.queue_running)) return { state: 'running', outputs: [] };
   if (has(q.queue_pending)) return { state: 'pending', outputs: [] };
   return UNKNOWN;
@@ -71,7 +81,11 @@ export function fromQueue(queue: unknown, promptId: string): PromptStatus {
 function failureOf(data: unknown): PromptFailure {
   const d = obj(data);
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  return { nodeType: text(d.node_type), exceptionType: text(d.exception_type), exceptionMessage: text(d.exception_message) };
+  return {
+    nodeType: text(d.node_type),
+    exceptionType: text(d.exception_type),
+    exceptionMessage: text(d.exception_message),
+  };
 }
 
 /**
@@ -86,7 +100,11 @@ export function outputFiles(outputs: unknown): OutputFile[] {
       for (const item of list) {
         const f = obj(item);
         if (typeof f.filename !== 'string' || f.filename === '') continue;
-        files.push({ filename: f.filename, subfolder: typeof f.subfolder === 'string' ? f.subfolder : '', type: typeof f.type === 'string' ? f.type : 'output' });
+        files.push({
+          filename: f.filename,
+          subfolder: typeof f.subfolder === 'string' ? f.subfolder : '',
+          type: typeof f.type === 'string' ? f.type : 'output',
+        });
       }
     }
   }

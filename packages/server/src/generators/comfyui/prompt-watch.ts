@@ -75,7 +75,10 @@ export async function watchPrompt(w: Watch): Promise<PromptStatus> {
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const pause = w.socket?.alive ? w.timings.socketPollMs : w.timings.pollMs;
     const nap = new AbortController();
-    await Promise.race([woken, sleep(pause, undefined, { signal: AbortSignal.any([w.signal, nap.signal]) }).catch(() => undefined)]);
+    await Promise.race([
+      woken,
+      sleep(pause, undefined, { signal: AbortSignal.any([w.signal, nap.signal]) }).catch(() => undefined),
+    ]);
     nap.abort(); // no timer outlives the wait
   }
 }
@@ -91,7 +94,13 @@ export async function watchPrompt(w: Watch): Promise<PromptStatus> {
  * Builds without targeted interrupts ignore the prompt id and stop whatever runs, which is why
  * this interrupts only after seeing that our prompt is the one running.
  */
-export async function takeOff(client: ComfyUiClient, promptId: string, signal: AbortSignal, pauseMs: number, stop: StopRequest = { asked: false }): Promise<boolean> {
+export async function takeOff(
+  client: ComfyUiClient,
+  promptId: string,
+  signal: AbortSignal,
+  pauseMs: number,
+  stop: StopRequest = { asked: false },
+): Promise<boolean> {
   try {
     if (!stop.asked && (await client.cancelJob(promptId, signal))) stop.asked = true;
     let s = await client.status(promptId, signal);
@@ -122,6 +131,11 @@ export interface StopRequest {
 }
 
 /** A cancel within the attempt: bounded by `graceMs`, so the attempt ends promptly. */
-export function cancelRemote(client: ComfyUiClient, promptId: string, graceMs: number, stop?: StopRequest): Promise<boolean> {
+export function cancelRemote(
+  client: ComfyUiClient,
+  promptId: string,
+  graceMs: number,
+  stop?: StopRequest,
+): Promise<boolean> {
   return takeOff(client, promptId, AbortSignal.timeout(graceMs), 50, stop);
 }

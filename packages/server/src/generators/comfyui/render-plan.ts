@@ -40,15 +40,22 @@ const MAX_FRAMES = 60 * 60;
 export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan {
   const bad = (message: string) => FAILURES.invalidInput(message);
   if (job.kind !== 'generate') throw bad(`This model cannot ${job.kind} videos.`);
-  for (const [name, v] of [['width', job.width], ['height', job.height]] as const) {
+  for (const [name, v] of [
+    ['width', job.width],
+    ['height', job.height],
+  ] as const) {
     // yuv420p halves chroma in both directions, so H.264 here needs even sides.
-    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0) throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
+    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0)
+      throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
   }
   if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
   const frames = Math.round(job.duration * job.fps);
   if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
   const workflow = job.images.length > 0 ? w.imageToVideo : w.textToVideo;
-  if (!workflow) throw bad(job.images.length > 0 ? 'This model cannot start from an image.' : 'This model needs a first-frame image.');
+  if (!workflow)
+    throw bad(
+      job.images.length > 0 ? 'This model cannot start from an image.' : 'This model needs a first-frame image.',
+    );
 
   const multiple = w.sizeMultiple ?? 16;
   const pixels = job.width * job.height;
@@ -63,12 +70,21 @@ export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan 
 
 /** Start-up checks of a workflow set; errors name the problem for the operator. */
 export function checkWorkflows(w: ComfyUiWorkflows, uses: (g: WorkflowGraph) => Set<string>): void {
-  if (!w.textToVideo && !w.imageToVideo) throw new Error('ComfyUI: a model needs a text-to-video or an image-to-video workflow');
-  if (w.imageToVideo && !uses(w.imageToVideo).has('image')) throw new Error('ComfyUI: the image-to-video workflow must use {{image}}');
-  if (w.textToVideo && uses(w.textToVideo).has('image')) throw new Error('ComfyUI: the text-to-video workflow must not use {{image}}');
-  for (const [name, v] of [['sizeMultiple', w.sizeMultiple], ['lengthStep', w.lengthStep]] as const) {
-    if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new Error(`ComfyUI: ${name} must be a whole number >= 1`);
+  if (!w.textToVideo && !w.imageToVideo)
+    throw new Error('ComfyUI: a model needs a text-to-video or an image-to-video workflow');
+  if (w.imageToVideo && !uses(w.imageToVideo).has('image'))
+    throw new Error('ComfyUI: the image-to-video workflow must use {{image}}');
+  if (w.textToVideo && uses(w.textToVideo).has('image'))
+    throw new Error('ComfyUI: the text-to-video workflow must not use {{image}}');
+  for (const [name, v] of [
+    ['sizeMultiple', w.sizeMultiple],
+    ['lengthStep', w.lengthStep],
+  ] as const) {
+    if (v !== undefined && (!Number.isInteger(v) || v < 1))
+      throw new Error(`ComfyUI: ${name} must be a whole number >= 1`);
   }
-  if (w.renderFps !== undefined && !(w.renderFps > 0 && w.renderFps <= 120)) throw new Error('ComfyUI: renderFps must be in (0, 120]');
-  if (w.maxRenderPixels !== undefined && !(w.maxRenderPixels >= 256)) throw new Error('ComfyUI: maxRenderPixels is too small');
+  if (w.renderFps !== undefined && !(w.renderFps > 0 && w.renderFps <= 120))
+    throw new Error('ComfyUI: renderFps must be in (0, 120]');
+  if (w.maxRenderPixels !== undefined && !(w.maxRenderPixels >= 256))
+    throw new Error('ComfyUI: maxRenderPixels is too small');
 }

@@ -13,7 +13,8 @@ interface Preset extends Omit<ComfyUiWorkflows, 'textToVideo' | 'imageToVideo'> 
 }
 
 /** Wan's own negative prompt from its reference workflows: it suppresses static, washed-out frames. */
-const WAN_NEGATIVE = '色调艳丽，过曝，静态，细节模糊不清，字幕，风格，作品，画作，画面，静止，整体发灰，最差质量，低质量，JPEG压缩残留，丑陋的，残缺的，多余的手指，画得不好的手部，画得不好的脸部，畸形的，毁容的，形态畸形的肢体，手指融合，静止不动的画面，杂乱的背景，三条腿，背景人很多，倒着走';
+const WAN_NEGATIVE =
+  '色调艳丽，过曝，静态，细节模糊不清，字幕，风格，作品，画作，画面，静止，整体发灰，最差质量，低质量，JPEG压缩残留，丑陋的，残缺的，多余的手指，画得不好的手部，画得不好的脸部，畸形的，毁容的，形态畸形的肢体，手指融合，静止不动的画面，杂乱的背景，三条腿，背景人很多，倒着走';
 
 export const WORKFLOW_PRESETS: Record<string, Preset> = {
   // Wan 2.2 TI2V 5B: one model for both; its VAE compresses 16x spatially with 2x2 patches (sides
@@ -42,7 +43,8 @@ export async function loadWorkflowFile(path: string): Promise<WorkflowGraph> {
 
 export async function loadPreset(name: string): Promise<ComfyUiWorkflows> {
   const preset = WORKFLOW_PRESETS[name];
-  if (!preset) throw new Error(`ComfyUI: unknown preset "${name}" (known: ${Object.keys(WORKFLOW_PRESETS).join(', ')})`);
+  if (!preset)
+    throw new Error(`ComfyUI: unknown preset "${name}" (known: ${Object.keys(WORKFLOW_PRESETS).join(', ')})`);
   const builtIn = (file: string) => loadWorkflowFile(fileURLToPath(new URL(`./workflows/${file}`, import.meta.url)));
   return {
     ...preset,

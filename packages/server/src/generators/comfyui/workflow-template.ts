@@ -29,7 +29,15 @@ export interface WorkflowValues {
 }
 
 export const PLACEHOLDERS: readonly (keyof WorkflowValues)[] = [
-  'prompt', 'negative_prompt', 'image', 'width', 'height', 'length', 'fps', 'seed', 'prompt_id',
+  'prompt',
+  'negative_prompt',
+  'image',
+  'width',
+  'height',
+  'length',
+  'fps',
+  'seed',
+  'prompt_id',
 ];
 const NUMERIC = new Set<string>(['width', 'height', 'length', 'fps', 'seed']);
 const WHOLE = /^\{\{\s*([a-z_]+)\s*\}\}$/;

@@ -33,14 +33,45 @@ export interface CameraPath {
 
 const W = String.raw`[\s-]*`;
 const MOVE_PATTERNS: Array<[CameraMoveKind, RegExp]> = [
-  ['static', new RegExp(String.raw`\b(?:static|locked${W}off|fixed|still|stationary)${W}(?:camera|shot|frame)\b|\bno${W}camera${W}(?:movement|motion)\b|\btripod\b`)],
+  [
+    'static',
+    new RegExp(
+      String.raw`\b(?:static|locked${W}off|fixed|still|stationary)${W}(?:camera|shot|frame)\b|\bno${W}camera${W}(?:movement|motion)\b|\btripod\b`,
+    ),
+  ],
   // "Move in/back" only with "camera": "birds moving in the sky" is not a camera move.
-  ['push-in', new RegExp(String.raw`\b(?:zoom(?:s|ed|ing)?${W}in(?:to)?|push(?:es|ed|ing)?${W}in|dolly(?:ing)?${W}in|camera${W}mov(?:e|es|ing)${W}(?:in|closer|forward)|mov(?:e|es|ing)${W}closer)\b`)],
-  ['pull-back', new RegExp(String.raw`\b(?:zoom(?:s|ed|ing)?${W}out|pull(?:s|ed|ing)?${W}(?:back|out|away)|dolly(?:ing)?${W}(?:out|back)|camera${W}mov(?:e|es|ing)${W}(?:away|back|backwards?))\b`)],
-  ['pan-left', new RegExp(String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?left(?:wards?)?\b`)],
-  ['pan-right', new RegExp(String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?right(?:wards?)?\b`)],
-  ['tilt-up', new RegExp(String.raw`\b(?:tilt(?:s|ed|ing)?|pan(?:s|ned|ning)?|crane(?:s|ing)?|pedestal)${W}up(?:wards?)?\b`)],
-  ['tilt-down', new RegExp(String.raw`\b(?:tilt(?:s|ed|ing)?|pan(?:s|ned|ning)?|crane(?:s|ing)?|pedestal)${W}down(?:wards?)?\b`)],
+  [
+    'push-in',
+    new RegExp(
+      String.raw`\b(?:zoom(?:s|ed|ing)?${W}in(?:to)?|push(?:es|ed|ing)?${W}in|dolly(?:ing)?${W}in|camera${W}mov(?:e|es|ing)${W}(?:in|closer|forward)|mov(?:e|es|ing)${W}closer)\b`,
+    ),
+  ],
+  [
+    'pull-back',
+    new RegExp(
+      String.raw`\b(?:zoom(?:s|ed|ing)?${W}out|pull(?:s|ed|ing)?${W}(?:back|out|away)|dolly(?:ing)?${W}(?:out|back)|camera${W}mov(?:e|es|ing)${W}(?:away|back|backwards?))\b`,
+    ),
+  ],
+  [
+    'pan-left',
+    new RegExp(
+      String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?left(?:wards?)?\b`,
+    ),
+  ],
+  [
+    'pan-right',
+    new RegExp(
+      String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?right(?:wards?)?\b`,
+    ),
+  ],
+  [
+    'tilt-up',
+    new RegExp(String.raw`\b(?:tilt(?:s|ed|ing)?|pan(?:s|ned|ning)?|crane(?:s|ing)?|pedestal)${W}up(?:wards?)?\b`),
+  ],
+  [
+    'tilt-down',
+    new RegExp(String.raw`\b(?:tilt(?:s|ed|ing)?|pan(?:s|ned|ning)?|crane(?:s|ing)?|pedestal)${W}down(?:wards?)?\b`),
+  ],
 ];
 const SLOW = /\b(?:slow(?:ly)?|gentle|gently|subtle|subtly|gradual(?:ly)?)\b/;
 const FAST = /\b(?:fast|quick(?:ly)?|rapid(?:ly)?|swift(?:ly)?|dramatic(?:ally)?|crash|whip)\b/;
@@ -76,10 +107,16 @@ export interface CameraMotion {
   speed: CameraSpeed;
 }
 
-const ORBIT = new RegExp(String.raw`\b(?:orbit(?:s|ed|ing)?|arc(?:s|ing)?${W}(?:shot|around|over)|circl(?:e|es|ed|ing)${W}(?:around|round)|revolv(?:e|es|ing)${W}around|sweep(?:s|ing)?|360${W}(?:degrees?|shot|spin)?)\b`);
+const ORBIT = new RegExp(
+  String.raw`\b(?:orbit(?:s|ed|ing)?|arc(?:s|ing)?${W}(?:shot|around|over)|circl(?:e|es|ed|ing)${W}(?:around|round)|revolv(?:e|es|ing)${W}around|sweep(?:s|ing)?|360${W}(?:degrees?|shot|spin)?)\b`,
+);
 const ORBIT_LEFT = new RegExp(String.raw`^.{0,40}?\b(?:left(?:wards?)?|counter${W}?clockwise|anti${W}?clockwise)\b`);
-const HANDHELD = new RegExp(String.raw`\b(?:hand${W}?held|documentary${W}style|found${W}footage|shoulder${W}cam(?:era)?|vlog)\b`);
-const SHAKE = new RegExp(String.raw`\b(?:shake|camera${W}shak(?:e|es|ing)|shak(?:y|ing)${W}cam(?:era)?|shaky|jittery|earthquake|tremors?)\b`);
+const HANDHELD = new RegExp(
+  String.raw`\b(?:hand${W}?held|documentary${W}style|found${W}footage|shoulder${W}cam(?:era)?|vlog)\b`,
+);
+const SHAKE = new RegExp(
+  String.raw`\b(?:shake|camera${W}shak(?:e|es|ing)|shak(?:y|ing)${W}cam(?:era)?|shaky|jittery|earthquake|tremors?)\b`,
+);
 const GENTLE = /\b(?:slight(?:ly)?|subtle|subtly|gentle|gently|light|mild|soft)\b/;
 
 /** Every move the prompt names, combined; with none at all, the default slow push-in. */
@@ -90,9 +127,18 @@ export function parseCameraMotion(prompt: string): CameraMotion {
     options.filter(([, i]) => i >= 0).sort((a, b) => a[1] - b[1])[0]?.[0];
   const speed: CameraSpeed = SLOW.test(text) ? 'slow' : FAST.test(text) ? 'fast' : 'normal';
   const motion: CameraMotion = { speed };
-  const zoom = first<'in' | 'out'>([['in', at('push-in')], ['out', at('pull-back')]]);
-  const pan = first<'left' | 'right'>([['left', at('pan-left')], ['right', at('pan-right')]]);
-  const tilt = first<'up' | 'down'>([['up', at('tilt-up')], ['down', at('tilt-down')]]);
+  const zoom = first<'in' | 'out'>([
+    ['in', at('push-in')],
+    ['out', at('pull-back')],
+  ]);
+  const pan = first<'left' | 'right'>([
+    ['left', at('pan-left')],
+    ['right', at('pan-right')],
+  ]);
+  const tilt = first<'up' | 'down'>([
+    ['up', at('tilt-up')],
+    ['down', at('tilt-down')],
+  ]);
   const orbitAt = text.search(ORBIT);
   if (zoom) motion.zoom = zoom;
   if (orbitAt >= 0) motion.orbit = ORBIT_LEFT.test(text.slice(orbitAt)) ? 'left' : 'right';
@@ -137,10 +183,14 @@ export function cameraPath(move: CameraMove, durationSeconds: number): CameraPat
   const b = 0.5 - slack / 2;
   switch (move.kind) {
     // Panning left reveals what lies left: the view's centre moves towards x = 0.
-    case 'pan-left': return { from: { cx: a, cy: 0.5, zoom }, to: { cx: b, cy: 0.5, zoom } };
-    case 'pan-right': return { from: { cx: b, cy: 0.5, zoom }, to: { cx: a, cy: 0.5, zoom } };
-    case 'tilt-up': return { from: { cx: 0.5, cy: a, zoom }, to: { cx: 0.5, cy: b, zoom } };
-    case 'tilt-down': return { from: { cx: 0.5, cy: b, zoom }, to: { cx: 0.5, cy: a, zoom } };
+    case 'pan-left':
+      return { from: { cx: a, cy: 0.5, zoom }, to: { cx: b, cy: 0.5, zoom } };
+    case 'pan-right':
+      return { from: { cx: b, cy: 0.5, zoom }, to: { cx: a, cy: 0.5, zoom } };
+    case 'tilt-up':
+      return { from: { cx: 0.5, cy: a, zoom }, to: { cx: 0.5, cy: b, zoom } };
+    case 'tilt-down':
+      return { from: { cx: 0.5, cy: b, zoom }, to: { cx: 0.5, cy: a, zoom } };
   }
 }
 

@@ -8,7 +8,16 @@
  * and a pan combine, the pan's offset grows linearly while the slack grows like 1 - zoom^-p, which
  * is concave, so a path that fits at its tight end fits all along.
  */
-import { durationScale, easeInOut, MAX_ZOOM, PAN_ZOOM, ZOOM, type CameraMotion, type CameraSpeed, type CameraView } from './camera-move.ts';
+import {
+  durationScale,
+  easeInOut,
+  MAX_ZOOM,
+  PAN_ZOOM,
+  ZOOM,
+  type CameraMotion,
+  type CameraSpeed,
+  type CameraView,
+} from './camera-move.ts';
 import type { Random } from './seeded-random.ts';
 
 export interface Shot {
@@ -23,8 +32,22 @@ const TRAVEL = 0.96;
 const ORBIT_BUMP: Record<CameraSpeed, number> = { slow: 1.05, normal: 1.08, fast: 1.12 };
 // Shake as a fraction of the frame's width, and its frequencies in Hz (weights sum to 1).
 const SHAKE = {
-  handheld: { amp: 0.005, waves: [[0.31, 0.5], [0.73, 0.33], [1.37, 0.17]] },
-  strong: { amp: 0.014, waves: [[0.9, 0.3], [2.3, 0.4], [4.1, 0.3]] },
+  handheld: {
+    amp: 0.005,
+    waves: [
+      [0.31, 0.5],
+      [0.73, 0.33],
+      [1.37, 0.17],
+    ],
+  },
+  strong: {
+    amp: 0.014,
+    waves: [
+      [0.9, 0.3],
+      [2.3, 0.4],
+      [4.1, 0.3],
+    ],
+  },
 } as const;
 // The zoom added so a shake never shows past the canvas: the slack must cover the jitter.
 const SHAKE_MARGIN = 2.5;
@@ -47,7 +70,12 @@ export function planShot(motion: CameraMotion, durationSeconds: number, rnd: Ran
  * An extension's shot: its first view is exactly the input's last frame (the whole canvas, or for
  * a pull-back the frame inside a padded canvas, `frameZoom` per axis), starting from rest.
  */
-export function planExtensionShot(motion: CameraMotion, durationSeconds: number, rnd: Random, frameZoom = { x: 1, y: 1 }): Shot {
+export function planExtensionShot(
+  motion: CameraMotion,
+  durationSeconds: number,
+  rnd: Random,
+  frameZoom = { x: 1, y: 1 },
+): Shot {
   const base = shot(anchoredLayout(motion, durationSeconds), motion, durationSeconds, rnd, true);
   if (motion.zoom !== 'out') return base;
   // Pulling back from the frame: both axes shrink from the frame's own magnification towards 1.
@@ -70,7 +98,14 @@ export function extensionCanvasScale(motion: CameraMotion, durationSeconds: numb
 
 function shot(layout: Layout, motion: CameraMotion, durationSeconds: number, rnd: Random, rampShake: boolean): Shot {
   const amp = shakeAmp(motion);
-  const waves = motion.shake ? SHAKE[motion.shake].waves.map(([hz, weight]) => ({ hz, weight, px: rnd.range(0, 2 * Math.PI), py: rnd.range(0, 2 * Math.PI) })) : [];
+  const waves = motion.shake
+    ? SHAKE[motion.shake].waves.map(([hz, weight]) => ({
+        hz,
+        weight,
+        px: rnd.range(0, 2 * Math.PI),
+        py: rnd.range(0, 2 * Math.PI),
+      }))
+    : [];
   const viewAt = (t: number): CameraView => {
     const p = easeInOut(t);
     const seconds = t * durationSeconds;
@@ -114,7 +149,10 @@ function freeLayout(motion: CameraMotion, durationSeconds: number): Layout {
   const rise = motion.orbit ? 0.3 * slack : 0;
   return {
     zoomAt: () => zoom,
-    offsetAt: (p) => ({ x: dir.x * (p - 0.5) * slack, y: dir.y * (p - 0.5) * slack - rise * Math.sin(Math.PI * p) / 2 }),
+    offsetAt: (p) => ({
+      x: dir.x * (p - 0.5) * slack,
+      y: dir.y * (p - 0.5) * slack - (rise * Math.sin(Math.PI * p)) / 2,
+    }),
     bump,
   };
 }
@@ -135,7 +173,10 @@ function anchoredLayout(motion: CameraMotion, durationSeconds: number): Layout {
 /** +1 right or down, -1 left or up. Panning left reveals what lies left: the view moves towards x = 0. */
 function direction(motion: CameraMotion): { x: number; y: number } {
   const sideways = motion.orbit ?? motion.pan;
-  return { x: sideways === 'left' ? -1 : sideways === 'right' ? 1 : 0, y: motion.tilt === 'up' ? -1 : motion.tilt === 'down' ? 1 : 0 };
+  return {
+    x: sideways === 'left' ? -1 : sideways === 'right' ? 1 : 0,
+    y: motion.tilt === 'up' ? -1 : motion.tilt === 'down' ? 1 : 0,
+  };
 }
 
 function tightZoom(speed: CameraSpeed, durationSeconds: number): number {

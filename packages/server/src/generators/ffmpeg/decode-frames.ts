@@ -17,10 +17,14 @@ const undecodable = () => FAILURES.videoInvalid('The input video could not be de
 
 export async function* decodeFrames(bin: string, run: DecodeRun): AsyncGenerator<Buffer> {
   if (run.signal.aborted) throw FAILURES.canceled();
-  const child = spawn(bin, ['-hide_banner', '-loglevel', 'error', '-nostdin', ...run.args, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
+  const child = spawn(
+    bin,
+    ['-hide_banner', '-loglevel', 'error', '-nostdin', ...run.args, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    },
+  );
   const exited = new Promise<number | null>((resolve) => {
     child.on('close', (code) => resolve(code));
     child.on('error', () => resolve(-1));

@@ -13,7 +13,10 @@ const LOOKS: Record<ColourLook, string[]> = {
   cool: ['colorbalance=rs=-.08:bs=.09:rm=-.1:gm=.01:bm=.11:rh=-.06:bh=.07'],
   // The noise filter draws from a fixed seed, so the same edit gives the same grain.
   vintage: ['curves=preset=vintage', 'eq=saturation=.85:contrast=.95', 'vignette=PI/5', 'noise=alls=5:allf=t'],
-  'teal-orange': ['colorbalance=rs=-.12:gs=.02:bs=.12:rm=-.03:bm=.03:rh=.12:gh=.03:bh=-.12', 'eq=saturation=1.15:contrast=1.05'],
+  'teal-orange': [
+    'colorbalance=rs=-.12:gs=.02:bs=.12:rm=-.03:bm=.03:rh=.12:gh=.03:bh=-.12',
+    'eq=saturation=1.15:contrast=1.05',
+  ],
   invert: ['negate'],
 };
 
@@ -34,7 +37,8 @@ export function pictureFilters(plan: EditPlan, size: Size): { filters: string[];
     // Even offsets, so the crop keeps chroma aligned in yuv420p.
     const x = even((size.width - out.width) / 2);
     const y = even((size.height - out.height) / 2);
-    if (out.width !== size.width || out.height !== size.height) filters.push(`crop=${out.width}:${out.height}:${x}:${y}`);
+    if (out.width !== size.width || out.height !== size.height)
+      filters.push(`crop=${out.width}:${out.height}:${x}:${y}`);
   }
   if (plan.look) filters.push(...LOOKS[plan.look]);
   const eq = adjustment(plan.adjust);
@@ -62,7 +66,9 @@ function adjustment(adjust: Adjustment[]): string | undefined {
       merged[key] = key === 'brightness' ? (merged[key] ?? 0) + value : (merged[key] ?? 1) * value;
     }
   }
-  return `eq=${Object.entries(merged).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(':')}`;
+  return `eq=${Object.entries(merged)
+    .map(([k, v]) => `${k}=${v.toFixed(3)}`)
+    .join(':')}`;
 }
 
 const even = (v: number) => 2 * Math.floor(v / 2);

@@ -25,18 +25,34 @@ export interface EditPlan {
 }
 
 /** The edits this renderer knows, for the message of a prompt that names none. */
-export const KNOWN_EDITS = 'colour grades (warm, cool, vintage, teal and orange, sepia), black and white, blur, slow motion, '
-  + 'speed up or time-lapse, reverse, and crop to a ratio (e.g. "crop to 9:16" or "make it square")';
+export const KNOWN_EDITS =
+  'colour grades (warm, cool, vintage, teal and orange, sepia), black and white, blur, slow motion, ' +
+  'speed up or time-lapse, reverse, and crop to a ratio (e.g. "crop to 9:16" or "make it square")';
 
 const W = String.raw`[\s-]*`;
 const LOOKS: Array<[ColourLook, RegExp]> = [
-  ['black-and-white', new RegExp(String.raw`\b(?:black${W}(?:and|&|n)${W}white|b${W}&${W}w|b/w|monochrome|greyscale|grayscale|desaturate${W}(?:it${W})?(?:completely|fully)|no${W}colou?rs?)\b`)],
+  [
+    'black-and-white',
+    new RegExp(
+      String.raw`\b(?:black${W}(?:and|&|n)${W}white|b${W}&${W}w|b/w|monochrome|greyscale|grayscale|desaturate${W}(?:it${W})?(?:completely|fully)|no${W}colou?rs?)\b`,
+    ),
+  ],
   ['sepia', /\bsepia\b/],
-  ['teal-orange', new RegExp(String.raw`\b(?:teal${W}(?:and|&)?${W}orange|orange${W}(?:and|&)${W}teal|blockbuster${W}(?:look|grade)?)\b`)],
+  [
+    'teal-orange',
+    new RegExp(
+      String.raw`\b(?:teal${W}(?:and|&)?${W}orange|orange${W}(?:and|&)${W}teal|blockbuster${W}(?:look|grade)?)\b`,
+    ),
+  ],
   ['vintage', new RegExp(String.raw`\b(?:vintage|retro|old${W}film|film${W}look|70s|1970s|faded${W}film|nostalgic)\b`)],
   ['warm', new RegExp(String.raw`\b(?:warm(?:er)?|golden${W}(?:look|grade|tone|tint)|sunny${W}(?:look|grade))\b`)],
   // Bare "cool" is as often praise as colour ("make it look cool"): it needs a colour word.
-  ['cool', new RegExp(String.raw`\b(?:cooler|cool${W}(?:tones?|colou?rs?|look|grade|tint|palette|temperature)|cold(?:er)?|icy${W}(?:look|grade|tones?)|blue${W}(?:tint|tones?|grade))\b`)],
+  [
+    'cool',
+    new RegExp(
+      String.raw`\b(?:cooler|cool${W}(?:tones?|colou?rs?|look|grade|tint|palette|temperature)|cold(?:er)?|icy${W}(?:look|grade|tones?)|blue${W}(?:tint|tones?|grade))\b`,
+    ),
+  ],
   ['invert', new RegExp(String.raw`\b(?:invert(?:ed)?${W}(?:the${W})?colou?rs?|negative|inverted)\b`)],
 ];
 const ADJUSTMENTS: Array<[Adjustment, RegExp]> = [
@@ -46,17 +62,33 @@ const ADJUSTMENTS: Array<[Adjustment, RegExp]> = [
   ['darker', /\b(?:dark(?:er|en)|moodier|dimmer|less light)\b/],
   ['contrast', /\b(?:(?:more|high|higher|increase(?:d)?|boost(?:ed)?) contrast|contrasty)\b/],
 ];
-const BLUR = new RegExp(String.raw`\b(?:blur(?:s|red|ry)?|out${W}of${W}focus|defocus(?:ed)?|soft${W}focus|unfocused|dreamy${W}haze)\b`);
-const BLUR_LIGHT = new RegExp(String.raw`\b(?:slight(?:ly)?|subtle|gentle|light|little|soft)${W}(?:\w+${W}){0,1}(?:blur|focus)`);
-const BLUR_HEAVY = new RegExp(String.raw`\b(?:heavy|heavily|strong(?:ly)?|very|extreme(?:ly)?|lots${W}of|totally|completely)${W}(?:\w+${W}){0,1}(?:blur|out${W}of${W}focus)|\bblur\w*${W}(?:\w+${W}){0,2}(?:heavily|strongly|a${W}lot)\b`);
-const REVERSE = new RegExp(String.raw`\b(?:revers(?:e|ed|ing)|backwards?|rewind(?:ing|s)?|play${W}it${W}back(?:wards)?)\b`);
-const SLOW = new RegExp(String.raw`\b(?:slow${W}mo(?:tion)?|slo${W}mo|slowed${W}down|slow(?:s|ing)?${W}(?:it${W})?down|half${W}speed|quarter${W}speed|(?:\d(?:\.\d+)?)${W}x${W}slower|0?\.(?:5|25)${W}x|slower)\b`);
-const FAST = new RegExp(String.raw`\b(?:speed(?:s|ed)?${W}(?:it${W})?up|sped${W}up|fast${W}?forward|time${W}?lapse|hyper${W}?lapse|faster|double${W}speed|triple${W}speed|\d${W}x${W}(?:speed|faster)|at${W}\d${W}x)\b`);
-const CROP_WORDS = new RegExp(String.raw`\b(?:crop(?:s|ped|ping)?|reframe(?:d)?|aspect|ratio|make${W}it|turn${W}it${W}into|convert${W}(?:it${W})?to|as${W}an?)\b`);
+const BLUR = new RegExp(
+  String.raw`\b(?:blur(?:s|red|ry)?|out${W}of${W}focus|defocus(?:ed)?|soft${W}focus|unfocused|dreamy${W}haze)\b`,
+);
+const BLUR_LIGHT = new RegExp(
+  String.raw`\b(?:slight(?:ly)?|subtle|gentle|light|little|soft)${W}(?:\w+${W}){0,1}(?:blur|focus)`,
+);
+const BLUR_HEAVY = new RegExp(
+  String.raw`\b(?:heavy|heavily|strong(?:ly)?|very|extreme(?:ly)?|lots${W}of|totally|completely)${W}(?:\w+${W}){0,1}(?:blur|out${W}of${W}focus)|\bblur\w*${W}(?:\w+${W}){0,2}(?:heavily|strongly|a${W}lot)\b`,
+);
+const REVERSE = new RegExp(
+  String.raw`\b(?:revers(?:e|ed|ing)|backwards?|rewind(?:ing|s)?|play${W}it${W}back(?:wards)?)\b`,
+);
+const SLOW = new RegExp(
+  String.raw`\b(?:slow${W}mo(?:tion)?|slo${W}mo|slowed${W}down|slow(?:s|ing)?${W}(?:it${W})?down|half${W}speed|quarter${W}speed|(?:\d(?:\.\d+)?)${W}x${W}slower|0?\.(?:5|25)${W}x|slower)\b`,
+);
+const FAST = new RegExp(
+  String.raw`\b(?:speed(?:s|ed)?${W}(?:it${W})?up|sped${W}up|fast${W}?forward|time${W}?lapse|hyper${W}?lapse|faster|double${W}speed|triple${W}speed|\d${W}x${W}(?:speed|faster)|at${W}\d${W}x)\b`,
+);
+const CROP_WORDS = new RegExp(
+  String.raw`\b(?:crop(?:s|ped|ping)?|reframe(?:d)?|aspect|ratio|make${W}it|turn${W}it${W}into|convert${W}(?:it${W})?to|as${W}an?)\b`,
+);
 const RATIO = /\b(\d{1,2}(?:\.\d{1,2})?)\s*[:x×/]\s*(\d{1,2}(?:\.\d{1,2})?)\b/;
 const RATIO_WORDS: Array<[number, RegExp]> = [
-  [1, /\bsquare\b/], [9 / 16, /\b(?:vertical|portrait|tiktok|reels?|stories|phone[\s-]screen)\b/],
-  [16 / 9, /\b(?:landscape|widescreen|horizontal)\b/], [2.39, /\b(?:cinemascope|anamorphic|letterbox(?:ed)?)\b/],
+  [1, /\bsquare\b/],
+  [9 / 16, /\b(?:vertical|portrait|tiktok|reels?|stories|phone[\s-]screen)\b/],
+  [16 / 9, /\b(?:landscape|widescreen|horizontal)\b/],
+  [2.39, /\b(?:cinemascope|anamorphic|letterbox(?:ed)?)\b/],
 ];
 
 /** The edits the prompt names; an empty plan when it names none. */
@@ -78,16 +110,26 @@ export function isEmptyPlan(plan: EditPlan): boolean {
 }
 
 function parseTiming(text: string): Timing | undefined {
-  const options: Array<[Timing['kind'], number]> = [['reverse', text.search(REVERSE)], ['slow', text.search(SLOW)], ['fast', text.search(FAST)]];
+  const options: Array<[Timing['kind'], number]> = [
+    ['reverse', text.search(REVERSE)],
+    ['slow', text.search(SLOW)],
+    ['fast', text.search(FAST)],
+  ];
   const found = options.filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1])[0];
   if (!found) return undefined;
   if (found[0] === 'reverse') return { kind: 'reverse' };
   const rest = text.slice(found[1]);
   if (found[0] === 'slow') {
-    const factor = /quarter|0?\.25\s*x|super[\s-]*slow/.test(text) ? 4 : Number(/(\d)(?:\.\d+)?\s*x\s*slower/.exec(rest)?.[1] ?? 2);
+    const factor = /quarter|0?\.25\s*x|super[\s-]*slow/.test(text)
+      ? 4
+      : Number(/(\d)(?:\.\d+)?\s*x\s*slower/.exec(rest)?.[1] ?? 2);
     return { kind: 'slow', factor: clampFactor(factor) };
   }
-  const named = /triple/.test(rest) ? 3 : /quadruple/.test(rest) ? 4 : Number(/(\d)[\s-]*x[\s-]*(?:speed|faster)|at[\s-]*(\d)[\s-]*x/.exec(text)?.slice(1).find(Boolean) ?? 2);
+  const named = /triple/.test(rest)
+    ? 3
+    : /quadruple/.test(rest)
+      ? 4
+      : Number(/(\d)[\s-]*x[\s-]*(?:speed|faster)|at[\s-]*(\d)[\s-]*x/.exec(text)?.slice(1).find(Boolean) ?? 2);
   return { kind: 'fast', factor: clampFactor(named) };
 }
 

@@ -16,14 +16,49 @@ export const QUIET = ['-hide_banner', '-loglevel', 'error', '-nostats', '-progre
 
 /** Raw yuv420p frames on stdin at `frameRate` (a number or a fraction such as "30000/1001"). */
 export function rawFramesInput(size: Size, frameRate: string): string[] {
-  return ['-f', 'rawvideo', '-pixel_format', 'yuv420p', '-video_size', `${size.width}x${size.height}`, '-framerate', frameRate, '-i', 'pipe:0'];
+  return [
+    '-f',
+    'rawvideo',
+    '-pixel_format',
+    'yuv420p',
+    '-video_size',
+    `${size.width}x${size.height}`,
+    '-framerate',
+    frameRate,
+    '-i',
+    'pipe:0',
+  ];
 }
 
 export function x264Output(enc: EncoderSettings, outPath: string): string[] {
   return [
-    '-an', '-sn', '-dn', '-c:v', 'libx264', '-preset', enc.preset, '-threads', String(enc.threads),
-    '-pix_fmt', 'yuv420p', '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709',
-    '-color_range', 'tv', '-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', outPath,
+    '-an',
+    '-sn',
+    '-dn',
+    '-c:v',
+    'libx264',
+    '-preset',
+    enc.preset,
+    '-threads',
+    String(enc.threads),
+    '-pix_fmt',
+    'yuv420p',
+    '-colorspace',
+    'bt709',
+    '-color_primaries',
+    'bt709',
+    '-color_trc',
+    'bt709',
+    '-color_range',
+    'tv',
+    '-map_metadata',
+    '-1',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    '-y',
+    outPath,
   ];
 }
 
@@ -32,7 +67,10 @@ export function x264Output(enc: EncoderSettings, outPath: string): string[] {
  * Untagged inputs are read as BT.601 (ffmpeg's default, and what most untagged SD and phone video
  * is); leaving their numbers as they are under a BT.709 tag visibly shifts the colours.
  */
-export const TO_BT709 = ['scale=in_color_matrix=auto:in_range=auto:out_color_matrix=bt709:out_range=tv', 'format=yuv420p'];
+export const TO_BT709 = [
+  'scale=in_color_matrix=auto:in_range=auto:out_color_matrix=bt709:out_range=tv',
+  'format=yuv420p',
+];
 
 /** Packed yuv420p bytes of one frame. */
 export const frameBytes = (size: Size) => (size.width * size.height * 3) / 2;

@@ -10,7 +10,13 @@
 import { join } from 'node:path';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
-import { monotonicProgress, type GenerationContext, type GenerationJob, type GenerationOutput, type Generator } from '../generator.ts';
+import {
+  monotonicProgress,
+  type GenerationContext,
+  type GenerationJob,
+  type GenerationOutput,
+  type Generator,
+} from '../generator.ts';
 import { parseCameraMotion, type CameraView } from './camera-move.ts';
 import { planShot, type Shot } from './camera-shot.ts';
 import { createKernels } from './bilinear-kernels.ts';
@@ -49,7 +55,8 @@ export class FfmpegRenderer implements Generator {
     this.ffmpeg = options.ffmpeg;
     this.encoder = { preset: options.preset ?? 'veryfast', threads: options.threads ?? 0 };
     if (!PRESETS.includes(this.encoder.preset)) throw new Error(`Unknown x264 preset '${this.encoder.preset}'.`);
-    if (!Number.isInteger(this.encoder.threads) || this.encoder.threads < 0) throw new Error('threads must be a whole number >= 0.');
+    if (!Number.isInteger(this.encoder.threads) || this.encoder.threads < 0)
+      throw new Error('threads must be a whole number >= 0.');
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
@@ -73,7 +80,11 @@ export class FfmpegRenderer implements Generator {
       return made;
     }
     const output: Size = { width: job.width, height: job.height };
-    const shot = planShot(parseCameraMotion(job.prompt), job.duration, seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0));
+    const shot = planShot(
+      parseCameraMotion(job.prompt),
+      job.duration,
+      seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0),
+    );
     const size = canvasSize(output, shot.maxZoom);
     const textToVideo = job.images.length === 0;
     const canvas = textToVideo ? await sceneCanvas(job.prompt, job.seed, size) : await imageCanvas(job.images[0], size);
@@ -83,7 +94,15 @@ export class FfmpegRenderer implements Generator {
     const resampler = new FrameResampler(createKernels(), canvas, output);
     const particles = textToVideo ? sceneParticles(job.prompt, job.seed, output) : undefined;
     await runFfmpeg(this.ffmpeg, {
-      args: [...QUIET, ...rawFramesInput(output, String(job.fps)), '-vf', 'setsar=1', '-frames:v', String(frames), ...x264Output(this.encoder, outPath)],
+      args: [
+        ...QUIET,
+        ...rawFramesInput(output, String(job.fps)),
+        '-vf',
+        'setsar=1',
+        '-frames:v',
+        String(frames),
+        ...x264Output(this.encoder, outPath),
+      ],
       stdin: shotFrames(resampler, output, shot, frames, job.duration, particles),
       signal: ctx.signal,
       onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
@@ -102,7 +121,14 @@ export class FfmpegRenderer implements Generator {
  * same view (a still camera, the eased ends of a move) and so still needs it clean. A moving shot
  * with particles used to copy every frame (about 0.4 ms of CPU per 720p frame).
  */
-function* shotFrames(resampler: FrameResampler, output: Size, shot: Shot, frames: number, seconds: number, particles?: ParticleField): Iterable<Buffer> {
+function* shotFrames(
+  resampler: FrameResampler,
+  output: Size,
+  shot: Shot,
+  frames: number,
+  seconds: number,
+  particles?: ParticleField,
+): Iterable<Buffer> {
   const at = (n: number) => (frames > 1 ? n / (frames - 1) : 0);
   const keyOf = (view: CameraView) => `${view.cx} ${view.cy} ${view.zoom}`;
   const buffers = Array.from({ length: 3 }, () => Buffer.allocUnsafe(frameBytes(output)));
@@ -134,9 +160,13 @@ function* shotFrames(resampler: FrameResampler, output: Size, shot: Shot, frames
 /** The frame count; refuses jobs this renderer cannot make exactly as asked. */
 function checkJob(job: GenerationJob): number {
   const bad = (message: string) => FAILURES.invalidInput(message);
-  for (const [name, v] of [['width', job.width], ['height', job.height]] as const) {
+  for (const [name, v] of [
+    ['width', job.width],
+    ['height', job.height],
+  ] as const) {
     // yuv420p halves chroma in both directions, so H.264 here needs even sides.
-    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0) throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
+    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0)
+      throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
   }
   if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
   const frames = Math.round(job.duration * job.fps);
@@ -152,9 +182,8 @@ function checkInputVideo(job: GenerationJob): void {
   const short = Math.min(video.width, video.height);
   if (video.durationSeconds > MAX_INPUT.seconds || long > MAX_INPUT.longSide || short > MAX_INPUT.shortSide) {
     throw FAILURES.videoUnsupported(
-      `The built-in renderer edits and extends videos of up to ${MAX_INPUT.seconds} s and 1080p (${MAX_INPUT.longSide}x${MAX_INPUT.shortSide}); `
-        + `this one is ${video.width}x${video.height}, ${video.durationSeconds.toFixed(1)} s.`,
+      `The built-in renderer edits and extends videos of up to ${MAX_INPUT.seconds} s and 1080p (${MAX_INPUT.longSide}x${MAX_INPUT.shortSide}); ` +
+        `this one is ${video.width}x${video.height}, ${video.durationSeconds.toFixed(1)} s.`,
     );
   }
 }
-

@@ -89,7 +89,15 @@ export class FrameResampler {
     // Plain loops, no arrays of taps: this runs for every plane of every frame.
     const first = tap(y.start, src.height).index;
     const last = tap(y.start + (out.height - 1) * y.step, src.height).index + 1;
-    this.kernels.hpass(this.scratch, src.offset + first * src.stride, this.table, blocks, last - first + 1, src.stride, out.stride);
+    this.kernels.hpass(
+      this.scratch,
+      src.offset + first * src.stride,
+      this.table,
+      blocks,
+      last - first + 1,
+      src.stride,
+      out.stride,
+    );
     for (let v = 0; v < out.height; v++) {
       const row = tap(y.start + v * y.step, src.height);
       const a = this.scratch + (row.index - first) * out.stride;

@@ -45,18 +45,26 @@ export function ridgeLand(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
   const out: string[] = [];
   theme.ground.forEach((colour, i) => {
     const base = frame.horizonY + land * BASES[i];
-    const ys = ridge(base, frame.unit * RELIEF[i] * (theme.terrain === 'desert' ? 1.2 : 1), rnd, theme.terrain === 'desert');
+    const ys = ridge(
+      base,
+      frame.unit * RELIEF[i] * (theme.terrain === 'desert' ? 1.2 : 1),
+      rnd,
+      theme.terrain === 'desert',
+    );
     let fill = colour;
     if (theme.terrain === 'desert' || theme.terrain === 'snow') {
       // Sunlit crests, shaded troughs: the one cue that makes dunes and drifts read as shapes.
       const shadow = theme.terrain === 'snow' ? mix(colour, '#7f9dbf', 0.45) : mix(colour, '#000000', 0.22);
-      defs.push(`<linearGradient id="land${i}" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(colour, '#ffffff', 0.18)}"/><stop offset="1" stop-color="${shadow}"/></linearGradient>`);
+      defs.push(
+        `<linearGradient id="land${i}" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(colour, '#ffffff', 0.18)}"/><stop offset="1" stop-color="${shadow}"/></linearGradient>`,
+      );
       fill = `url(#land${i})`;
     }
     out.push(`<path d="${ridgePath(frame, ys)}" fill="${fill}"/>`);
     if (theme.terrain === 'desert') out.push(crest(frame, ys, mix(colour, '#fff4dc', 0.35)));
     if (theme.terrain === 'forest' || (theme.terrain === 'snow' && i >= 1) || (theme.terrain === 'hills' && i === 1)) {
-      const treeColour = theme.terrain === 'snow' ? mix('#1c3a33', colour, 0.15 + 0.15 * (3 - i)) : mix(colour, '#000000', 0.18);
+      const treeColour =
+        theme.terrain === 'snow' ? mix('#1c3a33', colour, 0.15 + 0.15 * (3 - i)) : mix(colour, '#000000', 0.18);
       out.push(trees(frame, ys, i, treeColour, rnd, { forest: 1, snow: 0.45 }[theme.terrain as string] ?? 0.25));
     }
   });
@@ -76,7 +84,7 @@ function trees(frame: SceneFrame, ys: number[], layer: number, colour: string, r
   while (x < frame.width + height) {
     const h = height * rnd.range(0.7, 1.3);
     if (rnd.next() < density) parts.push(conifer(x, groundAt(frame, ys, x) + h * 0.1, h));
-    x += h * rnd.range(0.22, 0.42) / Math.max(0.25, density);
+    x += (h * rnd.range(0.22, 0.42)) / Math.max(0.25, density);
   }
   return `<path d="${parts.join('')}" fill="${colour}"/>`;
 }
@@ -116,9 +124,18 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
       const top = Math.min(...ys);
       const line = top + (base - top) * rnd.range(0.3, 0.42);
       // Snow takes the light's colour: white by day, pink-gold at dusk, blue-grey under the moon.
-      const snow = { day: '#f4f8fc', sunset: mix('#ffd2b4', theme.ground[i], 0.35), fire: '', night: mix('#c9d5e8', theme.ground[i], 0.45) }[theme.time];
-      const edge = ys.map((_, k) => `${f(xAt(frame, k))},${f(line + rnd.range(-1, 1) * frame.unit * 0.018)}`).join(' L');
-      out.push(`<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" clip-path="url(#peak${i})" fill-opacity="0.92"/>`);
+      const snow = {
+        day: '#f4f8fc',
+        sunset: mix('#ffd2b4', theme.ground[i], 0.35),
+        fire: '',
+        night: mix('#c9d5e8', theme.ground[i], 0.45),
+      }[theme.time];
+      const edge = ys
+        .map((_, k) => `${f(xAt(frame, k))},${f(line + rnd.range(-1, 1) * frame.unit * 0.018)}`)
+        .join(' L');
+      out.push(
+        `<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" clip-path="url(#peak${i})" fill-opacity="0.92"/>`,
+      );
     }
   }
   for (const i of [2, 3]) {

@@ -7,10 +7,17 @@ import type { Random } from './seeded-random.ts';
 import type { SceneTheme } from './scene-theme.ts';
 import { f, type Celestial, type SceneFrame } from './sky-layers.ts';
 
-export function oceanLayer(theme: SceneTheme, frame: SceneFrame, rnd: Random, light?: Celestial): { defs: string; body: string } {
+export function oceanLayer(
+  theme: SceneTheme,
+  frame: SceneFrame,
+  rnd: Random,
+  light?: Celestial,
+): { defs: string; body: string } {
   const { width, height, horizonY } = frame;
   const defs = `<linearGradient id="water" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${theme.water[0]}"/><stop offset="1" stop-color="${theme.water[1]}"/></linearGradient>`;
-  const out = [`<rect x="0" y="${f(horizonY)}" width="${width}" height="${f(height - horizonY + 1)}" fill="url(#water)"/>`];
+  const out = [
+    `<rect x="0" y="${f(horizonY)}" width="${width}" height="${f(height - horizonY + 1)}" fill="url(#water)"/>`,
+  ];
   if (rnd.next() < 0.6) out.push(farCoast(theme, frame, rnd));
   out.push(waves(theme, frame, rnd));
   if (light) out.push(glitter(theme, frame, rnd, light));
@@ -55,10 +62,12 @@ function waves(theme: SceneTheme, frame: SceneFrame, rnd: Random): string {
   const stroke = (d: string[], colour: string, w: number, o: number) =>
     `<path d="${d.join('')}" stroke="${colour}" stroke-width="${f(w)}" stroke-linecap="round" fill="none" stroke-opacity="${o}"/>`;
   const unit = Math.max(0.5, frame.unit * 0.0035);
-  return bands.map((b, i) => {
-    const w = unit * [0.45, 0.9, 1.6][i];
-    return stroke(b.dark, trough, w * 1.4, 0.35) + stroke(b.light, crest, w, 0.3);
-  }).join('');
+  return bands
+    .map((b, i) => {
+      const w = unit * [0.45, 0.9, 1.6][i];
+      return stroke(b.dark, trough, w * 1.4, 0.35) + stroke(b.light, crest, w, 0.3);
+    })
+    .join('');
 }
 
 /** The broken column of light on the water under the sun or moon. */
@@ -77,7 +86,9 @@ function glitter(theme: SceneTheme, frame: SceneFrame, rnd: Random, light: Celes
       const len = light.r * rnd.range(0.2, 0.9) * (0.4 + 1.6 * d);
       const colour = rnd.next() < 0.4 ? bright : warm;
       const o = (theme.time === 'day' ? 0.55 : 0.85) * (1 - d * 0.65) * rnd.range(0.35, 1);
-      out.push(`<rect x="${f(cx - len / 2)}" y="${f(y)}" width="${f(len)}" height="${f(Math.max(1, frame.unit * (0.002 + 0.004 * d)))}" fill="${colour}" fill-opacity="${f(o)}"/>`);
+      out.push(
+        `<rect x="${f(cx - len / 2)}" y="${f(y)}" width="${f(len)}" height="${f(Math.max(1, frame.unit * (0.002 + 0.004 * d)))}" fill="${colour}" fill-opacity="${f(o)}"/>`,
+      );
     }
   }
   return out.join('');

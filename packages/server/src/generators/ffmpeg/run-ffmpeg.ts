@@ -55,7 +55,10 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
     run.signal.addEventListener('abort', onAbort, { once: true });
 
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', progressReader((frame) => run.onFrame?.(frame)));
+    child.stdout.on(
+      'data',
+      progressReader((frame) => run.onFrame?.(frame)),
+    );
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
@@ -90,7 +93,11 @@ export function runFfmpeg(bin: string, run: FfmpegRun): Promise<void> {
  * chunk once ffmpeg stops reading (a failed write: its exit code says why) or the run is aborted;
  * leaving the loop early closes the source (a decoder's finally kills it).
  */
-async function feed(source: Iterable<Buffer> | AsyncIterable<Buffer>, stdin: Writable, stopped: () => boolean): Promise<void> {
+async function feed(
+  source: Iterable<Buffer> | AsyncIterable<Buffer>,
+  stdin: Writable,
+  stopped: () => boolean,
+): Promise<void> {
   let previous: Promise<boolean> = Promise.resolve(true);
   for await (const chunk of source) {
     if (!(await previous) || stopped()) return;

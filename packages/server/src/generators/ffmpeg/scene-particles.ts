@@ -35,19 +35,111 @@ interface Spec {
 }
 
 const SPECS: Record<Kind, Spec> = {
-  snow: { count: 170, colours: ['#ffffff', '#eef4ff'], size: [1.6, 3.6], alpha: [0.6, 0.95], vx: [-0.012, 0.012], vy: [0.05, 0.12], sway: 0.006, twinkle: [0, 0], band: [0, 1] },
-  rain: { count: 130, colours: ['#d4deea'], size: [1, 1.3], alpha: [0.25, 0.45], vx: [0.06, 0.09], vy: [0.9, 1.3], sway: 0, twinkle: [0, 0], band: [0, 1], streak: 28 },
-  embers: { count: 80, colours: ['#ffb347', '#ff7a1f', '#ffd27a'], size: [1.6, 3.4], alpha: [0.6, 1], vx: [-0.01, 0.02], vy: [-0.1, -0.04], sway: 0.01, twinkle: [1.5, 4], band: [0.25, 1] },
-  fireflies: { count: 40, colours: ['#e8ff8a', '#fff2a0'], size: [2.6, 4.6], alpha: [0.7, 1], vx: [-0.01, 0.01], vy: [-0.006, 0.006], sway: 0.02, twinkle: [0.3, 0.8], band: ['horizon', 1] },
-  glints: { count: 90, colours: ['#ffffff', '#fff4d6'], size: [1.3, 2.8], alpha: [0.7, 1], vx: [0.002, 0.006], vy: [0, 0], sway: 0.002, twinkle: [0.5, 1.4], band: ['horizon', 1] },
-  dust: { count: 50, colours: ['#fff6d8', '#ffffff'], size: [1.3, 2.6], alpha: [0.2, 0.45], vx: [0.004, 0.014], vy: [-0.004, 0.003], sway: 0.008, twinkle: [0, 0], band: [0.12, 1] },
-  sand: { count: 90, colours: ['#ecd1a0', '#d9b27a'], size: [1, 2], alpha: [0.3, 0.55], vx: [0.06, 0.12], vy: [-0.004, 0.004], sway: 0.004, twinkle: [0, 0], band: ['horizon', 1] },
-  stardust: { count: 60, colours: ['#dde8ff', '#ffffff'], size: [1, 2], alpha: [0.5, 0.95], vx: [0.001, 0.003], vy: [0, 0], sway: 0, twinkle: [0.4, 1.2], band: [0, 1] },
+  snow: {
+    count: 170,
+    colours: ['#ffffff', '#eef4ff'],
+    size: [1.6, 3.6],
+    alpha: [0.6, 0.95],
+    vx: [-0.012, 0.012],
+    vy: [0.05, 0.12],
+    sway: 0.006,
+    twinkle: [0, 0],
+    band: [0, 1],
+  },
+  rain: {
+    count: 130,
+    colours: ['#d4deea'],
+    size: [1, 1.3],
+    alpha: [0.25, 0.45],
+    vx: [0.06, 0.09],
+    vy: [0.9, 1.3],
+    sway: 0,
+    twinkle: [0, 0],
+    band: [0, 1],
+    streak: 28,
+  },
+  embers: {
+    count: 80,
+    colours: ['#ffb347', '#ff7a1f', '#ffd27a'],
+    size: [1.6, 3.4],
+    alpha: [0.6, 1],
+    vx: [-0.01, 0.02],
+    vy: [-0.1, -0.04],
+    sway: 0.01,
+    twinkle: [1.5, 4],
+    band: [0.25, 1],
+  },
+  fireflies: {
+    count: 40,
+    colours: ['#e8ff8a', '#fff2a0'],
+    size: [2.6, 4.6],
+    alpha: [0.7, 1],
+    vx: [-0.01, 0.01],
+    vy: [-0.006, 0.006],
+    sway: 0.02,
+    twinkle: [0.3, 0.8],
+    band: ['horizon', 1],
+  },
+  glints: {
+    count: 90,
+    colours: ['#ffffff', '#fff4d6'],
+    size: [1.3, 2.8],
+    alpha: [0.7, 1],
+    vx: [0.002, 0.006],
+    vy: [0, 0],
+    sway: 0.002,
+    twinkle: [0.5, 1.4],
+    band: ['horizon', 1],
+  },
+  dust: {
+    count: 50,
+    colours: ['#fff6d8', '#ffffff'],
+    size: [1.3, 2.6],
+    alpha: [0.2, 0.45],
+    vx: [0.004, 0.014],
+    vy: [-0.004, 0.003],
+    sway: 0.008,
+    twinkle: [0, 0],
+    band: [0.12, 1],
+  },
+  sand: {
+    count: 90,
+    colours: ['#ecd1a0', '#d9b27a'],
+    size: [1, 2],
+    alpha: [0.3, 0.55],
+    vx: [0.06, 0.12],
+    vy: [-0.004, 0.004],
+    sway: 0.004,
+    twinkle: [0, 0],
+    band: ['horizon', 1],
+  },
+  stardust: {
+    count: 60,
+    colours: ['#dde8ff', '#ffffff'],
+    size: [1, 2],
+    alpha: [0.5, 0.95],
+    vx: [0.001, 0.003],
+    vy: [0, 0],
+    sway: 0,
+    twinkle: [0.4, 1.2],
+    band: [0, 1],
+  },
 };
 
 interface Particle {
-  u: number; v: number; vx: number; vy: number; sway: number; swayHz: number; phase: number;
-  r: number; alpha: number; twinkle: number; y: number; cb: number; cr: number;
+  u: number;
+  v: number;
+  vx: number;
+  vy: number;
+  sway: number;
+  swayHz: number;
+  phase: number;
+  r: number;
+  alpha: number;
+  twinkle: number;
+  y: number;
+  cb: number;
+  cr: number;
 }
 
 export interface ParticleField {
@@ -87,13 +179,33 @@ function particleKind(text: string, theme: SceneTheme): Kind | undefined {
 function makeParticle(spec: Spec, rnd: Random, top: number, bottom: number): Particle {
   const [y, cb, cr] = yuvOf(rnd.pick(spec.colours));
   return {
-    u: rnd.next(), v: rnd.range(top, bottom), vx: rnd.range(...spec.vx), vy: rnd.range(...spec.vy),
-    sway: spec.sway * rnd.range(0.5, 1), swayHz: rnd.range(0.2, 0.7), phase: rnd.range(0, 2 * Math.PI),
-    r: rnd.range(...spec.size), alpha: rnd.range(...spec.alpha), twinkle: rnd.range(...spec.twinkle), y, cb, cr,
+    u: rnd.next(),
+    v: rnd.range(top, bottom),
+    vx: rnd.range(...spec.vx),
+    vy: rnd.range(...spec.vy),
+    sway: spec.sway * rnd.range(0.5, 1),
+    swayHz: rnd.range(0.2, 0.7),
+    phase: rnd.range(0, 2 * Math.PI),
+    r: rnd.range(...spec.size),
+    alpha: rnd.range(...spec.alpha),
+    twinkle: rnd.range(...spec.twinkle),
+    y,
+    cb,
+    cr,
   };
 }
 
-function drawParticle(frame: Buffer, out: Size, view: CameraView, p: Particle, t: number, spec: Spec, unit: number, top: number, bottom: number): void {
+function drawParticle(
+  frame: Buffer,
+  out: Size,
+  view: CameraView,
+  p: Particle,
+  t: number,
+  spec: Spec,
+  unit: number,
+  top: number,
+  bottom: number,
+): void {
   const span = bottom - top;
   const u = wrap(p.u + p.vx * t + p.sway * Math.sin(2 * Math.PI * p.swayHz * t + p.phase), 0, 1);
   const v = wrap(p.v + p.vy * t, top, span);
@@ -103,7 +215,8 @@ function drawParticle(frame: Buffer, out: Size, view: CameraView, p: Particle, t
   const y = ((v - view.cy) * zy + 0.5) * out.height;
   let alpha = p.alpha;
   // Twinkles: glints flash briefly (a sharp power of a sine), the rest breathe (a plain one).
-  if (p.twinkle > 0) alpha *= Math.pow(0.5 + 0.5 * Math.sin(2 * Math.PI * p.twinkle * t + p.phase), spec === SPECS.glints ? 3 : 1);
+  if (p.twinkle > 0)
+    alpha *= Math.pow(0.5 + 0.5 * Math.sin(2 * Math.PI * p.twinkle * t + p.phase), spec === SPECS.glints ? 3 : 1);
   if (alpha < 0.02) return;
   const r = Math.max(1, p.r * unit * zx);
   if (!spec.streak) return dot(frame, out, x, y, r, alpha, p);
@@ -111,7 +224,8 @@ function drawParticle(frame: Buffer, out: Size, view: CameraView, p: Particle, t
   const length = spec.streak * unit * zx;
   const norm = Math.hypot(p.vx, p.vy);
   const steps = Math.ceil(length);
-  for (let i = 0; i < steps; i++) dot(frame, out, x - (p.vx / norm) * i, y - (p.vy / norm) * i, r, alpha * (1 - i / steps), p);
+  for (let i = 0; i < steps; i++)
+    dot(frame, out, x - (p.vx / norm) * i, y - (p.vy / norm) * i, r, alpha * (1 - i / steps), p);
 }
 
 /** A soft round dot: luma per pixel, chroma per 2x2 block, both blended towards the particle's colour. */

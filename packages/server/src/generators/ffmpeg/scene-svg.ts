@@ -12,7 +12,16 @@
  */
 import { seededRandom, type Random } from './seeded-random.ts';
 import { sceneTheme, type SceneTheme } from './scene-theme.ts';
-import { celestialBody, clouds, placeCelestial, skyGradient, stars, vignette, type Celestial, type SceneFrame } from './sky-layers.ts';
+import {
+  celestialBody,
+  clouds,
+  placeCelestial,
+  skyGradient,
+  stars,
+  vignette,
+  type Celestial,
+  type SceneFrame,
+} from './sky-layers.ts';
 import { mountains, ridgeLand } from './land-layers.ts';
 import { oceanLayer } from './ocean-layer.ts';
 import { cityLayer } from './city-layer.ts';
@@ -50,16 +59,23 @@ export function buildSceneSvg({ prompt, seed = 0, width, height }: SceneOptions)
   add(clouds(theme, frame, rnd));
   add(landFor(theme, frame, rnd, light));
   add(vignette(frame));
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`
-    + `<defs>${defs.join('')}</defs>${body.join('')}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
+    `<defs>${defs.join('')}</defs>${body.join('')}</svg>`
+  );
 }
 
 function landFor(theme: SceneTheme, frame: SceneFrame, rnd: Random, light?: Celestial) {
   switch (theme.terrain) {
-    case 'ocean': return oceanLayer(theme, frame, rnd, light);
-    case 'city': return cityLayer(theme, frame, rnd);
-    case 'space': return spaceLayer(theme, frame, rnd);
-    case 'mountains': return mountains(theme, frame, rnd);
-    default: return ridgeLand(theme, frame, rnd);
+    case 'ocean':
+      return oceanLayer(theme, frame, rnd, light);
+    case 'city':
+      return cityLayer(theme, frame, rnd);
+    case 'space':
+      return spaceLayer(theme, frame, rnd);
+    case 'mountains':
+      return mountains(theme, frame, rnd);
+    default:
+      return ridgeLand(theme, frame, rnd);
   }
 }

@@ -46,9 +46,15 @@ const TERRAIN_WORDS: Array<[Terrain, RegExp]> = [
   ['hills', /\b(?:hills?|meadows?|fields?|valley|countryside|grass(?:land)?|prairie)\b/],
 ];
 const COLOUR_HUES: Array<[RegExp, number]> = [
-  [/\b(?:red|crimson|scarlet)\b/, 2], [/\borange\b/, 26], [/\b(?:gold|golden|amber)\b/, 42],
-  [/\byellow\b/, 54], [/\b(?:green|emerald)\b/, 130], [/\b(?:teal|turquoise|cyan)\b/, 178],
-  [/\b(?:blue|azure|sapphire)\b/, 215], [/\b(?:purple|violet|lavender)\b/, 272], [/\b(?:pink|magenta|rose)\b/, 325],
+  [/\b(?:red|crimson|scarlet)\b/, 2],
+  [/\borange\b/, 26],
+  [/\b(?:gold|golden|amber)\b/, 42],
+  [/\byellow\b/, 54],
+  [/\b(?:green|emerald)\b/, 130],
+  [/\b(?:teal|turquoise|cyan)\b/, 178],
+  [/\b(?:blue|azure|sapphire)\b/, 215],
+  [/\b(?:purple|violet|lavender)\b/, 272],
+  [/\b(?:pink|magenta|rose)\b/, 325],
 ];
 
 const SKIES: Record<TimeOfDay, [string, string, string]> = {
@@ -100,7 +106,10 @@ function varied(theme: SceneTheme, rnd: Random): SceneTheme {
     ground: theme.ground.map((c) => shiftHue(c, turn * 0.6, light)),
     water: theme.water.map(shift) as SceneTheme['water'],
     glow: shift(theme.glow),
-    horizon: theme.terrain === 'space' ? theme.horizon : Math.min(0.78, Math.max(0.45, theme.horizon + rnd.range(-0.06, 0.06))),
+    horizon:
+      theme.terrain === 'space'
+        ? theme.horizon
+        : Math.min(0.78, Math.max(0.45, theme.horizon + rnd.range(-0.06, 0.06))),
   };
 }
 
@@ -108,7 +117,9 @@ function keywordTheme(time: TimeOfDay, terrain: Terrain, rnd: Random): SceneThem
   const sky = skyFor(time, terrain);
   const base = terrain === 'ocean' ? GROUNDS.hills : GROUNDS[terrain];
   // Far layers fade into the horizon (aerial perspective); at dusk and night the land turns to silhouette.
-  const shade = { day: ['#000000', 0], sunset: ['#241433', 0.62], fire: ['#1a0706', 0.7], night: ['#050a17', 0.72] }[time];
+  const shade = { day: ['#000000', 0], sunset: ['#241433', 0.62], fire: ['#1a0706', 0.7], night: ['#050a17', 0.72] }[
+    time
+  ];
   const ground = base.map((c, i) => {
     const lit = mix(c, shade[0] as string, (shade[1] as number) * (0.55 + 0.15 * i));
     return mix(lit, sky[2], Math.max(0, 0.5 - 0.17 * i) * (time === 'day' ? 0.6 : 0.8));
@@ -120,15 +131,30 @@ function keywordTheme(time: TimeOfDay, terrain: Terrain, rnd: Random): SceneThem
     night: ['#1d3152', '#040915'],
   }[time] as [string, string];
   const lights = {
-    day: ['#fffbe8', '#fff1c0', 'sun'], sunset: ['#ffcf7a', '#ff8a3d', 'sun'],
-    fire: ['#ffd27a', '#ff4d12', 'sun'], night: ['#f4f1e4', '#9db3d6', 'moon'],
+    day: ['#fffbe8', '#fff1c0', 'sun'],
+    sunset: ['#ffcf7a', '#ff8a3d', 'sun'],
+    fire: ['#ffd27a', '#ff4d12', 'sun'],
+    night: ['#f4f1e4', '#9db3d6', 'moon'],
   }[time];
   const horizons: Record<Terrain, number> = {
-    ocean: 0.58, forest: 0.6, desert: 0.62, snow: 0.6, city: 0.72, mountains: 0.64, hills: 0.62, space: 1,
+    ocean: 0.58,
+    forest: 0.6,
+    desert: 0.62,
+    snow: 0.6,
+    city: 0.72,
+    mountains: 0.64,
+    hills: 0.62,
+    space: 1,
   };
   return {
-    time, terrain, sky, ground, water,
-    light: lights[0], glow: lights[1], celestial: terrain === 'space' ? 'none' : (lights[2] as 'sun' | 'moon'),
+    time,
+    terrain,
+    sky,
+    ground,
+    water,
+    light: lights[0],
+    glow: lights[1],
+    celestial: terrain === 'space' ? 'none' : (lights[2] as 'sun' | 'moon'),
     accent: time === 'day' ? '#f4fbff' : time === 'night' ? '#ffd98a' : '#ffd08a',
     stars: time === 'night',
     horizon: horizons[terrain] + rnd.range(-0.03, 0.03),
@@ -150,11 +176,16 @@ function hashTheme(text: string, rnd: Random): SceneTheme {
   const h = named ?? rnd.range(0, 360);
   const far = h + rnd.range(120, 170);
   return {
-    time: 'day', terrain: 'hills',
+    time: 'day',
+    terrain: 'hills',
     sky: [hsl(h, 0.45, 0.3), hsl(h + 18, 0.5, 0.56), hsl(h + 38, 0.65, 0.82)],
-    light: hsl(h + 45, 0.9, 0.93), glow: hsl(h + 35, 0.8, 0.8), celestial: 'sun',
+    light: hsl(h + 45, 0.9, 0.93),
+    glow: hsl(h + 35, 0.8, 0.8),
+    celestial: 'sun',
     ground: [0.62, 0.46, 0.32, 0.2].map((l, i) => hsl(far + i * 8, 0.22 + i * 0.06, l)),
     water: [hsl(h + 10, 0.4, 0.55), hsl(h + 20, 0.5, 0.2)],
-    accent: hsl(h + 40, 0.7, 0.9), stars: false, horizon: 0.6 + rnd.range(-0.04, 0.04),
+    accent: hsl(h + 40, 0.7, 0.9),
+    stars: false,
+    horizon: 0.6 + rnd.range(-0.04, 0.04),
   };
 }

@@ -38,23 +38,50 @@ export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run
   const frames = video.frames;
   const outPath = join(ctx.workDir, 'output.mp4');
   // Odd input sides lose their last row or column: yuv420p H.264 needs even ones.
-  const even = video.width !== size.width || video.height !== size.height ? [`crop=${size.width}:${size.height}:0:0`] : [];
-  const finish = [...picture.filters, 'format=yuv420p', 'setsar=1', `setpts=N/(${video.frameRate})/TB`, `tpad=stop_mode=clone:stop=${frames}`];
+  const even =
+    video.width !== size.width || video.height !== size.height ? [`crop=${size.width}:${size.height}:0:0`] : [];
+  const finish = [
+    ...picture.filters,
+    'format=yuv420p',
+    'setsar=1',
+    `setpts=N/(${video.frameRate})/TB`,
+    `tpad=stop_mode=clone:stop=${frames}`,
+  ];
   const start = [...even, ...TO_BT709];
-  const encode = (inputArgs: string[], filters: string[], from: number) => runFfmpeg(run.ffmpeg, {
-    args: [...QUIET, ...inputArgs, '-map', '0:v:0', '-vf', filters.join(','), '-frames:v', String(frames), '-r', video.frameRate, ...x264Output(run.encoder, outPath)],
-    signal: ctx.signal,
-    onFrame: (frame) => run.progress(from + (1 - from) * Math.min(1, frame / frames)),
-  });
+  const encode = (inputArgs: string[], filters: string[], from: number) =>
+    runFfmpeg(run.ffmpeg, {
+      args: [
+        ...QUIET,
+        ...inputArgs,
+        '-map',
+        '0:v:0',
+        '-vf',
+        filters.join(','),
+        '-frames:v',
+        String(frames),
+        '-r',
+        video.frameRate,
+        ...x264Output(run.encoder, outPath),
+      ],
+      signal: ctx.signal,
+      onFrame: (frame) => run.progress(from + (1 - from) * Math.min(1, frame / frames)),
+    });
   if (plan.timing?.kind === 'reverse') {
     const pattern = await spillReversed(run, ctx, video.path, even, frames);
     // The spilled JPEGs say what they are (BT.601, full range): the same conversion reads them right.
-    await encode(['-framerate', video.frameRate, '-start_number', '0', '-i', pattern], [...TO_BT709, ...finish], SPILL_SHARE);
+    await encode(
+      ['-framerate', video.frameRate, '-start_number', '0', '-i', pattern],
+      [...TO_BT709, ...finish],
+      SPILL_SHARE,
+    );
   } else {
     const timing = timingFilters(plan, frames, video.frameRate);
     await encode([...timing.input, '-i', video.path], [...start, ...timing.filters, ...finish], 0);
   }
-  return { path: outPath, expect: { width: picture.size.width, height: picture.size.height, durationSeconds: job.duration } };
+  return {
+    path: outPath,
+    expect: { width: picture.size.width, height: picture.size.height, durationSeconds: job.duration },
+  };
 }
 
 /** Slow motion and speed-up as filters (and input options) that keep `frames` frames. */
@@ -63,7 +90,10 @@ function timingFilters(plan: EditPlan, frames: number, rate: string): { input: s
   if (timing?.kind === 'slow') {
     // The first 1/N of the clip, N times longer; `framerate` blends the in-between frames.
     const n = timing.factor;
-    return { input: [], filters: [`trim=end_frame=${Math.ceil(frames / n)}`, `setpts=${n}*(PTS-STARTPTS)`, `framerate=fps=${rate}`] };
+    return {
+      input: [],
+      filters: [`trim=end_frame=${Math.ceil(frames / n)}`, `setpts=${n}*(PTS-STARTPTS)`, `framerate=fps=${rate}`],
+    };
   }
   if (timing?.kind === 'fast') {
     // Every Nth frame, with the clip looped N times so the length stays the same.
@@ -74,22 +104,45 @@ function timingFilters(plan: EditPlan, frames: number, rate: string): { input: s
 }
 
 /** Decodes every frame to a JPEG on disk, then renames them into reverse order; returns the input pattern. */
-async function spillReversed(run: EditRun, ctx: GenerationContext, input: string, even: string[], frames: number): Promise<string> {
+async function spillReversed(
+  run: EditRun,
+  ctx: GenerationContext,
+  input: string,
+  even: string[],
+  frames: number,
+): Promise<string> {
   const dir = join(ctx.workDir, 'frames');
   await mkdir(dir);
   await runFfmpeg(run.ffmpeg, {
     // q 2 is near-transparent. A JPEG is BT.601 full range (yuvj420p): convert the matrix first,
     // in a filter of its own, then the range; one scale doing both gets the range wrong in ffmpeg 4.1.
     args: [
-      ...QUIET, '-i', input, '-map', '0:v:0',
-      '-vf', [...even, 'scale=in_color_matrix=auto:in_range=auto:out_color_matrix=bt601:out_range=tv', 'format=yuv420p', 'format=yuvj420p'].join(','),
-      '-q:v', '2', '-start_number', '0', '-f', 'image2', join(dir, 'f-%06d.jpg'),
+      ...QUIET,
+      '-i',
+      input,
+      '-map',
+      '0:v:0',
+      '-vf',
+      [
+        ...even,
+        'scale=in_color_matrix=auto:in_range=auto:out_color_matrix=bt601:out_range=tv',
+        'format=yuv420p',
+        'format=yuvj420p',
+      ].join(','),
+      '-q:v',
+      '2',
+      '-start_number',
+      '0',
+      '-f',
+      'image2',
+      join(dir, 'f-%06d.jpg'),
     ],
     signal: ctx.signal,
     onFrame: (frame) => run.progress(SPILL_SHARE * Math.min(1, frame / frames)),
   });
   const names = (await readdir(dir)).filter((n) => n.startsWith('f-')).sort();
   if (names.length === 0) throw FAILURES.videoInvalid('The input video has no frames.');
-  for (const [i, name] of names.entries()) await rename(join(dir, name), join(dir, `r-${String(names.length - 1 - i).padStart(6, '0')}.jpg`));
+  for (const [i, name] of names.entries())
+    await rename(join(dir, name), join(dir, `r-${String(names.length - 1 - i).padStart(6, '0')}.jpg`));
   return join(dir, 'r-%06d.jpg');
 }

@@ -26,13 +26,18 @@ export interface ExtendRun {
   progress(fraction: number): void;
 }
 
-export async function renderExtension(job: GenerationJob, ctx: GenerationContext, run: ExtendRun): Promise<GenerationOutput> {
+export async function renderExtension(
+  job: GenerationJob,
+  ctx: GenerationContext,
+  run: ExtendRun,
+): Promise<GenerationOutput> {
   const video = job.video!;
   const size: Size = { width: job.width, height: job.height };
   const added = Math.max(1, Math.round(job.duration * job.fps));
   const total = video.frames + added;
   const outPath = join(ctx.workDir, 'output.mp4');
-  const even = video.width !== size.width || video.height !== size.height ? [`crop=${size.width}:${size.height}:0:0`] : [];
+  const even =
+    video.width !== size.width || video.height !== size.height ? [`crop=${size.width}:${size.height}:0:0`] : [];
   const input = decodeFrames(run.ffmpeg, {
     // The input at a constant rate, even-sided, in the encoder's pixel format: its frames are the output's.
     args: ['-i', video.path, '-map', '0:v:0', '-vf', [...even, `fps=${video.frameRate}`, ...TO_BT709].join(',')],
@@ -66,7 +71,12 @@ function* extensionFrames(job: GenerationJob, size: Size, last: Buffer, count: n
   const pad = { x: even((size.width * (scale - 1)) / 2), y: even((size.height * (scale - 1)) / 2) };
   const canvas = pad.x || pad.y ? mirrorPad(last, size, pad) : { ...size, yuv420: last };
   const frameZoom = { x: canvas.width / size.width, y: canvas.height / size.height };
-  const shot: Shot = planExtensionShot(motion, job.duration, seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0), frameZoom);
+  const shot: Shot = planExtensionShot(
+    motion,
+    job.duration,
+    seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0),
+    frameZoom,
+  );
   const resampler = new FrameResampler(createKernels(), canvas, size);
   // Frame j shows the move at (j + 1) / count: the first new frame is already one step on, so the
   // last old frame is not shown twice; the move starts at rest, so that step is tiny.

@@ -87,12 +87,16 @@ export function assembleModule(functions: WasmFunction[], memoryPages: number): 
     const body = [...vec(f.locals.map(([count, type]) => [...uleb(count), type])), ...f.body.flat(), 0x0b];
     return [...uleb(body.length), ...body];
   });
-  const exports = [
-    [...name('memory'), 0x02, 0],
-    ...functions.map((f, i) => [...name(f.name), 0x00, ...uleb(i)]),
-  ];
+  const exports = [[...name('memory'), 0x02, 0], ...functions.map((f, i) => [...name(f.name), 0x00, ...uleb(i)])];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec(types)),
     ...section(3, vec(functions.map((_, i) => uleb(i)))),
     ...section(5, vec([[0x00, ...uleb(memoryPages)]])),

@@ -21,7 +21,11 @@ const KG = 1 - KR - KB;
 export const paddedStride = (width: number) => Math.ceil((width + 16) / 16) * 16;
 
 /** Where the three planes of a width x height canvas go, starting at `offset`; and the end. */
-export function planeLayout(width: number, height: number, offset: number): { planes: [Plane, Plane, Plane]; end: number } {
+export function planeLayout(
+  width: number,
+  height: number,
+  offset: number,
+): { planes: [Plane, Plane, Plane]; end: number } {
   const cw = width / 2;
   const ch = height / 2;
   const y: Plane = { offset, width, height, stride: paddedStride(width) };
@@ -78,7 +82,10 @@ export function mirrorPad(
   const out = new Uint8Array((width * height * 3) / 2);
   let src = 0;
   let dst = 0;
-  for (const [w, h, px, py] of [[size.width, size.height, pad.x, pad.y], ...Array(2).fill([size.width / 2, size.height / 2, pad.x / 2, pad.y / 2])]) {
+  for (const [w, h, px, py] of [
+    [size.width, size.height, pad.x, pad.y],
+    ...Array(2).fill([size.width / 2, size.height / 2, pad.x / 2, pad.y / 2]),
+  ]) {
     const ow = w + 2 * px;
     const oh = h + 2 * py;
     for (let y = 0; y < oh; y++) {

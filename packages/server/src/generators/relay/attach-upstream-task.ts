@@ -53,7 +53,12 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
       a.log('following the upstream task of an earlier attempt', channel);
       // Its job runs upstream whatever the limits say now: it holds its slot again.
       await a.health?.acquire(channel.id, a.job.taskId, channel.limits, holdUntil(a), a.now(), true);
-      return { channel, id: saved.upstreamId, model: channel.models[a.plan.model], idempotencyKey: saved.idempotencyKey };
+      return {
+        channel,
+        id: saved.upstreamId,
+        model: channel.models[a.plan.model],
+        idempotencyKey: saved.idempotencyKey,
+      };
     }
     const resumed = await resume(a, channel, saved, signal);
     if (resumed) return resumed;
@@ -73,7 +78,11 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
       }
       refusals.push(result.why);
       await a.health?.release(a.job.taskId);
-      if (a.health && DEFINITE_FAILURES.has(result.why) && (await a.health.failed(channel.id, a.config.breaker, a.now())) === 'open') {
+      if (
+        a.health &&
+        DEFINITE_FAILURES.has(result.why) &&
+        (await a.health.failed(channel.id, a.config.breaker, a.now())) === 'open'
+      ) {
         a.log('the channel failed too often; its breaker is open', channel, { why: result.why });
       }
       a.log('channel refused the task; trying the next one', channel, { why: result.why });
@@ -81,7 +90,8 @@ export async function attachUpstreamTask(a: AttachContext, signal: AbortSignal):
     // Every channel tried proved it created nothing: nothing to reconcile on the next attempt.
     if (refusals.length > 0) await save(a, null);
     // Channels skipped for their breaker or their limits are not failures: the task waits for one to free up.
-    if (skipped === 0) throw refusals.every((why) => why === 'busy') ? relayFailures.busy() : relayFailures.unavailable();
+    if (skipped === 0)
+      throw refusals.every((why) => why === 'busy') ? relayFailures.busy() : relayFailures.unavailable();
     await sleep(a.timings.channelWaitMs, signal);
   }
 }
@@ -106,14 +116,22 @@ function holdUntil(a: AttachContext): number {
 }
 
 /** An earlier attempt sent a create and never learned its fate: settle that before sending anything. */
-async function resume(a: AttachContext, channel: RelayChannelConfig, saved: RelayCheckpoint, signal: AbortSignal): Promise<Attached | undefined> {
+async function resume(
+  a: AttachContext,
+  channel: RelayChannelConfig,
+  saved: RelayCheckpoint,
+  signal: AbortSignal,
+): Promise<Attached | undefined> {
   const req = { ...submitRequest(a, channel), idempotencyKey: saved.idempotencyKey };
   const settled = await reconcileSubmit(req, () => a.replays.has(channel.id), signal);
-  if (settled.kind === 'found') return attach(a, channel, saved.idempotencyKey, settled.id, 'found the create of an earlier attempt');
+  if (settled.kind === 'found')
+    return attach(a, channel, saved.idempotencyKey, settled.id, 'found the create of an earlier attempt');
   if (settled.kind === 'rejected') throw relayFailures.rejected(settled.code);
   if (settled.kind === 'absent') return undefined;
   a.log('the outcome of an earlier create is still unknown; not sending it again', channel);
-  throw canReconcile(req, a.replays.has(channel.id)) ? relayFailures.outcomeUnknown() : relayFailures.outcomeUnknowable();
+  throw canReconcile(req, a.replays.has(channel.id))
+    ? relayFailures.outcomeUnknown()
+    : relayFailures.outcomeUnknowable();
 }
 
 async function submitOn(a: AttachContext, channel: RelayChannelConfig, signal: AbortSignal): Promise<ChannelResult> {
@@ -122,17 +140,27 @@ async function submitOn(a: AttachContext, channel: RelayChannelConfig, signal: A
   await save(a, { relay: 1, channel: channel.id, idempotencyKey: req.idempotencyKey });
   for (let round = 1; ; round++) {
     const outcome = await sendSubmit(req, signal);
-    if (outcome.kind === 'created') return { kind: 'attached', attached: await attach(a, channel, req.idempotencyKey, outcome.id, 'upstream accepted the task') };
+    if (outcome.kind === 'created')
+      return {
+        kind: 'attached',
+        attached: await attach(a, channel, req.idempotencyKey, outcome.id, 'upstream accepted the task'),
+      };
     if (outcome.kind === 'refused') return outcome;
     if (outcome.kind === 'rejected') throw relayFailures.rejected(outcome.code);
     a.log('the create got no clear answer; reconciling', channel, { outcome: outcome.kind });
     const settled = await reconcileSubmit(req, () => a.replays.has(channel.id), signal);
-    if (settled.kind === 'found') return { kind: 'attached', attached: await attach(a, channel, req.idempotencyKey, settled.id, 'reconciled the create') };
+    if (settled.kind === 'found')
+      return {
+        kind: 'attached',
+        attached: await attach(a, channel, req.idempotencyKey, settled.id, 'reconciled the create'),
+      };
     if (settled.kind === 'rejected') throw relayFailures.rejected(settled.code);
     if (settled.kind === 'absent' && round < MAX_SUBMIT_ROUNDS) continue;
     if (settled.kind === 'absent') throw relayFailures.unavailable();
     a.log('the outcome of the create is unknown; not sending it again', channel);
-    throw canReconcile(req, a.replays.has(channel.id)) ? relayFailures.outcomeUnknown() : relayFailures.outcomeUnknowable();
+    throw canReconcile(req, a.replays.has(channel.id))
+      ? relayFailures.outcomeUnknown()
+      : relayFailures.outcomeUnknowable();
   }
 }
 
@@ -140,13 +168,25 @@ function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitReq
   const dialect = RELAY_DIALECTS[channel.dialect];
   const payload = payloadFor(a.plan, a.job, channel);
   return {
-    channel, dialect, path: dialect.submitPath(payload), body: dialect.submitBody(payload, channel), idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
-    timeoutMs: channel.submitTimeoutMs ?? a.config.requestTimeoutMs, timings: a.timings, learnedReplay: () => a.replays.learn(channel.id),
+    channel,
+    dialect,
+    path: dialect.submitPath(payload),
+    body: dialect.submitBody(payload, channel),
+    idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
+    timeoutMs: channel.submitTimeoutMs ?? a.config.requestTimeoutMs,
+    timings: a.timings,
+    learnedReplay: () => a.replays.learn(channel.id),
   };
 }
 
 /** The upstream id is stored before any waiting, so a later attempt follows this task instead of paying again. */
-async function attach(a: AttachContext, channel: RelayChannelConfig, idempotencyKey: string, id: string, event: string): Promise<Attached> {
+async function attach(
+  a: AttachContext,
+  channel: RelayChannelConfig,
+  idempotencyKey: string,
+  id: string,
+  event: string,
+): Promise<Attached> {
   await save(a, { relay: 1, channel: channel.id, idempotencyKey, upstreamId: id });
   a.log(event, channel);
   return { channel, id, model: channel.models[a.plan.model], idempotencyKey };

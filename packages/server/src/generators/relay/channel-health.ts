@@ -57,12 +57,23 @@ export interface ChannelHealth {
    * Takes a slot for `taskId` and counts a create, if the limits allow; `force` (a task that
    * already has an upstream job) always gets its slot and counts no create.
    */
-  acquire(channelId: string, taskId: string, limits: ChannelLimits, holdUntil: number, now: number, force?: boolean): Promise<boolean>;
+  acquire(
+    channelId: string,
+    taskId: string,
+    limits: ChannelLimits,
+    holdUntil: number,
+    now: number,
+    force?: boolean,
+  ): Promise<boolean>;
   /** Gives back every slot the task holds. */
   release(taskId: string): Promise<void>;
   overrides(channelIds: string[]): Promise<Map<string, ChannelOverride>>;
   /** Runtime changes (the admin API): enable/disable, weight; `null` returns to the file's value. */
-  setOverride(channelId: string, change: { enabled?: boolean | null; weight?: number | null }, now: number): Promise<void>;
+  setOverride(
+    channelId: string,
+    change: { enabled?: boolean | null; weight?: number | null },
+    now: number,
+  ): Promise<void>;
   snapshot(channelIds: string[], now: number): Promise<ChannelSnapshot[]>;
 }
 

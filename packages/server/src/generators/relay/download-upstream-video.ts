@@ -59,9 +59,15 @@ async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal
   const part = `${req.dest}.part`;
   let written = 0;
   for (let resumes = 0; ; resumes++) {
-    const headers: Record<string, string> = req.withKey ? { authorization: req.channel.apiKey.header(req.channel.authScheme), accept: 'video/mp4' } : { accept: 'video/mp4' };
+    const headers: Record<string, string> = req.withKey
+      ? { authorization: req.channel.apiKey.header(req.channel.authScheme), accept: 'video/mp4' }
+      : { accept: 'video/mp4' };
     if (written > 0) headers.range = `bytes=${written}-`;
-    const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]) });
+    const response = await fetch(url, {
+      headers,
+      redirect: 'manual',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]),
+    });
     const location = response.headers.get('location');
     if (written === 0 && response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
@@ -99,7 +105,12 @@ async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal
 
 /** The whole file's length when declared. */
 function firstAnswer(req: DownloadRequest, response: Response): number | undefined {
-  checkAnswer(response.status, response.headers.get('content-type'), req.maxBytes, Number(response.headers.get('content-length') ?? NaN));
+  checkAnswer(
+    response.status,
+    response.headers.get('content-type'),
+    req.maxBytes,
+    Number(response.headers.get('content-length') ?? NaN),
+  );
   const declared = response.headers.get('content-length');
   return declared === null ? undefined : Number(declared);
 }
@@ -126,7 +137,11 @@ async function viaSafeFetch(req: DownloadRequest, url: string, signal: AbortSign
     if (err instanceof FetchRefused && (err.code === 'url_forbidden' || err.code === 'url_invalid')) {
       throw relayFailures.forbiddenLink();
     }
-    throw relayFailures.download(err instanceof FetchRefused && err.code === 'url_timeout' ? 'it took too long' : 'the link did not answer with the video');
+    throw relayFailures.download(
+      err instanceof FetchRefused && err.code === 'url_timeout'
+        ? 'it took too long'
+        : 'the link did not answer with the video',
+    );
   }
   checkAnswer(200, body.contentType, req.maxBytes, body.bytes.length);
   await writeFile(`${req.dest}.part`, body.bytes);
@@ -144,7 +159,8 @@ function checkAnswer(status: number, contentType: string | null, maxBytes: numbe
 /** Checks the MP4 signature (an `ftyp` box at byte 4), then moves the file into place. */
 async function finish(dest: string, total: number, head?: Buffer): Promise<void> {
   const first = head ?? (await readHead(`${dest}.part`));
-  if (total < 8 || first.subarray(4, 8).toString('latin1') !== 'ftyp') throw relayFailures.download('the file is not an MP4');
+  if (total < 8 || first.subarray(4, 8).toString('latin1') !== 'ftyp')
+    throw relayFailures.download('the file is not an MP4');
   await rename(`${dest}.part`, dest);
 }
 

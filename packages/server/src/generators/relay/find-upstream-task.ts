@@ -20,7 +20,11 @@ export type Lookup =
 type Listing = { kind: 'items'; items: Record<string, unknown>[] } | { kind: 'failed'; lookup: Lookup };
 
 export async function findUpstreamTask(
-  channel: RelayChannelConfig, dialect: RelayDialectSpec, idempotencyKey: string, timeoutMs: number, signal: AbortSignal,
+  channel: RelayChannelConfig,
+  dialect: RelayDialectSpec,
+  idempotencyKey: string,
+  timeoutMs: number,
+  signal: AbortSignal,
 ): Promise<Lookup> {
   const first = await list(channel, dialect, idempotencyKey, timeoutMs, signal);
   if (first.kind === 'failed') return first.lookup;
@@ -40,10 +44,20 @@ function idOf(item: Record<string, unknown> | undefined, dialect: RelayDialectSp
   return id ? { kind: 'found', id } : { kind: 'unsupported' };
 }
 
-async function list(channel: RelayChannelConfig, dialect: RelayDialectSpec, key: string, timeoutMs: number, signal: AbortSignal): Promise<Listing> {
+async function list(
+  channel: RelayChannelConfig,
+  dialect: RelayDialectSpec,
+  key: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<Listing> {
   if (!dialect.listPath) return { kind: 'failed', lookup: { kind: 'unsupported' } };
   try {
-    const answer = await callUpstream(channel, { method: 'GET', path: dialect.listPath, query: { idempotency_key: key, limit: 10 }, timeoutMs }, signal);
+    const answer = await callUpstream(
+      channel,
+      { method: 'GET', path: dialect.listPath, query: { idempotency_key: key, limit: 10 }, timeoutMs },
+      signal,
+    );
     if ([400, 404, 405, 501].includes(answer.status)) return { kind: 'failed', lookup: { kind: 'unsupported' } };
     if (answer.status !== 200) return { kind: 'failed', lookup: { kind: 'unavailable' } };
     const data = (answer.body as { data?: unknown } | undefined)?.data;

@@ -46,12 +46,16 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
       continue;
     }
     if (answer.status === 401 || answer.status === 403) throw relayFailures.refusedPoll();
-    const state = answer.status === 200 || answer.status === 202 ? dialect.state(answer.status, answer.body) : { phase: 'unknown' as const };
+    const state =
+      answer.status === 200 || answer.status === 202
+        ? dialect.state(answer.status, answer.body)
+        : { phase: 'unknown' as const };
     if (state.progress !== undefined) req.onProgress(state.progress);
     if (state.phase === 'succeeded' || state.phase === 'failed' || state.phase === 'expired') return state;
     if (state.phase === 'unknown') {
       // Also a 404 (new-api: 400 `task_not_exist`): some upstreams list a new task a moment after accepting it.
-      if (++unknown > timings.maxUnknownPolls) throw isMissing(answer) ? relayFailures.taskMissing() : relayFailures.unknownState();
+      if (++unknown > timings.maxUnknownPolls)
+        throw isMissing(answer) ? relayFailures.taskMissing() : relayFailures.unknownState();
       await sleep(Math.max(hint ?? 0, Math.min(channel.pollIntervalMs, backoffMs(unknown, timings))), signal);
       continue;
     }
@@ -65,10 +69,16 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
 
 async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Promise<UpstreamAnswer | undefined> {
   try {
-    return await callUpstream(req.channel, {
-      method: 'GET', path: req.dialect.pollPath(req.id, req.model), query: { wait: wait > 0 ? wait : undefined },
-      timeoutMs: req.requestTimeoutMs + wait * 1000,
-    }, signal);
+    return await callUpstream(
+      req.channel,
+      {
+        method: 'GET',
+        path: req.dialect.pollPath(req.id, req.model),
+        query: { wait: wait > 0 ? wait : undefined },
+        timeoutMs: req.requestTimeoutMs + wait * 1000,
+      },
+      signal,
+    );
   } catch (err) {
     if (signal.aborted) throw new RelayAborted();
     if (err instanceof UpstreamCallFailed) return undefined;

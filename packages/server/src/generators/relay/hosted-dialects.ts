@@ -18,11 +18,19 @@ import { enc, phaseOf, stringField, type RelayDialectSpec, type UpstreamState } 
 
 /** What most fal video models call their inputs (Kling, MiniMax, Veo on fal); channels override with `input`. */
 export const FAL_DEFAULT_INPUT: InputTemplate = {
-  prompt: '{{prompt}}', image_url: '{{image}}', duration: '{{duration|string}}', aspect_ratio: '{{ratio}}', seed: '{{seed}}',
+  prompt: '{{prompt}}',
+  image_url: '{{image}}',
+  duration: '{{duration|string}}',
+  aspect_ratio: '{{ratio}}',
+  seed: '{{seed}}',
 };
 /** What most Replicate video models call theirs. */
 export const REPLICATE_DEFAULT_INPUT: InputTemplate = {
-  prompt: '{{prompt}}', image: '{{image}}', duration: '{{duration}}', aspect_ratio: '{{ratio}}', seed: '{{seed}}',
+  prompt: '{{prompt}}',
+  image: '{{image}}',
+  duration: '{{duration}}',
+  aspect_ratio: '{{ratio}}',
+  seed: '{{seed}}',
 };
 
 const segments = (model: string) => model.split('/').filter(Boolean).map(enc);
@@ -46,14 +54,21 @@ export function videoUrlIn(output: unknown, depth = 0): string | undefined {
 function seconds(metrics: unknown, ...names: string[]): Record<string, number> | undefined {
   const m = metrics as Record<string, unknown> | undefined;
   const out: Record<string, number> = {};
-  for (const name of names) if (typeof m?.[name] === 'number' && Number.isFinite(m[name])) out[name] = m[name] as number;
+  for (const name of names)
+    if (typeof m?.[name] === 'number' && Number.isFinite(m[name])) out[name] = m[name] as number;
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function detailOf(body: unknown): string | undefined {
   const d = (body as { detail?: unknown } | undefined)?.detail;
   if (typeof d === 'string') return d;
-  if (Array.isArray(d)) return d.map((x) => (typeof (x as { msg?: unknown })?.msg === 'string' ? (x as { msg: string }).msg : '')).filter(Boolean).join('; ') || undefined;
+  if (Array.isArray(d))
+    return (
+      d
+        .map((x) => (typeof (x as { msg?: unknown })?.msg === 'string' ? (x as { msg: string }).msg : ''))
+        .filter(Boolean)
+        .join('; ') || undefined
+    );
   return undefined;
 }
 
@@ -72,7 +87,8 @@ export const FAL_DIALECT: RelayDialectSpec = {
         return videoUrl ? { phase: 'succeeded', videoUrl } : { phase: 'failed', errorCode: 'no_video_output' };
       }
       // A request that failed answers its result with the error (422 validation, 500 model error).
-      if (httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429) return { phase: 'failed', reason: detailOf(body) };
+      if (httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429)
+        return { phase: 'failed', reason: detailOf(body) };
       return { phase: 'unknown' };
     },
   },
@@ -80,7 +96,13 @@ export const FAL_DIALECT: RelayDialectSpec = {
     const b = (body ?? {}) as Record<string, unknown>;
     const phase = phaseOf(b.status);
     const metrics = seconds(b.metrics, 'inference_time');
-    if (phase === 'succeeded' && b.error) return { phase: 'failed', reason: typeof b.error === 'string' ? b.error : undefined, errorCode: stringField(b, 'error_type'), metrics };
+    if (phase === 'succeeded' && b.error)
+      return {
+        phase: 'failed',
+        reason: typeof b.error === 'string' ? b.error : undefined,
+        errorCode: stringField(b, 'error_type'),
+        metrics,
+      };
     return { phase, metrics };
   },
 };
@@ -88,7 +110,8 @@ export const FAL_DIALECT: RelayDialectSpec = {
 export const REPLICATE_DIALECT: RelayDialectSpec = {
   authScheme: 'Bearer',
   // `owner/name:version` runs that version; `owner/name` the model's latest (official models).
-  submitPath: (p) => (p.upstreamModel.includes(':') ? '/v1/predictions' : `/v1/models/${segments(p.upstreamModel).join('/')}/predictions`),
+  submitPath: (p) =>
+    p.upstreamModel.includes(':') ? '/v1/predictions' : `/v1/models/${segments(p.upstreamModel).join('/')}/predictions`,
   submitBody: (p, channel) => {
     const input = { ...channel.extraBody, ...renderInputTemplate(channel.input ?? REPLICATE_DEFAULT_INPUT, p) };
     const version = p.upstreamModel.includes(':') ? p.upstreamModel.slice(p.upstreamModel.indexOf(':') + 1) : undefined;
@@ -102,7 +125,8 @@ export const REPLICATE_DIALECT: RelayDialectSpec = {
     const phase = phaseOf(b.status);
     const metrics = seconds(b.metrics, 'predict_time', 'total_time');
     const reason = typeof b.error === 'string' ? b.error : undefined;
-    if (phase !== 'succeeded') return { phase, reason, errorCode: b.status === 'canceled' ? 'canceled' : undefined, metrics };
+    if (phase !== 'succeeded')
+      return { phase, reason, errorCode: b.status === 'canceled' ? 'canceled' : undefined, metrics };
     const videoUrl = videoUrlIn(b.output);
     return videoUrl ? { phase, videoUrl, metrics } : { phase: 'failed', errorCode: 'no_video_output', metrics };
   },

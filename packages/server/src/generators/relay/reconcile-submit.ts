@@ -22,7 +22,11 @@ export function canReconcile(req: SubmitRequest, replays: boolean): boolean {
   return replays || req.channel.lookupByIdempotencyKey;
 }
 
-export async function reconcileSubmit(req: SubmitRequest, replays: () => boolean, signal: AbortSignal): Promise<Reconciled> {
+export async function reconcileSubmit(
+  req: SubmitRequest,
+  replays: () => boolean,
+  signal: AbortSignal,
+): Promise<Reconciled> {
   if (replays()) {
     for (let i = 1; i <= REPLAY_TRIES; i++) {
       const outcome = await sendSubmit(req, signal);

@@ -29,18 +29,32 @@ export interface RelayBackends {
 
 const DEADLINE_MARGIN_MS = 60_000;
 
-export function createRelayBackends(file: unknown, env: Record<string, string | undefined>, options: RelayBackendsOptions): RelayBackends {
+export function createRelayBackends(
+  file: unknown,
+  env: Record<string, string | undefined>,
+  options: RelayBackendsOptions,
+): RelayBackends {
   const backends = (file as { backends?: unknown } | undefined)?.backends;
-  if (!backends || typeof backends !== 'object' || Array.isArray(backends)) throw new Error('backends file: "backends" must be an object');
+  if (!backends || typeof backends !== 'object' || Array.isArray(backends))
+    throw new Error('backends file: "backends" must be an object');
   const configs: Record<string, RelayBackendConfig> = {};
-  const result: RelayBackends = { generators: {}, slots: {}, deadlinesMs: {}, channels: new RelayChannelDirectory(configs, options.health) };
+  const result: RelayBackends = {
+    generators: {},
+    slots: {},
+    deadlinesMs: {},
+    channels: new RelayChannelDirectory(configs, options.health),
+  };
   for (const [name, raw] of Object.entries(backends as Record<string, unknown>)) {
     if ((raw as { type?: unknown } | undefined)?.type !== 'relay') continue;
     const config: RelayBackendConfig = parseRelayBackend(raw, env, `backends.${name}`);
     configs[name] = config;
     const fetchForeign = options.foreignFetch({ maxBytes: config.maxVideoBytes, timeoutMs: config.downloadTimeoutMs });
     result.generators[name] = new RelayGenerator(config, {
-      fetchForeign, timings: options.timings, logger: options.logger?.child({ backend: name }), health: options.health, now: options.now,
+      fetchForeign,
+      timings: options.timings,
+      logger: options.logger?.child({ backend: name }),
+      health: options.health,
+      now: options.now,
     });
     result.slots[name] = config.slots;
     // An operator's own limit may be shorter: the attempt is then stopped, the upstream job canceled

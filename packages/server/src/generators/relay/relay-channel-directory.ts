@@ -20,19 +20,34 @@ export interface RelayChannelStatus extends Omit<ChannelSnapshot, 'override'> {
 }
 
 export class RelayChannelDirectory {
-  constructor(private readonly configs: Record<string, RelayBackendConfig>, private readonly health?: ChannelHealth) {}
+  constructor(
+    private readonly configs: Record<string, RelayBackendConfig>,
+    private readonly health?: ChannelHealth,
+  ) {}
 
   async status(now = Date.now()): Promise<RelayChannelStatus[]> {
-    const all = Object.entries(this.configs).flatMap(([backend, config]) => config.channels.map((channel) => ({ backend, channel })));
+    const all = Object.entries(this.configs).flatMap(([backend, config]) =>
+      config.channels.map((channel) => ({ backend, channel })),
+    );
     const snapshots = this.health ? await this.health.snapshot([...new Set(all.map((x) => x.channel.id))], now) : [];
     return all.map(({ backend, channel }) => {
       const s = snapshots.find((x) => x.channelId === channel.id);
       return {
-        backend, name: channel.name, dialect: channel.dialect, upstream: channel.upstream, priority: channel.priority,
-        channelId: channel.id, state: s?.state ?? 'closed', failures: s?.failures ?? 0, openedAt: s?.openedAt,
-        running: s?.running ?? 0, requestsLastMinute: s?.requestsLastMinute ?? 0,
-        weight: s?.override.weight ?? channel.weight, enabled: s?.override.enabled ?? true,
-        maxConcurrent: channel.limits.maxConcurrent, maxRpm: channel.limits.maxRpm,
+        backend,
+        name: channel.name,
+        dialect: channel.dialect,
+        upstream: channel.upstream,
+        priority: channel.priority,
+        channelId: channel.id,
+        state: s?.state ?? 'closed',
+        failures: s?.failures ?? 0,
+        openedAt: s?.openedAt,
+        running: s?.running ?? 0,
+        requestsLastMinute: s?.requestsLastMinute ?? 0,
+        weight: s?.override.weight ?? channel.weight,
+        enabled: s?.override.enabled ?? true,
+        maxConcurrent: channel.limits.maxConcurrent,
+        maxRpm: channel.limits.maxRpm,
       };
     });
   }
@@ -42,10 +57,16 @@ export class RelayChannelDirectory {
    * returns to the file's value). The backends file stays the source of the channel list.
    * Returns false when no such channel exists (the admin route answers 404).
    */
-  async configure(backend: string, name: string, change: { enabled?: boolean | null; weight?: number | null }, now = Date.now()): Promise<boolean> {
+  async configure(
+    backend: string,
+    name: string,
+    change: { enabled?: boolean | null; weight?: number | null },
+    now = Date.now(),
+  ): Promise<boolean> {
     const channel = this.configs[backend]?.channels.find((c) => c.name === name);
     if (!channel || !this.health) return false;
-    if (change.weight !== undefined && change.weight !== null && !(change.weight > 0 && Number.isFinite(change.weight))) throw new RangeError('weight must be a positive number');
+    if (change.weight !== undefined && change.weight !== null && !(change.weight > 0 && Number.isFinite(change.weight)))
+      throw new RangeError('weight must be a positive number');
     await this.health.setOverride(channel.id, change, now);
     return true;
   }

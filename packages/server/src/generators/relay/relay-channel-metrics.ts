@@ -10,11 +10,36 @@ const STATES = ['closed', 'open', 'half_open'] as const;
 
 export function registerRelayChannelMetrics(registry: Registry, directory: RelayChannelDirectory): void {
   const labelNames = ['backend', 'channel'];
-  const state = new Gauge({ name: 'vidgen_relay_channel_state', help: 'Relay channel breaker state (1 for the current one)', labelNames: [...labelNames, 'state'], registers: [registry] });
-  const failures = new Gauge({ name: 'vidgen_relay_channel_failures', help: 'Definite failures of a relay channel in its breaker window', labelNames, registers: [registry] });
-  const running = new Gauge({ name: 'vidgen_relay_channel_running', help: 'Tasks holding a slot of a relay channel', labelNames, registers: [registry] });
-  const rpm = new Gauge({ name: 'vidgen_relay_channel_requests_last_minute', help: 'Creates sent to a relay channel in the last minute', labelNames, registers: [registry] });
-  const enabled = new Gauge({ name: 'vidgen_relay_channel_enabled', help: 'Whether a relay channel takes new tasks (operator override)', labelNames, registers: [registry] });
+  const state = new Gauge({
+    name: 'vidgen_relay_channel_state',
+    help: 'Relay channel breaker state (1 for the current one)',
+    labelNames: [...labelNames, 'state'],
+    registers: [registry],
+  });
+  const failures = new Gauge({
+    name: 'vidgen_relay_channel_failures',
+    help: 'Definite failures of a relay channel in its breaker window',
+    labelNames,
+    registers: [registry],
+  });
+  const running = new Gauge({
+    name: 'vidgen_relay_channel_running',
+    help: 'Tasks holding a slot of a relay channel',
+    labelNames,
+    registers: [registry],
+  });
+  const rpm = new Gauge({
+    name: 'vidgen_relay_channel_requests_last_minute',
+    help: 'Creates sent to a relay channel in the last minute',
+    labelNames,
+    registers: [registry],
+  });
+  const enabled = new Gauge({
+    name: 'vidgen_relay_channel_enabled',
+    help: 'Whether a relay channel takes new tasks (operator override)',
+    labelNames,
+    registers: [registry],
+  });
   let collecting: Promise<void> | undefined;
   const collect = async () => {
     const all = await directory.status();

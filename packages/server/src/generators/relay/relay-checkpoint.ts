@@ -31,8 +31,12 @@ export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefine
   const cost = Number.isSafeInteger(s.upstreamCostUsdTicks) ? s.upstreamCostUsdTicks : undefined;
   const metrics = s.upstreamMetrics && typeof s.upstreamMetrics === 'object' ? s.upstreamMetrics : undefined;
   return {
-    relay: 1, channel: s.channel, idempotencyKey: s.idempotencyKey, upstreamId: s.upstreamId,
-    ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}), ...(metrics ? { upstreamMetrics: metrics } : {}),
+    relay: 1,
+    channel: s.channel,
+    idempotencyKey: s.idempotencyKey,
+    upstreamId: s.upstreamId,
+    ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}),
+    ...(metrics ? { upstreamMetrics: metrics } : {}),
     ...(s.upstreamCanceled === true ? { upstreamCanceled: true as const } : {}),
   };
 }

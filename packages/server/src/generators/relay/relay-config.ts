@@ -19,7 +19,12 @@ export const RELAY_DIALECT_NAMES: readonly RelayDialect[] = ['A', 'B', 'fal', 'r
  */
 export type RelayUpstreamKind = 'xai' | 'new-api' | 'vidgen' | 'fal' | 'replicate';
 /** The kinds that speak each dialect; the first is the default. */
-const KINDS_OF: Record<RelayDialect, RelayUpstreamKind[]> = { A: ['xai', 'vidgen'], B: ['new-api', 'vidgen'], fal: ['fal'], replicate: ['replicate'] };
+const KINDS_OF: Record<RelayDialect, RelayUpstreamKind[]> = {
+  A: ['xai', 'vidgen'],
+  B: ['new-api', 'vidgen'],
+  fal: ['fal'],
+  replicate: ['replicate'],
+};
 
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
@@ -82,12 +87,41 @@ export interface RelayBackendConfig {
 type Raw = Record<string, unknown>;
 type Fail = (what: string) => never;
 
-const BACKEND_FIELDS = ['type', 'channels', 'timeout_seconds', 'request_timeout_seconds', 'download_timeout_seconds', 'max_video_mb', 'slots', 'health', 'deadline_seconds'];
+const BACKEND_FIELDS = [
+  'type',
+  'channels',
+  'timeout_seconds',
+  'request_timeout_seconds',
+  'download_timeout_seconds',
+  'max_video_mb',
+  'slots',
+  'health',
+  'deadline_seconds',
+];
 const HEALTH_FIELDS = ['failures', 'window_seconds', 'cooldown_seconds', 'probe_seconds'];
 const CHANNEL_FIELDS = [
-  'name', 'dialect', 'base_url', 'api_key_env', 'models', 'aspect_ratios', 'durations', 'priority', 'long_poll_seconds',
-  'poll_interval_seconds', 'replays_idempotency_key', 'lookup_by_idempotency_key', 'cancel', 'send_seed', 'upstream', 'send_ratio',
-  'extra_body', 'submit_timeout_seconds', 'input', 'weight', 'max_concurrent', 'max_rpm',
+  'name',
+  'dialect',
+  'base_url',
+  'api_key_env',
+  'models',
+  'aspect_ratios',
+  'durations',
+  'priority',
+  'long_poll_seconds',
+  'poll_interval_seconds',
+  'replays_idempotency_key',
+  'lookup_by_idempotency_key',
+  'cancel',
+  'send_seed',
+  'upstream',
+  'send_ratio',
+  'extra_body',
+  'submit_timeout_seconds',
+  'input',
+  'weight',
+  'max_concurrent',
+  'max_rpm',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
 const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3 };
@@ -98,7 +132,10 @@ const MiB = 1024 * 1024;
  * by anything the client sent, honours Idempotency-Key, cancels or holds `?wait=`; vidgen does all
  * but replaying by default. Submit timeouts: new-api answers only after its provider accepted.
  */
-const KIND_DEFAULTS: Record<RelayUpstreamKind, { lookup: boolean; cancel: boolean; longPoll: number; submitSeconds?: number }> = {
+const KIND_DEFAULTS: Record<
+  RelayUpstreamKind,
+  { lookup: boolean; cancel: boolean; longPoll: number; submitSeconds?: number }
+> = {
   xai: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
   'new-api': { lookup: false, cancel: false, longPoll: 0, submitSeconds: 300 },
   vidgen: { lookup: true, cancel: true, longPoll: 25 },
@@ -107,7 +144,11 @@ const KIND_DEFAULTS: Record<RelayUpstreamKind, { lookup: boolean; cancel: boolea
   replicate: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
 };
 
-export function parseRelayBackend(raw: unknown, env: Record<string, string | undefined>, where = 'relay backend'): RelayBackendConfig {
+export function parseRelayBackend(
+  raw: unknown,
+  env: Record<string, string | undefined>,
+  where = 'relay backend',
+): RelayBackendConfig {
   const fail: Fail = (what) => {
     throw new Error(`${where}: ${what}`);
   };
@@ -115,7 +156,9 @@ export function parseRelayBackend(raw: unknown, env: Record<string, string | und
   if (b.type !== undefined && b.type !== 'relay') fail('"type" must be "relay"');
   unknownFields(b, BACKEND_FIELDS, fail);
   if (!Array.isArray(b.channels) || b.channels.length === 0) fail('"channels" must be a non-empty list');
-  const channels = (b.channels as unknown[]).map((c, i) => parseChannel(c, i, env, (what) => fail(`channels[${i}]: ${what}`)));
+  const channels = (b.channels as unknown[]).map((c, i) =>
+    parseChannel(c, i, env, (what) => fail(`channels[${i}]: ${what}`)),
+  );
   const ids = new Set<string>();
   for (const c of channels) {
     if (ids.has(c.id)) fail(`channel "${c.name}" repeats the dialect and base_url of another channel`);
@@ -123,37 +166,66 @@ export function parseRelayBackend(raw: unknown, env: Record<string, string | und
   }
   return {
     // A stable sort: equal priorities keep the order of the file.
-    channels: channels.map((c, i) => ({ c, i })).sort((x, y) => y.c.priority - x.c.priority || x.i - y.i).map(({ c }) => c),
+    channels: channels
+      .map((c, i) => ({ c, i }))
+      .sort((x, y) => y.c.priority - x.c.priority || x.i - y.i)
+      .map(({ c }) => c),
     timeoutMs: positive(b.timeout_seconds, 1800, 'timeout_seconds', fail) * 1000,
     requestTimeoutMs: positive(b.request_timeout_seconds, 30, 'request_timeout_seconds', fail) * 1000,
     downloadTimeoutMs: positive(b.download_timeout_seconds, 300, 'download_timeout_seconds', fail) * 1000,
     maxVideoBytes: positive(b.max_video_mb, 512, 'max_video_mb', fail) * MiB,
     slots: Math.floor(positive(b.slots, 16, 'slots', fail)),
     breaker: breaker(b.health, fail),
-    ...(b.deadline_seconds !== undefined ? { deadlineMs: positive(b.deadline_seconds, 0, 'deadline_seconds', fail) * 1000 } : {}),
+    ...(b.deadline_seconds !== undefined
+      ? { deadlineMs: positive(b.deadline_seconds, 0, 'deadline_seconds', fail) * 1000 }
+      : {}),
   };
 }
 
-function parseChannel(raw: unknown, index: number, env: Record<string, string | undefined>, fail: Fail): RelayChannelConfig {
+function parseChannel(
+  raw: unknown,
+  index: number,
+  env: Record<string, string | undefined>,
+  fail: Fail,
+): RelayChannelConfig {
   const c = object(raw, fail, 'must be an object');
   unknownFields(c, CHANNEL_FIELDS, fail);
-  const dialect = RELAY_DIALECT_NAMES.includes(c.dialect as RelayDialect) ? (c.dialect as RelayDialect) : fail('"dialect" must be "A", "B", "fal" or "replicate"');
+  const dialect = RELAY_DIALECT_NAMES.includes(c.dialect as RelayDialect)
+    ? (c.dialect as RelayDialect)
+    : fail('"dialect" must be "A", "B", "fal" or "replicate"');
   const baseUrl = normaliseBaseUrl(c.base_url, fail);
-  const keyEnv = typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env) ? c.api_key_env : fail('"api_key_env" must name an environment variable');
+  const keyEnv =
+    typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env)
+      ? c.api_key_env
+      : fail('"api_key_env" must name an environment variable');
   const key = env[keyEnv];
   if (!key) fail(`the environment variable ${keyEnv} (api_key_env) is not set`);
   const models = object(c.models, fail, '"models" must map our model ids to upstream model ids');
   if (Object.keys(models).length === 0) fail('"models" is empty');
-  for (const [ours, theirs] of Object.entries(models)) if (typeof theirs !== 'string' || !theirs) fail(`"models.${ours}" must be an upstream model id`);
+  for (const [ours, theirs] of Object.entries(models))
+    if (typeof theirs !== 'string' || !theirs) fail(`"models.${ours}" must be an upstream model id`);
   const kinds = KINDS_OF[dialect];
-  const upstream = c.upstream === undefined ? kinds[0] : kinds.includes(c.upstream as RelayUpstreamKind) ? (c.upstream as RelayUpstreamKind) : fail(`"upstream" must be ${kinds.map((k) => `"${k}"`).join(' or ')} for dialect ${dialect}`);
-  const input = c.input === undefined ? undefined : object(c.input, fail, '"input" must be a JSON object (the model\'s input template)');
+  const upstream =
+    c.upstream === undefined
+      ? kinds[0]
+      : kinds.includes(c.upstream as RelayUpstreamKind)
+        ? (c.upstream as RelayUpstreamKind)
+        : fail(`"upstream" must be ${kinds.map((k) => `"${k}"`).join(' or ')} for dialect ${dialect}`);
+  const input =
+    c.input === undefined
+      ? undefined
+      : object(c.input, fail, '"input" must be a JSON object (the model\'s input template)');
   if (input && dialect !== 'fal' && dialect !== 'replicate') fail('"input" is for the fal and replicate dialects');
   const unknown = unknownPlaceholders(input);
   if (unknown.length > 0) fail(`"input" names unknown placeholders: ${unknown.map((n) => `{{${n}}}`).join(', ')}`);
   const kind = KIND_DEFAULTS[upstream];
   const extraBody = c.extra_body === undefined ? {} : object(c.extra_body, fail, '"extra_body" must be a JSON object');
-  const name = c.name === undefined ? `${dialect}-${index + 1}` : typeof c.name === 'string' && /^[\w.-]{1,64}$/.test(c.name) ? c.name : fail('"name" must be a short plain name');
+  const name =
+    c.name === undefined
+      ? `${dialect}-${index + 1}`
+      : typeof c.name === 'string' && /^[\w.-]{1,64}$/.test(c.name)
+        ? c.name
+        : fail('"name" must be a short plain name');
   return {
     name,
     id: createHash('sha256').update(`${dialect}\n${baseUrl}`).digest('hex').slice(0, 16),
@@ -165,22 +237,41 @@ function parseChannel(raw: unknown, index: number, env: Record<string, string | 
     models: models as Record<string, string>,
     aspectRatios: ratios(c.aspect_ratios, fail),
     durations: durations(c.durations, fail),
-    priority: c.priority === undefined ? 0 : Number.isFinite(c.priority) ? (c.priority as number) : fail('"priority" must be a number'),
+    priority:
+      c.priority === undefined
+        ? 0
+        : Number.isFinite(c.priority)
+          ? (c.priority as number)
+          : fail('"priority" must be a number'),
     weight: positive(c.weight, 1, 'weight', fail),
     limits: {
-      ...(c.max_concurrent !== undefined ? { maxConcurrent: Math.floor(positive(c.max_concurrent, 1, 'max_concurrent', fail)) } : {}),
+      ...(c.max_concurrent !== undefined
+        ? { maxConcurrent: Math.floor(positive(c.max_concurrent, 1, 'max_concurrent', fail)) }
+        : {}),
       ...(c.max_rpm !== undefined ? { maxRpm: Math.floor(positive(c.max_rpm, 1, 'max_rpm', fail)) } : {}),
     },
-    longPollSeconds: c.long_poll_seconds === undefined ? kind.longPoll : Number.isInteger(c.long_poll_seconds) && (c.long_poll_seconds as number) >= 0 && (c.long_poll_seconds as number) <= 60 ? (c.long_poll_seconds as number) : fail('"long_poll_seconds" must be an integer from 0 to 60'),
-    pollIntervalMs: positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
+    longPollSeconds:
+      c.long_poll_seconds === undefined
+        ? kind.longPoll
+        : Number.isInteger(c.long_poll_seconds) &&
+            (c.long_poll_seconds as number) >= 0 &&
+            (c.long_poll_seconds as number) <= 60
+          ? (c.long_poll_seconds as number)
+          : fail('"long_poll_seconds" must be an integer from 0 to 60'),
+    pollIntervalMs:
+      positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
     replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
     lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, kind.lookup, 'lookup_by_idempotency_key', fail),
     cancel: bool(c.cancel, kind.cancel, 'cancel', fail),
     sendSeed: bool(c.send_seed, false, 'send_seed', fail),
     sendRatio: bool(c.send_ratio, false, 'send_ratio', fail),
     extraBody,
-    submitTimeoutMs: c.submit_timeout_seconds !== undefined ? positive(c.submit_timeout_seconds, 0, 'submit_timeout_seconds', fail) * 1000
-      : kind.submitSeconds !== undefined ? kind.submitSeconds * 1000 : undefined,
+    submitTimeoutMs:
+      c.submit_timeout_seconds !== undefined
+        ? positive(c.submit_timeout_seconds, 0, 'submit_timeout_seconds', fail) * 1000
+        : kind.submitSeconds !== undefined
+          ? kind.submitSeconds * 1000
+          : undefined,
     input,
   };
 }
@@ -204,7 +295,8 @@ function normaliseBaseUrl(value: unknown, fail: Fail): string {
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fail('"base_url" must be an http or https URL');
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    return fail('"base_url" must be an http or https URL');
   if (url.username || url.password) fail('"base_url" must not carry credentials (use api_key_env)');
   if (url.search || url.hash) fail('"base_url" must not have a query or fragment');
   // Both "https://host" and "https://host/v1" are common in upstream docs; paths here start at /v1.
@@ -214,15 +306,23 @@ function normaliseBaseUrl(value: unknown, fail: Fail): string {
 function ratios(value: unknown, fail: Fail): string[] | undefined {
   if (value === undefined) return undefined;
   const known = ASPECT_RATIOS as readonly string[];
-  if (!Array.isArray(value) || value.length === 0 || value.some((r) => !known.includes(r))) fail(`"aspect_ratios" must be a list of ${known.join(', ')}`);
+  if (!Array.isArray(value) || value.length === 0 || value.some((r) => !known.includes(r)))
+    fail(`"aspect_ratios" must be a list of ${known.join(', ')}`);
   return value as string[];
 }
 
 function durations(value: unknown, fail: Fail): number[] | undefined {
   if (value === undefined) return undefined;
-  if (Array.isArray(value) && value.length > 0 && value.every((d) => Number.isInteger(d) && d >= 1 && d <= 60)) return value as number[];
+  if (Array.isArray(value) && value.length > 0 && value.every((d) => Number.isInteger(d) && d >= 1 && d <= 60))
+    return value as number[];
   const r = value as { min?: unknown; max?: unknown };
-  if (r && Number.isInteger(r.min) && Number.isInteger(r.max) && (r.min as number) >= 1 && (r.min as number) <= (r.max as number)) {
+  if (
+    r &&
+    Number.isInteger(r.min) &&
+    Number.isInteger(r.max) &&
+    (r.min as number) >= 1 &&
+    (r.min as number) <= (r.max as number)
+  ) {
     return Array.from({ length: (r.max as number) - (r.min as number) + 1 }, (_, i) => (r.min as number) + i);
   }
   return fail('"durations" must be a list of seconds or {min, max}');

@@ -68,17 +68,47 @@ export interface RelayDialectSpec {
 }
 
 const WORDS: Record<string, UpstreamPhase> = {
-  queued: 'pending', pending: 'pending', submitted: 'pending', not_start: 'pending', not_started: 'pending', in_queue: 'pending',
-  waiting: 'pending', scheduled: 'pending', in_progress: 'pending', processing: 'pending', running: 'pending', started: 'pending',
-  generating: 'pending', starting: 'pending',
-  success: 'succeeded', succeeded: 'succeeded', successful: 'succeeded', completed: 'succeeded', complete: 'succeeded', done: 'succeeded', finished: 'succeeded',
-  failure: 'failed', failed: 'failed', fail: 'failed', error: 'failed', cancelled: 'failed', canceled: 'failed', rejected: 'failed',
+  queued: 'pending',
+  pending: 'pending',
+  submitted: 'pending',
+  not_start: 'pending',
+  not_started: 'pending',
+  in_queue: 'pending',
+  waiting: 'pending',
+  scheduled: 'pending',
+  in_progress: 'pending',
+  processing: 'pending',
+  running: 'pending',
+  started: 'pending',
+  generating: 'pending',
+  starting: 'pending',
+  success: 'succeeded',
+  succeeded: 'succeeded',
+  successful: 'succeeded',
+  completed: 'succeeded',
+  complete: 'succeeded',
+  done: 'succeeded',
+  finished: 'succeeded',
+  failure: 'failed',
+  failed: 'failed',
+  fail: 'failed',
+  error: 'failed',
+  cancelled: 'failed',
+  canceled: 'failed',
+  rejected: 'failed',
   expired: 'expired',
 };
 
 export function phaseOf(status: unknown): UpstreamPhase {
   if (typeof status !== 'string') return 'unknown';
-  return WORDS[status.trim().toLowerCase().replace(/[\s-]+/g, '_')] ?? 'unknown';
+  return (
+    WORDS[
+      status
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_')
+    ] ?? 'unknown'
+  );
 }
 
 /** Percent as a number or "45%"; 0..1, or undefined when absent or unreadable. */
@@ -92,7 +122,8 @@ export function taskOf(body: unknown): Record<string, unknown> | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
   const inner = b.data;
-  if (inner && typeof inner === 'object' && !Array.isArray(inner) && ('status' in inner || 'task_id' in inner)) return inner as Record<string, unknown>;
+  if (inner && typeof inner === 'object' && !Array.isArray(inner) && ('status' in inner || 'task_id' in inner))
+    return inner as Record<string, unknown>;
   return b;
 }
 

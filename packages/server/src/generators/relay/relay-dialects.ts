@@ -5,24 +5,41 @@
 import type { RelayChannelConfig, RelayDialect } from './relay-config.ts';
 import { FAL_DIALECT, REPLICATE_DIALECT } from './hosted-dialects.ts';
 import {
-  costOf, enc, errorCodeOf, phaseOf, progressOf, reasonOf, resolutionOf, stringField, taskOf, type RelayDialectSpec, type SubmitPayload,
+  costOf,
+  enc,
+  errorCodeOf,
+  phaseOf,
+  progressOf,
+  reasonOf,
+  resolutionOf,
+  stringField,
+  taskOf,
+  type RelayDialectSpec,
+  type SubmitPayload,
 } from './relay-dialect-spec.ts';
 
 export { phaseOf, type RelayDialectSpec, type SubmitPayload, type UpstreamState } from './relay-dialect-spec.ts';
 
 const familyA: RelayDialectSpec = {
   authScheme: 'Bearer',
-  submitPath: (p) => (p.kind === 'edit' ? '/v1/videos/edits' : p.kind === 'extend' ? '/v1/videos/extensions' : '/v1/videos/generations'),
+  submitPath: (p) =>
+    p.kind === 'edit' ? '/v1/videos/edits' : p.kind === 'extend' ? '/v1/videos/extensions' : '/v1/videos/generations',
   listPath: '/v1/videos',
   // xAI (xai-sdk-python GenerateVideoRequest): model, prompt, image.url, duration, aspect_ratio,
   // resolution ("480p"/"720p", below 720p when absent). It has no seed; vidgen takes no resolution.
-  submitBody: (p, channel) => (p.video ? editBody(p, channel) : {
-    ...channel.extraBody,
-    model: p.upstreamModel, prompt: p.prompt, duration: p.duration, aspect_ratio: p.ratio,
-    ...(channel.upstream === 'vidgen' ? {} : { resolution: resolutionOf(p.width, p.height) }),
-    ...(p.images.length > 0 ? { image: { url: p.images[0] } } : {}),
-    ...(p.seed !== undefined ? { seed: p.seed } : {}),
-  }),
+  submitBody: (p, channel) =>
+    p.video
+      ? editBody(p, channel)
+      : {
+          ...channel.extraBody,
+          model: p.upstreamModel,
+          prompt: p.prompt,
+          duration: p.duration,
+          aspect_ratio: p.ratio,
+          ...(channel.upstream === 'vidgen' ? {} : { resolution: resolutionOf(p.width, p.height) }),
+          ...(p.images.length > 0 ? { image: { url: p.images[0] } } : {}),
+          ...(p.seed !== undefined ? { seed: p.seed } : {}),
+        },
   idOf: (body) => stringField(taskOf(body), 'request_id', 'id'),
   pollPath: (id) => `/v1/videos/${enc(id)}`,
   cancel: { method: 'POST', path: (id) => `/v1/videos/${enc(id)}/cancel` },
@@ -33,9 +50,17 @@ const familyA: RelayDialectSpec = {
     const video = task.video as { url?: unknown; respect_moderation?: unknown } | undefined;
     const videoUrl = typeof video?.url === 'string' && video.url ? video.url : stringField(task, 'video_url');
     // xAI finishes a moderated video as `done` without a URL: a verdict, not a state to wait out.
-    if (phase === 'succeeded' && !videoUrl && video?.respect_moderation === false) return { phase: 'failed', moderated: true, costUsdTicks: costOf(task) };
+    if (phase === 'succeeded' && !videoUrl && video?.respect_moderation === false)
+      return { phase: 'failed', moderated: true, costUsdTicks: costOf(task) };
     if (phase === 'succeeded' && !videoUrl) return { phase: 'unknown' };
-    return { phase, progress: progressOf(task.progress), videoUrl, errorCode: errorCodeOf(task), reason: reasonOf(task), costUsdTicks: costOf(task) };
+    return {
+      phase,
+      progress: progressOf(task.progress),
+      videoUrl,
+      errorCode: errorCodeOf(task),
+      reason: reasonOf(task),
+      costUsdTicks: costOf(task),
+    };
   },
 };
 
@@ -47,7 +72,9 @@ const familyA: RelayDialectSpec = {
 function editBody(p: SubmitPayload, channel: RelayChannelConfig): Record<string, unknown> {
   return {
     ...channel.extraBody,
-    model: p.upstreamModel, prompt: p.prompt, video: { url: p.video },
+    model: p.upstreamModel,
+    prompt: p.prompt,
+    video: { url: p.video },
     ...(p.kind === 'extend' ? { duration: p.duration } : {}),
   };
 }
@@ -61,8 +88,11 @@ const familyB: RelayDialectSpec = {
   // and the length as both `duration` and `seconds`. vidgen reads `ratio` and fixes the length by model.
   submitBody: (p, channel) => ({
     ...channel.extraBody,
-    model: p.upstreamModel, prompt: p.prompt,
-    ...(channel.upstream === 'vidgen' ? { ratio: p.ratio } : { size: `${p.width}x${p.height}`, duration: p.duration, seconds: String(p.duration) }),
+    model: p.upstreamModel,
+    prompt: p.prompt,
+    ...(channel.upstream === 'vidgen'
+      ? { ratio: p.ratio }
+      : { size: `${p.width}x${p.height}`, duration: p.duration, seconds: String(p.duration) }),
     ...(channel.sendRatio && channel.upstream !== 'vidgen' ? { ratio: p.ratio } : {}),
     ...(p.images.length === 1 ? { image: p.images[0] } : p.images.length > 1 ? { images: p.images } : {}),
     ...(p.seed !== undefined ? { seed: p.seed } : {}),
@@ -77,11 +107,22 @@ const familyB: RelayDialectSpec = {
     if (phase === 'succeeded' && task.expired === true) phase = 'expired';
     // new-api's `result_url` is its provider's link (or its own content proxy): a fallback when the proxy fails.
     const videoUrl = stringField(task, 'result_url', 'url');
-    return { phase, progress: progressOf(task.progress), videoUrl, errorCode: errorCodeOf(task), reason: reasonOf(task) };
+    return {
+      phase,
+      progress: progressOf(task.progress),
+      videoUrl,
+      errorCode: errorCodeOf(task),
+      reason: reasonOf(task),
+    };
   },
 };
 
-export const RELAY_DIALECTS: Record<RelayDialect, RelayDialectSpec> = { A: familyA, B: familyB, fal: FAL_DIALECT, replicate: REPLICATE_DIALECT };
+export const RELAY_DIALECTS: Record<RelayDialect, RelayDialectSpec> = {
+  A: familyA,
+  B: familyB,
+  fal: FAL_DIALECT,
+  replicate: REPLICATE_DIALECT,
+};
 
 /** Family B's video is at the content endpoint of the channel, fetched with the key (spec §4.7). */
 export function familyBContentPath(id: string): string {

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
-import { monotonicProgress, type BackendCheckpoint, type GenerationContext, type GenerationOutput, type Generator } from '../generator.ts';
+import {
+  monotonicProgress,
+  type BackendCheckpoint,
+  type GenerationContext,
+  type GenerationOutput,
+  type Generator,
+} from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
 import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
@@ -44,7 +50,10 @@ export class RelayGenerator implements Generator {
   private readonly timings: RelayTimings;
   private readonly learnedReplays = new Set<string>();
 
-  constructor(readonly config: RelayBackendConfig, private readonly options: RelayGeneratorOptions) {
+  constructor(
+    readonly config: RelayBackendConfig,
+    private readonly options: RelayGeneratorOptions,
+  ) {
     this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
     this.kinds = [...new Set(config.channels.flatMap(channelKinds))];
   }
@@ -58,14 +67,28 @@ export class RelayGenerator implements Generator {
     let attached: Attached | undefined;
     try {
       const health = this.options.health;
-      const plan = await planRelayRequest(job, this.config, await health?.overrides(this.config.channels.map((c) => c.id)));
-      attached = await attachUpstreamTask({
-        health, now: this.options.now ?? Date.now,
-        job, plan, config: this.config, checkpoint: ctx.checkpoint, timings: this.timings, log: (e, c, x) => this.log(e, c, x),
-        replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
-      }, signal);
+      const plan = await planRelayRequest(
+        job,
+        this.config,
+        await health?.overrides(this.config.channels.map((c) => c.id)),
+      );
+      attached = await attachUpstreamTask(
+        {
+          health,
+          now: this.options.now ?? Date.now,
+          job,
+          plan,
+          config: this.config,
+          checkpoint: ctx.checkpoint,
+          timings: this.timings,
+          log: (e, c, x) => this.log(e, c, x),
+          replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
+        },
+        signal,
+      );
       progress(SUBMITTED);
-      const follow = (a: Attached) => this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
+      const follow = (a: Attached) =>
+        this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
       const path = join(ctx.workDir, 'relay-output.mp4');
       await this.fetchResult(attached, await follow(attached), path, signal, follow);
       progress(1);
@@ -82,7 +105,14 @@ export class RelayGenerator implements Generator {
         // pay for a new one, and the upstream takes no per-round idempotency id that would let us
         // tell a resubmit from a second order.
         const saved = parseRelayCheckpoint(await ctx.checkpoint.load().catch(() => undefined));
-        const state: RelayCheckpoint = { ...saved, relay: 1, channel: attached.channel.id, idempotencyKey: attached.idempotencyKey, upstreamId: attached.id, upstreamCanceled: true };
+        const state: RelayCheckpoint = {
+          ...saved,
+          relay: 1,
+          channel: attached.channel.id,
+          idempotencyKey: attached.idempotencyKey,
+          upstreamId: attached.id,
+          upstreamCanceled: true,
+        };
         await ctx.checkpoint.save(state).catch(() => false);
         throw relayFailures.deadlineFinal();
       }
@@ -94,13 +124,33 @@ export class RelayGenerator implements Generator {
   }
 
   private replays(channelId: string): boolean {
-    return this.learnedReplays.has(channelId) || this.config.channels.some((c) => c.id === channelId && c.replaysIdempotencyKey);
+    return (
+      this.learnedReplays.has(channelId) ||
+      this.config.channels.some((c) => c.id === channelId && c.replaysIdempotencyKey)
+    );
   }
 
-  private async follow(a: Attached, checkpoint: BackendCheckpoint, signal: AbortSignal, onProgress: (f: number) => void): Promise<UpstreamState> {
+  private async follow(
+    a: Attached,
+    checkpoint: BackendCheckpoint,
+    signal: AbortSignal,
+    onProgress: (f: number) => void,
+  ): Promise<UpstreamState> {
     const dialect = RELAY_DIALECTS[a.channel.dialect];
-    let state = await followUpstreamTask({ channel: a.channel, dialect, id: a.id, model: a.model, requestTimeoutMs: this.config.requestTimeoutMs, timings: this.timings, onProgress }, signal);
-    if (state.phase === 'succeeded' && dialect.result) state = { ...(await this.readResult(a, dialect.result, signal)), metrics: state.metrics };
+    let state = await followUpstreamTask(
+      {
+        channel: a.channel,
+        dialect,
+        id: a.id,
+        model: a.model,
+        requestTimeoutMs: this.config.requestTimeoutMs,
+        timings: this.timings,
+        onProgress,
+      },
+      signal,
+    );
+    if (state.phase === 'succeeded' && dialect.result)
+      state = { ...(await this.readResult(a, dialect.result, signal)), metrics: state.metrics };
     if (state.costUsdTicks !== undefined || state.metrics) await this.recordUsage(a, checkpoint, state);
     if (state.moderated) {
       this.log('the upstream withheld the video by moderation', a.channel);
@@ -115,11 +165,26 @@ export class RelayGenerator implements Generator {
    * Family A's link is signed and short-lived: when it fails, the task is read again once, which
    * either hands out a fresh link or says the result expired.
    */
-  private async fetchResult(a: Attached, state: UpstreamState, path: string, signal: AbortSignal, follow: (a: Attached) => Promise<UpstreamState>) {
-    const download = (url: string, withKey: boolean) => downloadUpstreamVideo({
-      channel: a.channel, url, withKey, dest: path, maxBytes: this.config.maxVideoBytes, timeoutMs: this.config.downloadTimeoutMs,
-      fetchForeign: this.options.fetchForeign,
-    }, signal);
+  private async fetchResult(
+    a: Attached,
+    state: UpstreamState,
+    path: string,
+    signal: AbortSignal,
+    follow: (a: Attached) => Promise<UpstreamState>,
+  ) {
+    const download = (url: string, withKey: boolean) =>
+      downloadUpstreamVideo(
+        {
+          channel: a.channel,
+          url,
+          withKey,
+          dest: path,
+          maxBytes: this.config.maxVideoBytes,
+          timeoutMs: this.config.downloadTimeoutMs,
+          fetchForeign: this.options.fetchForeign,
+        },
+        signal,
+      );
     if (a.channel.dialect === 'B') {
       try {
         return await download(familyBContentPath(a.id), true);
@@ -136,7 +201,8 @@ export class RelayGenerator implements Generator {
       await download(state.videoUrl!, false);
     } catch (err) {
       // A fresh link helps with an expired or flaky one, not with a file that is too large or a forbidden host.
-      if (signal.aborted || !(err instanceof TaskFailure) || !(err.retryable || err.code === 'upstream_result_expired')) throw err;
+      if (signal.aborted || !(err instanceof TaskFailure) || !(err.retryable || err.code === 'upstream_result_expired'))
+        throw err;
       this.log('the video link failed; reading the task again for a fresh one', a.channel, { code: err.code });
       await download((await follow(a)).videoUrl!, false);
     }
@@ -145,15 +211,27 @@ export class RelayGenerator implements Generator {
   /** Kept in the checkpoint (the task row's backend state), where the ledger's margin report reads it. */
   private async recordUsage(a: Attached, checkpoint: BackendCheckpoint, usage: UpstreamState): Promise<void> {
     const state: RelayCheckpoint = {
-      relay: 1, channel: a.channel.id, idempotencyKey: a.idempotencyKey, upstreamId: a.id, upstreamCostUsdTicks: usage.costUsdTicks, upstreamMetrics: usage.metrics,
+      relay: 1,
+      channel: a.channel.id,
+      idempotencyKey: a.idempotencyKey,
+      upstreamId: a.id,
+      upstreamCostUsdTicks: usage.costUsdTicks,
+      upstreamMetrics: usage.metrics,
     };
     if (!(await checkpoint.save(state))) throw relayFailures.leaseLost();
   }
 
   /** fal: the output lives at its own endpoint; an answer that proves nothing leaves the task to the next attempt. */
-  private async readResult(a: Attached, result: NonNullable<RelayDialectSpec['result']>, signal: AbortSignal): Promise<UpstreamState> {
-    const answer = await callUpstream(a.channel, { method: 'GET', path: result.path(a.id, a.model), timeoutMs: this.config.requestTimeoutMs }, signal)
-      .catch(() => undefined);
+  private async readResult(
+    a: Attached,
+    result: NonNullable<RelayDialectSpec['result']>,
+    signal: AbortSignal,
+  ): Promise<UpstreamState> {
+    const answer = await callUpstream(
+      a.channel,
+      { method: 'GET', path: result.path(a.id, a.model), timeoutMs: this.config.requestTimeoutMs },
+      signal,
+    ).catch(() => undefined);
     const state = answer ? result.read(answer.status, answer.body) : { phase: 'unknown' as const };
     if (state.phase === 'unknown') throw relayFailures.download('the result could not be read');
     return state;
@@ -170,7 +248,15 @@ export class RelayGenerator implements Generator {
     if (!a.channel.cancel) return false;
     const dialect = RELAY_DIALECTS[a.channel.dialect];
     if (!dialect.cancel) return false;
-    const answer = await callUpstream(a.channel, { method: dialect.cancel.method, path: dialect.cancel.path(a.id, a.model), timeoutMs: this.timings.cancelGraceMs }, new AbortController().signal).catch(() => undefined);
+    const answer = await callUpstream(
+      a.channel,
+      {
+        method: dialect.cancel.method,
+        path: dialect.cancel.path(a.id, a.model),
+        timeoutMs: this.timings.cancelGraceMs,
+      },
+      new AbortController().signal,
+    ).catch(() => undefined);
     this.log('asked the upstream to cancel the task', a.channel, { status: answer?.status });
     return !!answer && answer.status < 300 && dialect.state(answer.status, answer.body).phase !== 'succeeded';
   }
@@ -178,7 +264,10 @@ export class RelayGenerator implements Generator {
   /** Unexpected errors may carry URLs or ids in their text: only their kind is kept. */
   private safe(err: unknown): TaskFailure {
     if (err instanceof TaskFailure) return err;
-    this.options.logger?.error({ errorName: err instanceof Error ? err.name : typeof err }, 'relay failed unexpectedly');
+    this.options.logger?.error(
+      { errorName: err instanceof Error ? err.name : typeof err },
+      'relay failed unexpectedly',
+    );
     return relayFailures.unexpected();
   }
 
@@ -187,4 +276,3 @@ export class RelayGenerator implements Generator {
     this.options.logger?.info({ channel: channel.name, dialect: channel.dialect, ...extra }, event);
   }
 }
-

@@ -32,8 +32,17 @@ export class UpstreamCallFailed extends Error {
 }
 
 const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
 ]);
 /** Error and status bodies are small; a larger one is cut rather than buffered. */
 const MAX_JSON_BYTES = 1024 * 1024;
@@ -44,8 +53,16 @@ export function upstreamUrl(channel: RelayChannelConfig, path: string, query?: U
   return url.href;
 }
 
-export async function callUpstream(channel: RelayChannelConfig, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamAnswer> {
-  const headers: Record<string, string> = { authorization: channel.apiKey.header(channel.authScheme), accept: 'application/json', ...req.headers };
+export async function callUpstream(
+  channel: RelayChannelConfig,
+  req: UpstreamRequest,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  const headers: Record<string, string> = {
+    authorization: channel.apiKey.header(channel.authScheme),
+    accept: 'application/json',
+    ...req.headers,
+  };
   if (req.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -60,7 +77,11 @@ export async function callUpstream(channel: RelayChannelConfig, req: UpstreamReq
     throw new UpstreamCallFailed(neverSent(err) ? 'no' : 'maybe');
   }
   try {
-    return { status: response.status, headers: response.headers, body: parseJson(await readCapped(response, MAX_JSON_BYTES)) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: parseJson(await readCapped(response, MAX_JSON_BYTES)),
+    };
   } catch {
     // The status line arrived but the body did not: the status still stands.
     return { status: response.status, headers: response.headers, body: undefined };
@@ -107,7 +128,12 @@ function parseJson(text: string): unknown {
  */
 export function errorOf(body: unknown): { code?: string; type?: string; message?: string } {
   const b = body as { error?: unknown; code?: unknown; type?: unknown; message?: unknown } | undefined;
-  const e = b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown; message?: unknown }) : b;
+  const e =
+    b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown; message?: unknown }) : b;
   const message = typeof e?.message === 'string' ? e.message : typeof b?.error === 'string' ? b.error : undefined;
-  return { code: typeof e?.code === 'string' ? e.code : undefined, type: typeof e?.type === 'string' ? e.type : undefined, message };
+  return {
+    code: typeof e?.code === 'string' ? e.code : undefined,
+    type: typeof e?.type === 'string' ? e.type : undefined,
+    message,
+  };
 }

@@ -10,11 +10,18 @@ import { resolutionOf, type SubmitPayload } from './relay-dialect-spec.ts';
 
 export type InputTemplate = Record<string, unknown>;
 
-
 function valuesOf(p: SubmitPayload): Record<string, unknown> {
   return {
-    prompt: p.prompt, image: p.images[0], images: p.images.length > 0 ? p.images : undefined, duration: p.duration, ratio: p.ratio,
-    seed: p.seed, width: p.width, height: p.height, resolution: resolutionOf(p.width, p.height), size: `${p.width}x${p.height}`,
+    prompt: p.prompt,
+    image: p.images[0],
+    images: p.images.length > 0 ? p.images : undefined,
+    duration: p.duration,
+    ratio: p.ratio,
+    seed: p.seed,
+    width: p.width,
+    height: p.height,
+    resolution: resolutionOf(p.width, p.height),
+    size: `${p.width}x${p.height}`,
   };
 }
 

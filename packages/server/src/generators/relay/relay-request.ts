@@ -37,17 +37,28 @@ export function channelKinds(channel: RelayChannelConfig): readonly TaskKind[] {
   return channel.dialect === 'A' && channel.upstream === 'xai' ? ['generate', 'edit', 'extend'] : ['generate'];
 }
 
-export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig, overrides: Map<string, ChannelOverride> = new Map()): Promise<RelayPlan> {
+export async function planRelayRequest(
+  job: RelayJob,
+  config: RelayBackendConfig,
+  overrides: Map<string, ChannelOverride> = new Map(),
+): Promise<RelayPlan> {
   const model = modelOf(job, config);
   const ratio = ratioOf(job.width, job.height);
   // An edit's shape and length are its input's: a channel's ratios and durations describe what it
   // generates. An extension's duration is the seconds it adds, which the channel may limit.
   const shaped = job.kind === 'generate';
   const fitting = config.channels.filter(
-    (c) => c.models[model] !== undefined && channelKinds(c).includes(job.kind)
-      && (!shaped || !c.aspectRatios || c.aspectRatios.includes(ratio)) && (job.kind === 'edit' || !c.durations || c.durations.includes(job.duration)),
+    (c) =>
+      c.models[model] !== undefined &&
+      channelKinds(c).includes(job.kind) &&
+      (!shaped || !c.aspectRatios || c.aspectRatios.includes(ratio)) &&
+      (job.kind === 'edit' || !c.durations || c.durations.includes(job.duration)),
   );
-  const candidates = orderChannels(fitting.filter((c) => overrides.get(c.id)?.enabled !== false), job.taskId, overrides);
+  const candidates = orderChannels(
+    fitting.filter((c) => overrides.get(c.id)?.enabled !== false),
+    job.taskId,
+    overrides,
+  );
   if (candidates.length === 0) throw relayFailures.noChannel();
   const video = job.kind !== 'generate' && job.video ? await videoDataUri(job.video.path) : undefined;
   return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)), ...(video ? { video } : {}) };
@@ -59,19 +70,33 @@ export async function planRelayRequest(job: RelayJob, config: RelayBackendConfig
  * channel draws `-ln(u) / weight` with `u` from a hash of task and channel, lowest first. The first
  * pick is channel i with probability weight_i / Σ weights (Efraimidis–Spirakis), as new-api weighs.
  */
-export function orderChannels(channels: RelayChannelConfig[], taskId: string, overrides: Map<string, ChannelOverride> = new Map()): RelayChannelConfig[] {
+export function orderChannels(
+  channels: RelayChannelConfig[],
+  taskId: string,
+  overrides: Map<string, ChannelOverride> = new Map(),
+): RelayChannelConfig[] {
   const draw = (c: RelayChannelConfig) => {
     const u = (createHash('sha256').update(`${taskId}\n${c.id}`).digest().readUIntBE(0, 6) + 1) / (2 ** 48 + 1);
     return -Math.log(u) / (overrides.get(c.id)?.weight ?? c.weight);
   };
-  return channels.map((c) => ({ c, key: draw(c) })).sort((x, y) => y.c.priority - x.c.priority || x.key - y.key).map(({ c }) => c);
+  return channels
+    .map((c) => ({ c, key: draw(c) }))
+    .sort((x, y) => y.c.priority - x.c.priority || x.key - y.key)
+    .map(({ c }) => c);
 }
 
 export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannelConfig): SubmitPayload {
   return {
-    kind: job.kind, ...(plan.video ? { video: plan.video } : {}),
-    upstreamModel: channel.models[plan.model], prompt: job.prompt, duration: job.duration, ratio: plan.ratio, images: plan.images,
-    seed: channel.sendSeed ? job.seed : undefined, width: job.width, height: job.height,
+    kind: job.kind,
+    ...(plan.video ? { video: plan.video } : {}),
+    upstreamModel: channel.models[plan.model],
+    prompt: job.prompt,
+    duration: job.duration,
+    ratio: plan.ratio,
+    images: plan.images,
+    seed: channel.sendSeed ? job.seed : undefined,
+    width: job.width,
+    height: job.height,
   };
 }
 
@@ -111,8 +136,10 @@ async function dataUri(path: string): Promise<string> {
   } catch {
     throw relayFailures.invalidImage();
   }
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return `data:image/png;base64,${bytes.toString('base64')}`;
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return `data:image/jpeg;base64,${bytes.toString('base64')}`;
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return `data:image/png;base64,${bytes.toString('base64')}`;
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)
+    return `data:image/jpeg;base64,${bytes.toString('base64')}`;
   throw relayFailures.invalidImage();
 }
 

@@ -46,10 +46,13 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(new RelayAborted());
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -70,7 +73,10 @@ export class PollPacer {
   private support: 'unknown' | 'probing' | 'yes' | 'no' = 'unknown';
   private quickChanges = 0;
 
-  constructor(private readonly intervalMs: number, private readonly gapMs: number) {}
+  constructor(
+    private readonly intervalMs: number,
+    private readonly gapMs: number,
+  ) {}
 
   /** `changed`: the answer reported another state or progress than the one before (a quick answer then proves nothing). */
   pause(elapsedMs: number, waitSeconds: number, retryAfter: number | undefined, changed = false): number {

@@ -65,14 +65,26 @@ export class FairClaim {
       return db
         .with('started', () => start(slot, account))
         .with('attempt', (qb) =>
-          qb.insertInto('task_attempts').columns(['task_id', 'attempt', 'worker', 'started_at']).expression((eb) =>
-            eb.selectFrom('started').select(['started.id', 'started.lease_token', sql<string>`cast(${slot('owner')} as varchar)`.as('worker'), sql<number>`cast(${slot('now')} as bigint)`.as('started_at')]),
-          ),
+          qb
+            .insertInto('task_attempts')
+            .columns(['task_id', 'attempt', 'worker', 'started_at'])
+            .expression((eb) =>
+              eb
+                .selectFrom('started')
+                .select([
+                  'started.id',
+                  'started.lease_token',
+                  sql<string>`cast(${slot('owner')} as varchar)`.as('worker'),
+                  sql<number>`cast(${slot('now')} as bigint)`.as('started_at'),
+                ]),
+            ),
         )
         .selectFrom('started')
         .selectAll();
     };
-    this.startOldest = reusableStatement<Start | 'accountId', Selectable<TasksTable>>((slot) => startWithAttempt(slot, slot('accountId')));
+    this.startOldest = reusableStatement<Start | 'accountId', Selectable<TasksTable>>((slot) =>
+      startWithAttempt(slot, slot('accountId')),
+    );
     this.startFairest = reusableStatement<Start | 'cap', Selectable<TasksTable>>((slot) => {
       // The first account of fairOrder: fewest running, longest waiting, then the account id (the
       // order the skip-scan finds them in, which fairOrder's stable sort keeps among equals).
@@ -83,9 +95,15 @@ export class FairClaim {
       return startWithAttempt(slot, fairest);
     });
     this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
-      db
-        .insertInto('task_attempts')
-        .values({ task_id: slot('taskId'), attempt: slot('attempt'), worker: slot('worker'), started_at: slot('now'), ended_at: null, outcome: null, error_code: null }),
+      db.insertInto('task_attempts').values({
+        task_id: slot('taskId'),
+        attempt: slot('attempt'),
+        worker: slot('worker'),
+        started_at: slot('now'),
+        ended_at: null,
+        outcome: null,
+        error_code: null,
+      }),
     );
   }
 
@@ -124,7 +142,8 @@ export class FairClaim {
       accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
       const next = accounts[0];
       const got = await this.claimOldestOf(trx, request, next.id);
-      if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount)) accounts.shift();
+      if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount))
+        accounts.shift();
       if (!got) continue;
       claimed.push(got);
       next.running++;
@@ -153,18 +172,48 @@ export class FairClaim {
     return result.rows.filter((r) => r.since !== null);
   }
 
-  private async claimOldestOf(db: Kysely<Database>, { owner, backend, leaseMs, now }: ClaimRequest, accountId: string): Promise<Claimed | undefined> {
-    return this.started(db, owner, now, leaseMs, (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows[0]);
+  private async claimOldestOf(
+    db: Kysely<Database>,
+    { owner, backend, leaseMs, now }: ClaimRequest,
+    accountId: string,
+  ): Promise<Claimed | undefined> {
+    return this.started(
+      db,
+      owner,
+      now,
+      leaseMs,
+      (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows[0],
+    );
   }
 
-  private async claimFairest(db: Kysely<Database>, { owner, backend, leaseMs, now, maxRunningPerAccount }: ClaimRequest): Promise<Claimed | undefined> {
-    return this.started(db, owner, now, leaseMs, (await db.executeQuery(this.startFairest({ owner, expiresAt: now + leaseMs, now, backend, cap: maxRunningPerAccount }))).rows[0]);
+  private async claimFairest(
+    db: Kysely<Database>,
+    { owner, backend, leaseMs, now, maxRunningPerAccount }: ClaimRequest,
+  ): Promise<Claimed | undefined> {
+    return this.started(
+      db,
+      owner,
+      now,
+      leaseMs,
+      (
+        await db.executeQuery(
+          this.startFairest({ owner, expiresAt: now + leaseMs, now, backend, cap: maxRunningPerAccount }),
+        )
+      ).rows[0],
+    );
   }
 
   /** A started row as a claim, with its attempt row written (by the start itself where the dialect can). */
-  private async started(db: Kysely<Database>, owner: string, now: number, leaseMs: number, row: Selectable<TasksTable> | undefined): Promise<Claimed | undefined> {
+  private async started(
+    db: Kysely<Database>,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    row: Selectable<TasksTable> | undefined,
+  ): Promise<Claimed | undefined> {
     if (!row) return undefined;
-    if (!this.dialect.writesInWith) await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
+    if (!this.dialect.writesInWith)
+      await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
     const lease = { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs };
     this.claimedTasks.set(lease, task);

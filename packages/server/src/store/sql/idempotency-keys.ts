@@ -9,7 +9,13 @@ export class IdempotencyKeys {
   async reserve(claim: IdempotencyClaim, now: number, staleBefore: number): Promise<Reservation> {
     const inserted = await this.db
       .insertInto('idempotency_keys')
-      .values({ account_id: claim.accountId, key: claim.key, request_hash: claim.requestHash, task_id: null, created_at: now })
+      .values({
+        account_id: claim.accountId,
+        key: claim.key,
+        request_hash: claim.requestHash,
+        task_id: null,
+        created_at: now,
+      })
       .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { kind: 'reserved' };
@@ -31,7 +37,9 @@ export class IdempotencyKeys {
       .where('task_id', 'is', null)
       .where('created_at', '=', row.created_at)
       .executeTakeFirst();
-    return Number(takeover.numUpdatedRows) === 1 ? { kind: 'reserved' } : { kind: 'in_flight', requestHash: row.request_hash };
+    return Number(takeover.numUpdatedRows) === 1
+      ? { kind: 'reserved' }
+      : { kind: 'in_flight', requestHash: row.request_hash };
   }
 
   async renew(claim: IdempotencyClaim, now: number): Promise<void> {

@@ -106,7 +106,11 @@ const migrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('task_attempts_pk', ['task_id', 'attempt'])
         .execute();
       // Fair claiming walks the accounts with queued work of a lane and each one's oldest task.
-      await db.schema.createIndex('tasks_lane_account').on('tasks').columns(['backend', 'status', 'account_id', 'available_at']).execute();
+      await db.schema
+        .createIndex('tasks_lane_account')
+        .on('tasks')
+        .columns(['backend', 'status', 'account_id', 'available_at'])
+        .execute();
     },
   },
   '0005_result_duration': {
@@ -144,9 +148,23 @@ const migrations: Record<string, Migration> = {
         .addColumn('idempotency_key', 'varchar(255)')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('ledger_task_kind').on('ledger_entries').columns(['task_id', 'kind']).unique().execute();
-      await db.schema.createIndex('ledger_account_key').on('ledger_entries').columns(['account_id', 'idempotency_key']).unique().execute();
-      await db.schema.createIndex('ledger_account_time').on('ledger_entries').columns(['account_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('ledger_task_kind')
+        .on('ledger_entries')
+        .columns(['task_id', 'kind'])
+        .unique()
+        .execute();
+      await db.schema
+        .createIndex('ledger_account_key')
+        .on('ledger_entries')
+        .columns(['account_id', 'idempotency_key'])
+        .unique()
+        .execute();
+      await db.schema
+        .createIndex('ledger_account_time')
+        .on('ledger_entries')
+        .columns(['account_id', 'created_at'])
+        .execute();
       // Fixed one-minute windows of creates per API key, shared by every API process.
       await db.schema
         .createTable('rate_windows')
@@ -173,7 +191,11 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('deleted_at', 'bigint')
         .execute();
-      await db.schema.createIndex('webhook_endpoints_account').on('webhook_endpoints').columns(['account_id', 'status']).execute();
+      await db.schema
+        .createIndex('webhook_endpoints_account')
+        .on('webhook_endpoints')
+        .columns(['account_id', 'status'])
+        .execute();
       // The outbox: written in the transaction of the task transition it reports (invariant 8).
       await db.schema
         .createTable('webhook_deliveries')
@@ -195,8 +217,16 @@ const migrations: Record<string, Migration> = {
         .addColumn('delivered_at', 'bigint')
         .execute();
       // The dispatcher takes due pending rows; the API lists an endpoint's deliveries newest first.
-      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-      await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_endpoint')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'id'])
+        .execute();
     },
   },
   '0030_relay_channels': {
@@ -229,7 +259,11 @@ const migrations: Record<string, Migration> = {
         .addColumn('channel_id', 'varchar(64)', (c) => c.notNull())
         .addColumn('at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('relay_channel_submits_at').on('relay_channel_submits').columns(['channel_id', 'at']).execute();
+      await db.schema
+        .createIndex('relay_channel_submits_at')
+        .on('relay_channel_submits')
+        .columns(['channel_id', 'at'])
+        .execute();
     },
   },
   '0040_listing_indexes': {
@@ -237,8 +271,16 @@ const migrations: Record<string, Migration> = {
       // Listings filtered by state or model walk only the matching rows, newest first: without
       // these a `status=FAILURE` page of a large account read every task of it (bench/poll-at-scale).
       // Both columns are set at insert (status also at each transition, one entry moved).
-      await db.schema.createIndex('tasks_account_status').on('tasks').columns(['account_id', 'family', 'status', 'id']).execute();
-      await db.schema.createIndex('tasks_account_model').on('tasks').columns(['account_id', 'family', 'model', 'id']).execute();
+      await db.schema
+        .createIndex('tasks_account_status')
+        .on('tasks')
+        .columns(['account_id', 'family', 'status', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('tasks_account_model')
+        .on('tasks')
+        .columns(['account_id', 'family', 'model', 'id'])
+        .execute();
     },
   },
   '0060_idempotency_listing_index': {
@@ -262,11 +304,27 @@ const migrations: Record<string, Migration> = {
       // Since when an endpoint has been enabled: failures before a re-enable do not count
       // towards disabling it again for failing every delivery.
       await db.schema.alterTable('webhook_endpoints').addColumn('enabled_at', 'bigint').execute();
-      await db.updateTable('webhook_endpoints').set((eb: any) => ({ enabled_at: eb.ref('created_at') })).execute();
-      await db.updateTable('webhook_endpoints').set({ disabled_by: 'server' }).where('status', '=', 'disabled').where('deleted_at', 'is', null).execute();
-      await db.updateTable('webhook_endpoints').set({ disabled_by: 'account' }).where('deleted_at', 'is not', null).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set((eb: any) => ({ enabled_at: eb.ref('created_at') }))
+        .execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ disabled_by: 'server' })
+        .where('status', '=', 'disabled')
+        .where('deleted_at', 'is', null)
+        .execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ disabled_by: 'account' })
+        .where('deleted_at', 'is not', null)
+        .execute();
       // The admin listing counts each endpoint's deliveries by status from the index alone.
-      await db.schema.createIndex('webhook_deliveries_endpoint_status').on('webhook_deliveries').columns(['endpoint_id', 'status']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_endpoint_status')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'status'])
+        .execute();
     },
   },
   '0100_lane_account_next': {
@@ -274,7 +332,11 @@ const migrations: Record<string, Migration> = {
       // A claim takes an account's oldest task by (available_at, id): with id in the index the scan
       // stops at the first one it may lock, instead of sorting every queued task of the account on
       // each claim (bench/engine.bench.ts). It serves every query the index it replaces did.
-      await db.schema.createIndex('tasks_lane_account_next').on('tasks').columns(['backend', 'status', 'account_id', 'available_at', 'id']).execute();
+      await db.schema
+        .createIndex('tasks_lane_account_next')
+        .on('tasks')
+        .columns(['backend', 'status', 'account_id', 'available_at', 'id'])
+        .execute();
       await db.schema.dropIndex('tasks_lane_account').execute();
     },
   },
@@ -282,7 +344,11 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<any>) {
       // The admin listing pages every account's endpoints oldest first: a page reads its rows from
       // this index instead of sorting all endpoints for each page.
-      await db.schema.createIndex('webhook_endpoints_created').on('webhook_endpoints').columns(['created_at', 'id']).execute();
+      await db.schema
+        .createIndex('webhook_endpoints_created')
+        .on('webhook_endpoints')
+        .columns(['created_at', 'id'])
+        .execute();
     },
   },
 };
@@ -292,6 +358,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`, { cause: error });
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`,
+      { cause: error },
+    );
   }
 }

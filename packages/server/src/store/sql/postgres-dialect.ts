@@ -36,7 +36,10 @@ export function openPostgres(url: string): OpenedDialect {
  * unnamed, as before.
  */
 function runReusableByName(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (config: pg.QueryConfig | string, values?: unknown[]) => Promise<pg.QueryResult>;
+  const query = client.query.bind(client) as (
+    config: pg.QueryConfig | string,
+    values?: unknown[],
+  ) => Promise<pg.QueryResult>;
   // A prepared statement whose result changed shape (its table was altered under it) fails with
   // 0A000 on every later run of that name on this connection: it is prepared again under another one.
   const renamed = new Map<string, string>();

@@ -11,7 +11,11 @@ const CANCELED = 'vidgen_task_canceled';
  * Only hints: a lost notification (reconnect, restart) costs one poll interval, since
  * workers poll the tasks table, which stays the truth.
  */
-export async function bridgePostgresWakeups(url: string, events: TaskEvents, logger: Logger): Promise<{ close(): Promise<void> }> {
+export async function bridgePostgresWakeups(
+  url: string,
+  events: TaskEvents,
+  logger: Logger,
+): Promise<{ close(): Promise<void> }> {
   const publisher = new pg.Pool({ connectionString: url, max: 1 });
   // An idle publisher connection the server ends would otherwise crash the process; the next hint reconnects.
   publisher.on('error', (err) => logger.warn({ err }, 'wake-up publisher connection lost'));
@@ -63,7 +67,9 @@ export async function bridgePostgresWakeups(url: string, events: TaskEvents, log
   };
   await connect();
   const notify = (channel: string, payload: string) =>
-    publisher.query('SELECT pg_notify($1, $2)', [channel, payload]).catch((err) => logger.warn({ err }, 'wake-up hint not sent'));
+    publisher
+      .query('SELECT pg_notify($1, $2)', [channel, payload])
+      .catch((err) => logger.warn({ err }, 'wake-up hint not sent'));
   const offQueued = events.onQueued((backend, remote) => void (remote || notify(QUEUED, backend)));
   const offCanceled = events.onCanceled((taskId, remote) => void (remote || notify(CANCELED, taskId)));
   return {

@@ -15,7 +15,8 @@ export function reusableName(text: string): string | undefined {
 }
 
 function remember(text: string): string {
-  if (!reusableNames.has(text)) reusableNames.set(text, `vidgen_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`);
+  if (!reusableNames.has(text))
+    reusableNames.set(text, `vidgen_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`);
   return text;
 }
 
@@ -45,13 +46,20 @@ export function reusableStatement<Names extends string, Row = unknown>(
 ): (values: Record<Names, unknown>) => CompiledQuery<Row> {
   const compiled = build((name) => new Slot(name) as never).compile();
   const text = remember(compiled.sql);
-  const fill = compiled.parameters.map((p) => (p instanceof Slot ? (values: Record<string, unknown>) => values[p.name] : () => p));
-  return (values) => CompiledQuery.raw(text, fill.map((f) => f(values))) as CompiledQuery<Row>;
+  const fill = compiled.parameters.map((p) =>
+    p instanceof Slot ? (values: Record<string, unknown>) => values[p.name] : () => p,
+  );
+  return (values) =>
+    CompiledQuery.raw(
+      text,
+      fill.map((f) => f(values)),
+    ) as CompiledQuery<Row>;
 }
 
 /** The SQL text of such a query, checked to take exactly `arity` parameters. */
 export function reusableSql(query: Compilable, arity: number): string {
   const compiled = query.compile();
-  if (compiled.parameters.length !== arity) throw new Error(`expected ${arity} parameters, the query has ${compiled.parameters.length}`);
+  if (compiled.parameters.length !== arity)
+    throw new Error(`expected ${arity} parameters, the query has ${compiled.parameters.length}`);
   return compiled.sql;
 }

@@ -12,7 +12,15 @@ export class SqlAccountStore implements AccountStore {
       db
         .selectFrom('api_keys as k')
         .innerJoin('accounts as a', 'a.id', 'k.account_id')
-        .select(['k.id as key_id', 'k.prefix', 'k.created_at as key_created_at', 'a.id', 'a.name', 'a.models', 'a.created_at'])
+        .select([
+          'k.id as key_id',
+          'k.prefix',
+          'k.created_at as key_created_at',
+          'a.id',
+          'a.name',
+          'a.models',
+          'a.created_at',
+        ])
         .where('k.hash', '=', '')
         .where('k.revoked_at', 'is', null),
       1,
@@ -24,7 +32,11 @@ export class SqlAccountStore implements AccountStore {
     await this.db
       .insertInto('accounts')
       .values({ id: newId('acct'), name, models: modelsText ?? null, created_at: now })
-      .onConflict((oc) => (modelsText === undefined ? oc.column('name').doNothing() : oc.column('name').doUpdateSet({ models: modelsText })))
+      .onConflict((oc) =>
+        modelsText === undefined
+          ? oc.column('name').doNothing()
+          : oc.column('name').doUpdateSet({ models: modelsText }),
+      )
       .execute();
     const row = await this.db.selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
     return toAccount(row);
@@ -33,7 +45,14 @@ export class SqlAccountStore implements AccountStore {
   async createKey(key: NewApiKey): Promise<ApiKeyRecord> {
     await this.db
       .insertInto('api_keys')
-      .values({ id: key.id, account_id: key.accountId, hash: key.hash, prefix: key.prefix, created_at: key.createdAt, revoked_at: null })
+      .values({
+        id: key.id,
+        account_id: key.accountId,
+        hash: key.hash,
+        prefix: key.prefix,
+        created_at: key.createdAt,
+        revoked_at: null,
+      })
       .execute();
     return { id: key.id, accountId: key.accountId, prefix: key.prefix, createdAt: key.createdAt, revokedAt: null };
   }
@@ -93,15 +112,29 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async countKeys(): Promise<number> {
-    const row = await this.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 }
 
 function toAccount(row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'>): Account {
-  return { id: row.id, name: row.name, models: row.models === null ? null : JSON.parse(row.models), createdAt: row.created_at };
+  return {
+    id: row.id,
+    name: row.name,
+    models: row.models === null ? null : JSON.parse(row.models),
+    createdAt: row.created_at,
+  };
 }
 
 function toKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
-  return { id: row.id, accountId: row.account_id, prefix: row.prefix, createdAt: row.created_at, revokedAt: row.revoked_at };
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
 }

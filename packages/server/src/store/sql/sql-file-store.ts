@@ -9,8 +9,14 @@ export class SqlFileStore implements FileStore {
     await this.db
       .insertInto('files')
       .values({
-        id: file.id, account_id: file.accountId, filename: file.filename, bytes: file.bytes,
-        mime_type: file.mimeType, purpose: file.purpose, blob_key: file.blobKey, created_at: file.createdAt,
+        id: file.id,
+        account_id: file.accountId,
+        filename: file.filename,
+        bytes: file.bytes,
+        mime_type: file.mimeType,
+        purpose: file.purpose,
+        blob_key: file.blobKey,
+        created_at: file.createdAt,
       })
       .execute();
   }
@@ -19,8 +25,14 @@ export class SqlFileStore implements FileStore {
     const row = await this.db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
     return {
-      id: row.id, accountId: row.account_id, filename: row.filename, bytes: row.bytes,
-      mimeType: row.mime_type, purpose: row.purpose, blobKey: row.blob_key, createdAt: row.created_at,
+      id: row.id,
+      accountId: row.account_id,
+      filename: row.filename,
+      bytes: row.bytes,
+      mimeType: row.mime_type,
+      purpose: row.purpose,
+      blobKey: row.blob_key,
+      createdAt: row.created_at,
     };
   }
 

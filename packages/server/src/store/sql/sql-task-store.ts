@@ -1,6 +1,23 @@
-import { expressionBuilder, type ExpressionBuilder, type Kysely, type Selectable, type UpdateQueryBuilder } from 'kysely';
+import {
+  expressionBuilder,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type UpdateQueryBuilder,
+} from 'kysely';
 import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
-import type { AttemptOutcome, AttemptRecord, Claimed, ClaimRequest, LaneStats, IdempotencyClaim, NewTask, Reservation, TaskQuery, TaskStore } from '../task-store.ts';
+import type {
+  AttemptOutcome,
+  AttemptRecord,
+  Claimed,
+  ClaimRequest,
+  LaneStats,
+  IdempotencyClaim,
+  NewTask,
+  Reservation,
+  TaskQuery,
+  TaskStore,
+} from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { TASK_COLUMNS, toTask } from './task-row.ts';
@@ -20,14 +37,21 @@ type TaskUpdate = Partial<Selectable<TasksTable>>;
 /** A statement that changes task rows and returns them. */
 type ReturningTasks = UpdateQueryBuilder<Database, 'tasks', 'tasks', Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
-type TaskChange = TaskUpdate | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
+type TaskChange =
+  | TaskUpdate
+  | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
 /**
  * The row is still this attempt's: running and owned under this lease's token. Every write a worker
  * makes after its claim carries this fence (DESIGN invariant 1).
  */
 const heldBy = (lease: Lease) => (eb: ExpressionBuilder<Database, 'tasks'>) =>
-  eb.and([eb('id', '=', lease.taskId), eb('status', '=', 'running'), eb('lease_owner', '=', lease.owner), eb('lease_token', '=', lease.token)]);
+  eb.and([
+    eb('id', '=', lease.taskId),
+    eb('status', '=', 'running'),
+    eb('lease_owner', '=', lease.owner),
+    eb('lease_token', '=', lease.token),
+  ]);
 
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
@@ -42,7 +66,10 @@ export class SqlTaskStore implements TaskStore {
   /** What effects set with a completion itself (TransitionEffects.completedColumns). */
   private readonly completers: ReadonlyArray<NonNullable<TransitionEffects['completedColumns']>>;
   /** The effects that follow a change to a final state, and the RETURNING aliases of each one's lookups. */
-  private readonly finishers: ReadonlyArray<{ effect: TransitionEffects; lookups: Array<{ name: string; alias: string }> }>;
+  private readonly finishers: ReadonlyArray<{
+    effect: TransitionEffects;
+    lookups: Array<{ name: string; alias: string }>;
+  }>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -51,26 +78,52 @@ export class SqlTaskStore implements TaskStore {
     private readonly effects: readonly TransitionEffects[] = [],
   ) {
     const eb = expressionBuilder<Database, 'tasks'>();
-    this.finishers = effects.filter((e) => e.finished).map((effect, i) => ({
-      effect,
-      lookups: Object.keys(effect.finishedLookups?.(eb) ?? {}).map((name) => ({ name, alias: `fx${i}_${name}` })),
-    }));
+    this.finishers = effects
+      .filter((e) => e.finished)
+      .map((effect, i) => ({
+        effect,
+        lookups: Object.keys(effect.finishedLookups?.(eb) ?? {}).map((name) => ({ name, alias: `fx${i}_${name}` })),
+      }));
     this.fair = new FairClaim(db, dialect);
     this.idempotency = new IdempotencyKeys(db);
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
     // statement called directly, see bench/poll.bench.ts).
-    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(db.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', ''), 1);
+    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(
+      db.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', ''),
+      1,
+    );
     // Each effect's completed columns take their value from a slot of their own, `fx<i>`.
-    type Completion = 'key' | 'bytes' | 'etag' | 'durationMs' | 'now' | 'expiresAt' | 'upstreamCost' | 'taskId' | 'owner' | 'token' | `fx${number}`;
+    type Completion =
+      | 'key'
+      | 'bytes'
+      | 'etag'
+      | 'durationMs'
+      | 'now'
+      | 'expiresAt'
+      | 'upstreamCost'
+      | 'taskId'
+      | 'owner'
+      | 'token'
+      | `fx${number}`;
     this.completers = effects.flatMap((effect) => (effect.completedColumns ? [effect.completedColumns] : []));
     const complete = (slot: (name: Completion) => never, alone: boolean) =>
       db
         .updateTable('tasks')
         .set((eb) => ({
           ...Object.assign({}, ...this.completers.map((c, i) => c.set(eb, eb.val(slot(`fx${i}`))))),
-          status: 'succeeded', progress: 100, error_code: null, error_message: null, result_key: slot('key'), result_bytes: slot('bytes'),
-          result_etag: slot('etag'), result_duration_ms: slot('durationMs'), finished_at: slot('now'), expires_at: slot('expiresAt'),
-          lease_owner: null, lease_expires_at: null, upstream_cost_usd_ticks: slot('upstreamCost'),
+          status: 'succeeded',
+          progress: 100,
+          error_code: null,
+          error_message: null,
+          result_key: slot('key'),
+          result_bytes: slot('bytes'),
+          result_etag: slot('etag'),
+          result_duration_ms: slot('durationMs'),
+          finished_at: slot('now'),
+          expires_at: slot('expiresAt'),
+          lease_owner: null,
+          lease_expires_at: null,
+          upstream_cost_usd_ticks: slot('upstreamCost'),
         }))
         .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
         .$if(alone, (qb) => qb.where((eb) => eb.and(this.finishers.map((f) => f.effect.idleOnCompletion!(eb)))))
@@ -92,11 +145,16 @@ export class SqlTaskStore implements TaskStore {
         .selectFrom('done')
         .selectAll();
     };
-    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, false));
+    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) =>
+      completeWithAttempt(slot, false),
+    );
     // Where a transaction costs round trips, a completion the effects have nothing to add to
     // commits alone: the same statement, on condition that every effect is idle for it.
-    const alone = dialect.statementsAreRoundTrips && dialect.writesInWith && this.finishers.every((f) => f.effect.idleOnCompletion);
-    this.completeAloneRow = alone ? reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, true)) : undefined;
+    const alone =
+      dialect.statementsAreRoundTrips && dialect.writesInWith && this.finishers.every((f) => f.effect.idleOnCompletion);
+    this.completeAloneRow = alone
+      ? reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, true))
+      : undefined;
     this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
       db
         .updateTable('task_attempts')
@@ -121,7 +179,8 @@ export class SqlTaskStore implements TaskStore {
           .where('key', '=', task.idempotencyKey)
           .where('task_id', 'is', null)
           .executeTakeFirst();
-        if (Number(bound.numUpdatedRows) !== 1) throw new IdempotencyKeyTaken('the Idempotency-Key is bound to another task');
+        if (Number(bound.numUpdatedRows) !== 1)
+          throw new IdempotencyKeyTaken('the Idempotency-Key is bound to another task');
       }
       for (const effect of created) await effect.created!(trx, inserted);
       return inserted;
@@ -132,12 +191,34 @@ export class SqlTaskStore implements TaskStore {
     const row = await db
       .insertInto('tasks')
       .values({
-        id: task.id, account_id: task.accountId, family: task.family, kind: task.kind, model: task.model,
-        backend: task.backend, status: 'queued', progress: 0, params: JSON.stringify(task.params),
-        error_code: null, error_message: null, result_key: null, result_bytes: null, result_etag: null, result_duration_ms: null,
-        attempts: 0, lease_owner: null, lease_token: 0, lease_expires_at: null, available_at: task.createdAt,
-        created_at: task.createdAt, started_at: null, finished_at: null, expires_at: null,
-        idempotency_key: task.idempotencyKey ?? null, backend_state: null, cost_usd_ticks: null, upstream_cost_usd_ticks: null,
+        id: task.id,
+        account_id: task.accountId,
+        family: task.family,
+        kind: task.kind,
+        model: task.model,
+        backend: task.backend,
+        status: 'queued',
+        progress: 0,
+        params: JSON.stringify(task.params),
+        error_code: null,
+        error_message: null,
+        result_key: null,
+        result_bytes: null,
+        result_etag: null,
+        result_duration_ms: null,
+        attempts: 0,
+        lease_owner: null,
+        lease_token: 0,
+        lease_expires_at: null,
+        available_at: task.createdAt,
+        created_at: task.createdAt,
+        started_at: null,
+        finished_at: null,
+        expires_at: null,
+        idempotency_key: task.idempotencyKey ?? null,
+        backend_state: null,
+        cost_usd_ticks: null,
+        upstream_cost_usd_ticks: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -157,7 +238,13 @@ export class SqlTaskStore implements TaskStore {
   async list(q: TaskQuery): Promise<Task[]> {
     const statuses = q.statuses?.length ? [...new Set(q.statuses)] : [undefined];
     const pages = await Promise.all(statuses.map((status) => this.listQuery(q, status).execute()));
-    const rows = pages.length === 1 ? pages[0] : pages.flat().sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, q.limit);
+    const rows =
+      pages.length === 1
+        ? pages[0]
+        : pages
+            .flat()
+            .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+            .slice(0, q.limit);
     return rows.map(toTask);
   }
 
@@ -177,7 +264,9 @@ export class SqlTaskStore implements TaskStore {
       // on the id lets the scan stop at the window's start instead of reading every older task.
       // Tasks written by earlier versions took created_at a little after their id (after fetching
       // inputs): the slack keeps them in.
-      query = query.where('created_at', '>', q.createdAfter).where('id', '>=', uuidv7Floor(q.createdAfter + 1 - CREATED_AT_SLACK_MS));
+      query = query
+        .where('created_at', '>', q.createdAfter)
+        .where('id', '>=', uuidv7Floor(q.createdAfter + 1 - CREATED_AT_SLACK_MS));
     }
     if (q.idempotencyKey) query = query.where('idempotency_key', '=', q.idempotencyKey);
     return query;
@@ -189,7 +278,6 @@ export class SqlTaskStore implements TaskStore {
   renewIdempotencyKey(claim: IdempotencyClaim, now: number): Promise<void> {
     return this.idempotency.renew(claim, now);
   }
-
 
   releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
     return this.idempotency.release(claim);
@@ -207,15 +295,33 @@ export class SqlTaskStore implements TaskStore {
     await this.endAttemptIn(this.db, lease, outcome, errorCode, now);
   }
 
-  private async endAttemptIn(db: Kysely<Database>, lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void> {
-    await db.executeQuery(this.endAttemptRow({ now, outcome, code: errorCode, taskId: lease.taskId, attempt: lease.token }));
+  private async endAttemptIn(
+    db: Kysely<Database>,
+    lease: Lease,
+    outcome: AttemptOutcome,
+    errorCode: string | null,
+    now: number,
+  ): Promise<void> {
+    await db.executeQuery(
+      this.endAttemptRow({ now, outcome, code: errorCode, taskId: lease.taskId, attempt: lease.token }),
+    );
   }
 
   async attempts(taskId: string): Promise<AttemptRecord[]> {
-    const rows = await this.db.selectFrom('task_attempts').selectAll().where('task_id', '=', taskId).orderBy('attempt').execute();
+    const rows = await this.db
+      .selectFrom('task_attempts')
+      .selectAll()
+      .where('task_id', '=', taskId)
+      .orderBy('attempt')
+      .execute();
     return rows.map((r) => ({
-      taskId: r.task_id, attempt: r.attempt, worker: r.worker, startedAt: r.started_at, endedAt: r.ended_at,
-      outcome: r.outcome as AttemptOutcome | null, errorCode: r.error_code,
+      taskId: r.task_id,
+      attempt: r.attempt,
+      worker: r.worker,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+      outcome: r.outcome as AttemptOutcome | null,
+      errorCode: r.error_code,
     }));
   }
 
@@ -225,8 +331,12 @@ export class SqlTaskStore implements TaskStore {
       db
         .updateTable('tasks')
         .set({
-          status: 'canceled', error_code: canceled.code, error_message: canceled.message, finished_at: now,
-          lease_owner: null, lease_expires_at: null,
+          status: 'canceled',
+          error_code: canceled.code,
+          error_message: canceled.message,
+          finished_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
         })
         .where('id', '=', taskId)
         .where('status', 'in', ['queued', 'running'])
@@ -238,7 +348,12 @@ export class SqlTaskStore implements TaskStore {
 
   async laneStats(): Promise<LaneStats> {
     const [queued, running] = await Promise.all([
-      this.db.selectFrom('tasks').select(['backend', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '=', 'queued').groupBy('backend').execute(),
+      this.db
+        .selectFrom('tasks')
+        .select(['backend', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', '=', 'queued')
+        .groupBy('backend')
+        .execute(),
       this.db
         .selectFrom('tasks')
         .select(['backend', 'account_id', (eb) => eb.fn.countAll<number>().as('n')])
@@ -277,14 +392,36 @@ export class SqlTaskStore implements TaskStore {
 
   async complete(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
     if (await this.completedAlone(lease, result, now, expiresAt)) return true;
-    return (await this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith)).completed;
+    return (
+      await this.guardedFinish(
+        lease,
+        now,
+        null,
+        this.completing(lease, result, now, expiresAt),
+        this.dialect.writesInWith,
+      )
+    ).completed;
   }
 
-  async completeAndClaim(lease: Lease, result: TaskResult, now: number, expiresAt: number, next: ClaimRequest): Promise<{ completed: boolean; next?: Claimed }> {
+  async completeAndClaim(
+    lease: Lease,
+    result: TaskResult,
+    now: number,
+    expiresAt: number,
+    next: ClaimRequest,
+  ): Promise<{ completed: boolean; next?: Claimed }> {
     // Committed alone, the next claim is a statement of its own: two round trips instead of a
     // transaction's four. A crash between them leaves the next task queued, for any worker.
-    if (await this.completedAlone(lease, result, now, expiresAt)) return { completed: true, next: await this.fair.claim(next) };
-    return this.guardedFinish(lease, now, null, this.completing(lease, result, now, expiresAt), this.dialect.writesInWith, next);
+    if (await this.completedAlone(lease, result, now, expiresAt))
+      return { completed: true, next: await this.fair.claim(next) };
+    return this.guardedFinish(
+      lease,
+      now,
+      null,
+      this.completing(lease, result, now, expiresAt),
+      this.dialect.writesInWith,
+      next,
+    );
   }
 
   /**
@@ -295,7 +432,9 @@ export class SqlTaskStore implements TaskStore {
    */
   private async completedAlone(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
     if (!this.completeAloneRow || (this.completers.length > 0 && !this.fair.claimedTasks.has(lease))) return false;
-    const [row] = (await this.db.executeQuery(this.completeAloneRow(this.completionValues(lease, result, now, expiresAt)))).rows;
+    const [row] = (
+      await this.db.executeQuery(this.completeAloneRow(this.completionValues(lease, result, now, expiresAt)))
+    ).rows;
     return row !== undefined;
   }
 
@@ -306,36 +445,76 @@ export class SqlTaskStore implements TaskStore {
 
   private completionValues(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
     const values: Record<string, unknown> = {
-      key: result.blobKey, bytes: result.bytes, etag: result.etag, durationMs: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000),
-      now, expiresAt, upstreamCost: result.upstreamCostUsdTicks ?? null, taskId: lease.taskId, owner: lease.owner, token: lease.token,
+      key: result.blobKey,
+      bytes: result.bytes,
+      etag: result.etag,
+      durationMs: result.durationSeconds === undefined ? null : Math.round(result.durationSeconds * 1000),
+      now,
+      expiresAt,
+      upstreamCost: result.upstreamCostUsdTicks ?? null,
+      taskId: lease.taskId,
+      owner: lease.owner,
+      token: lease.token,
     };
     const claimed = this.fair.claimedTasks.get(lease);
-    const completedTask: Task | undefined = claimed && { ...claimed, status: 'succeeded', progress: 100, result, finishedAt: now, expiresAt };
-    for (const [i, c] of this.completers.entries()) values[`fx${i}`] = completedTask ? (c.value(completedTask) ?? null) : null;
+    const completedTask: Task | undefined = claimed && {
+      ...claimed,
+      status: 'succeeded',
+      progress: 100,
+      result,
+      finishedAt: now,
+      expiresAt,
+    };
+    for (const [i, c] of this.completers.entries())
+      values[`fx${i}`] = completedTask ? (c.value(completedTask) ?? null) : null;
     return values;
   }
 
   async fail(lease: Lease, error: TaskErrorInfo, now: number): Promise<boolean> {
-    const values = { status: 'failed', error_code: error.code, error_message: error.message, finished_at: now, lease_owner: null, lease_expires_at: null };
-    const failing = (trx: Kysely<Database>) => this.returningFinished(trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll()).executeTakeFirst();
+    const values = {
+      status: 'failed',
+      error_code: error.code,
+      error_message: error.message,
+      finished_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+    };
+    const failing = (trx: Kysely<Database>) =>
+      this.returningFinished(
+        trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll(),
+      ).executeTakeFirst();
     return (await this.guardedFinish(lease, now, error.code, failing, false)).completed;
   }
 
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
     return this.guarded(lease, {
-      status: 'queued', error_code: error.code, error_message: error.message, available_at: availableAt,
-      progress: 0, lease_owner: null, lease_expires_at: null,
+      status: 'queued',
+      error_code: error.code,
+      error_message: error.message,
+      available_at: availableAt,
+      progress: 0,
+      lease_owner: null,
+      lease_expires_at: null,
     });
   }
 
   release(lease: Lease, now: number): Promise<boolean> {
     return this.guarded(lease, (eb) => ({
-      status: 'queued', available_at: now, lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1),
+      status: 'queued',
+      available_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+      attempts: eb('attempts', '-', 1),
     }));
   }
 
   async leasedBy(owner: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('tasks').select('id').where('status', '=', 'running').where('lease_owner', '=', owner).execute();
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .execute();
     return rows.map((r) => r.id);
   }
 
@@ -353,7 +532,11 @@ export class SqlTaskStore implements TaskStore {
       db
         .updateTable('tasks')
         .set({
-          status: 'failed', error_code: lost.code, finished_at: now, lease_owner: null, lease_expires_at: null,
+          status: 'failed',
+          error_code: lost.code,
+          finished_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
           error_message: lost.message,
         })
         .where('status', '=', 'running')
@@ -431,7 +614,10 @@ export class SqlTaskStore implements TaskStore {
    * first, so on SQLite it holds the write lock before the claim reads.
    */
   private async guardedFinish(
-    lease: Lease, now: number, errorCode: string | null, change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>,
+    lease: Lease,
+    now: number,
+    errorCode: string | null,
+    change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>,
     /** The change ended the attempt's row itself (writesInWith). */
     endsAttempt: boolean,
     next?: ClaimRequest,
@@ -440,7 +626,8 @@ export class SqlTaskStore implements TaskStore {
       // The change is fenced by the lease (heldBy): no row means the lease was no longer held.
       const row = await change(trx);
       if (!row) return { completed: false };
-      if (!endsAttempt) await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
+      if (!endsAttempt)
+        await this.endAttemptIn(trx, lease, row.status === 'succeeded' ? 'succeeded' : 'failed', errorCode, now);
       await this.runFinished(trx, row);
       if (!next) return { completed: true };
       const [claimed] = await this.fair.claimSeveralIn(trx, next, 1);

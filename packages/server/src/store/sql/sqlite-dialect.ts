@@ -7,7 +7,9 @@ import { reusableSql } from './reusable-query.ts';
 /** SQLite through better-sqlite3, the embedded default: one file, writers serialised by its lock. */
 export function openSqlite(path: string): OpenedDialect {
   const handle = openSqliteFile(path);
-  const db = new Kysely<Database>({ dialect: new OriginalErrorSqliteDialect(handle, { database: withStatementCache(handle) }) });
+  const db = new Kysely<Database>({
+    dialect: new OriginalErrorSqliteDialect(handle, { database: withStatementCache(handle) }),
+  });
   return { db, dialect: sqliteDialect(handle), close: () => db.destroy() };
 }
 

@@ -8,9 +8,33 @@ import type { TasksTable } from './schema.ts';
  * PostgreSQL refuses for a prepared statement ("cached plan must not change result type").
  */
 export const TASK_COLUMNS = [
-  'id', 'account_id', 'family', 'kind', 'model', 'backend', 'status', 'progress', 'params', 'error_code', 'error_message',
-  'result_key', 'result_bytes', 'result_etag', 'result_duration_ms', 'attempts', 'lease_owner', 'lease_token', 'lease_expires_at',
-  'available_at', 'created_at', 'started_at', 'finished_at', 'expires_at', 'idempotency_key', 'backend_state', 'cost_usd_ticks',
+  'id',
+  'account_id',
+  'family',
+  'kind',
+  'model',
+  'backend',
+  'status',
+  'progress',
+  'params',
+  'error_code',
+  'error_message',
+  'result_key',
+  'result_bytes',
+  'result_etag',
+  'result_duration_ms',
+  'attempts',
+  'lease_owner',
+  'lease_token',
+  'lease_expires_at',
+  'available_at',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'expires_at',
+  'idempotency_key',
+  'backend_state',
+  'cost_usd_ticks',
   'upstream_cost_usd_ticks',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here.
@@ -30,7 +54,12 @@ export function toTask(row: Selectable<TasksTable>): Task {
     params: JSON.parse(row.params),
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
     result: row.result_key
-      ? { blobKey: row.result_key, bytes: row.result_bytes ?? 0, etag: row.result_etag ?? '', ...(row.result_duration_ms !== null ? { durationSeconds: Number(row.result_duration_ms) / 1000 } : {}) }
+      ? {
+          blobKey: row.result_key,
+          bytes: row.result_bytes ?? 0,
+          etag: row.result_etag ?? '',
+          ...(row.result_duration_ms !== null ? { durationSeconds: Number(row.result_duration_ms) / 1000 } : {}),
+        }
       : null,
     attempts: row.attempts,
     createdAt: row.created_at,
@@ -38,9 +67,14 @@ export function toTask(row: Selectable<TasksTable>): Task {
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
     idempotencyKey: row.idempotency_key,
-    usage: row.cost_usd_ticks === null ? null : {
-      costUsdTicks: Number(row.cost_usd_ticks),
-      ...(row.upstream_cost_usd_ticks !== null ? { upstreamCostUsdTicks: Number(row.upstream_cost_usd_ticks) } : {}),
-    },
+    usage:
+      row.cost_usd_ticks === null
+        ? null
+        : {
+            costUsdTicks: Number(row.cost_usd_ticks),
+            ...(row.upstream_cost_usd_ticks !== null
+              ? { upstreamCostUsdTicks: Number(row.upstream_cost_usd_ticks) }
+              : {}),
+          },
   };
 }

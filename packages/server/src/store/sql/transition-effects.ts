@@ -19,7 +19,10 @@ export interface TransitionEffects {
    * know the claimed task; `finished` then still sees the row without them and writes them.
    */
   completedColumns?: {
-    set(eb: ExpressionBuilder<Database, 'tasks'>, value: Expression<unknown>): Partial<Record<keyof TasksTable, Expression<unknown>>>;
+    set(
+      eb: ExpressionBuilder<Database, 'tasks'>,
+      value: Expression<unknown>,
+    ): Partial<Record<keyof TasksTable, Expression<unknown>>>;
     value(task: Task): unknown;
   };
   /**

@@ -82,7 +82,16 @@ export class ComfyUiStandIn {
   faults: StandInFaults = {};
   jobsApi: boolean;
   readonly clientPromptIds: boolean;
-  readonly stats: StandInStats = { submitted: [], interrupts: [], jobCancels: [], queueDeletes: [], uploads: [], requests: [], maxOutstanding: 0, crashes: 0 };
+  readonly stats: StandInStats = {
+    submitted: [],
+    interrupts: [],
+    jobCancels: [],
+    queueDeletes: [],
+    uploads: [],
+    requests: [],
+    maxOutstanding: 0,
+    crashes: 0,
+  };
   readonly legacy: boolean;
   readonly defs: Record<string, NodeDef>;
   queue: QueueItem[] = [];
@@ -107,7 +116,11 @@ export class ComfyUiStandIn {
     this.legacy = options.build === 'legacy';
     this.jobsApi = options.jobsApi ?? !this.legacy;
     this.clientPromptIds = options.clientPromptIds ?? true;
-    this.defs = nodeDefs({ ...DEFAULT_MODELS, ...options.models }, (name) => !name.includes('..') && existsSync(join(this.dirs.input, name)), this.legacy);
+    this.defs = nodeDefs(
+      { ...DEFAULT_MODELS, ...options.models },
+      (name) => !name.includes('..') && existsSync(join(this.dirs.input, name)),
+      this.legacy,
+    );
     this.server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const refused = this.faults.serverError ?? (this.faults.dropWebSockets ? 503 : undefined);
@@ -115,7 +128,9 @@ export class ComfyUiStandIn {
         socket.end(`HTTP/1.1 ${refused ?? 404} Refused\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, url.searchParams.get('clientId') || randomUUID().replaceAll('-', '')));
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        this.connected(ws, url.searchParams.get('clientId') || randomUUID().replaceAll('-', '')),
+      );
     });
   }
 
@@ -139,7 +154,8 @@ export class ComfyUiStandIn {
   /** ComfyUI's PromptServer.send: to one client id, or to everyone when there is none. */
   send(event: string, data: Record<string, unknown>, sid: string | undefined): void {
     const text = JSON.stringify({ type: event, data });
-    const targets = sid === undefined ? [...this.sockets.values()] : [this.sockets.get(sid)].filter((s) => s !== undefined);
+    const targets =
+      sid === undefined ? [...this.sockets.values()] : [this.sockets.get(sid)].filter((s) => s !== undefined);
     for (const ws of targets) if (ws.readyState === ws.OPEN) ws.send(text);
     if (event === 'progress' && this.faults.dropWebSockets) for (const ws of this.wss.clients) ws.terminate();
   }
@@ -190,7 +206,9 @@ export class ComfyUiStandIn {
     this.sockets.set(sid, ws);
     ws.on('close', () => this.sockets.get(sid) === ws && this.sockets.delete(sid));
     ws.on('error', () => undefined);
-    ws.send(JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: this.outstanding } }, sid } }));
+    ws.send(
+      JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: this.outstanding } }, sid } }),
+    );
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -220,12 +238,25 @@ export class ComfyUiStandIn {
     }
   }
 
-  private async execute({ item, abort, kill }: { item: QueueItem; abort: AbortController; kill: AbortController }): Promise<void> {
+  private async execute({
+    item,
+    abort,
+    kill,
+  }: {
+    item: QueueItem;
+    abort: AbortController;
+    kill: AbortController;
+  }): Promise<void> {
     const generation = this.generation;
     const host = {
-      ffmpeg: this.options.ffmpeg, dirs: this.dirs, slow: () => this.faults.slow === true, nodeError: () => this.faults.nodeError,
-      interruptsBetweenNodesOnly: this.legacy, progressState: !this.legacy,
-      send: (e: string, d: Record<string, unknown>, sid: string | undefined) => generation === this.generation && this.send(e, d, sid),
+      ffmpeg: this.options.ffmpeg,
+      dirs: this.dirs,
+      slow: () => this.faults.slow === true,
+      nodeError: () => this.faults.nodeError,
+      interruptsBetweenNodesOnly: this.legacy,
+      progressState: !this.legacy,
+      send: (e: string, d: Record<string, unknown>, sid: string | undefined) =>
+        generation === this.generation && this.send(e, d, sid),
       onSamplerProgress: (_: QueueItem, fraction: number) => {
         if (this.faults.crashAtProgress !== undefined && fraction >= this.faults.crashAtProgress) this.crash();
       },

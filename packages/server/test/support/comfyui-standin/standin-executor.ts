@@ -59,14 +59,24 @@ class NodeFailure extends Error {
 type Value = Record<string, unknown>;
 
 /** `interrupt` is POST /interrupt's flag; `kill` ends the process (a crash, close()) and stops everything at once. */
-export async function executePrompt(item: QueueItem, host: ExecutionHost, interrupt: AbortSignal, kill: AbortSignal): Promise<ExecutionResult> {
+export async function executePrompt(
+  item: QueueItem,
+  host: ExecutionHost,
+  interrupt: AbortSignal,
+  kill: AbortSignal,
+): Promise<ExecutionResult> {
   const stopped = AbortSignal.any([interrupt, kill]);
   const signal = host.interruptsBetweenNodesOnly ? kill : stopped;
   const states = new Map<string, { value: number; max: number; state: string }>();
   const progressState = (id: string, state: string, value: number, max: number) => {
     if (!host.progressState) return;
     states.set(id, { value, max, state });
-    const nodes = Object.fromEntries([...states].map(([n, st]) => [n, { ...st, node_id: n, prompt_id: item.id, display_node_id: n, parent_node_id: null, real_node_id: n }]));
+    const nodes = Object.fromEntries(
+      [...states].map(([n, st]) => [
+        n,
+        { ...st, node_id: n, prompt_id: item.id, display_node_id: n, parent_node_id: null, real_node_id: n },
+      ]),
+    );
     host.send('progress_state', { prompt_id: item.id, nodes }, undefined);
   };
   const sid = typeof item.extra.client_id === 'string' ? item.extra.client_id : undefined;
@@ -90,7 +100,14 @@ export async function executePrompt(item: QueueItem, host: ExecutionHost, interr
       const raise = host.nodeError?.();
       if (raise && raise.classType === node.class_type) throw new NodeFailure(raise.exceptionType, raise.message);
       const inputs = resolveInputs(node.inputs ?? {}, values);
-      const { outputs, ui } = await runNode(String(node.class_type), inputs, { id, item, host, signal, sid, progressState });
+      const { outputs, ui } = await runNode(String(node.class_type), inputs, {
+        id,
+        item,
+        host,
+        signal,
+        sid,
+        progressState,
+      });
       values.set(id, outputs);
       executed.push(id);
       progressState(id, 'finished', 1, 1);
@@ -105,8 +122,12 @@ export async function executePrompt(item: QueueItem, host: ExecutionHost, interr
       else {
         const f = err instanceof NodeFailure ? err : new NodeFailure('RuntimeError', String(err));
         message('execution_error', {
-          ...base, exception_message: f.message, exception_type: f.exceptionType,
-          traceback: ['  File "execution.py", line 496, in execute\n'], current_inputs: {}, current_outputs: [],
+          ...base,
+          exception_message: f.message,
+          exception_type: f.exceptionType,
+          traceback: ['  File "execution.py", line 496, in execute\n'],
+          current_inputs: {},
+          current_outputs: [],
         });
       }
       return { ...result, status_str: 'error', completed: false };
@@ -129,7 +150,12 @@ function executionOrder(prompt: Prompt, outputs: string[]): string[] {
 }
 
 function resolveInputs(inputs: Record<string, unknown>, values: Map<string, Value[]>): Value {
-  return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) && v.length === 2 ? values.get(String(v[0]))?.[Number(v[1])] : v]));
+  return Object.fromEntries(
+    Object.entries(inputs).map(([k, v]) => [
+      k,
+      Array.isArray(v) && v.length === 2 ? values.get(String(v[0]))?.[Number(v[1])] : v,
+    ]),
+  );
 }
 
 interface NodeRun {
@@ -141,7 +167,11 @@ interface NodeRun {
   progressState(id: string, state: string, value: number, max: number): void;
 }
 
-async function runNode(type: string, i: Value, run: NodeRun): Promise<{ outputs: Value[]; ui?: Record<string, unknown> }> {
+async function runNode(
+  type: string,
+  i: Value,
+  run: NodeRun,
+): Promise<{ outputs: Value[]; ui?: Record<string, unknown> }> {
   if (run.signal.aborted) throw new Interrupted();
   const latent = (multiple: number, image?: unknown) => ({
     width: Math.floor(Number(i.width) / multiple) * multiple,
@@ -169,13 +199,22 @@ async function runNode(type: string, i: Value, run: NodeRun): Promise<{ outputs:
       return { outputs: [{ ...(i.images as Value), fps: Number(i.fps) }] };
     case 'SaveVideo':
       // comfy_extras/nodes_video.py: the container writes only the codecs it knows.
-      if (i.codec !== undefined && !SAVE_VIDEO_CODECS.includes(String(i.codec))) throw new NodeFailure('ValueError', `Unsupported codec: ${String(i.codec)}`);
+      if (i.codec !== undefined && !SAVE_VIDEO_CODECS.includes(String(i.codec)))
+        throw new NodeFailure('ValueError', `Unsupported codec: ${String(i.codec)}`);
       return save(i.video as Value, Number((i.video as Value).fps), String(i.filename_prefix), 'mp4', run, 'images');
     case 'SaveWEBM':
       return save(i.images as Value, Number(i.fps), String(i.filename_prefix), 'webm', run, 'images');
     case 'VHS_VideoCombine': {
       const ext = ({ 'image/gif': 'gif', 'video/webm': 'webm' } as Record<string, string>)[String(i.format)] ?? 'mp4';
-      return save(i.images as Value, Number(i.frame_rate), String(i.filename_prefix), ext, run, 'gifs', i.save_output === false ? 'temp' : 'output');
+      return save(
+        i.images as Value,
+        Number(i.frame_rate),
+        String(i.filename_prefix),
+        ext,
+        run,
+        'gifs',
+        i.save_output === false ? 'temp' : 'output',
+      );
     }
     default:
       return { outputs: [{ class_type: type }] };
@@ -200,20 +239,50 @@ async function sample(i: Value, run: NodeRun): Promise<Value> {
   const source = l.image
     ? [...realtime, '-loop', '1', '-framerate', '24', '-i', l.image]
     : [...realtime, '-f', 'lavfi', '-i', `testsrc2=size=${l.width}x${l.height}:rate=24`];
-  const look = l.image ? `scale=${l.width}:${l.height}:force_original_aspect_ratio=increase,crop=${l.width}:${l.height}` : `hue=h=${Number(i.seed) % 360}`;
+  const look = l.image
+    ? `scale=${l.width}:${l.height}:force_original_aspect_ratio=increase,crop=${l.width}:${l.height}`
+    : `hue=h=${Number(i.seed) % 360}`;
   let reported = 0;
-  await ffmpeg(run.host.ffmpeg, [...source, '-vf', `${look},format=yuv420p`, '-frames:v', String(l.frames), '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '18', '-f', 'matroska', out], run.signal, (frame) => {
-    const value = Math.min(steps, Math.floor((steps * frame) / l.frames));
-    if (value <= reported) return;
-    reported = value;
-    run.host.send('progress', { value, max: steps, prompt_id: run.item.id, node: run.id }, run.sid);
-    run.progressState(run.id, 'running', value, steps);
-    run.host.onSamplerProgress(run.item, value / steps);
-  });
+  await ffmpeg(
+    run.host.ffmpeg,
+    [
+      ...source,
+      '-vf',
+      `${look},format=yuv420p`,
+      '-frames:v',
+      String(l.frames),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-crf',
+      '18',
+      '-f',
+      'matroska',
+      out,
+    ],
+    run.signal,
+    (frame) => {
+      const value = Math.min(steps, Math.floor((steps * frame) / l.frames));
+      if (value <= reported) return;
+      reported = value;
+      run.host.send('progress', { value, max: steps, prompt_id: run.item.id, node: run.id }, run.sid);
+      run.progressState(run.id, 'running', value, steps);
+      run.host.onSamplerProgress(run.item, value / steps);
+    },
+  );
   return { ...l, clip: out };
 }
 
-async function save(video: Value, fps: number, prefix: string, ext: string, run: NodeRun, key: string, type = 'output') {
+async function save(
+  video: Value,
+  fps: number,
+  prefix: string,
+  ext: string,
+  run: NodeRun,
+  key: string,
+  type = 'output',
+) {
   const subfolder = dirname(prefix) === '.' ? '' : dirname(prefix);
   const folder = join(type === 'output' ? run.host.dirs.output : run.host.dirs.temp, subfolder);
   await mkdir(folder, { recursive: true });
@@ -225,18 +294,36 @@ async function save(video: Value, fps: number, prefix: string, ext: string, run:
     gif: ['-f', 'gif'],
   };
   const tmp = join(run.host.dirs.temp, `${run.item.id}-${run.id}.${ext}`);
-  await ffmpeg(run.host.ffmpeg, ['-i', String(video.clip), '-vf', `setpts=N/(${fps}*TB)`, '-r', String(fps), ...codec[ext], tmp], run.signal);
+  await ffmpeg(
+    run.host.ffmpeg,
+    ['-i', String(video.clip), '-vf', `setpts=N/(${fps}*TB)`, '-r', String(fps), ...codec[ext], tmp],
+    run.signal,
+  );
   await rename(tmp, join(folder, filename));
   const file = { filename, subfolder, type };
-  const entry = key === 'gifs' ? { ...file, format: ext === 'gif' ? 'image/gif' : `video/${ext === 'mp4' ? 'h264-mp4' : ext}`, frame_rate: fps, workflow: `${filename}.png`, fullpath: join(folder, filename) } : file;
-  return { outputs: [{ files: [entry] }], ui: key === 'gifs' ? { gifs: [entry] } : { images: [entry], animated: [true] } };
+  const entry =
+    key === 'gifs'
+      ? {
+          ...file,
+          format: ext === 'gif' ? 'image/gif' : `video/${ext === 'mp4' ? 'h264-mp4' : ext}`,
+          frame_rate: fps,
+          workflow: `${filename}.png`,
+          fullpath: join(folder, filename),
+        }
+      : file;
+  return {
+    outputs: [{ files: [entry] }],
+    ui: key === 'gifs' ? { gifs: [entry] } : { images: [entry], animated: [true] },
+  };
 }
 
 /** One ffmpeg process; on interrupt it is killed and waited for, so nothing outlives the prompt. */
 function ffmpeg(bin: string, args: string[], signal: AbortSignal, onFrame?: (frame: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Interrupted());
-    const child = spawn(bin, ['-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', ...args, '-y'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', ...args, '-y'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const kill = () => child.kill('SIGKILL');
     signal.addEventListener('abort', kill, { once: true });

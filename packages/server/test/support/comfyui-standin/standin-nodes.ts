@@ -41,8 +41,29 @@ const FLOAT = (min: number, max: number): InputSpec => ({ type: 'FLOAT', min, ma
 const COMBO = (options: string[]): InputSpec => ({ type: 'COMBO', options });
 const LINK = (type: string, optional = false): InputSpec => ({ type, optional });
 const STRING: InputSpec = { type: 'STRING' };
-const SAMPLERS = ['euler', 'euler_ancestral', 'heun', 'dpmpp_2m', 'dpmpp_2m_sde', 'dpmpp_3m_sde', 'uni_pc', 'uni_pc_bh2', 'lcm', 'res_multistep'];
-const SCHEDULERS = ['simple', 'sgm_uniform', 'karras', 'exponential', 'ddim_uniform', 'beta', 'normal', 'linear_quadratic', 'kl_optimal'];
+const SAMPLERS = [
+  'euler',
+  'euler_ancestral',
+  'heun',
+  'dpmpp_2m',
+  'dpmpp_2m_sde',
+  'dpmpp_3m_sde',
+  'uni_pc',
+  'uni_pc_bh2',
+  'lcm',
+  'res_multistep',
+];
+const SCHEDULERS = [
+  'simple',
+  'sgm_uniform',
+  'karras',
+  'exponential',
+  'ddim_uniform',
+  'beta',
+  'normal',
+  'linear_quadratic',
+  'kl_optimal',
+];
 const MAX_RES = 16384;
 /** What SaveVideo can write (comfy_api VideoCodec). */
 export const SAVE_VIDEO_CODECS = ['auto', 'h264'];
@@ -52,44 +73,108 @@ export const SAVE_VIDEO_CODECS = ['auto', 'h264'];
  * SaveVideo's `codec` passed POST /prompt whatever it was, and the node raised ValueError when it
  * ran. Newer builds refuse it at validation (value_not_in_list).
  */
-export function nodeDefs(models: ModelFiles, inputExists: (name: string) => boolean, runtimeCodecCheck = false): Record<string, NodeDef> {
+export function nodeDefs(
+  models: ModelFiles,
+  inputExists: (name: string) => boolean,
+  runtimeCodecCheck = false,
+): Record<string, NodeDef> {
   const latent = (min: number): Record<string, InputSpec> => ({
-    width: INT(min, MAX_RES), height: INT(min, MAX_RES), length: INT(1, MAX_RES), batch_size: INT(1, 4096),
+    width: INT(min, MAX_RES),
+    height: INT(min, MAX_RES),
+    length: INT(1, MAX_RES),
+    batch_size: INT(1, 4096),
   });
   return {
-    UNETLoader: { inputs: { unet_name: COMBO(models.diffusion_models), weight_dtype: COMBO(['default', 'fp8_e4m3fn', 'fp8_e4m3fn_fast', 'fp8_e5m2']) }, outputs: ['MODEL'] },
+    UNETLoader: {
+      inputs: {
+        unet_name: COMBO(models.diffusion_models),
+        weight_dtype: COMBO(['default', 'fp8_e4m3fn', 'fp8_e4m3fn_fast', 'fp8_e5m2']),
+      },
+      outputs: ['MODEL'],
+    },
     CLIPLoader: {
-      inputs: { clip_name: COMBO(models.text_encoders), type: COMBO(['stable_diffusion', 'sd3', 'ltxv', 'wan', 'hidream', 'qwen_image']), device: { ...COMBO(['default', 'cpu']), optional: true } },
+      inputs: {
+        clip_name: COMBO(models.text_encoders),
+        type: COMBO(['stable_diffusion', 'sd3', 'ltxv', 'wan', 'hidream', 'qwen_image']),
+        device: { ...COMBO(['default', 'cpu']), optional: true },
+      },
       outputs: ['CLIP'],
     },
     VAELoader: { inputs: { vae_name: COMBO(models.vae) }, outputs: ['VAE'] },
     ModelSamplingSD3: { inputs: { model: LINK('MODEL'), shift: FLOAT(0, 100) }, outputs: ['MODEL'] },
     CLIPTextEncode: { inputs: { text: STRING, clip: LINK('CLIP') }, outputs: ['CONDITIONING'] },
     LoadImage: {
-      inputs: { image: { type: 'COMBO', validate: (v) => (inputExists(String(v)) ? true : `Invalid image file: ${v}`) } },
+      inputs: {
+        image: { type: 'COMBO', validate: (v) => (inputExists(String(v)) ? true : `Invalid image file: ${v}`) },
+      },
       outputs: ['IMAGE', 'MASK'],
     },
-    Wan22ImageToVideoLatent: { inputs: { vae: LINK('VAE'), ...latent(32), start_image: LINK('IMAGE', true) }, outputs: ['LATENT'] },
+    Wan22ImageToVideoLatent: {
+      inputs: { vae: LINK('VAE'), ...latent(32), start_image: LINK('IMAGE', true) },
+      outputs: ['LATENT'],
+    },
     WanImageToVideo: {
-      inputs: { positive: LINK('CONDITIONING'), negative: LINK('CONDITIONING'), vae: LINK('VAE'), ...latent(16), clip_vision_output: LINK('CLIP_VISION_OUTPUT', true), start_image: LINK('IMAGE', true) },
+      inputs: {
+        positive: LINK('CONDITIONING'),
+        negative: LINK('CONDITIONING'),
+        vae: LINK('VAE'),
+        ...latent(16),
+        clip_vision_output: LINK('CLIP_VISION_OUTPUT', true),
+        start_image: LINK('IMAGE', true),
+      },
       outputs: ['CONDITIONING', 'CONDITIONING', 'LATENT'],
     },
     EmptyHunyuanLatentVideo: { inputs: latent(16), outputs: ['LATENT'] },
     KSampler: {
       inputs: {
-        model: LINK('MODEL'), seed: INT(0, 2 ** 64 - 1), steps: INT(1, 10000), cfg: FLOAT(0, 100), sampler_name: COMBO(SAMPLERS), scheduler: COMBO(SCHEDULERS),
-        positive: LINK('CONDITIONING'), negative: LINK('CONDITIONING'), latent_image: LINK('LATENT'), denoise: FLOAT(0, 1),
+        model: LINK('MODEL'),
+        seed: INT(0, 2 ** 64 - 1),
+        steps: INT(1, 10000),
+        cfg: FLOAT(0, 100),
+        sampler_name: COMBO(SAMPLERS),
+        scheduler: COMBO(SCHEDULERS),
+        positive: LINK('CONDITIONING'),
+        negative: LINK('CONDITIONING'),
+        latent_image: LINK('LATENT'),
+        denoise: FLOAT(0, 1),
       },
       outputs: ['LATENT'],
     },
     VAEDecode: { inputs: { samples: LINK('LATENT'), vae: LINK('VAE') }, outputs: ['IMAGE'] },
-    CreateVideo: { inputs: { images: LINK('IMAGE'), fps: FLOAT(1, 120), audio: LINK('AUDIO', true) }, outputs: ['VIDEO'] },
-    SaveVideo: { inputs: { video: LINK('VIDEO'), filename_prefix: STRING, format: COMBO(['auto', 'mp4']), codec: runtimeCodecCheck ? { type: 'COMBO' } : COMBO(SAVE_VIDEO_CODECS) }, outputs: [], outputNode: true },
-    SaveWEBM: { inputs: { images: LINK('IMAGE'), filename_prefix: STRING, codec: COMBO(['vp9', 'av1']), fps: FLOAT(0.01, 1000), crf: FLOAT(0, 63) }, outputs: [], outputNode: true },
+    CreateVideo: {
+      inputs: { images: LINK('IMAGE'), fps: FLOAT(1, 120), audio: LINK('AUDIO', true) },
+      outputs: ['VIDEO'],
+    },
+    SaveVideo: {
+      inputs: {
+        video: LINK('VIDEO'),
+        filename_prefix: STRING,
+        format: COMBO(['auto', 'mp4']),
+        codec: runtimeCodecCheck ? { type: 'COMBO' } : COMBO(SAVE_VIDEO_CODECS),
+      },
+      outputs: [],
+      outputNode: true,
+    },
+    SaveWEBM: {
+      inputs: {
+        images: LINK('IMAGE'),
+        filename_prefix: STRING,
+        codec: COMBO(['vp9', 'av1']),
+        fps: FLOAT(0.01, 1000),
+        crf: FLOAT(0, 63),
+      },
+      outputs: [],
+      outputNode: true,
+    },
     VHS_VideoCombine: {
       inputs: {
-        images: LINK('IMAGE'), frame_rate: FLOAT(1, 240), loop_count: INT(0, 100), filename_prefix: STRING,
-        format: COMBO(['image/gif', 'image/webp', 'video/h264-mp4', 'video/webm']), pingpong: { type: 'BOOLEAN' }, save_output: { type: 'BOOLEAN' },
+        images: LINK('IMAGE'),
+        frame_rate: FLOAT(1, 240),
+        loop_count: INT(0, 100),
+        filename_prefix: STRING,
+        format: COMBO(['image/gif', 'image/webp', 'video/h264-mp4', 'video/webm']),
+        pingpong: { type: 'BOOLEAN' },
+        save_output: { type: 'BOOLEAN' },
       },
       outputs: ['VHS_FILENAMES'],
       outputNode: true,
@@ -97,7 +182,12 @@ export function nodeDefs(models: ModelFiles, inputExists: (name: string) => bool
   };
 }
 
-const promptError = (type: string, message: string, details: string): ValidationError => ({ type, message, details, extra_info: {} });
+const promptError = (type: string, message: string, details: string): ValidationError => ({
+  type,
+  message,
+  details,
+  extra_info: {},
+});
 
 export type Validation =
   | { ok: true; outputs: string[]; nodeErrors: Record<string, unknown> }
@@ -108,15 +198,32 @@ export function validatePrompt(prompt: Prompt, defs: Record<string, NodeDef>): V
   const outputs: string[] = [];
   for (const [id, node] of Object.entries(prompt)) {
     if (!node || typeof node !== 'object' || node.class_type === undefined) {
-      return { ok: false, error: promptError('invalid_prompt', 'Cannot execute because a node is missing the class_type property.', `Node ID '#${id}'`), nodeErrors: {} };
+      return {
+        ok: false,
+        error: promptError(
+          'invalid_prompt',
+          'Cannot execute because a node is missing the class_type property.',
+          `Node ID '#${id}'`,
+        ),
+        nodeErrors: {},
+      };
     }
     const def = defs[String(node.class_type)];
     if (!def) {
-      return { ok: false, error: promptError('invalid_prompt', `Cannot execute because node ${node.class_type} does not exist.`, `Node ID '#${id}'`), nodeErrors: {} };
+      return {
+        ok: false,
+        error: promptError(
+          'invalid_prompt',
+          `Cannot execute because node ${node.class_type} does not exist.`,
+          `Node ID '#${id}'`,
+        ),
+        nodeErrors: {},
+      };
     }
     if (def.outputNode) outputs.push(id);
   }
-  if (outputs.length === 0) return { ok: false, error: promptError('prompt_no_outputs', 'Prompt has no outputs', ''), nodeErrors: {} };
+  if (outputs.length === 0)
+    return { ok: false, error: promptError('prompt_no_outputs', 'Prompt has no outputs', ''), nodeErrors: {} };
 
   const validated = new Map<string, ValidationError[] | true>();
   const nodeErrors: Record<string, { errors: ValidationError[]; dependent_outputs: string[]; class_type: string }> = {};
@@ -137,12 +244,21 @@ export function validatePrompt(prompt: Prompt, defs: Record<string, NodeDef>): V
   }
   if (good.length === 0) {
     const details = failed.map((e) => `${e.message}: ${e.details}`).join('\n');
-    return { ok: false, error: promptError('prompt_outputs_failed_validation', 'Prompt outputs failed validation', details), nodeErrors };
+    return {
+      ok: false,
+      error: promptError('prompt_outputs_failed_validation', 'Prompt outputs failed validation', details),
+      nodeErrors,
+    };
   }
   return { ok: true, outputs: good, nodeErrors };
 }
 
-function validateNode(prompt: Prompt, defs: Record<string, NodeDef>, id: string, validated: Map<string, ValidationError[] | true>): boolean {
+function validateNode(
+  prompt: Prompt,
+  defs: Record<string, NodeDef>,
+  id: string,
+  validated: Map<string, ValidationError[] | true>,
+): boolean {
   const seen = validated.get(id);
   if (seen !== undefined) return seen === true;
   validated.set(id, []); // guards against cycles
@@ -151,7 +267,8 @@ function validateNode(prompt: Prompt, defs: Record<string, NodeDef>, id: string,
   const inputs = node.inputs ?? {};
   const errors: ValidationError[] = [];
   let valid = true;
-  const err = (type: string, message: string, details: string, name: string) => errors.push({ type, message, details, extra_info: { input_name: name } });
+  const err = (type: string, message: string, details: string, name: string) =>
+    errors.push({ type, message, details, extra_info: { input_name: name } });
   for (const [name, spec] of Object.entries(def.inputs)) {
     const value = inputs[name];
     if (value === undefined) {
@@ -171,7 +288,12 @@ function validateNode(prompt: Prompt, defs: Record<string, NodeDef>, id: string,
       }
       const received = defs[String(source.class_type)]?.outputs[Number(value[1])];
       if (received !== spec.type) {
-        err('return_type_mismatch', 'Return type mismatch between linked nodes', `${name}, received_type(${received}) mismatch input_type(${spec.type})`, name);
+        err(
+          'return_type_mismatch',
+          'Return type mismatch between linked nodes',
+          `${name}, received_type(${received}) mismatch input_type(${spec.type})`,
+          name,
+        );
         continue;
       }
       if (!validateNode(prompt, defs, String(value[0]), validated)) valid = false;
@@ -184,7 +306,12 @@ function validateNode(prompt: Prompt, defs: Record<string, NodeDef>, id: string,
   return result === true;
 }
 
-function checkValue(name: string, spec: InputSpec, value: unknown, err: (t: string, m: string, d: string, n: string) => void): void {
+function checkValue(
+  name: string,
+  spec: InputSpec,
+  value: unknown,
+  err: (t: string, m: string, d: string, n: string) => void,
+): void {
   if (spec.validate) {
     const r = spec.validate(value);
     if (r !== true) err('custom_validation_failed', 'Custom validation failed for node', `${name} - ${r}`, name);

@@ -13,7 +13,12 @@ import type { QueueItem } from './standin-executor.ts';
 import { validatePrompt, type Prompt } from './standin-nodes.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.webm': 'video/webm', '.gif': 'image/gif', '.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
+  '.gif': 'image/gif',
+  '.png': 'image/png',
+};
 
 export class StandInRoutes {
   constructor(private readonly s: ComfyUiStandIn) {}
@@ -35,7 +40,10 @@ export class StandInRoutes {
       case 'GET /prompt':
         return json(res, 200, { exec_info: { queue_remaining: this.s.outstanding } });
       case 'GET /queue':
-        return json(res, 200, { queue_running: [...this.s.running.values()].map((r) => tuple(r.item)), queue_pending: this.s.queue.map(tuple) });
+        return json(res, 200, {
+          queue_running: [...this.s.running.values()].map((r) => tuple(r.item)),
+          queue_pending: this.s.queue.map(tuple),
+        });
       case 'POST /queue':
         return this.postQueue(JSON.parse(await body(req).then(String)), res);
       case 'POST /interrupt': {
@@ -64,12 +72,21 @@ export class StandInRoutes {
   private prompt(b: Record<string, unknown>, res: ServerResponse): void {
     const number = typeof b.number === 'number' ? b.number : b.front ? -this.s.number++ : this.s.number++;
     if (!('prompt' in b)) {
-      return json(res, 400, { error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} }, node_errors: {} });
+      return json(res, 400, {
+        error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} },
+        node_errors: {},
+      });
     }
     let id: string = randomUUID();
     if (this.s.clientPromptIds && b.prompt_id !== undefined && b.prompt_id !== null) {
       if (typeof b.prompt_id !== 'string' || !UUID.test(b.prompt_id)) {
-        const error = { type: 'invalid_prompt_id', message: 'prompt_id must be a valid UUID', details: 'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one', extra_info: {} };
+        const error = {
+          type: 'invalid_prompt_id',
+          message: 'prompt_id must be a valid UUID',
+          details:
+            'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one',
+          extra_info: {},
+        };
         return json(res, 400, { error, node_errors: {} });
       }
       id = b.prompt_id;
@@ -77,7 +94,11 @@ export class StandInRoutes {
     const prompt = (b.prompt ?? {}) as Prompt;
     const valid = validatePrompt(prompt, this.s.defs);
     if (!valid.ok) return json(res, 400, { error: valid.error, node_errors: valid.nodeErrors });
-    const extra = { ...((b.extra_data as Record<string, unknown>) ?? {}), ...(b.client_id !== undefined ? { client_id: b.client_id } : {}), create_time: Date.now() };
+    const extra = {
+      ...((b.extra_data as Record<string, unknown>) ?? {}),
+      ...(b.client_id !== undefined ? { client_id: b.client_id } : {}),
+      create_time: Date.now(),
+    };
     // Like ComfyUI: no check that the id is new; a second POST queues a second copy.
     this.s.queue.push({ number, id, prompt, extra, outputs: valid.outputs });
     this.s.stats.submitted.push(id);
@@ -125,11 +146,19 @@ export class StandInRoutes {
     const queued = this.s.queue.find((q) => q.id === id);
     const item = running ?? queued;
     if (!item) return json(res, 404, { error: 'Job not found' });
-    return json(res, 200, { id, status: running ? 'in_progress' : 'pending', priority: item.number, create_time: item.extra.create_time, outputs_count: 0 });
+    return json(res, 200, {
+      id,
+      status: running ? 'in_progress' : 'pending',
+      priority: item.number,
+      create_time: item.extra.create_time,
+      outputs_count: 0,
+    });
   }
 
   private async upload(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await new Response(new Uint8Array(await body(req)), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+    const form = await new Response(new Uint8Array(await body(req)), {
+      headers: { 'content-type': req.headers['content-type'] ?? '' },
+    }).formData();
     const image = form.get('image');
     if (!(image instanceof File) || !image.name) return json(res, 400, undefined);
     const type = String(form.get('type') ?? 'input');
@@ -153,7 +182,11 @@ export class StandInRoutes {
     const filename = q.get('filename');
     if (!filename) return notFound(res);
     if (filename.startsWith('/') || filename.includes('..')) return json(res, 400, undefined);
-    const dirs: Record<string, string> = { output: this.s.dirs.output, input: this.s.dirs.input, temp: this.s.dirs.temp };
+    const dirs: Record<string, string> = {
+      output: this.s.dirs.output,
+      input: this.s.dirs.input,
+      temp: this.s.dirs.temp,
+    };
     const root = dirs[q.get('type') ?? 'output'];
     if (!root) return json(res, 400, undefined);
     const folder = resolve(root, q.get('subfolder') ?? '');
@@ -161,7 +194,12 @@ export class StandInRoutes {
     const file = join(folder, filename);
     if (!existsSync(file)) return notFound(res);
     const bytes = await readFile(file);
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': bytes.length }).end(bytes);
+    res
+      .writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'content-length': bytes.length,
+      })
+      .end(bytes);
   }
 }
 
@@ -171,21 +209,38 @@ const tuple = (q: QueueItem) => [q.number, q.id, q.prompt, q.extra, q.outputs];
 function normalizeHistoryItem(id: string, h: HistoryEntry): Record<string, unknown> {
   const find = (name: string) => h.status.messages.find((m) => m[0] === name)?.[1];
   const error = find('execution_error');
-  const status = h.status.status_str === 'success' ? 'completed' : find('execution_interrupted') ? 'cancelled' : 'failed';
-  const outputsCount = Object.values(h.outputs).reduce<number>((n, o) => n + Object.entries(o as Record<string, unknown[]>).filter(([k]) => k !== 'animated').reduce((m, [, l]) => m + l.length, 0), 0);
+  const status =
+    h.status.status_str === 'success' ? 'completed' : find('execution_interrupted') ? 'cancelled' : 'failed';
+  const outputsCount = Object.values(h.outputs).reduce<number>(
+    (n, o) =>
+      n +
+      Object.entries(o as Record<string, unknown[]>)
+        .filter(([k]) => k !== 'animated')
+        .reduce((m, [, l]) => m + l.length, 0),
+    0,
+  );
   return {
-    id, status, priority: h.prompt[0], create_time: h.prompt[3].create_time,
+    id,
+    status,
+    priority: h.prompt[0],
+    create_time: h.prompt[3].create_time,
     execution_start_time: find('execution_start')?.timestamp,
     execution_end_time: (find('execution_success') ?? error ?? find('execution_interrupted'))?.timestamp,
     ...(error ? { execution_error: error } : {}),
-    outputs_count: outputsCount, outputs: h.outputs, execution_status: h.status, workflow: { prompt: h.prompt[2], extra_data: h.prompt[3] },
+    outputs_count: outputsCount,
+    outputs: h.outputs,
+    execution_status: h.status,
+    workflow: { prompt: h.prompt[2], extra_data: h.prompt[3] },
   };
 }
 
 function body(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolveBody(Buffer.concat(chunks))).on('error', reject);
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => resolveBody(Buffer.concat(chunks)))
+      .on('error', reject);
   });
 }
 
@@ -195,7 +250,9 @@ function json(res: ServerResponse, status: number, value: unknown): void {
     return;
   }
   const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+    .end(text);
 }
 
 /** aiohttp's answer for a route that does not exist. */
