@@ -21,6 +21,8 @@ const CHECKS = {
   lint: [bin('biome'), 'lint', '--error-on-warnings', '--diagnostic-level=warn', '.'],
   // One format (biome.jsonc); `npx biome format --write .` applies it.
   format: [bin('biome'), 'format', '.'],
+  // The server's folders are layers; an import that points up fails (docs/architecture.md, "Layers").
+  layers: [process.execPath, join('scripts', 'check-layers.mjs')],
   // Type-only imports count: a circle of types still ties modules together, and it turns into a
   // runtime circle the day one `import type` becomes a value import.
   circular: [

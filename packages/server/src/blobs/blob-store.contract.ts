@@ -35,7 +35,7 @@ const INVALID_KEYS = [
  * What every blob store must do, run against each implementation (local disk, S3). `open`
  * returns a string instead of a fixture when the store cannot run here; the cases then skip.
  */
-export function runBlobStoreContract(name: string, open: () => Promise<BlobStoreFixture | string>) {
+export function blobStoreContract(name: string, open: () => Promise<BlobStoreFixture | string>) {
   describe(`blob store contract: ${name}`, () => {
     let fx: BlobStoreFixture;
     let skip: string | undefined;

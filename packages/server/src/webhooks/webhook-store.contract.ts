@@ -1,6 +1,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SqlStores } from '../composition/open-sql-stores.ts';
+import type { AccountStore } from '../store/account-store.ts';
+import type { TaskStore } from '../store/task-store.ts';
+import type { SqlWebhookStore } from './sql-webhook-store.ts';
 import type { NewTask } from '../store/task-store.ts';
 import { uuidv7 } from '../domain/ids.ts';
 
@@ -8,7 +10,14 @@ import { uuidv7 } from '../domain/ids.ts';
  * The webhook store's contract, run on every database (SQLite, PostgreSQL). `stores` must be
  * opened with the webhook outbox among its effects, its `maxAttempts` 3.
  */
-export function webhookStoreContract(open: () => SqlStores) {
+/** The stores the webhook store is used through, on one database. */
+export interface WebhookContractStores {
+  accounts: AccountStore;
+  tasks: TaskStore;
+  webhooks: SqlWebhookStore;
+}
+
+export function webhookStoreContract(open: () => WebhookContractStores) {
   let clock = Date.now();
   const setup = async (
     name: string,
@@ -38,7 +47,7 @@ export function webhookStoreContract(open: () => SqlStores) {
   };
   // Deliveries are due from when the outbox wrote them (real time); claims run in the future of that.
   const T = Date.now() + 600_000;
-  const claimAll = async (stores: SqlStores, owner: string, now: number, endpointId: string) =>
+  const claimAll = async (stores: WebhookContractStores, owner: string, now: number, endpointId: string) =>
     (await stores.webhooks.claimDue({ owner, now, leaseMs: 1000, limit: 100 })).filter(
       (c) => c.delivery.endpointId === endpointId,
     );

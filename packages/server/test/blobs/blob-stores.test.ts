@@ -1,17 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBlobStoreContract } from '../../src/blobs/blob-store.contract.ts';
+import { blobStoreContract } from '../../src/blobs/blob-store.contract.ts';
 import { LocalDiskBlobStore } from '../../src/blobs/local-disk-blob-store.ts';
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.ts';
 import { startS3Server } from '../support/s3-server.ts';
 
-runBlobStoreContract('local disk', async () => {
+blobStoreContract('local disk', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'vidgen-blobs-'));
   return { store: new LocalDiskBlobStore(dir), close: () => rm(dir, { recursive: true, force: true }) };
 });
 
-runBlobStoreContract('S3 (s3rver on loopback)', async () => {
+blobStoreContract('S3 (s3rver on loopback)', async () => {
   const server = await startS3Server();
   if (typeof server === 'string') return server;
   const store = new S3BlobStore({

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
+import { generatorContract, samplePicture } from '../../src/generators/generator.contract.ts';
 import { pino } from 'pino';
 import { TaskFailure } from '../../src/domain/task-failure.ts';
 import {
@@ -45,7 +45,7 @@ function generator(hosts: ComfyUiHostConfig[], extra: Partial<ComfyUiGeneratorOp
   });
 }
 
-runGeneratorContract(
+generatorContract(
   'comfyui (stand-in host)',
   async () => {
     const standIn = await ComfyUiStandIn.start({ ffmpeg: bins.ffmpeg });

@@ -16,7 +16,7 @@ import { probeVideo } from '../../src/media/video-probe.ts';
 import { expectedOutput, jobShape } from '../../src/engine/output-expectation.ts';
 import { TaskFailure } from '../../src/domain/task-failure.ts';
 import { memoryCheckpoint, stopReasonOf, type GenerationJob, type InputVideo } from '../../src/generators/generator.ts';
-import { childPids } from '../../src/generators/generator-contract.ts';
+import { childPids } from '../../src/generators/generator.contract.ts';
 
 const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { samplePicture } from '../../src/generators/generator-contract.ts';
+import { samplePicture } from '../../src/generators/generator.contract.ts';
 import { FfmpegRenderer } from '../../src/generators/ffmpeg/ffmpeg-renderer.ts';
 import {
   cameraPath,

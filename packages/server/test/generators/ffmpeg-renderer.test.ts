@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { runGeneratorContract, samplePicture } from '../../src/generators/generator-contract.ts';
+import { generatorContract, samplePicture } from '../../src/generators/generator.contract.ts';
 import { FfmpegRenderer } from '../../src/generators/ffmpeg/ffmpeg-renderer.ts';
 import {
   cameraPath,
@@ -41,7 +41,7 @@ const context = (workDir: string) => ({
   checkpoint: memoryCheckpoint(),
 });
 
-runGeneratorContract('ffmpeg renderer', async () => ({ generator: renderer(), ffprobe: bins.ffprobe }));
+generatorContract('ffmpeg renderer', async () => ({ generator: renderer(), ffprobe: bins.ffprobe }));
 
 describe('camera move parsing', () => {
   const cases: Array<[string, CameraMoveKind]> = [

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runGeneratorContract } from '../../src/generators/generator-contract.ts';
+import { generatorContract } from '../../src/generators/generator.contract.ts';
 import { memoryCheckpoint, type Generator } from '../../src/generators/generator.ts';
 import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { verifyVideo } from '../../src/media/video-probe.ts';
@@ -19,7 +19,7 @@ import { assertNoLeak, channel, context, failure, job, relayOf } from '../suppor
 const bins = resolveFfmpegBinaries({});
 
 for (const dialect of ['A', 'B'] as const) {
-  runGeneratorContract(
+  generatorContract(
     `relay, family ${dialect} (a vidgen upstream on loopback)`,
     async () => {
       const upstream = await startRelayUpstream({ separateProcess: true });

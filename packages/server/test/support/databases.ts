@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import pg from 'pg';
 
 export interface TestDatabase {
@@ -43,4 +44,30 @@ export async function createPostgresDatabase(): Promise<TestDatabase | string> {
       await c.end();
     },
   };
+}
+
+export type DatabaseKind = 'SQLite' | 'PostgreSQL';
+
+/**
+ * The one way a test runs on every database: `suite` is declared once per kind, inside
+ * `describe(`${title} (${kind})`)`, with a fresh database that is dropped after the suite's own
+ * `after` hooks. Where PostgreSQL is missing (a laptop) the suite is one skipped test that says
+ * why; under CI=true a missing PostgreSQL is a failure instead (createPostgresDatabase throws).
+ */
+export function forEachDatabase(
+  title: string,
+  suite: (database: TestDatabase, kind: DatabaseKind) => void,
+  kinds: readonly DatabaseKind[] = ['SQLite', 'PostgreSQL'],
+): void {
+  for (const kind of kinds) {
+    describe(`${title} (${kind})`, async () => {
+      const created = kind === 'SQLite' ? await createSqliteDatabase() : await createPostgresDatabase();
+      if (typeof created === 'string') {
+        it(`needs ${kind}`, { skip: created }, () => {});
+        return;
+      }
+      suite(created, kind);
+      after(() => created.drop());
+    });
+  }
 }

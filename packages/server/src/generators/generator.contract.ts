@@ -36,7 +36,7 @@ export interface GeneratorContractOptions {
   cancelWithinMs?: number;
 }
 
-export function runGeneratorContract(
+export function generatorContract(
   name: string,
   makeGenerator: () => Promise<GeneratorFixture>,
   options: GeneratorContractOptions = {},
