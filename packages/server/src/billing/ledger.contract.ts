@@ -148,7 +148,7 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
       const id = await account('free');
       const t = await stores.tasks.insert(task(id, 2));
       const { lease } = await claim();
-      assert.equal(lease.taskId, t.id);
+      assert.equal(lease.id, t.id);
       await stores.tasks.complete(
         lease,
         { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 2 },

@@ -103,10 +103,4 @@ export interface Task {
   usage?: TaskUsage | null;
 }
 
-/** What a worker holds while it runs a task: every write it makes must present the token. */
-export interface Lease {
-  taskId: string;
-  owner: string;
-  token: number;
-  expiresAt: number;
-}
+export type { Lease } from './lease.ts';

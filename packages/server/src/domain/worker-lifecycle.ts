@@ -23,3 +23,31 @@ const lifecycle = channel(WORKER_LIFECYCLE_CHANNEL);
 export function announceWorker(event: WorkerLifecycleEvent): void {
   if (lifecycle.hasSubscribers) lifecycle.publish(event);
 }
+
+export interface LeaseHolderStop {
+  kind: WorkerKind;
+  owner: string;
+  graceMs: number;
+  /** Settles when every attempt in flight has ended and handed its lease back or ended it. */
+  finished: Promise<unknown>;
+  /** Stops the attempts still running once the grace is over; each then hands its lease back. */
+  abortRunning(): void;
+  /** Ids the owner still leases. */
+  leasedBy(owner: string): Promise<string[]>;
+  /** Says that some leases outlived the stop (their hand-back met a storage fault). */
+  warnHeld(held: string[]): void;
+}
+
+/**
+ * The one way a lease holder (task worker, webhook dispatcher) stops, once it has stopped claiming:
+ * what is in flight may finish within the grace, the rest is stopped and hands its leases back. A
+ * lease still held after that runs out and is taken over by another holder's next claim.
+ */
+export async function stopLeaseHolder(stop: LeaseHolderStop): Promise<void> {
+  await Promise.race([stop.finished, new Promise<void>((resolve) => setTimeout(resolve, stop.graceMs).unref())]);
+  stop.abortRunning();
+  await stop.finished;
+  const held = await stop.leasedBy(stop.owner).catch(() => undefined);
+  if (held?.length) stop.warnHeld(held);
+  announceWorker({ event: 'stopped', kind: stop.kind, owner: stop.owner, heldLeases: held });
+}

@@ -7,7 +7,8 @@ import type { GenerationStop, Generator } from '../generators/generator.ts';
 import type { ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInputs } from './inputs/video-inputs.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
-import type { Lease, Task } from '../domain/task.ts';
+import type { Task } from '../domain/task.ts';
+import type { Lease } from '../domain/lease.ts';
 import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
 import { expectedOutput, jobShape, type OutputExpectation } from './output-expectation.ts';
@@ -238,7 +239,7 @@ function progressReporter(deps: TaskRunnerDeps, lease: Lease, controller: AbortC
     written = percent;
     deps.tasks.reportProgress(lease, percent).then(
       async (ok) =>
-        ok ? deps.events.taskChanged(lease.taskId) : controller.abort(await leaseLostReason(deps.tasks, lease.taskId)),
+        ok ? deps.events.taskChanged(lease.id) : controller.abort(await leaseLostReason(deps.tasks, lease.id)),
       () => undefined,
     );
   };

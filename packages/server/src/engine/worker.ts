@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
-import type { Lease, Task } from '../domain/task.ts';
+import type { Task } from '../domain/task.ts';
+import type { Lease } from '../domain/lease.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
-import { announceWorker } from '../domain/worker-lifecycle.ts';
+import { announceWorker, stopLeaseHolder } from '../domain/worker-lifecycle.ts';
 import { isStorageFault } from '../domain/storage-faults.ts';
 
 export interface Lane {
@@ -154,7 +155,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       await deps.tasks.endAttempt(lease, 'released', null, deps.clock());
     } catch (err) {
       // Its lease runs out and the reaper returns it to the queue.
-      deps.logger.warn({ err, taskId: lease.taskId }, 'task claimed at shutdown not handed back');
+      deps.logger.warn({ err, taskId: lease.id }, 'task claimed at shutdown not handed back');
     }
   }
 
@@ -224,17 +225,18 @@ export function createWorker(deps: WorkerDeps): Worker {
       clearInterval(reaper);
       for (const off of unsubscribe.splice(0)) off();
       wakeAll();
-      const finished = Promise.all([...loops]);
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-      await Promise.race([finished, grace]);
-      for (const controller of running.values()) controller.abort('shutdown' satisfies StopReason);
-      await finished;
-      // Every attempt has ended and handed its task back; a lease still held here was not
-      // (the hand-back met a storage fault): it runs out and the reaper of another worker requeues it.
-      const held = await deps.tasks.leasedBy(deps.owner).catch(() => undefined);
-      if (held?.length)
-        deps.logger.warn({ tasks: held }, 'stopped while still holding leases; they will expire and be reclaimed');
-      announceWorker({ event: 'stopped', kind: 'task worker', owner: deps.owner, heldLeases: held });
+      await stopLeaseHolder({
+        kind: 'task worker',
+        owner: deps.owner,
+        graceMs,
+        finished: Promise.all([...loops]),
+        abortRunning: () => {
+          for (const controller of running.values()) controller.abort('shutdown' satisfies StopReason);
+        },
+        leasedBy: (owner) => deps.tasks.leasedBy(owner),
+        warnHeld: (tasks) =>
+          deps.logger.warn({ tasks }, 'stopped while still holding leases; they will expire and be reclaimed'),
+      });
     },
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { TaskStore, NewTask } from './task-store.ts';
 import type { AccountStore } from './account-store.ts';
 import { uuidv7 } from '../domain/ids.ts';
-import type { Lease } from '../domain/task.ts';
+import type { Lease } from '../domain/lease.ts';
 
 export interface TaskStoreFixture {
   tasks: TaskStore;

@@ -1,7 +1,6 @@
 import type {
   ApiFamily,
   ImageRef,
-  Lease,
   Task,
   TaskErrorInfo,
   TaskKind,
@@ -9,6 +8,7 @@ import type {
   TaskResult,
   TaskStatus,
 } from '../domain/task.ts';
+import type { Lease } from '../domain/lease.ts';
 
 import type { QueueSnapshot } from '../domain/queue-snapshot.ts';
 

@@ -1,10 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Lease } from '../domain/lease.ts';
+import { heldBy, leasedBy } from '../store/sql/lease-fence.ts';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/sql/schema.ts';
 import type { SqlDialect } from '../store/sql/sql-dialect.ts';
 import {
   DELIVERY_STATUSES,
   type AttemptEnd,
-  type DeliveryLease,
   type DeliveryStatus,
   type DisabledBy,
   type EndpointStatus,
@@ -191,7 +192,7 @@ export class SqlWebhookStore implements WebhookStore {
     now,
     leaseMs,
     limit,
-  }: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>> {
+  }: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: Lease }>> {
     const due = this.db
       .selectFrom('webhook_deliveries')
       .select('id')
@@ -219,11 +220,11 @@ export class SqlWebhookStore implements WebhookStore {
       .execute();
     return rows.map((row) => ({
       delivery: toDelivery(row),
-      lease: { deliveryId: row.id, owner, token: Number(row.lease_token) },
+      lease: { id: row.id, owner, token: Number(row.lease_token), expiresAt: now + leaseMs },
     }));
   }
 
-  async endAttempt(lease: DeliveryLease, end: AttemptEnd): Promise<boolean> {
+  async endAttempt(lease: Lease, end: AttemptEnd): Promise<boolean> {
     const result = await this.db
       .updateTable('webhook_deliveries')
       .set({
@@ -234,22 +235,13 @@ export class SqlWebhookStore implements WebhookStore {
         ...(end.status === 'delivered' ? { delivered_at: end.now } : {}),
         ...(end.status === 'pending' ? { next_attempt_at: end.nextAttemptAt } : {}),
       })
-      .where('id', '=', lease.deliveryId)
-      .where('status', '=', 'pending')
-      .where('lease_owner', '=', lease.owner)
-      .where('lease_token', '=', lease.token)
+      .where(heldBy(lease, 'webhook_deliveries'))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
   async leasedBy(owner: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('lease_owner', '=', owner)
-      .execute();
-    return rows.map((r) => r.id);
+    return leasedBy(this.db, 'webhook_deliveries', owner);
   }
 
   async listDeliveries(

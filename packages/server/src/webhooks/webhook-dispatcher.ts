@@ -1,13 +1,8 @@
 import type { Logger } from 'pino';
-import { announceWorker } from '../domain/worker-lifecycle.ts';
+import type { Lease } from '../domain/lease.ts';
+import { announceWorker, stopLeaseHolder } from '../domain/worker-lifecycle.ts';
 import { FetchRefused, type SafePost } from '../security/safe-fetch.ts';
-import {
-  TEST_EVENT_TYPE,
-  type AttemptEnd,
-  type DeliveryLease,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from './webhook-events.ts';
+import { TEST_EVENT_TYPE, type AttemptEnd, type WebhookDelivery, type WebhookEndpoint } from './webhook-events.ts';
 import type { WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { retryDelayMs, type RetrySchedule } from './retry-schedule.ts';
@@ -83,7 +78,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  async function deliver(delivery: WebhookDelivery, lease: DeliveryLease): Promise<void> {
+  async function deliver(delivery: WebhookDelivery, lease: Lease): Promise<void> {
     try {
       await attempt(delivery, lease);
     } catch (err) {
@@ -104,7 +99,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  async function attempt(delivery: WebhookDelivery, lease: DeliveryLease): Promise<void> {
+  async function attempt(delivery: WebhookDelivery, lease: Lease): Promise<void> {
     const endpoint = await deps.store.endpointById(delivery.endpointId);
     if (!endpoint || endpoint.status !== 'enabled') {
       return end(
@@ -172,7 +167,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   }
 
   async function end(
-    lease: DeliveryLease,
+    lease: Lease,
     outcome: AttemptEnd,
     metric: Parameters<WebhookMetrics['attemptEnded']>[0],
   ): Promise<void> {
@@ -206,19 +201,19 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       stopped = true;
       wake?.();
       await running;
-      const finished = Promise.all(inFlight);
-      await Promise.race([finished, new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
-      shutdown.abort();
-      await finished;
-      // Every attempt has ended and written its end; a claim still held here was not (the write
-      // met a storage fault): it lapses and another dispatcher sends the delivery again.
-      const held = await deps.store.leasedBy(deps.owner).catch(() => undefined);
-      if (held?.length)
-        deps.logger.warn(
-          { deliveries: held },
-          'stopped while still holding delivery claims; they will lapse and be retaken',
-        );
-      announceWorker({ event: 'stopped', kind: 'webhook dispatcher', owner: deps.owner, heldLeases: held });
+      await stopLeaseHolder({
+        kind: 'webhook dispatcher',
+        owner: deps.owner,
+        graceMs,
+        finished: Promise.all(inFlight),
+        abortRunning: () => shutdown.abort(),
+        leasedBy: (owner) => deps.store.leasedBy(owner),
+        warnHeld: (deliveries) =>
+          deps.logger.warn(
+            { deliveries },
+            'stopped while still holding delivery claims; they will lapse and be retaken',
+          ),
+      });
     },
   };
 }

@@ -68,11 +68,6 @@ export interface WebhookDelivery {
 }
 
 /** A delivery taken by one dispatcher; its end is written only while `token` still holds it. */
-export interface DeliveryLease {
-  deliveryId: string;
-  owner: string;
-  token: number;
-}
 
 /** How an attempt ended, as the store records it. */
 export type AttemptEnd =

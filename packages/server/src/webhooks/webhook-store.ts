@@ -1,11 +1,5 @@
-import type {
-  AttemptEnd,
-  DeliveryLease,
-  DeliveryStatus,
-  DisabledBy,
-  WebhookDelivery,
-  WebhookEndpoint,
-} from './webhook-events.ts';
+import type { Lease } from '../domain/lease.ts';
+import type { AttemptEnd, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEndpoint } from './webhook-events.ts';
 
 export type NewEndpoint = Omit<
   WebhookEndpoint,
@@ -73,9 +67,9 @@ export interface WebhookStore {
   deliveryCounts(endpointIds: readonly string[]): Promise<Map<string, Record<DeliveryStatus, number>>>;
   enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void>;
   /** Takes due pending deliveries (many processes safely): each claim bumps the fencing token. */
-  claimDue(request: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: DeliveryLease }>>;
+  claimDue(request: ClaimRequest): Promise<Array<{ delivery: WebhookDelivery; lease: Lease }>>;
   /** Records an attempt's end; false when the lease no longer holds (another dispatcher took it). */
-  endAttempt(lease: DeliveryLease, end: AttemptEnd): Promise<boolean>;
+  endAttempt(lease: Lease, end: AttemptEnd): Promise<boolean>;
   /** Ids of pending deliveries whose claim `owner` holds: none once that owner's dispatcher has stopped. */
   leasedBy(owner: string): Promise<string[]>;
   listDeliveries(endpointId: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]>;

@@ -67,7 +67,7 @@ forEachDatabase('transition effects', (database) => {
   it('each final change is seen once, with the task as it now is', async () => {
     const done = await stores.tasks.insert(newTask());
     const { lease } = await claim();
-    assert.equal(lease.taskId, done.id);
+    assert.equal(lease.id, done.id);
     assert.equal(
       await stores.tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"' }, clock, clock + 1000),
       true,

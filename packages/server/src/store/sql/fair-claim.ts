@@ -1,6 +1,7 @@
 import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Claimed, ClaimRequest } from '../task-store.ts';
-import type { Lease, Task } from '../../domain/task.ts';
+import type { Task } from '../../domain/task.ts';
+import type { Lease } from '../../domain/lease.ts';
 import type { Database, TasksTable } from './schema.ts';
 import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
@@ -215,7 +216,7 @@ export class FairClaim {
     if (!this.dialect.writesInWith)
       await db.executeQuery(this.attemptRow({ taskId: row.id, attempt: row.lease_token, worker: owner, now }));
     const task = toTask(row);
-    const lease = { taskId: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs };
+    const lease = { id: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs };
     this.claimedTasks.set(lease, task);
     return { task, lease };
   }

@@ -1,11 +1,7 @@
-import {
-  expressionBuilder,
-  type ExpressionBuilder,
-  type Kysely,
-  type Selectable,
-  type UpdateQueryBuilder,
-} from 'kysely';
-import type { Lease, Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
+import type { Lease } from '../../domain/lease.ts';
+import { heldBy as leaseFence, leasedBy } from './lease-fence.ts';
 import type {
   AttemptOutcome,
   AttemptRecord,
@@ -27,49 +23,35 @@ import { FAILURES } from '../../domain/task-failure.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 import { IdempotencyKeyTaken } from '../task-store.ts';
-import { reusableStatement } from './reusable-query.ts';
+import {
+  completionStatements,
+  planEffects,
+  returningFinished,
+  type EffectPlan,
+  type ReturningTasks,
+} from './completion-statements.ts';
 import { uuidv7Floor } from '../../domain/ids.ts';
 
 /** How much later than its id's time an older version could record a task's created_at. */
 const CREATED_AT_SLACK_MS = 10 * 60_000;
 
 type TaskUpdate = Partial<Selectable<TasksTable>>;
-/** A statement that changes task rows and returns them. */
-type ReturningTasks = UpdateQueryBuilder<Database, 'tasks', 'tasks', Selectable<TasksTable>>;
 /** Column values, or expressions over the row (e.g. `attempts - 1`). */
 type TaskChange =
   | TaskUpdate
   | ((eb: ExpressionBuilder<Database, 'tasks'>) => Partial<Record<keyof TaskUpdate, unknown>>);
 
-/**
- * The row is still this attempt's: running and owned under this lease's token. Every write a worker
- * makes after its claim carries this fence (DESIGN invariant 1).
- */
-const heldBy = (lease: Lease) => (eb: ExpressionBuilder<Database, 'tasks'>) =>
-  eb.and([
-    eb('id', '=', lease.taskId),
-    eb('status', '=', 'running'),
-    eb('lease_owner', '=', lease.owner),
-    eb('lease_token', '=', lease.token),
-  ]);
+/** A running task's lease fence: every write a worker makes after its claim carries it. */
+const heldBy = (lease: Lease) => leaseFence(lease, 'tasks');
 
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
   private readonly readById: (id: string) => Promise<Selectable<TasksTable> | undefined>;
   private readonly fair: FairClaim;
   private readonly idempotency: IdempotencyKeys;
-  /** The success of an attempt and the end of its row: every task makes them, so they are built once. */
-  private readonly completeRow;
-  private readonly endAttemptRow;
-  /** The completion as one statement committed alone, for when no effect has anything to write. */
-  private readonly completeAloneRow;
-  /** What effects set with a completion itself (TransitionEffects.completedColumns). */
-  private readonly completers: ReadonlyArray<NonNullable<TransitionEffects['completedColumns']>>;
-  /** The effects that follow a change to a final state, and the RETURNING aliases of each one's lookups. */
-  private readonly finishers: ReadonlyArray<{
-    effect: TransitionEffects;
-    lookups: Array<{ name: string; alias: string }>;
-  }>;
+  /** The statements that end an attempt (completion-statements.ts). */
+  private readonly ending: ReturnType<typeof completionStatements>;
+  private readonly plan: EffectPlan;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -77,13 +59,7 @@ export class SqlTaskStore implements TaskStore {
     /** Ledger, outbox: written in the same transaction as the task changes they follow. */
     private readonly effects: readonly TransitionEffects[] = [],
   ) {
-    const eb = expressionBuilder<Database, 'tasks'>();
-    this.finishers = effects
-      .filter((e) => e.finished)
-      .map((effect, i) => ({
-        effect,
-        lookups: Object.keys(effect.finishedLookups?.(eb) ?? {}).map((name) => ({ name, alias: `fx${i}_${name}` })),
-      }));
+    this.plan = planEffects(effects);
     this.fair = new FairClaim(db, dialect);
     this.idempotency = new IdempotencyKeys(db);
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
@@ -92,77 +68,7 @@ export class SqlTaskStore implements TaskStore {
       db.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', ''),
       1,
     );
-    // Each effect's completed columns take their value from a slot of their own, `fx<i>`.
-    type Completion =
-      | 'key'
-      | 'bytes'
-      | 'etag'
-      | 'durationMs'
-      | 'now'
-      | 'expiresAt'
-      | 'upstreamCost'
-      | 'taskId'
-      | 'owner'
-      | 'token'
-      | `fx${number}`;
-    this.completers = effects.flatMap((effect) => (effect.completedColumns ? [effect.completedColumns] : []));
-    const complete = (slot: (name: Completion) => never, alone: boolean) =>
-      db
-        .updateTable('tasks')
-        .set((eb) => ({
-          ...Object.assign({}, ...this.completers.map((c, i) => c.set(eb, eb.val(slot(`fx${i}`))))),
-          status: 'succeeded',
-          progress: 100,
-          error_code: null,
-          error_message: null,
-          result_key: slot('key'),
-          result_bytes: slot('bytes'),
-          result_etag: slot('etag'),
-          result_duration_ms: slot('durationMs'),
-          finished_at: slot('now'),
-          expires_at: slot('expiresAt'),
-          lease_owner: null,
-          lease_expires_at: null,
-          upstream_cost_usd_ticks: slot('upstreamCost'),
-        }))
-        .where(heldBy({ taskId: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }))
-        .$if(alone, (qb) => qb.where((eb) => eb.and(this.finishers.map((f) => f.effect.idleOnCompletion!(eb)))))
-        .$call((qb) => this.returningFinished(qb.returning(TASK_COLUMNS)));
-    const completeWithAttempt = (slot: (name: Completion) => never, alone: boolean) => {
-      if (!dialect.writesInWith) return complete(slot, alone);
-      // The attempt's row is ended by the same statement, when the fenced change went through.
-      return db
-        .with('done', () => complete(slot, alone))
-        .with('ended', (qb) =>
-          qb
-            .updateTable('task_attempts')
-            .set({ ended_at: slot('now'), outcome: 'succeeded', error_code: null })
-            .where('task_id', '=', slot('taskId'))
-            .where('attempt', '=', slot('token'))
-            .where('ended_at', 'is', null)
-            .where((eb) => eb.exists(eb.selectFrom('done').select('done.id'))),
-        )
-        .selectFrom('done')
-        .selectAll();
-    };
-    this.completeRow = reusableStatement<Completion, Selectable<TasksTable>>((slot) =>
-      completeWithAttempt(slot, false),
-    );
-    // Where a transaction costs round trips, a completion the effects have nothing to add to
-    // commits alone: the same statement, on condition that every effect is idle for it.
-    const alone =
-      dialect.statementsAreRoundTrips && dialect.writesInWith && this.finishers.every((f) => f.effect.idleOnCompletion);
-    this.completeAloneRow = alone
-      ? reusableStatement<Completion, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, true))
-      : undefined;
-    this.endAttemptRow = reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>
-      db
-        .updateTable('task_attempts')
-        .set({ ended_at: slot('now'), outcome: slot('outcome'), error_code: slot('code') })
-        .where('task_id', '=', slot('taskId'))
-        .where('attempt', '=', slot('attempt'))
-        .where('ended_at', 'is', null),
-    );
+    this.ending = completionStatements(db, dialect, this.plan);
   }
 
   insert(task: NewTask): Promise<Task> {
@@ -303,7 +209,7 @@ export class SqlTaskStore implements TaskStore {
     now: number,
   ): Promise<void> {
     await db.executeQuery(
-      this.endAttemptRow({ now, outcome, code: errorCode, taskId: lease.taskId, attempt: lease.token }),
+      this.ending.endAttempt({ now, outcome, code: errorCode, taskId: lease.id, attempt: lease.token }),
     );
   }
 
@@ -431,16 +337,17 @@ export class SqlTaskStore implements TaskStore {
    * (completedColumns need it); the caller then completes in a transaction, which tells which.
    */
   private async completedAlone(lease: Lease, result: TaskResult, now: number, expiresAt: number): Promise<boolean> {
-    if (!this.completeAloneRow || (this.completers.length > 0 && !this.fair.claimedTasks.has(lease))) return false;
+    if (!this.ending.completeAlone || (this.plan.completers.length > 0 && !this.fair.claimedTasks.has(lease)))
+      return false;
     const [row] = (
-      await this.db.executeQuery(this.completeAloneRow(this.completionValues(lease, result, now, expiresAt)))
+      await this.db.executeQuery(this.ending.completeAlone(this.completionValues(lease, result, now, expiresAt)))
     ).rows;
     return row !== undefined;
   }
 
   private completing(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
     const values = this.completionValues(lease, result, now, expiresAt);
-    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.completeRow(values))).rows[0];
+    return async (trx: Kysely<Database>) => (await trx.executeQuery(this.ending.complete(values))).rows[0];
   }
 
   private completionValues(lease: Lease, result: TaskResult, now: number, expiresAt: number) {
@@ -452,7 +359,7 @@ export class SqlTaskStore implements TaskStore {
       now,
       expiresAt,
       upstreamCost: result.upstreamCostUsdTicks ?? null,
-      taskId: lease.taskId,
+      taskId: lease.id,
       owner: lease.owner,
       token: lease.token,
     };
@@ -465,7 +372,7 @@ export class SqlTaskStore implements TaskStore {
       finishedAt: now,
       expiresAt,
     };
-    for (const [i, c] of this.completers.entries())
+    for (const [i, c] of this.plan.completers.entries())
       values[`fx${i}`] = completedTask ? (c.value(completedTask) ?? null) : null;
     return values;
   }
@@ -509,13 +416,7 @@ export class SqlTaskStore implements TaskStore {
   }
 
   async leasedBy(owner: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('tasks')
-      .select('id')
-      .where('status', '=', 'running')
-      .where('lease_owner', '=', owner)
-      .execute();
-    return rows.map((r) => r.id);
+    return leasedBy(this.db, 'tasks', owner);
   }
 
   async reclaimExpired(now: number, maxAttempts: number): Promise<number> {
@@ -578,7 +479,7 @@ export class SqlTaskStore implements TaskStore {
    * it, in one transaction (none is opened when nothing follows the change).
    */
   private async finishing(change: (db: Kysely<Database>) => Promise<Selectable<TasksTable>[]>): Promise<Task[]> {
-    if (this.finishers.length === 0) return (await change(this.db)).map(toTask);
+    if (this.plan.finishers.length === 0) return (await change(this.db)).map(toTask);
     return this.db.transaction().execute(async (trx) => {
       const rows = await change(trx);
       for (const row of rows) await this.runFinished(trx, row);
@@ -586,23 +487,15 @@ export class SqlTaskStore implements TaskStore {
     });
   }
 
-  /** The statement's RETURNING gets each effect's lookups over the finished row (TransitionEffects.finishedLookups). */
   private returningFinished(qb: ReturningTasks): ReturningTasks {
-    if (!this.finishers.some((f) => f.lookups.length > 0)) return qb;
-    // The extra columns ride along in the row; toTask ignores them.
-    return qb.returning((eb) =>
-      this.finishers.flatMap(({ effect, lookups }) => {
-        const built = effect.finishedLookups?.(eb) ?? {};
-        return lookups.map(({ name, alias }) => built[name].as(alias));
-      }),
-    ) as unknown as ReturningTasks;
+    return returningFinished(this.plan, qb);
   }
 
   /** The effects of one row's change to a final state, each given what its lookups read with the change. */
   private async runFinished(trx: Kysely<Database>, row: Selectable<TasksTable>): Promise<void> {
     const task = toTask(row);
     const columns = row as unknown as Record<string, unknown>;
-    for (const { effect, lookups } of this.finishers) {
+    for (const { effect, lookups } of this.plan.finishers) {
       await effect.finished!(trx, task, Object.fromEntries(lookups.map(({ name, alias }) => [name, columns[alias]])));
     }
   }
