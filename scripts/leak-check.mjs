@@ -1,7 +1,7 @@
 // Loaded into every test file's process by run-tests.mjs: a file fails if, after all its tests
 // and hooks, it still has a listening server, a child process, a running task worker or webhook
-// dispatcher, or if one it stopped left a task leased or a delivery claimed in its name (DESIGN:
-// "each test file ... fails if it leaks a worker, server, child process or lease"). A leak would
+// dispatcher, or if one it stopped left a task leased or a delivery claimed in its name
+// (docs/architecture.md, "Tests"). A leak would
 // otherwise keep the file's process alive, or pass unnoticed where a later file happens to clean up.
 import { subscribe } from 'node:diagnostics_channel';
 import { after } from 'node:test';

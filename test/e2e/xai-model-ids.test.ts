@@ -83,7 +83,7 @@ describe('xAI model ids, aliases and the model a poll reports', () => {
     assert.match(res.body.error.message, /720p/);
   });
 
-  it("keeps the spec's suffix-less form for the spec's ids, and echoes an alias as sent", async () => {
+  it("keeps docs/service-spec.md's suffix-less form for docs/service-spec.md's ids, and echoes an alias as sent", async () => {
     const a = await client.post('/v1/videos/generations', {
       model: 'vx-imagine-video-1.5-720p',
       prompt: 'slow pan',

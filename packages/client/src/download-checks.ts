@@ -1,7 +1,7 @@
 import { DownloadCheckError } from './task-errors.ts';
 
 /**
- * The checks a download must pass before anything is saved (spec §4.4, §4.7: status, content
+ * The checks a download must pass before anything is saved (docs/service-spec.md §4.4, §4.7: status, content
  * type, size). Pure, so the browser can use them on a fetched Blob as well.
  */
 

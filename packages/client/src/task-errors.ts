@@ -2,7 +2,7 @@ import { VidgenError } from './errors.ts';
 import type { Family } from './types.ts';
 
 /**
- * Errors of the client obligations (spec §1): each keeps what the caller needs to carry on
+ * Errors of the client obligations (docs/service-spec.md §1): each keeps what the caller needs to carry on
  * later — the task id, or for an unknown submit the idempotency key and request fingerprint.
  */
 
@@ -18,7 +18,8 @@ export class SubmitOutcomeUnknown extends VidgenError {
     options?: { cause?: unknown },
   ) {
     super(
-      `The submit (idempotency key ${idempotencyKey}) may or may not have created a task, and the server offers no way to look it up. ` +
+      `The submit (idempotency key ${idempotencyKey}) may or may not have created a task, and the server offers ` +
+        `no way to look it up. ` +
         'Check the task list before submitting again; resubmit only with the same idempotency key.',
       options,
     );
@@ -34,7 +35,8 @@ export class WaitTimeoutError extends VidgenError {
     readonly waitedMs: number,
   ) {
     super(
-      `Task ${taskId} was still '${lastStatus ?? 'unknown'}' after waiting ${Math.round(waitedMs / 1000)} s; it keeps running on the server.`,
+      `Task ${taskId} was still '${lastStatus ?? 'unknown'}' after waiting ${Math.round(waitedMs / 1000)} s; it ` +
+        `keeps running on the server.`,
     );
   }
 }

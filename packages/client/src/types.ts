@@ -32,7 +32,10 @@ export type {
   UsageReport,
 } from '@vidgen/protocol';
 
-/** A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id, queued/IN_PROGRESS/SUCCESS/FAILURE). */
+/**
+ * A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id,
+ * queued/IN_PROGRESS/SUCCESS/FAILURE).
+ */
 export type Family = 'A' | 'B';
 
 export type TaskObject<F extends Family> = F extends 'A' ? FamilyATask : FamilyBTask;

@@ -29,7 +29,7 @@ export interface ClientOptions {
   defaultHeaders?: Record<string, string>;
   /** Durable memory of submits; `FileJournal` from `@vidgen/client/node`. */
   journal?: TaskJournal;
-  /** Poll intervals in ms when the server gives no hint. Default A 4 000, B 15 000 (spec §8). */
+  /** Poll intervals in ms when the server gives no hint. Default A 4 000, B 15 000 (docs/service-spec.md §8). */
   pollIntervals?: Partial<Record<Family, number>>;
   backoff?: Partial<BackoffOptions>;
   /** A Retry-After longer than this is not waited out. Default 60 000. */
@@ -82,7 +82,9 @@ export class VidgenClient implements ClientCore {
     return this.transport.options.baseURL;
   }
 
-  /** Low-level create with every safeguard; resources call this. Returns the key and whether the answer was replayed. */
+  /**
+   * Low-level create with every safeguard; resources call this. Returns the key and whether the answer was replayed.
+   */
   submit<T>(req: SubmitRequest): Promise<Created<T>> {
     const ctx: SubmitContext = {
       transport: this.transport,

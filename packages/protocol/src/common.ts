@@ -43,7 +43,8 @@ export const TaskUsage = Type.Object(
     cost_in_usd_ticks: Type.Integer({
       minimum: 0,
       description:
-        'The settled price: the verified output, never more than was held at submit; 0 for a task that ended without a result.',
+        'The settled price: the verified output, never more than was held at submit; 0 for a task that ended ' +
+        'without a result.',
     }),
   },
   { description: 'Present once the task is settled (it ended).' },

@@ -40,7 +40,8 @@ export const ContentQuery = Type.Composite([
     variant: Type.Optional(
       StringEnum(CONTENT_VARIANTS, {
         description:
-          'Instead of the MP4: `thumbnail`, a poster frame (WebP, at most 640 px wide), or `spritesheet`, ten frames spread over the video in 5×2 tiles 160 px wide (JPEG).',
+          'Instead of the MP4: `thumbnail`, a poster frame (WebP, at most 640 px wide), or `spritesheet`, ten ' +
+          'frames spread over the video in 5×2 tiles 160 px wide (JPEG).',
       }),
     ),
   }),

@@ -40,7 +40,8 @@ export const FamilyAVideoInput = Type.Object(
   },
   {
     description:
-      'Input video: exactly one of `url` (http/https MP4), `file_id` (an uploaded MP4) or `request_id` (a done task of the same account).',
+      'Input video: exactly one of `url` (http/https MP4), `file_id` (an uploaded MP4) or `request_id` (a done ' +
+      'task of the same account).',
   },
 );
 export type FamilyAVideoInput = Static<typeof FamilyAVideoInput>;

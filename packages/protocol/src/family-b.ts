@@ -43,7 +43,8 @@ export const FamilyBTask = Type.Object({
   expired: Type.Optional(
     Type.Literal(true, {
       description:
-        'vidgen extension: the result was deleted when its retention ended. Family B has no word for it, so the status stays SUCCESS and the content answers 410.',
+        'vidgen extension: the result was deleted when its retention ended. Family B has no word for it, so the ' +
+        'status stays SUCCESS and the content answers 410.',
     }),
   ),
   error: Type.Optional(TaskError),

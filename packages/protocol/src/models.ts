@@ -31,7 +31,8 @@ export const ModelObject = Type.Object({
       },
       {
         description:
-          'vidgen extension: the price per output second in USD ticks (1 tick = 10⁻¹⁰ USD), optionally by output resolution.',
+          'vidgen extension: the price per output second in USD ticks (1 tick = 10⁻¹⁰ USD), optionally by output ' +
+          'resolution.',
       },
     ),
   ),

@@ -26,7 +26,8 @@ export const WebhookEndpoint = Type.Object({
   disabled_by: Nullable(
     Type.Union([Type.Literal('server'), Type.Literal('account'), Type.Literal('operator')], {
       description:
-        'Who disabled it: `server` (it answered 410 Gone, or failed every delivery for days), `account` or `operator`; null while enabled. An account can enable it again unless the operator disabled it.',
+        'Who disabled it: `server` (it answered 410 Gone, or failed every delivery for days), `account` or ' +
+        '`operator`; null while enabled. An account can enable it again unless the operator disabled it.',
     }),
   ),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
@@ -52,7 +53,8 @@ export const WebhookUpdateBody = Type.Object(
   {
     enabled: Type.Boolean({
       description:
-        '`true` enables the endpoint again (new events reach it; those from while it was disabled are not sent), `false` disables it and cancels its pending deliveries.',
+        '`true` enables the endpoint again (new events reach it; those from while it was disabled are not sent), ' +
+        '`false` disables it and cancels its pending deliveries.',
     }),
   },
   { additionalProperties: false },

@@ -45,7 +45,10 @@ export interface Config {
   rateWindowSeconds: number;
   /** Label the running-task gauge with account ids; needs `metricsToken` (the ids are not for everyone). */
   metricsPerAccount: boolean;
-  /** Proxies whose X-Forwarded-Proto/-Host the links may be built from: `true` or addresses/CIDRs (Fastify's trustProxy). */
+  /**
+   * Proxies whose X-Forwarded-Proto/-Host the links may be built from: `true` or addresses/CIDRs (Fastify's
+   * trustProxy).
+   */
   trustProxy?: boolean | string;
   /** ComfyUI hosts and backends (docs/comfyui.md). */
   comfyUiConfigFile?: string;
@@ -67,7 +70,10 @@ export interface Config {
   logLevel: string;
   /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
   accessLog: boolean;
-  /** Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker process. */
+  /**
+   * Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker
+   * process.
+   */
   webhooks: {
     retryBaseMs: number;
     retryCapMs: number;
@@ -231,7 +237,8 @@ export function loadConfig(env: Env): Config {
   const on = (name: NameOf<boolean>): boolean => (env[name] ? flag(env[name]) : ENVIRONMENT[name].fallback);
   if (on('VIDGEN_METRICS_PER_ACCOUNT') && !env.VIDGEN_METRICS_TOKEN) {
     throw new Error(
-      'VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only Prometheus sees them',
+      'VIDGEN_METRICS_PER_ACCOUNT labels metrics with account ids: set VIDGEN_METRICS_TOKEN too, so that only ' +
+        'Prometheus sees them',
     );
   }
   const role = text('VIDGEN_ROLE') as Role;
@@ -294,7 +301,8 @@ export function loadConfig(env: Env): Config {
       maxAttempts: num('VIDGEN_WEBHOOK_MAX_ATTEMPTS'),
       timeoutMs: num('VIDGEN_WEBHOOK_TIMEOUT_MS'),
       concurrency: num('VIDGEN_WEBHOOK_CONCURRENCY'),
-      // Svix's rule: an endpoint failing every delivery for 5 days is disabled, so dead receivers stop costing attempts.
+      // Svix's rule: an endpoint failing every delivery for 5 days is disabled, so dead receivers stop costing
+      // attempts.
       disableAfterMs: num('VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS') * 1000,
     },
   };

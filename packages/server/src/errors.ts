@@ -194,7 +194,9 @@ export class ModelServedElsewhere extends ApiError {
   }
 }
 
-/** A metered account's available balance (balance − holds) does not cover the price (DESIGN invariant 7). */
+/**
+ * A metered account's available balance (balance − holds) does not cover the price (invariant 7, docs/architecture.md).
+ */
 export class InsufficientCredits extends ApiError {
   constructor(priceUsdTicks: number, availableUsdTicks?: number) {
     const available = availableUsdTicks === undefined ? '' : ` (available ${availableUsdTicks})`;

@@ -9,7 +9,7 @@ export type BuiltRequest =
   | { family: 'A'; model: ModelObject; body: FamilyACreateBody }
   | { family: 'B'; model: ModelObject; body: FamilyBCreateBody };
 
-/** Checks the model against /v1/models first (spec §1: confirm availability before submitting). */
+/** Checks the model against /v1/models first (docs/service-spec.md §1: confirm availability before submitting). */
 export async function findModel(client: NodeVidgenClient, id: string): Promise<ModelObject> {
   const { data } = await client.models.list();
   const model = data.find((m) => m.id === id || m.aliases?.includes(id));
@@ -60,7 +60,8 @@ function checkFamilyBDuration(model: ModelObject, flags: Flags): void {
   const requested = numberFlag(flags, 'duration');
   if (requested === undefined || model.durations.includes(requested)) return;
   throw new UsageError(
-    `model '${model.id}' renders ${model.durations.join(' or ')} s; pick the model for ${requested} s instead of --duration.`,
+    `model '${model.id}' renders ${model.durations.join(' or ')} s; pick the model for ${requested} s instead of ` +
+      `--duration.`,
     EXIT.badRequest,
   );
 }

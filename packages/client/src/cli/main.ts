@@ -93,7 +93,10 @@ function reportError(ctx: CliContext, err: unknown): void {
 /** The SDK's messages, with what a person at a terminal needs: which server, which file. */
 function messageOf(ctx: CliContext, err: unknown): string {
   if (err instanceof APIConnectionError && !(err instanceof APIUserAbortError)) {
-    return `cannot reach the vidgen server at ${ctx.config.baseURL}: ${err.message} Is it running? Set --base-url or VIDGEN_BASE_URL, or run \`vidgen login\`.`;
+    return (
+      `cannot reach the vidgen server at ${ctx.config.baseURL}: ${err.message} Is it running? Set --base-url or ` +
+      `VIDGEN_BASE_URL, or run \`vidgen login\`.`
+    );
   }
   const fsError = err as NodeJS.ErrnoException;
   if (fsError?.code === 'ENOENT' && fsError.path) return `no such file: ${fsError.path}`;

@@ -58,19 +58,68 @@ const VARIANT_FLAGS = `  -m, --model <id>        a model offering edits/extensio
 
 /** Per-command help, as \`gh <command> --help\` prints it. */
 export const COMMAND_HELP: Record<string, string> = {
-  generate: `Submit a task, wait for it with progress, download the video.\n\nUsage: vidgen generate --model <id> --prompt <text> [--image <url|path>]... --output <file>\n\n${CREATE_FLAGS}\n  -o, --output <file>     where the MP4 goes (written atomically)\n${WAIT_FLAGS}\n`,
-  submit: `Submit a task and print its id. With --output, \`vidgen resume\` later downloads it there.\n\nUsage: vidgen submit --model <id> --prompt <text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, --output <file>     where \`vidgen resume\` saves the result\n`,
-  edit: `Re-render a finished video with a new prompt (family A models that offer edits).\n\nUsage: vidgen edit --model <id> --prompt <text> --video <ref> --output <file>\n\n${VARIANT_FLAGS}\n  -o, --output <file>     where the MP4 goes\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
-  extend: `Continue a finished video by --duration seconds (family A models that offer extensions).\n\nUsage: vidgen extend --model <id> --prompt <text> --video <ref> --duration <s> --output <file>\n\n${VARIANT_FLAGS}\n  -d, --duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
-  status: `One look at a task: status, progress, error, link.\n\nUsage: vidgen status <task-id> [--family A|B]\n\n  --family A|B            skip finding out which family the id belongs to\n`,
-  wait: `Wait for a task to end; with --output, download it.\n\nUsage: vidgen wait <task-id> [--family A|B] [--output <file>]\n\n  --family A|B            the task's family (else from the journal, else asked of the server)\n  -o, --output <file>     download the video here when done\n${WAIT_FLAGS}\n`,
-  download: `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen download <task-id> --output <file> [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>     where the MP4 (or the image) goes\n  --variant <name>        instead of the video: thumbnail (WebP poster) or spritesheet (JPEG, 5x2 frames)\n  --family A|B            the task's family\n  --download-timeout <s>  time-out (default 600)\n`,
-  cancel: `Cancel a queued or running task. It ends failed (A) or FAILURE (B) with error code canceled.\n\nUsage: vidgen cancel <task-id> [--family A|B]\n\n  --family A|B            the task's family\n`,
-  tasks: `List tasks, newest first: the server's listing of both families, or this machine's journal.\n\nUsage: vidgen tasks [--family A|B] [--status S] [--model M] [--limit N] [--after ID] [--local]\n\n  --family A|B            one family only\n  --status S              in the family's words (pending/done/… or queued/IN_PROGRESS/…)\n  --model M               one model only\n  --limit N               at most N rows in all (default 20, max 100)\n  --after ID              the page after this task id\n  --local                 this machine's journal for the current server and key\n`,
-  models: `The models this API key may use, with family, durations, ratios and whether they need an image.\n\nUsage: vidgen models [--json]\n`,
-  resume: `Finish what the journal still owes for the current server and key: reconcile submits that got no\nanswer, wait for running tasks, download finished ones to the path they were submitted with.\nEntries of other servers or keys are listed and left alone.\n\nUsage: vidgen resume [--no-download]\n\n  --no-download           wait, but do not download\n${WAIT_FLAGS}\n`,
-  webhooks: `Receive this account's webhook events on a machine without a public address: listen on loopback,\nregister that URL as a temporary endpoint (the server must allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS),\nverify each delivery and forward it, headers and body unchanged, to --forward-to. Ctrl-C deletes the endpoint.\n\nUsage: vidgen webhooks listen --forward-to <url> [--port N] [--events video.completed,video.failed]\n\n  --forward-to <url>      where verified events are POSTed; its status is the server's answer\n  --port N                loopback port to listen on (default: any free one)\n  --events a,b            subscribe to these events only (default all)\n`,
+  generate:
+    `Submit a task, wait for it with progress, download the video.\n\nUsage: vidgen generate --model <id> --prompt ` +
+    `<text> [--image <url|path>]... --output <file>\n\n${CREATE_FLAGS}\n  -o, --output <file>     where the MP4 ` +
+    `goes (written atomically)\n${WAIT_FLAGS}\n`,
+  submit:
+    `Submit a task and print its id. With --output, \`vidgen resume\` later downloads it there.\n\nUsage: vidgen ` +
+    `submit --model <id> --prompt <text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, ` +
+    `--output <file>     where \`vidgen resume\` saves the result\n`,
+  edit:
+    `Re-render a finished video with a new prompt (family A models that offer edits).\n\nUsage: vidgen edit ` +
+    `--model <id> --prompt <text> --video <ref> --output <file>\n\n${VARIANT_FLAGS}\n  -o, --output <file>     ` +
+    `where the MP4 goes\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
+  extend:
+    `Continue a finished video by --duration seconds (family A models that offer extensions).\n\nUsage: vidgen ` +
+    `extend --model <id> --prompt <text> --video <ref> --duration <s> --output <file>\n\n${VARIANT_FLAGS}\n  -d, ` +
+    `--duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes\n  --no-download      ` +
+    `     submit only; print the task id\n${WAIT_FLAGS}\n`,
+  status:
+    `One look at a task: status, progress, error, link.\n\nUsage: vidgen status <task-id> [--family A|B]\n\n  ` +
+    `--family A|B            skip finding out which family the id belongs to\n`,
+  wait:
+    `Wait for a task to end; with --output, download it.\n\nUsage: vidgen wait <task-id> [--family A|B] [--output ` +
+    `<file>]\n\n  --family A|B            the task's family (else from the journal, else asked of the server)\n  ` +
+    `-o, --output <file>     download the video here when done\n${WAIT_FLAGS}\n`,
+  download:
+    `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen ` +
+    `download <task-id> --output <file> [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>  ` +
+    `   where the MP4 (or the image) goes\n  --variant <name>        instead of the video: thumbnail (WebP poster) ` +
+    `or spritesheet (JPEG, 5x2 frames)\n  --family A|B            the task's family\n  --download-timeout <s>  ` +
+    `time-out (default 600)\n`,
+  cancel:
+    `Cancel a queued or running task. It ends failed (A) or FAILURE (B) with error code canceled.\n\nUsage: vidgen ` +
+    `cancel <task-id> [--family A|B]\n\n  --family A|B            the task's family\n`,
+  tasks:
+    `List tasks, newest first: the server's listing of both families, or this machine's journal.\n\nUsage: vidgen ` +
+    `tasks [--family A|B] [--status S] [--model M] [--limit N] [--after ID] [--local]\n\n  --family A|B            ` +
+    `one family only\n  --status S              in the family's words (pending/done/… or queued/IN_PROGRESS/…)\n  ` +
+    `--model M               one model only\n  --limit N               at most N rows in all (default 20, max ` +
+    `100)\n  --after ID              the page after this task id\n  --local                 this machine's journal ` +
+    `for the current server and key\n`,
+  models:
+    `The models this API key may use, with family, durations, ratios and whether they need an image.\n\nUsage: ` +
+    `vidgen models [--json]\n`,
+  resume:
+    `Finish what the journal still owes for the current server and key: reconcile submits that got no\nanswer, ` +
+    `wait for running tasks, download finished ones to the path they were submitted with.\nEntries of other ` +
+    `servers or keys are listed and left alone.\n\nUsage: vidgen resume [--no-download]\n\n  --no-download         ` +
+    `  wait, but do not download\n${WAIT_FLAGS}\n`,
+  webhooks:
+    `Receive this account's webhook events on a machine without a public address: listen on loopback,\nregister ` +
+    `that URL as a temporary endpoint (the server must allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS),\nverify ` +
+    `each delivery and forward it, headers and body unchanged, to --forward-to. Ctrl-C deletes the ` +
+    `endpoint.\n\nUsage: vidgen webhooks listen --forward-to <url> [--port N] [--events ` +
+    `video.completed,video.failed]\n\n  --forward-to <url>      where verified events are POSTed; its status is ` +
+    `the server's answer\n  --port N                loopback port to listen on (default: any free one)\n  --events ` +
+    `a,b            subscribe to these events only (default all)\n`,
   forget: `Drop a journal entry that resume should stop chasing.\n\nUsage: vidgen forget <task-id|idempotency-key>\n`,
-  login: `Save a server and API key as the default profile (~/.vidgen/profile.json, readable by you only).\nThe key is checked against the server first. VIDGEN_BASE_URL and VIDGEN_API_KEY still win.\n\nUsage: vidgen login [--base-url <url>] [--api-key <key>]\n       echo "$KEY" | vidgen login --base-url <url>\n\n  --base-url <url>        the server (default http://127.0.0.1:8080)\n  --api-key <key>         the key; without it, read from standard input\n`,
+  login:
+    `Save a server and API key as the default profile (~/.vidgen/profile.json, readable by you only).\nThe key is ` +
+    `checked against the server first. VIDGEN_BASE_URL and VIDGEN_API_KEY still win.\n\nUsage: vidgen login ` +
+    `[--base-url <url>] [--api-key <key>]\n       echo "$KEY" | vidgen login --base-url <url>\n\n  --base-url ` +
+    `<url>        the server (default http://127.0.0.1:8080)\n  --api-key <key>         the key; without it, read ` +
+    `from standard input\n`,
   logout: `Delete the saved profile (~/.vidgen/profile.json).\n\nUsage: vidgen logout\n`,
 };

@@ -156,7 +156,10 @@ async function resumeEntry(
   return { entry: done ?? current, outcome: 'downloaded', task };
 }
 
-/** A submit without a known answer: find its task by key, or send it again under the same key if it provably never arrived. */
+/**
+ * A submit without a known answer: find its task by key, or send it again under the same key if it provably never
+ * arrived.
+ */
 async function reconcile(
   client: ResumeClient,
   journal: TaskJournal,

@@ -1,7 +1,7 @@
 import type { Family } from '../types.ts';
 
 /**
- * The client's memory of its submits (spec §1 obligation 1: keep the task id so polling can
+ * The client's memory of its submits (docs/service-spec.md §1 obligation 1: keep the task id so polling can
  * resume after a restart). Browser-safe interface; `FileJournal` in `@vidgen/client/node` is the
  * durable implementation.
  */

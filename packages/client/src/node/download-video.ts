@@ -26,7 +26,7 @@ export type DownloadTarget =
 export interface DownloadOptions {
   /** Where the MP4 goes. Nothing appears there unless every check passed. */
   path: string;
-  /** The whole download's own time-out (spec §4.4). Default 10 minutes. */
+  /** The whole download's own time-out (docs/service-spec.md §4.4). Default 10 minutes. */
   timeoutMs?: number;
   signal?: AbortSignal;
   /** Resumptions after an interrupted transfer. Default: the client's maxRetries. */
@@ -51,7 +51,7 @@ interface Source {
 }
 
 /**
- * Downloads a finished video to a file with every check of spec §1 obligation 4: HTTP status,
+ * Downloads a finished video to a file with every check of docs/service-spec.md §1 obligation 4: HTTP status,
  * `video/mp4`, Content-Length against the bytes received, and the MP4 `ftyp` signature. Bytes go
  * to a temp file beside the target, renamed into place only when all is well; an interrupted
  * transfer is resumed with `Range` + `If-Range`.

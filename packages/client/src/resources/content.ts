@@ -10,7 +10,9 @@ export interface ContentRequestOptions extends RequestOptions {
   /** Only resume if the file still has this ETag (`If-Range`); otherwise the whole file comes back. */
   ifRange?: string;
   method?: 'GET' | 'HEAD';
-  /** An image made from the video instead of the video: `thumbnail` (a WebP poster) or `spritesheet` (JPEG, 5×2 frames). */
+  /**
+   * An image made from the video instead of the video: `thumbnail` (a WebP poster) or `spritesheet` (JPEG, 5×2 frames).
+   */
   variant?: ContentVariant;
 }
 
@@ -23,7 +25,7 @@ export interface ContentImage {
 
 /**
  * `GET /v1/videos/{id}/content`: the raw MP4 answer with its body unread. The checks a
- * download must make (spec §4.4, §4.7) live in `@vidgen/client/node`'s `downloadVideo`.
+ * download must make (docs/service-spec.md §4.4, §4.7) live in `@vidgen/client/node`'s `downloadVideo`.
  */
 export class Content {
   constructor(private readonly core: ClientCore) {}

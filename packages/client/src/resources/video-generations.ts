@@ -18,7 +18,9 @@ import type { RetrieveOptions } from './videos.ts';
 export class VideoGenerations {
   constructor(private readonly core: ClientCore) {}
 
-  /** Cancels a queued or running task: it ends `FAILURE` with error code `canceled` (ConflictError once it has ended). */
+  /**
+   * Cancels a queued or running task: it ends `FAILURE` with error code `canceled` (ConflictError once it has ended).
+   */
   async cancel(id: string, opts: RequestOptions = {}): Promise<FamilyBTaskObject> {
     const { data } = await this.core.transport.request<FamilyBTaskObject>({
       method: 'POST',
@@ -29,7 +31,9 @@ export class VideoGenerations {
     return data;
   }
 
-  /** Submits text-to-video (prompt only) or image-to-video (`image` or `images`); answers `{task_id, status, seconds}`. */
+  /**
+   * Submits text-to-video (prompt only) or image-to-video (`image` or `images`); answers `{task_id, status, seconds}`.
+   */
   async create(body: FamilyBCreateBody, opts?: CreateOptions): Promise<FamilyBCreateResponse> {
     const created = await this.core.submit<FamilyBCreateResponse>({
       family: 'B',

@@ -50,7 +50,9 @@ export class Videos {
     return data;
   }
 
-  /** Cancels a queued or running task: it ends `failed` with error code `canceled` (ConflictError once it has ended). */
+  /**
+   * Cancels a queued or running task: it ends `failed` with error code `canceled` (ConflictError once it has ended).
+   */
   async cancel(id: string, opts: RequestOptions = {}): Promise<FamilyATask> {
     const { data } = await this.core.transport.request<FamilyATask>({
       method: 'POST',

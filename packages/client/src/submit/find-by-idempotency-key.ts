@@ -26,7 +26,7 @@ export interface LookupQuery {
 const CLOCK_SKEW_S = 600;
 
 /**
- * Looks a submit up in the family's listing by its idempotency key (spec §1 obligation 2:
+ * Looks a submit up in the family's listing by its idempotency key (docs/service-spec.md §1 obligation 2:
  * look up existing tasks before submitting again). Listing items need not echo their key, so
  * when they do not, a second query with a key nobody used checks that the server filters at all.
  * (When both come back empty the filter is unproven, but then no task of that model exists in

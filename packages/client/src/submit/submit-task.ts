@@ -28,7 +28,8 @@ export interface SubmitRequest {
 }
 
 /**
- * Sends a create so that it is never charged twice (spec §1 obligation 2, DESIGN invariant 2):
+ * Sends a create so that it is never charged twice (docs/service-spec.md §1 obligation 2, invariant 2,
+ * docs/architecture.md):
  * one idempotency key for all attempts, journaled before the first byte leaves, and after an
  * ambiguous failure a lookup before anything is sent again.
  */
@@ -137,7 +138,9 @@ class Submission {
     throw lastError;
   }
 
-  /** Returns the task if the server has it; resolves undefined when it provably has not; throws when nobody can tell. */
+  /**
+   * Returns the task if the server has it; resolves undefined when it provably has not; throws when nobody can tell.
+   */
   private async reconcile<T>(cause: unknown): Promise<Created<T> | undefined> {
     const { family, model, fingerprint, submittedAt } = this.entry;
     const lookup = await findByIdempotencyKey(this.ctx.transport, {

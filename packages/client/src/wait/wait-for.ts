@@ -9,7 +9,7 @@ import { taskPath, viewOf, type TaskPhase, type TaskView } from './task-view.ts'
 
 export interface WaitOptions<F extends Family = Family> {
   family: F;
-  /** The maximum total waiting time (spec §1 obligation 3). Default 20 minutes. */
+  /** The maximum total waiting time (docs/service-spec.md §1 obligation 3). Default 20 minutes. */
   maxWaitMs?: number;
   /** Pause between polls. By default the server's Retry-After hint, else the family's interval. */
   intervalMs?: number;
@@ -24,7 +24,7 @@ export interface WaitContext {
   transport: Transport;
   /** The journal entries of this client's server and key (another server's task may share an id). */
   journalEntries?: () => Promise<JournalEntry[]>;
-  /** Recommended poll intervals (spec §8): A 3–5 s, B about 15 s. */
+  /** Recommended poll intervals (docs/service-spec.md §8): A 3–5 s, B about 15 s. */
   intervals: Record<Family, number>;
   journal?: TaskJournal;
   now: () => number;
@@ -32,7 +32,10 @@ export interface WaitContext {
 
 /** How the wait goes on after an answer. */
 export interface PollPlan {
-  /** The server holds polls (it said so with `X-Vidgen-Long-Poll`, or an answer was held): the next poll goes out at once. */
+  /**
+   * The server holds polls (it said so with `X-Vidgen-Long-Poll`, or an answer was held): the next poll goes out at
+   * once.
+   */
   longPoll: boolean;
   /** Milliseconds until the next poll is sent (0 once the task has ended). */
   nextPollInMs: number;
@@ -45,7 +48,10 @@ export const DEFAULT_MAX_WAIT_MS = 20 * 60_000;
  * reporting, so a quick answer is news, not proof that it cannot hold (docs/long-poll.md).
  */
 export const LONG_POLL_HEADER = 'x-vidgen-long-poll';
-/** A server that holds polls answers on change, so asking again soon is what long-polling is for; a second apart keeps a waiting task to one request a second. */
+/**
+ * A server that holds polls answers on change, so asking again soon is what long-polling is for; a second apart keeps a
+ * waiting task to one request a second.
+ */
 const LONG_POLL_GAP_MS = 1000;
 /** Against a server that declares long-polling, at most this often: bounds a misbehaving one that answers at once. */
 const DECLARED_MIN_CYCLE_MS = 250;

@@ -12,7 +12,7 @@ export interface ProxiedRequest {
 /**
  * A loopback proxy in front of a real server that can lose answers: the request reaches the
  * server and is fully processed, but the client's connection is torn down instead of getting the
- * response — the "submit timed out, did it land?" case of spec §1 obligation 2.
+ * response — the "submit timed out, did it land?" case of docs/service-spec.md §1 obligation 2.
  */
 export async function startLossyProxy(target: string): Promise<{
   url: string;

@@ -106,7 +106,10 @@ export function describeModel(model: ModelObject): string {
       : model.requires_image
         ? 'image-to-video'
         : 'text-to-video or image-to-video';
-  return `Family ${model.family} · ${input} · ${model.resolution} · ${duration} · ratios ${model.aspect_ratios.join(', ')}`;
+  return (
+    `Family ${model.family} · ${input} · ${model.resolution} · ${duration} · ratios ` +
+    `${model.aspect_ratios.join(', ')}`
+  );
 }
 
 /**

@@ -89,7 +89,9 @@ async function send(
     const { message, param, requestId } = describeError(err);
     const fieldId = fieldForParam(model.family, param, values.imageUrls.length);
     const refused = err instanceof APIError && err.status !== undefined;
-    const summary = `${refused ? 'The server refused the request' : 'Could not submit'}: ${message}${requestId ? ` (request id ${requestId})` : ''}`;
+    const summary =
+      `${refused ? 'The server refused the request' : 'Could not submit'}: ${message}` +
+      (requestId ? ` (request id ${requestId})` : '');
     showErrors(form, formError, fieldId ? { [fieldId]: message } : {}, summary);
   } finally {
     button.disabled = false;

@@ -48,8 +48,10 @@ function insecureNotice(): HTMLElement | null {
   return h(
     'p',
     { class: 'notice', role: 'note' },
-    'This page is not served over HTTPS, so the browser withholds the cryptography the console needs to submit safely, ',
-    'and your API key would travel unencrypted. Serve vidgen over HTTPS (for example behind a reverse proxy) or open it on localhost.',
+    'This page is not served over HTTPS, so the browser withholds the cryptography the console needs to submit ' +
+      'safely, ',
+    'and your API key would travel unencrypted. Serve vidgen over HTTPS (for example behind a reverse proxy) or ' +
+      'open it on localhost.',
   );
 }
 

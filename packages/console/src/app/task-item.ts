@@ -107,7 +107,9 @@ export function formatCreated(ms: number, now = Date.now()): string {
   return sameDay ? time : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
 
-/** "5 s video · waited 0:01 · rendered 0:04 · cost $0.25": what a finished task took and cost, as far as it is known. */
+/**
+ * "5 s video · waited 0:01 · rendered 0:04 · cost $0.25": what a finished task took and cost, as far as it is known.
+ */
 export function timingText(item: TaskItem): string {
   const parts: string[] = [];
   if (item.seconds && item.phase === 'succeeded') parts.push(`${item.seconds} s video`);

@@ -43,7 +43,8 @@ export class AccessLog extends LogController {
     const path = query === -1 ? url : url.slice(0, query);
     const id = quoted(request.id);
     this.destination.write(
-      `{"level":${INFO},"time":${Date.now()}${this.bindings},"reqId":${id},"req":{"id":${id},"method":"${request.method}","path":${quoted(path)}},` +
+      `{"level":${INFO},"time":${Date.now()}${this.bindings},"reqId":${id},` +
+        `"req":{"id":${id},"method":"${request.method}","path":${quoted(path)}},` +
         `"res":{"statusCode":${statusCode}},"ms":${ms},"msg":"request completed"}\n`,
     );
   }

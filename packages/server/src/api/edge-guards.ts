@@ -3,6 +3,9 @@ import type { Socket } from 'node:net';
 import { ApiError, InvalidRequest, NotFound } from '../errors.ts';
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 
+/** The reason phrases of the statuses a malformed request is answered with before Fastify sees it. */
+const REASON_PHRASES: Record<number, string> = { 431: 'Request Header Fields Too Large', 408: 'Request Timeout' };
+
 /** No request body of this API nests deeper than a few levels; the request fingerprint and the schema walk recurse. */
 export const MAX_JSON_DEPTH = 32;
 /** Fastify's default maxParamLength: ids are at most 64 characters in the store, so longer ones are refused as 414. */
@@ -100,8 +103,9 @@ export function frameworkRefusals(dialects: readonly Dialect[], nextId: () => st
       const body = JSON.stringify(openAiErrorBody(error));
       if (socket.writable) {
         socket.write(
-          `HTTP/1.1 ${error.status} ${error.status === 431 ? 'Request Header Fields Too Large' : error.status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
-            `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${nextId()}\r\nconnection: close\r\n\r\n${body}`,
+          `HTTP/1.1 ${error.status} ${REASON_PHRASES[error.status] ?? 'Bad Request'}\r\n` +
+            `content-type: application/json; charset=utf-8\r\ncontent-length: ` +
+            `${Buffer.byteLength(body)}\r\nx-request-id: ${nextId()}\r\nconnection: close\r\n\r\n${body}`,
         );
       }
       socket.destroy();

@@ -6,7 +6,7 @@ import { unavailableFor } from './unavailable.ts';
 type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
 /**
- * The one place errors become responses (DESIGN invariant 6). A route owned by a dialect gets
+ * The one place errors become responses (invariant 6, docs/architecture.md). A route owned by a dialect gets
  * that dialect's field names and envelope; other routes (models, files, content) the
  * OpenAI-style envelope `{error: {message, type, code, param}}` that both families' clients parse.
  */

@@ -68,5 +68,8 @@ function listenerBase(request: FastifyRequest): string {
 export function describeLinkBase(opts: Pick<LinkOptions, 'publicUrl' | 'trustProxy'>, listenUrl: string): string {
   if (opts.publicUrl) return `${opts.publicUrl} (VIDGEN_PUBLIC_URL)`;
   if (opts.trustProxy) return 'X-Forwarded-Proto/-Host of trusted proxies (VIDGEN_TRUST_PROXY)';
-  return `the address each connection came in on, e.g. ${listenUrl} (set VIDGEN_PUBLIC_URL for links that work behind a proxy)`;
+  return (
+    `the address each connection came in on, e.g. ${listenUrl} (set VIDGEN_PUBLIC_URL for links that work behind a ` +
+    `proxy)`
+  );
 }

@@ -11,7 +11,10 @@ export function described<T extends TSchema>(schema: T, description: string): T 
   return { ...schema, description };
 }
 
-/** Every refusal and failure of a route, in the envelope of whoever owns it (OpenAI-style unless a dialect says otherwise). */
+/**
+ * Every refusal and failure of a route, in the envelope of whoever owns it (OpenAI-style unless a dialect says
+ * otherwise).
+ */
 export function errorResponses(error: TSchema = ErrorBody): Record<string, TSchema> {
   return {
     '4xx': described(
@@ -32,5 +35,8 @@ type Security = { security: Array<Record<string, string[]>> };
 /** Routes that need no API key: the document must not ask for one. */
 export const PUBLIC: Security = { security: [] };
 
-/** Routes that take the key or another credential (a signed link, a metrics token): the empty requirement makes the key optional. */
+/**
+ * Routes that take the key or another credential (a signed link, a metrics token): the empty requirement makes the key
+ * optional.
+ */
 export const KEY_OPTIONAL: Security = { security: [{ bearer: [] }, {}] };

@@ -121,7 +121,8 @@ const IdempotencyHeader = Type.Object({
   'Idempotency-Key': Type.Optional(
     Type.String({
       description:
-        'Same key and body replay the first answer (`Idempotent-Replayed: true`); another body is 422; still in flight is 409. 1–255 visible ASCII characters.',
+        'Same key and body replay the first answer (`Idempotent-Replayed: true`); another body is 422; still in ' +
+        'flight is 409. 1–255 visible ASCII characters.',
     }),
   ),
 });

@@ -12,7 +12,7 @@ import type { LedgerKind } from './ledger.ts';
 export const ACTIVE_CAP_RETRY_SECONDS = 5;
 
 /**
- * The ledger's writes that commit with the task's own changes (DESIGN invariant 7), through the
+ * The ledger's writes that commit with the task's own changes (invariant 7, docs/architecture.md), through the
  * store's transition seam: the hold and the active-task cap at insert, settle or release at the
  * end. Correct across processes: the account's plan row is updated (so locked on PostgreSQL)
  * before anything is counted, and the balance check is a condition of that same update.
@@ -46,7 +46,8 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
         if (Number(active.n) > plan.max_active_tasks) {
           throw new TooManyRequests(
             'too_many_tasks',
-            `The account already has ${plan.max_active_tasks} tasks queued or running, its limit; submit again when one has ended.`,
+            `The account already has ${plan.max_active_tasks} tasks queued or running, its limit; submit again ` +
+              `when one has ended.`,
             ACTIVE_CAP_RETRY_SECONDS,
           );
         }

@@ -64,7 +64,7 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
     const claim = async () =>
       (await stores.tasks.claim({ owner: 'w', backend: 'fx', leaseMs: 60_000, now: clock, maxRunningPerAccount: 0 }))!;
 
-    it('credits are idempotent with a key; another amount under the key is refused; deductions keep available ≥ 0', async () => {
+    it('credits are idempotent with a key; another amount under the key is refused; available stays ≥ 0', async () => {
       const id = await account('credits');
       const first = await stores.ledger.credit(
         { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
@@ -93,7 +93,7 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
       assert.deepEqual((await stores.ledger.verify()).problems, []);
     });
 
-    it('a hold is written with its task or the task is refused; settle charges the verified seconds and releases the rest once', async () => {
+    it('a hold is written with its task or not at all; settling charges verified seconds, once', async () => {
       const id = await account('holds');
       await stores.ledger.credit({ accountId: id, amountUsdTicks: 10 * PER_SECOND, reason: 'start' }, clock);
       const big = task(id, 10);

@@ -1,5 +1,5 @@
 /**
- * The ledger's domain (DESIGN invariant 7). Amounts are integer USD ticks (10⁻¹⁰ USD).
+ * The ledger's domain (invariant 7, docs/architecture.md). Amounts are integer USD ticks (10⁻¹⁰ USD).
  *
  * Entries are append-only, at most one of each kind per task:
  * - `grant` (+) and `adjust` (±): an operator's credit or deduction; balance += amount.
@@ -80,7 +80,10 @@ export interface VerifyReport {
   problems: LedgerProblem[];
 }
 
-/** The ledger's store: plans, credits, entries and the checks over them. Holds, settles and releases are written by its transition effects. */
+/**
+ * The ledger's store: plans, credits, entries and the checks over them. Holds, settles and releases are written by its
+ * transition effects.
+ */
 export interface Ledger {
   plan(accountId: string): Promise<AccountPlan | undefined>;
   setPlan(accountId: string, change: PlanChange, now: number): Promise<AccountPlan>;

@@ -84,7 +84,8 @@ export class SqlLedger implements Ledger {
           .executeTakeFirstOrThrow();
         return { entry: toEntry(first), plan: toPlan(plan), replayed: true };
       }
-      // A deduction may not take the available balance below zero; one conditional statement, so concurrent ones cannot both pass.
+      // A deduction may not take the available balance below zero; one conditional statement, so concurrent ones cannot
+      // both pass.
       const changed = await trx
         .updateTable('account_plans')
         .set((eb) => ({

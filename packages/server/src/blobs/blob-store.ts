@@ -13,7 +13,7 @@ export interface ByteRange {
 
 /**
  * Where videos and uploaded files live. Writes are atomic: a reader sees a whole blob or
- * none (DESIGN invariant 3: nothing half-written is ever served).
+ * none (invariant 3, docs/architecture.md: nothing half-written is ever served).
  */
 export interface BlobStore {
   putFile(key: string, path: string, contentType: string): Promise<BlobInfo>;

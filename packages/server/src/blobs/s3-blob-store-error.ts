@@ -32,7 +32,8 @@ const HINTS: Record<string, string> = {
   RequestTimeTooSkewed: "this machine's clock is too far from the S3 endpoint's",
   ExpiredToken: 'the session token has expired',
   CredentialsProviderError:
-    'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or another source of the default credential chain)',
+    'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or another source of the default ' +
+    'credential chain)',
 };
 
 const NETWORK_CODES = new Set([

@@ -65,7 +65,7 @@ const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
  * Blobs as objects in one S3(-compatible) bucket. Writes are atomic by S3's nature: a PUT, or
  * the completion of a multipart upload, makes the whole new object visible at once or not at
  * all, and a reader that started on the old version keeps reading the old version. So unlike
- * the local disk store there is no temporary name to rename (DESIGN invariant 3 holds as is).
+ * the local disk store there is no temporary name to rename (invariant 3, docs/architecture.md holds as is).
  */
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;

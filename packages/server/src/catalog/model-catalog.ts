@@ -14,7 +14,7 @@ export interface ModelEntry {
   /** Every resolution a request may ask for (`resolution` first); the model's own when it fixes one. */
   resolutions: string[];
   /**
-   * What a poll answer calls the model when the client sent its id: the spec's samples show
+   * What a poll answer calls the model when the client sent its id: docs/service-spec.md's samples show
    * `vx-imagine-video-1.5` for `vx-imagine-video-1.5-720p`. Other names are echoed as sent.
    */
   reportedName?: string;
@@ -29,7 +29,7 @@ export interface ModelEntry {
   price: ModelPrice | null;
 }
 
-/** Integer USD ticks (10⁻¹⁰ USD) per output second (DESIGN invariant 7: sums stay exact). */
+/** Integer USD ticks (10⁻¹⁰ USD) per output second (invariant 7, docs/architecture.md: sums stay exact). */
 export interface ModelPrice {
   usdTicksPerSecond: number;
   /** Overrides by output resolution ("1080p"), for models whose output size varies. */

@@ -9,7 +9,8 @@ export const BILLING_USAGE: Record<string, readonly string[]> = {
   accounts: [
     'usage: vidgen-server accounts create <id> [--models <id,id>] [--credits <ticks>] [--rpm <n>] [--max-active <n>]',
     '       vidgen-server accounts list | show <id>',
-    '       vidgen-server accounts set <id> [--models <id,id>|all] [--metered true|false] [--rpm <n>|none] [--max-active <n>|none]',
+    '       vidgen-server accounts set <id> [--models <id,id>|all] [--metered true|false] [--rpm <n>|none] ' +
+      '[--max-active <n>|none]',
   ],
   credits: ['usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>]'],
   ledger: ['usage: vidgen-server ledger verify | list [--account <id>] [--limit <n>]'],
@@ -128,7 +129,8 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
     const report = await (await billing()).verify();
     for (const p of report.problems) io.out(`PROBLEM\t${p.accountId}\t${p.taskId ?? '-'}\t${p.problem}`);
     io.err(
-      `${report.accounts} accounts, ${report.entries} entries: ${report.problems.length === 0 ? 'the ledger verifies' : `${report.problems.length} problems`}`,
+      `${report.accounts} accounts, ${report.entries} entries: ` +
+        (report.problems.length === 0 ? 'the ledger verifies' : `${report.problems.length} problems`),
     );
     return report.problems.length === 0 ? 0 : 1;
   }

@@ -19,7 +19,9 @@ export function resolveModelIds(raw: string, names: ModelNames): ResolvedModels 
     });
     return {
       ok: false,
-      problem: `unknown model${unknown.length > 1 ? 's' : ''} ${guesses.join(', ')} in --models. ${capitalize(names.source)} offers: ${names.ids.join(', ')}`,
+      problem:
+        `unknown model${unknown.length > 1 ? 's' : ''} ${guesses.join(', ')} in --models. ` +
+        `${capitalize(names.source)} offers: ${names.ids.join(', ')}`,
     };
   }
   return {

@@ -43,7 +43,9 @@ export function parseInvocation(argv: string[]): Invocation {
     if (!(ROLES as readonly string[]).includes(role)) {
       return {
         kind: 'refused',
-        problem: `--role must be ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}${role === undefined ? '' : `, got '${role}'`}.`,
+        problem:
+          `--role must be ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)}` +
+          `${role === undefined ? '' : `, got '${role}'`}.`,
       };
     }
   }

@@ -41,9 +41,22 @@ const SYSTEM = new Set([
   'ENETUNREACH',
 ]);
 
-/** pg's own messages for a connection that went away (they carry no code), and the server's refusal of new ones (55000 is otherwise a statement error). */
-const PG_CONNECTION =
-  /Connection terminated|connection error|is not currently accepting connections|Client was closed|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end/i;
+/**
+ * pg's own messages for a connection that went away (they carry no code), and the server's refusal of new ones (55000
+ * is otherwise a statement error).
+ */
+const PG_CONNECTION = new RegExp(
+  [
+    'Connection terminated',
+    'connection error',
+    'is not currently accepting connections',
+    'Client was closed',
+    'Client has encountered a connection error',
+    'timeout exceeded when trying to connect',
+    'Cannot use a pool after calling end',
+  ].join('|'),
+  'i',
+);
 
 export function isStorageFault(err: unknown): boolean {
   for (

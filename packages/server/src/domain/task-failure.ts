@@ -1,5 +1,5 @@
 /**
- * The one vocabulary of task failures (DESIGN "Failures have one vocabulary"). A task's `error.code`
+ * The one vocabulary of task failures (docs/architecture.md, "Failures"). A task's `error.code`
  * is always one of these: backends build failures only through `FAILURES`, and `media/`'s own typed
  * errors become failures only in the engine's `toTaskFailure`, so no code can appear that docs/errors.md (checked
  * by a test against this file) does not list. Messages reach the caller: never a path, URL or key.

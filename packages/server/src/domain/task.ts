@@ -57,7 +57,7 @@ export interface TaskResult {
   upstreamCostUsdTicks?: number;
 }
 
-/** What a settled task cost (DESIGN invariant 7): integer USD ticks, 1 tick = 10⁻¹⁰ USD. */
+/** What a settled task cost (invariant 7, docs/architecture.md): integer USD ticks, 1 tick = 10⁻¹⁰ USD. */
 export interface TaskUsage {
   costUsdTicks: number;
   upstreamCostUsdTicks?: number;

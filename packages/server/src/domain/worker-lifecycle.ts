@@ -5,7 +5,8 @@ import { channel } from 'node:diagnostics_channel';
  * this diagnostics channel, with the leases (task leases, delivery claims) its owner still held
  * once it had stopped. Nothing in the service listens: the test runner's leak check
  * (scripts/leak-check.mjs) does, so that a test file fails when it leaves one running or a lease
- * held by a stopped one (DESIGN: "fails if it leaks a worker … or lease"), whichever service,
+ * held by a stopped one (a test file fails if it leaks a worker or a lease: docs/architecture.md, "Tests"), whichever
+ * service,
  * test helper or test started it. A channel without subscribers costs nothing.
  */
 export const WORKER_LIFECYCLE_CHANNEL = 'vidgen:worker-lifecycle';
@@ -15,7 +16,9 @@ export type WorkerKind = 'task worker' | 'webhook dispatcher';
 
 export type WorkerLifecycleEvent =
   | { event: 'started'; kind: WorkerKind; owner: string }
-  /** `heldLeases`: ids of what the owner still leases (none after a clean stop); undefined when the store could not say. */
+  /**
+   * `heldLeases`: ids of what the owner still leases (none after a clean stop); undefined when the store could not say.
+   */
   | { event: 'stopped'; kind: WorkerKind; owner: string; heldLeases: string[] | undefined };
 
 const lifecycle = channel(WORKER_LIFECYCLE_CHANNEL);

@@ -5,7 +5,9 @@ import { isMp4 } from '../media/video-input.ts';
 import { sniffImageType } from '../media/image-input.ts';
 import { newId } from '../domain/ids.ts';
 
-/** Checks that bytes are a usable image (decodable, under the pixel cap); throws an error with a safe message when not. */
+/**
+ * Checks that bytes are a usable image (decodable, under the pixel cap); throws an error with a safe message when not.
+ */
 export type ImageCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;
 /** Checks that bytes are a usable MP4 (see media/video-input.ts); throws an error with a safe message when not. */
 export type VideoCheck = (bytes: Buffer) => Promise<{ mimeType: 'video/mp4' }>;

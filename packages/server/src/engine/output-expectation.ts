@@ -1,5 +1,5 @@
 /**
- * What a finished attempt must have produced (DESIGN invariant 3), decided by the engine rather
+ * What a finished attempt must have produced (invariant 3, docs/architecture.md), decided by the engine rather
  * than taken on a backend's word. A generation is exactly what was asked. For edits and extensions
  * the input video, as the engine itself probed it, fixes the rules: an edit keeps the input's
  * length and may only shrink its picture (a crop); an extension keeps its size and adds exactly

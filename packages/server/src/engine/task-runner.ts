@@ -29,10 +29,12 @@ export interface TaskRunnerDeps {
   /** Told of every state and progress change, so long-polls in this process answer at once. */
   events: TaskEvents;
   metrics: EngineMetrics;
-  /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws media's ImageRejected when it can't. */
+  /**
+   * Decodes an input image under the pixel cap and re-encodes it as PNG; throws media's ImageRejected when it can't.
+   */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
   /**
-   * Throws media's OutputRejected unless the file is the video that was asked for (DESIGN invariant 3);
+   * Throws media's OutputRejected unless the file is the video that was asked for (invariant 3, docs/architecture.md);
    * may return what it measured, so the result records the real length.
    */
   verifyVideo(file: string, expect: OutputExpectation): Promise<{ durationSeconds: number } | void>;
@@ -87,7 +89,8 @@ export async function runTask(
   const started = deps.clock();
   deps.events.taskChanged(task.id);
   let ending: Ending = { outcome: 'lost', code: null };
-  // Made when first used, inside the attempt's error handling: a work root that cannot be written is a storage fault, handed back.
+  // Made when first used, inside the attempt's error handling: a work root that cannot be written is a storage fault,
+  // handed back.
   const workDir = new WorkDir(deps.workRoot, () => workDirPrefix(task.id));
   try {
     const produced = await produce(deps, task, lease, controller, workDir);
@@ -294,7 +297,9 @@ async function settleFailure(
   return { outcome: 'failed', code: failure.code, recorded: failed };
 }
 
-/** After a storage fault, gives the task back without using up the attempt: neither the task nor the worker is at fault. */
+/**
+ * After a storage fault, gives the task back without using up the attempt: neither the task nor the worker is at fault.
+ */
 const STORAGE_FAULT_BACKOFF_MS = 2000;
 
 /**

@@ -107,7 +107,7 @@ export class TaskService {
 
   /**
    * Creates a task, or with an Idempotency-Key returns the task that key already created
-   * (DESIGN invariant 2: same key and body replay; other body 422; still being created 409).
+   * (invariant 2, docs/architecture.md: same key and body replay; other body 422; still being created 409).
    */
   async submit(account: Account, input: SubmitInput, idempotency?: Idempotency, keyId?: string): Promise<Submitted> {
     if (!idempotency) return { task: await this.create(account, input, undefined, keyId), replayed: false };
@@ -189,9 +189,9 @@ export class TaskService {
    * the deadline (long-poll). Finished tasks answer at once.
    */
   async waitForChange(accountId: string, id: string, waitMs: number, signal?: AbortSignal): Promise<Task> {
-    // Answering every progress tick made a held poll look like no long-poll at all to clients,
-    // which then fell back to interval polling (issue 14): only a state change or a step this
-    // large ends the hold early, so a task answers a holding client at most about a dozen times.
+    // Only a state change or a progress step this large ends a hold early, so a task answers a
+    // holding client about a dozen times at most: a hold that ended on every tick would look like
+    // no long-poll at all to clients, which would then poll on an interval instead.
     const progressStep = 10;
     const seen = await this.get(accountId, id);
     const deadline = this.deps.clock() + waitMs;

@@ -216,9 +216,13 @@ function sameInputAndFailureTests(h: Harness, options: GeneratorContractOptions)
 /** A small photo-like picture: sky gradient, sun, hills, and grain, so encoders see real detail. */
 export async function samplePicture(width: number, height: number): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-<defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#3b6fb6"/><stop offset="1" stop-color="#f3c58e"/></linearGradient></defs>
-<rect width="100%" height="100%" fill="url(#s)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.08}" fill="#fff4c8"/>
-<path d="M0 ${height * 0.62} Q${width * 0.3} ${height * 0.45} ${width * 0.6} ${height * 0.64} T${width} ${height * 0.58} V${height} H0 Z" fill="#3f6d3b"/>
+<defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#3b6fb6"/>
+<stop offset="1" stop-color="#f3c58e"/></linearGradient></defs>
+<rect width="100%" height="100%" fill="url(#s)"/>
+<circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.08}" fill="#fff4c8"/>
+<path fill="#3f6d3b"
+d="M0 ${height * 0.62} Q${width * 0.3} ${height * 0.45} ${width * 0.6} ${height * 0.64}
+T${width} ${height * 0.58} V${height} H0 Z"/>
 <rect x="${width * 0.1}" y="${height * 0.7}" width="${width * 0.08}" height="${height * 0.12}" fill="#b33a3a"/></svg>`;
   const base = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   let state = 12345;

@@ -60,7 +60,10 @@ export interface GenerationContext {
   stopReason(): GenerationStop | undefined;
   /** Fraction done, 0..1. Calls must never go backwards. */
   onProgress(fraction: number): void;
-  /** A private directory for this attempt, made when first read (a backend that needs none pays nothing); removed by the worker afterwards. */
+  /**
+   * A private directory for this attempt, made when first read (a backend that needs none pays nothing); removed by the
+   * worker afterwards.
+   */
   workDir: string;
   /**
    * Durable per-task state of the backend (an upstream task id, a ComfyUI prompt id), kept in

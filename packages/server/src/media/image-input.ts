@@ -1,6 +1,6 @@
 /**
  * Input images: recognise, decode and normalise what a caller sends, before any generator sees it.
- * Bytes are trusted only after sharp has decoded them under a pixel cap (DESIGN invariant 5) and
+ * Bytes are trusted only after sharp has decoded them under a pixel cap (invariant 5, docs/architecture.md) and
  * re-encoded them, so generators only ever read a clean, upright, metadata-free PNG.
  */
 import { loadSharp } from './load-sharp.ts';
@@ -8,7 +8,7 @@ import { loadSharp } from './load-sharp.ts';
 export type ImageMimeType = 'image/jpeg' | 'image/png';
 
 export type ImageRejectCode =
-  /** Looks like Base64 but carries no `data:` prefix (the spec's second named failure cause). */
+  /** Looks like Base64 but carries no `data:` prefix (docs/service-spec.md's second named failure cause). */
   | 'image_prefix_missing'
   /** A `data:` URI other than the two accepted prefixes. */
   | 'image_prefix_unsupported'

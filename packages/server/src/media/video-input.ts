@@ -1,7 +1,7 @@
 /**
  * Input videos of edits and extensions: recognise an MP4, probe it, and hold it to limits the
  * renderers can honour before any generator sees it. Bytes are trusted only after ffprobe found a
- * video stream in a container that sniffs as MP4 (DESIGN invariant 5: magic bytes, not names or
+ * video stream in a container that sniffs as MP4 (invariant 5, docs/architecture.md: magic bytes, not names or
  * Content-Type headers). Messages are safe to show the caller: never a path, never ffprobe's words.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

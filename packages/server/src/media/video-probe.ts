@@ -1,5 +1,5 @@
 /**
- * What a video file really is, read by ffprobe. "Done means a verified MP4" (DESIGN invariant 3):
+ * What a video file really is, read by ffprobe. "Done means a verified MP4" (invariant 3, docs/architecture.md):
  * every output is checked here before a task may succeed, whatever backend made it.
  * Messages never carry file paths or ffprobe's own output: they reach the caller.
  */

@@ -1,5 +1,5 @@
 /**
- * The SSRF-safe fetcher behind SafeFetch (DESIGN invariant 5).
+ * The SSRF-safe fetcher behind SafeFetch (invariant 5, docs/architecture.md).
  *
  * The address check runs inside the socket's own `lookup`, so the address we check is the address we
  * connect to: a DNS answer that changes between "check" and "connect" (rebinding) has no gap to slip

@@ -1,5 +1,5 @@
 /**
- * The one way the server fetches a user-supplied URL (DESIGN invariant 5).
+ * The one way the server fetches a user-supplied URL (invariant 5, docs/architecture.md).
  * Implementation lives below this interface; see safe-fetch-options for the limits.
  */
 export interface SafeFetchOptions {
@@ -8,7 +8,10 @@ export interface SafeFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  /** What the URL should hold; refusal messages name it ("The video URL answered with…") so callers pass them on as they are. */
+  /**
+   * What the URL should hold; refusal messages name it ("The video URL answered with…") so callers pass them on as they
+   * are.
+   */
   what: 'image' | 'video' | 'file' | 'webhook';
 }
 
@@ -39,7 +42,9 @@ export class FetchRefused extends Error {
 
 export type SafeFetch = (url: string, signal?: AbortSignal) => Promise<FetchedBody>;
 
-/** A POST through the same guards (webhook deliveries): the answer's status, whatever it is; redirects are not followed. */
+/**
+ * A POST through the same guards (webhook deliveries): the answer's status, whatever it is; redirects are not followed.
+ */
 export type SafePost = (
   url: string,
   request: { body: string; headers: Record<string, string> },

@@ -61,7 +61,7 @@ export function taskStoreContract(open: () => Promise<TaskStoreFixture>) {
       assert.equal(await fx.tasks.get('missing'), undefined);
     });
 
-    it('lists the tasks created after a time, those whose created_at trails their id by less than the slack too', async () => {
+    it('lists the tasks created after a time, also those whose created_at trails their id a little', async () => {
       const owner = (await fx.accounts.ensureAccount('created-after', null, clock)).id;
       const at = (ms: number, createdAt = ms): NewTask => ({ ...newTask('listing', owner), id: uuidv7(ms), createdAt });
       const start = clock + 3_600_000;
@@ -201,7 +201,7 @@ export function taskStoreContract(open: () => Promise<TaskStoreFixture>) {
       assert.deepEqual(done?.result, result);
     });
 
-    it('completes and claims the lane’s next task in one step, fairly; a refused completion claims nothing', async () => {
+    it('completes and claims the lane’s next task in one step, fairly; a refused completion claims none', async () => {
       const other = (await fx.accounts.ensureAccount('contract-next', null, clock)).id;
       const ours = [];
       for (let i = 0; i < 3; i++) ours.push(await fx.tasks.insert(newTask('b2')));

@@ -86,7 +86,7 @@ export interface AttemptRecord {
 }
 
 /**
- * The tasks table is the queue and the single source of truth (DESIGN invariant 1).
+ * The tasks table is the queue and the single source of truth (invariant 1, docs/architecture.md).
  * Every write a worker makes after its claim is one statement guarded by its lease token:
  * a method returns false when the lease is no longer held, and the caller must then drop
  * whatever it produced.

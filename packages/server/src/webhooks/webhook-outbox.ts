@@ -7,7 +7,7 @@ import { enabledEndpoints, insertDeliveries } from './sql-webhook-store.ts';
 import { deliveryId, eventId } from './webhook-ids.ts';
 
 /**
- * The outbox writer (DESIGN invariant 8): in the transaction of a task's final change, one
+ * The outbox writer (invariant 8, docs/architecture.md): in the transaction of a task's final change, one
  * delivery row per endpoint of the account subscribed to the event. Rows per endpoint, not one
  * event row fanned out later: each endpoint has its own attempts, schedule and state to show,
  * the dispatcher claims one table like the task queue, and the endpoints that get an event are

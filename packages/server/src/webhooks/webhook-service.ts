@@ -170,7 +170,8 @@ export class WebhookService {
     if (endpoint.status !== 'enabled') {
       throw new Conflict(
         'webhook_disabled',
-        `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); enable it first (PATCH {"enabled": true}).`,
+        `Webhook endpoint '${id}' is disabled (${endpoint.disabledReason ?? 'by the server'}); enable it first ` +
+          `(PATCH {"enabled": true}).`,
       );
     }
     return endpoint;

@@ -192,7 +192,7 @@ export function webhookStoreContract(open: () => WebhookContractStores) {
     assert.deepEqual(await stores.webhooks.listEndpoints(account.id, { limit: 10, after: 'wh_never' }), []);
   });
 
-  it('an endpoint is switched off (cancelling its pending deliveries, saying by whom) and on again, only within its account; deliveries are counted by status', async () => {
+  it('an endpoint is switched off (pending deliveries canceled, by whom said) and on, in its account', async () => {
     const { stores, endpoint, newTask, account } = await setup('switch');
     await stores.tasks.cancel((await stores.tasks.insert(newTask())).id, clock);
     assert.deepEqual(Object.fromEntries(await stores.webhooks.deliveryCounts([endpoint.id])), {

@@ -4,7 +4,7 @@ import { InvalidRequest } from '../errors.ts';
 import { isPublicAddress } from '../security/create-safe-fetch.ts';
 
 /**
- * Checks a webhook URL at registration (DESIGN invariant 5): http(s), no credentials, and every
+ * Checks a webhook URL at registration (invariant 5, docs/architecture.md): http(s), no credentials, and every
  * address it resolves to public unless private URLs are allowed. Delivery checks again at
  * connect time, so a DNS change after registration is refused there too.
  */

@@ -1,5 +1,5 @@
 /**
- * DESIGN invariant 2 against a real vidgen upstream behind a fault-injecting proxy: a submit whose
+ * invariant 2, docs/architecture.md against a real vidgen upstream behind a fault-injecting proxy: a submit whose
  * answer is lost is reconciled, never blindly sent again, and the upstream ends up with exactly
  * one task (counted in its own listing).
  */

@@ -10,7 +10,8 @@ export async function modelsCommand(ctx: CliContext): Promise<number> {
   const { data } = await ctx.client.models.list({ signal: ctx.signal });
   const lines = data.map(
     (m) =>
-      `${m.id.padEnd(28)} family ${m.family}  ${m.durations.length > 1 ? `${m.durations[0]}-${m.durations.at(-1)}` : m.durations[0]} s  ${m.aspect_ratios.join(' ')}${m.requires_image ? '  (needs an image)' : ''}`,
+      `${m.id.padEnd(28)} family ${m.family}  ${durationsOf(m.durations)} s  ${m.aspect_ratios.join(' ')}` +
+      (m.requires_image ? '  (needs an image)' : ''),
   );
   ctx.result(data, lines.join('\n') || 'no models available to this key');
   return EXIT.ok;
@@ -25,12 +26,16 @@ interface Row {
   source: 'server' | 'journal';
 }
 
-/** `vidgen tasks`: the server's listing (newest first), or this machine's journal with --local or when the server has no listing. */
+/**
+ * `vidgen tasks`: the server's listing (newest first), or this machine's journal with --local or when the server has no
+ * listing.
+ */
 export async function tasksCommand(ctx: CliContext): Promise<number> {
   const rows = ctx.flags.local ? await journalRows(ctx) : await serverRows(ctx);
   const text = rows.map(
     (r) =>
-      `${(r.id ?? '(no id)').padEnd(38)} ${r.family} ${(r.status ?? '?').padEnd(12)} ${r.model}${r.created_at ? `  ${new Date(r.created_at * 1000).toISOString()}` : ''}`,
+      `${(r.id ?? '(no id)').padEnd(38)} ${r.family} ${(r.status ?? '?').padEnd(12)} ${r.model}` +
+      (r.created_at ? `  ${new Date(r.created_at * 1000).toISOString()}` : ''),
   );
   ctx.result(rows, text.join('\n') || 'no tasks');
   return EXIT.ok;
@@ -83,4 +88,9 @@ async function journalRows(ctx: CliContext): Promise<Row[]> {
       created_at: Math.floor(e.submittedAt / 1000),
       source: 'journal' as const,
     }));
+}
+
+/** "5" or "1-15": the durations a model renders, in seconds. */
+function durationsOf(durations: number[]): string {
+  return durations.length > 1 ? `${durations[0]}-${durations.at(-1)}` : `${durations[0]}`;
 }

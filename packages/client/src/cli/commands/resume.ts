@@ -47,7 +47,10 @@ export async function resumeCommand(ctx: CliContext): Promise<number> {
 function detail(r: ResumeResult): string {
   if (r.outcome === 'downloaded') return ` → ${r.entry.downloadedTo}`;
   if (r.outcome === 'elsewhere')
-    return ` (left alone: it belongs to ${describeScope(r.entry)}; resume with that server and key, or \`vidgen forget ${r.entry.taskId ?? r.entry.idempotencyKey}\`)`;
+    return (
+      ` (left alone: it belongs to ${describeScope(r.entry)}; resume with that server and key, or \`vidgen forget ` +
+      `${r.entry.taskId ?? r.entry.idempotencyKey}\`)`
+    );
   return r.error instanceof Error ? ` (${r.error.message})` : '';
 }
 

@@ -22,7 +22,8 @@ async function variantCommand(ctx: CliContext, variant: Variant): Promise<number
       .filter((m) => m.capabilities?.[variant])
       .map((m) => m.id);
     throw new UsageError(
-      `model '${model.id}' does not offer ${variant === 'edit' ? 'edits' : 'extensions'} (models that do: ${offering.join(', ') || 'none'}).`,
+      `model '${model.id}' does not offer ${variant === 'edit' ? 'edits' : 'extensions'} (models that do: ` +
+        `${offering.join(', ') || 'none'}).`,
       EXIT.badRequest,
     );
   }

@@ -32,7 +32,8 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
     secret = endpoint.secret;
     ctx.result(
       { endpoint_id: endpoint.id, url, forward_to: target, secret },
-      `Listening on ${url} (endpoint ${endpoint.id}), forwarding verified events to ${target}.\nSigning secret (for your receiver's verifyWebhook): ${secret}\nCtrl-C to stop; the endpoint is deleted then.`,
+      `Listening on ${url} (endpoint ${endpoint.id}), forwarding verified events to ${target}.\nSigning secret ` +
+        `(for your receiver's verifyWebhook): ${secret}\nCtrl-C to stop; the endpoint is deleted then.`,
     );
     try {
       await new Promise<void>((resolve) =>

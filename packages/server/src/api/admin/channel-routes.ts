@@ -28,7 +28,7 @@ function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
 }
 
 /**
- * Relay channels for the operator (issue 15): their breaker, load and limits as every worker
+ * Relay channels for the operator: their breaker, load and limits as every worker
  * process shares them, and runtime changes (enable, weight) that take effect on the next task.
  * The backends file stays the list of channels; without one the list is empty.
  */

@@ -42,7 +42,7 @@ export interface AdminDeps {
 
 type Limits = Static<typeof CreateAccountBody>['limits'];
 
-/** `/admin/v1/*`: the operator's API (issue 12), on the same service layer as `vidgen-server accounts|keys|credits`. */
+/** `/admin/v1/*`: the operator's API, on the same service layer as `vidgen-server accounts|keys|credits`. */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
   const { billing } = deps;
   const route = adminRoutes(deps.adminToken);

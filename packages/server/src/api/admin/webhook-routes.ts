@@ -20,7 +20,7 @@ import type { AdminRoute } from './admin-route.ts';
 type Counted = WebhookEndpoint & { deliveries: AdminWebhookEndpoint['deliveries'] };
 
 /**
- * Every account's webhook endpoints for the operator (issue 13): listed with their account and
+ * Every account's webhook endpoints for the operator: listed with their account and
  * deliveries by status, and switched on or off. The operator's disable is one the account cannot undo.
  */
 export function registerAdminWebhookRoutes(
@@ -43,7 +43,8 @@ export function registerAdminWebhookRoutes(
     '/admin/v1/webhooks',
     route(
       'adminListWebhooks',
-      'Webhook endpoints of every account (`?account=` for one), oldest first, a page at a time, with their deliveries by status; never a secret',
+      'Webhook endpoints of every account (`?account=` for one), oldest first, a page at a time, with their ' +
+        'deliveries by status; never a secret',
       { querystring: AdminWebhookQuery },
       AdminWebhookEndpointList,
       'A page of endpoints',

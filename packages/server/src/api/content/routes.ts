@@ -132,7 +132,9 @@ const bytes = (description: string) => ({
     [CONTENT_VARIANT_MEDIA_TYPES.spritesheet]: { schema: SpriteSheetImage },
   },
 });
-const WHICH = `the MP4 (\`video/mp4\`); with \`variant=thumbnail\` its poster (\`${CONTENT_VARIANT_MEDIA_TYPES.thumbnail}\`), with \`variant=spritesheet\` its sprite sheet (\`${CONTENT_VARIANT_MEDIA_TYPES.spritesheet}\`)`;
+const WHICH =
+  `the MP4 (\`video/mp4\`); with \`variant=thumbnail\` its poster (\`${CONTENT_VARIANT_MEDIA_TYPES.thumbnail}\`), ` +
+  `with \`variant=spritesheet\` its sprite sheet (\`${CONTENT_VARIANT_MEDIA_TYPES.spritesheet}\`)`;
 const empty = (description: string) => Type.Null({ description });
 
 /** Bytes are streamed, never serialized; only the JSON errors go through the error schema. */
@@ -142,7 +144,8 @@ function contentSchema(summary: string) {
     summary,
     tags: ['Content'],
     description:
-      'Authorized by the API key, or by the signed link a family A poll hands out (`expires`, `kid`, `sig`), valid until it expires or its key is revoked.',
+      'Authorized by the API key, or by the signed link a family A poll hands out (`expires`, `kid`, `sig`), ' +
+      'valid until it expires or its key is revoked.',
     ...KEY_OPTIONAL,
     params: idParams('id'),
     querystring: ContentQuery,

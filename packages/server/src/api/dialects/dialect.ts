@@ -3,7 +3,10 @@ import type { SubmitInput } from '../../engine/task-service.ts';
 import type { Task, TaskKind, TaskStatus } from '../../domain/task.ts';
 import type { ApiError } from '../../errors.ts';
 
-/** How a route appears in the OpenAPI document: a stable `operationId` (SDK generators name methods after it) and one line. */
+/**
+ * How a route appears in the OpenAPI document: a stable `operationId` (SDK generators name methods after it) and one
+ * line.
+ */
 export interface Operation {
   operationId: string;
   summary: string;
@@ -40,7 +43,10 @@ export interface WireContext {
 export interface Dialect {
   /** Tag stored with each task it creates (one upper-case letter); catalog models name the family that serves them. */
   family: string;
-  /** Name of the task id in the wire (`request_id`, `task_id`): the poll path's parameter and the list's `last_id` source. */
+  /**
+   * Name of the task id in the wire (`request_id`, `task_id`): the poll path's parameter and the list's `last_id`
+   * source.
+   */
   idField: string;
   submits: SubmitRoute[];
   /** Paths; poll and cancel hold the task id as the parameter named `idField` (`/v1/videos/:request_id`). */

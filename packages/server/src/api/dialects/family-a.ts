@@ -138,9 +138,10 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
     progress: task.status === 'succeeded' ? 100 : task.progress,
   };
   if (queuePosition !== undefined) body.queue_position = queuePosition;
-  // Whole seconds, as the spec's integer: an edit keeps its input's length, which may be fractional.
+  // Whole seconds, as docs/service-spec.md's integer: an edit keeps its input's length, which may be fractional.
   if (task.status === 'succeeded') {
-    // The poster link is handed out whether or not making it succeeded (then it answers 404): checking would cost a blob lookup per poll.
+    // The poster link is handed out whether or not making it succeeded (then it answers 404): checking would cost a
+    // blob lookup per poll.
     body.video = {
       url: ctx.signedContentUrl(task),
       duration: Math.round(outputSeconds(task)),

@@ -12,7 +12,7 @@ const tags = ['Models'];
 
 /**
  * A model's entry, then one entry per alias: clients written for another service look for their
- * own id in `data[].id` (issue 14), so an alias is a model of its own there, naming its target.
+ * own id in `data[].id`, so an alias is a model of its own there, naming its target.
  */
 export function modelObjects(m: ModelEntry, dialects: readonly Dialect[]): ModelObject[] {
   const model = toModelObject(m, dialects);

@@ -5,7 +5,8 @@ import { PUBLIC } from '../route-schemas.ts';
 const DESCRIPTION = [
   'Asynchronous video generation in two API dialects over one task engine:',
   'family A (xAI "imagine video" style, `/v1/videos/*`) and family B (new-api relay style, `/v1/video/generations`).',
-  'Every request needs `Authorization: Bearer <key>` unless the operation says otherwise; error codes are listed in docs/errors.md.',
+  'Every request needs `Authorization: Bearer <key>` unless the operation says otherwise; error codes are listed ' +
+    'in docs/errors.md.',
 ].join(' ');
 
 /**

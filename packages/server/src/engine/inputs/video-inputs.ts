@@ -71,7 +71,8 @@ export class VideoInputs {
         field,
         'invalid_video',
         (name) =>
-          `\`${name}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send its file id instead.`,
+          `\`${name}\` must be an http(s) URL of an MP4; upload a local video to POST /v1/files and send its ` +
+          `file id instead.`,
       );
     }
     return { kind: 'url', url };

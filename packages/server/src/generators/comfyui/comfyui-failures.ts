@@ -54,7 +54,10 @@ const DETERMINISTIC = new Set([
   'UnboundLocalError',
 ]);
 
-/** An `execution_error`: bad input and workflow mistakes stay failed; anything else (out of memory, a CUDA fault) is retried. */
+/**
+ * An `execution_error`: bad input and workflow mistakes stay failed; anything else (out of memory, a CUDA fault) is
+ * retried.
+ */
 export function executionFailed(f: PromptFailure | undefined): TaskFailure {
   const node = ident(f?.nodeType);
   const type = ident(f?.exceptionType);

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 export function promptIdFor(taskId: string, attempt: number): string {
   const hex = createHash('sha256').update(`vidgen:prompt:${taskId}:${attempt}`).digest('hex');
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const [a, b, c, d, e] = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(13, 16), hex.slice(17, 20), hex.slice(20, 32)];
+  return `${a}-${b}-8${c}-${variant}${d}-${e}`;
 }
 
 /** A seed for jobs that did not give one: fixed per task, so a retry renders the same video. */

@@ -36,32 +36,37 @@ const MOVE_PATTERNS: Array<[CameraMoveKind, RegExp]> = [
   [
     'static',
     new RegExp(
-      String.raw`\b(?:static|locked${W}off|fixed|still|stationary)${W}(?:camera|shot|frame)\b|\bno${W}camera${W}(?:movement|motion)\b|\btripod\b`,
+      String.raw`\b(?:static|locked${W}off|fixed|still|stationary)${W}(?:camera|shot|frame)\b|` +
+        String.raw`\bno${W}camera${W}(?:movement|motion)\b|\btripod\b`,
     ),
   ],
   // "Move in/back" only with "camera": "birds moving in the sky" is not a camera move.
   [
     'push-in',
     new RegExp(
-      String.raw`\b(?:zoom(?:s|ed|ing)?${W}in(?:to)?|push(?:es|ed|ing)?${W}in|dolly(?:ing)?${W}in|camera${W}mov(?:e|es|ing)${W}(?:in|closer|forward)|mov(?:e|es|ing)${W}closer)\b`,
+      String.raw`\b(?:zoom(?:s|ed|ing)?${W}in(?:to)?|push(?:es|ed|ing)?${W}in|dolly(?:ing)?${W}in|` +
+        String.raw`camera${W}mov(?:e|es|ing)${W}(?:in|closer|forward)|mov(?:e|es|ing)${W}closer)\b`,
     ),
   ],
   [
     'pull-back',
     new RegExp(
-      String.raw`\b(?:zoom(?:s|ed|ing)?${W}out|pull(?:s|ed|ing)?${W}(?:back|out|away)|dolly(?:ing)?${W}(?:out|back)|camera${W}mov(?:e|es|ing)${W}(?:away|back|backwards?))\b`,
+      String.raw`\b(?:zoom(?:s|ed|ing)?${W}out|pull(?:s|ed|ing)?${W}(?:back|out|away)|dolly(?:ing)?${W}(?:out|` +
+        String.raw`back)|camera${W}mov(?:e|es|ing)${W}(?:away|back|backwards?))\b`,
     ),
   ],
   [
     'pan-left',
     new RegExp(
-      String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?left(?:wards?)?\b`,
+      String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|` +
+        String.raw`ing))${W}(?:to${W}the${W})?left(?:wards?)?\b`,
     ),
   ],
   [
     'pan-right',
     new RegExp(
-      String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|ing))${W}(?:to${W}the${W})?right(?:wards?)?\b`,
+      String.raw`\b(?:pan(?:s|ned|ning)?|truck(?:s|ing)?|track(?:s|ing)?|dolly(?:ing)?|slid(?:e|es|` +
+        String.raw`ing))${W}(?:to${W}the${W})?right(?:wards?)?\b`,
     ),
   ],
   [
@@ -108,7 +113,8 @@ export interface CameraMotion {
 }
 
 const ORBIT = new RegExp(
-  String.raw`\b(?:orbit(?:s|ed|ing)?|arc(?:s|ing)?${W}(?:shot|around|over)|circl(?:e|es|ed|ing)${W}(?:around|round)|revolv(?:e|es|ing)${W}around|sweep(?:s|ing)?|360${W}(?:degrees?|shot|spin)?)\b`,
+  String.raw`\b(?:orbit(?:s|ed|ing)?|arc(?:s|ing)?${W}(?:shot|around|over)|circl(?:e|es|ed|ing)${W}(?:around|` +
+    String.raw`round)|revolv(?:e|es|ing)${W}around|sweep(?:s|ing)?|360${W}(?:degrees?|shot|spin)?)\b`,
 );
 const ORBIT_LEFT = new RegExp(String.raw`^.{0,40}?\b(?:left(?:wards?)?|counter${W}?clockwise|anti${W}?clockwise)\b`);
 const HANDHELD = new RegExp(

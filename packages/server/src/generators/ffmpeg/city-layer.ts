@@ -11,7 +11,8 @@ export function cityLayer(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
   const street = frame.horizonY + (frame.height - frame.horizonY) * 0.3;
   // Ground under the whole skyline, so no sky shows between the rows of buildings.
   const out = [
-    `<rect x="0" y="${f(frame.horizonY)}" width="${frame.width}" height="${f(frame.height - frame.horizonY + 1)}" fill="${theme.ground[2]}"/>`,
+    `<rect x="0" y="${f(frame.horizonY)}" width="${frame.width}" ` +
+      `height="${f(frame.height - frame.horizonY + 1)}" fill="${theme.ground[2]}"/>`,
   ];
   for (let row = 0; row < 3; row++) {
     const colour = theme.ground[row];
@@ -37,7 +38,8 @@ export function cityLayer(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
     }
   }
   out.push(
-    `<rect x="0" y="${f(street)}" width="${frame.width}" height="${f(frame.height - street + 1)}" fill="${mix(theme.ground[3], '#000000', 0.2)}"/>`,
+    `<rect x="0" y="${f(street)}" width="${frame.width}" height="${f(frame.height - street + 1)}" ` +
+      `fill="${mix(theme.ground[3], '#000000', 0.2)}"/>`,
   );
   if (lit) out.push(streetLights(theme, frame, street, rnd));
   return { defs: '', body: out.join('') };
@@ -61,7 +63,8 @@ function streetLights(theme: SceneTheme, frame: SceneFrame, y: number, rnd: Rand
   const step = frame.width / rnd.int(10, 16);
   for (let x = step / 2; x < frame.width; x += step) {
     out.push(
-      `<circle cx="${f(x)}" cy="${f(y + frame.unit * 0.01)}" r="${f(frame.unit * 0.006)}" fill="${theme.accent}" fill-opacity="0.9"/>`,
+      `<circle cx="${f(x)}" cy="${f(y + frame.unit * 0.01)}" r="${f(frame.unit * 0.006)}" fill="${theme.accent}" ` +
+        `fill-opacity="0.9"/>`,
     );
   }
   return out.join('');

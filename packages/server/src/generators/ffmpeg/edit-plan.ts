@@ -34,7 +34,8 @@ const LOOKS: Array<[ColourLook, RegExp]> = [
   [
     'black-and-white',
     new RegExp(
-      String.raw`\b(?:black${W}(?:and|&|n)${W}white|b${W}&${W}w|b/w|monochrome|greyscale|grayscale|desaturate${W}(?:it${W})?(?:completely|fully)|no${W}colou?rs?)\b`,
+      String.raw`\b(?:black${W}(?:and|&|n)${W}white|b${W}&${W}w|b/w|monochrome|greyscale|grayscale|` +
+        String.raw`desaturate${W}(?:it${W})?(?:completely|fully)|no${W}colou?rs?)\b`,
     ),
   ],
   ['sepia', /\bsepia\b/],
@@ -50,7 +51,8 @@ const LOOKS: Array<[ColourLook, RegExp]> = [
   [
     'cool',
     new RegExp(
-      String.raw`\b(?:cooler|cool${W}(?:tones?|colou?rs?|look|grade|tint|palette|temperature)|cold(?:er)?|icy${W}(?:look|grade|tones?)|blue${W}(?:tint|tones?|grade))\b`,
+      String.raw`\b(?:cooler|cool${W}(?:tones?|colou?rs?|look|grade|tint|palette|temperature)|cold(?:er)?|` +
+        String.raw`icy${W}(?:look|grade|tones?)|blue${W}(?:tint|tones?|grade))\b`,
     ),
   ],
   ['invert', new RegExp(String.raw`\b(?:invert(?:ed)?${W}(?:the${W})?colou?rs?|negative|inverted)\b`)],
@@ -69,19 +71,24 @@ const BLUR_LIGHT = new RegExp(
   String.raw`\b(?:slight(?:ly)?|subtle|gentle|light|little|soft)${W}(?:\w+${W}){0,1}(?:blur|focus)`,
 );
 const BLUR_HEAVY = new RegExp(
-  String.raw`\b(?:heavy|heavily|strong(?:ly)?|very|extreme(?:ly)?|lots${W}of|totally|completely)${W}(?:\w+${W}){0,1}(?:blur|out${W}of${W}focus)|\bblur\w*${W}(?:\w+${W}){0,2}(?:heavily|strongly|a${W}lot)\b`,
+  String.raw`\b(?:heavy|heavily|strong(?:ly)?|very|extreme(?:ly)?|lots${W}of|totally|` +
+    String.raw`completely)${W}(?:\w+${W}){0,1}(?:blur|out${W}of${W}focus)|\bblur\w*${W}(?:\w+${W}){0,2}(?:heavily|` +
+    String.raw`strongly|a${W}lot)\b`,
 );
 const REVERSE = new RegExp(
   String.raw`\b(?:revers(?:e|ed|ing)|backwards?|rewind(?:ing|s)?|play${W}it${W}back(?:wards)?)\b`,
 );
 const SLOW = new RegExp(
-  String.raw`\b(?:slow${W}mo(?:tion)?|slo${W}mo|slowed${W}down|slow(?:s|ing)?${W}(?:it${W})?down|half${W}speed|quarter${W}speed|(?:\d(?:\.\d+)?)${W}x${W}slower|0?\.(?:5|25)${W}x|slower)\b`,
+  String.raw`\b(?:slow${W}mo(?:tion)?|slo${W}mo|slowed${W}down|slow(?:s|ing)?${W}(?:it${W})?down|half${W}speed|` +
+    String.raw`quarter${W}speed|(?:\d(?:\.\d+)?)${W}x${W}slower|0?\.(?:5|25)${W}x|slower)\b`,
 );
 const FAST = new RegExp(
-  String.raw`\b(?:speed(?:s|ed)?${W}(?:it${W})?up|sped${W}up|fast${W}?forward|time${W}?lapse|hyper${W}?lapse|faster|double${W}speed|triple${W}speed|\d${W}x${W}(?:speed|faster)|at${W}\d${W}x)\b`,
+  String.raw`\b(?:speed(?:s|ed)?${W}(?:it${W})?up|sped${W}up|fast${W}?forward|time${W}?lapse|hyper${W}?lapse|` +
+    String.raw`faster|double${W}speed|triple${W}speed|\d${W}x${W}(?:speed|faster)|at${W}\d${W}x)\b`,
 );
 const CROP_WORDS = new RegExp(
-  String.raw`\b(?:crop(?:s|ped|ping)?|reframe(?:d)?|aspect|ratio|make${W}it|turn${W}it${W}into|convert${W}(?:it${W})?to|as${W}an?)\b`,
+  String.raw`\b(?:crop(?:s|ped|ping)?|reframe(?:d)?|aspect|ratio|make${W}it|turn${W}it${W}into|` +
+    String.raw`convert${W}(?:it${W})?to|as${W}an?)\b`,
 );
 const RATIO = /\b(\d{1,2}(?:\.\d{1,2})?)\s*[:x×/]\s*(\d{1,2}(?:\.\d{1,2})?)\b/;
 const RATIO_WORDS: Array<[number, RegExp]> = [

@@ -182,7 +182,8 @@ function checkInputVideo(job: GenerationJob): void {
   const short = Math.min(video.width, video.height);
   if (video.durationSeconds > MAX_INPUT.seconds || long > MAX_INPUT.longSide || short > MAX_INPUT.shortSide) {
     throw FAILURES.videoUnsupported(
-      `The built-in renderer edits and extends videos of up to ${MAX_INPUT.seconds} s and 1080p (${MAX_INPUT.longSide}x${MAX_INPUT.shortSide}); ` +
+      `The built-in renderer edits and extends videos of up to ${MAX_INPUT.seconds} s and 1080p ` +
+        `(${MAX_INPUT.longSide}x${MAX_INPUT.shortSide}); ` +
         `this one is ${video.width}x${video.height}, ${video.durationSeconds.toFixed(1)} s.`,
     );
   }

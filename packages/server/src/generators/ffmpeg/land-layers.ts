@@ -56,7 +56,8 @@ export function ridgeLand(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
       // Sunlit crests, shaded troughs: the one cue that makes dunes and drifts read as shapes.
       const shadow = theme.terrain === 'snow' ? mix(colour, '#7f9dbf', 0.45) : mix(colour, '#000000', 0.22);
       defs.push(
-        `<linearGradient id="land${i}" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(colour, '#ffffff', 0.18)}"/><stop offset="1" stop-color="${shadow}"/></linearGradient>`,
+        `<linearGradient id="land${i}" x1="0" y1="0" x2="0" y2="1"><stop offset="0" ` +
+          `stop-color="${mix(colour, '#ffffff', 0.18)}"/><stop offset="1" stop-color="${shadow}"/></linearGradient>`,
       );
       fill = `url(#land${i})`;
     }
@@ -73,7 +74,10 @@ export function ridgeLand(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
 
 function crest(frame: SceneFrame, ys: number[], colour: string): string {
   const pts = ys.map((y, i) => `${f(xAt(frame, i))},${f(y + 1)}`).join(' L');
-  return `<path d="M${pts}" fill="none" stroke="${colour}" stroke-width="${f(frame.unit * 0.003)}" stroke-opacity="0.6"/>`;
+  return (
+    `<path d="M${pts}" fill="none" stroke="${colour}" stroke-width="${f(frame.unit * 0.003)}" ` +
+    `stroke-opacity="0.6"/>`
+  );
 }
 
 /** Conifers standing on a ridge line; `density` 1 is a closed forest edge. */
@@ -105,7 +109,8 @@ function conifer(x: number, baseY: number, h: number): string {
     const half = w * (0.55 + k * 0.25);
     return `M${f(x)},${f(top)} L${f(x + half)},${f(bottom)} L${f(x - half)},${f(bottom)} Z`;
   });
-  return `${tiers.join('')}M${f(x - w * 0.07)},${f(baseY - h * 0.15)} h${f(w * 0.14)} v${f(h * 0.17)} h${f(-w * 0.14)} Z`;
+  const door = `M${f(x - w * 0.07)},${f(baseY - h * 0.15)} h${f(w * 0.14)} v${f(h * 0.17)} h${f(-w * 0.14)} Z`;
+  return `${tiers.join('')}${door}`;
 }
 
 /** Two ranges of jagged peaks (snow-capped unless on fire), then wooded foothills. */
@@ -134,7 +139,8 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
         .map((_, k) => `${f(xAt(frame, k))},${f(line + rnd.range(-1, 1) * frame.unit * 0.018)}`)
         .join(' L');
       out.push(
-        `<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" clip-path="url(#peak${i})" fill-opacity="0.92"/>`,
+        `<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" ` +
+          `clip-path="url(#peak${i})" fill-opacity="0.92"/>`,
       );
     }
   }

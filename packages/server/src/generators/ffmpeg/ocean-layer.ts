@@ -14,7 +14,10 @@ export function oceanLayer(
   light?: Celestial,
 ): { defs: string; body: string } {
   const { width, height, horizonY } = frame;
-  const defs = `<linearGradient id="water" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${theme.water[0]}"/><stop offset="1" stop-color="${theme.water[1]}"/></linearGradient>`;
+  const defs =
+    '<linearGradient id="water" x1="0" y1="0" x2="0" y2="1">' +
+    `<stop offset="0" stop-color="${theme.water[0]}"/>` +
+    `<stop offset="1" stop-color="${theme.water[1]}"/></linearGradient>`;
   const out = [
     `<rect x="0" y="${f(horizonY)}" width="${width}" height="${f(height - horizonY + 1)}" fill="url(#water)"/>`,
   ];
@@ -38,7 +41,10 @@ function farCoast(theme: SceneTheme, frame: SceneFrame, rnd: Random): string {
     pts.push(`${f(x0 + t * (span + 2))},${f(frame.horizonY - h * Math.pow(taper, 0.6) * bump)}`);
   }
   const colour = mix(theme.ground[0], theme.sky[2], 0.25);
-  return `<path d="M${f(x0)},${f(frame.horizonY + 1)} L${pts.join(' L')} L${f(x0 + span + 2)},${f(frame.horizonY + 1)} Z" fill="${colour}"/>`;
+  return (
+    `<path d="M${f(x0)},${f(frame.horizonY + 1)} L${pts.join(' L')} L${f(x0 + span + 2)},${f(frame.horizonY + 1)} ` +
+    `Z" fill="${colour}"/>`
+  );
 }
 
 function waves(theme: SceneTheme, frame: SceneFrame, rnd: Random): string {
@@ -60,7 +66,8 @@ function waves(theme: SceneTheme, frame: SceneFrame, rnd: Random): string {
     }
   }
   const stroke = (d: string[], colour: string, w: number, o: number) =>
-    `<path d="${d.join('')}" stroke="${colour}" stroke-width="${f(w)}" stroke-linecap="round" fill="none" stroke-opacity="${o}"/>`;
+    `<path d="${d.join('')}" stroke="${colour}" stroke-width="${f(w)}" stroke-linecap="round" fill="none" ` +
+    `stroke-opacity="${o}"/>`;
   const unit = Math.max(0.5, frame.unit * 0.0035);
   return bands
     .map((b, i) => {
@@ -87,7 +94,8 @@ function glitter(theme: SceneTheme, frame: SceneFrame, rnd: Random, light: Celes
       const colour = rnd.next() < 0.4 ? bright : warm;
       const o = (theme.time === 'day' ? 0.55 : 0.85) * (1 - d * 0.65) * rnd.range(0.35, 1);
       out.push(
-        `<rect x="${f(cx - len / 2)}" y="${f(y)}" width="${f(len)}" height="${f(Math.max(1, frame.unit * (0.002 + 0.004 * d)))}" fill="${colour}" fill-opacity="${f(o)}"/>`,
+        `<rect x="${f(cx - len / 2)}" y="${f(y)}" width="${f(len)}" ` +
+          `height="${f(Math.max(1, frame.unit * (0.002 + 0.004 * d)))}" fill="${colour}" fill-opacity="${f(o)}"/>`,
       );
     }
   }

@@ -47,7 +47,8 @@ export function stars(theme: SceneTheme, frame: SceneFrame, rnd: Random): string
     const r = (rnd.next() < 0.06 ? rnd.range(1.4, 2.2) : rnd.range(0.5, 1.2)) * (frame.unit / 1000);
     const colour = rnd.pick(['#ffffff', '#fff4dd', '#dde8ff']);
     out.push(
-      `<circle cx="${f(rnd.range(0, frame.width))}" cy="${f(y)}" r="${f(Math.max(0.6, r))}" fill="${colour}" fill-opacity="${f(rnd.range(0.35, 1) * (0.3 + 0.7 * fade))}"/>`,
+      `<circle cx="${f(rnd.range(0, frame.width))}" cy="${f(y)}" r="${f(Math.max(0.6, r))}" fill="${colour}" ` +
+        `fill-opacity="${f(rnd.range(0.35, 1) * (0.3 + 0.7 * fade))}"/>`,
     );
   }
   return out.join('');
@@ -65,15 +66,21 @@ export function placeCelestial(theme: SceneTheme, frame: SceneFrame, rnd: Random
 
 export function celestialBody(theme: SceneTheme, frame: SceneFrame, c: Celestial): { defs: string; body: string } {
   const low = theme.time === 'sunset' || theme.time === 'fire';
-  const defs = `<radialGradient id="halo"><stop offset="0" stop-color="${theme.glow}" stop-opacity="${low ? 0.85 : 0.6}"/>
-<stop offset="0.35" stop-color="${theme.glow}" stop-opacity="${low ? 0.3 : 0.18}"/><stop offset="1" stop-color="${theme.glow}" stop-opacity="0"/></radialGradient>
-<radialGradient id="band"><stop offset="0" stop-color="${theme.glow}" stop-opacity="0.45"/><stop offset="1" stop-color="${theme.glow}" stop-opacity="0"/></radialGradient>
-<radialGradient id="disc" cx="0.45" cy="0.42"><stop offset="0" stop-color="${mix(theme.light, '#ffffff', low ? 0.3 : 0.5)}"/><stop offset="1" stop-color="${theme.light}"/></radialGradient>`;
+  const defs = `<radialGradient id="halo">
+<stop offset="0" stop-color="${theme.glow}" stop-opacity="${low ? 0.85 : 0.6}"/>
+<stop offset="0.35" stop-color="${theme.glow}" stop-opacity="${low ? 0.3 : 0.18}"/>
+<stop offset="1" stop-color="${theme.glow}" stop-opacity="0"/></radialGradient>
+<radialGradient id="band"><stop offset="0" stop-color="${theme.glow}" stop-opacity="0.45"/>
+<stop offset="1" stop-color="${theme.glow}" stop-opacity="0"/></radialGradient>
+<radialGradient id="disc" cx="0.45" cy="0.42">
+<stop offset="0" stop-color="${mix(theme.light, '#ffffff', low ? 0.3 : 0.5)}"/>
+<stop offset="1" stop-color="${theme.light}"/></radialGradient>`;
   const parts = [`<circle cx="${f(c.x)}" cy="${f(c.y)}" r="${f(c.r * (low ? 7 : 6))}" fill="url(#halo)"/>`];
   // A wide glow along the horizon is what makes a sunset read as a sunset rather than a noon sun.
   if (low)
     parts.push(
-      `<ellipse cx="${f(c.x)}" cy="${f(frame.horizonY)}" rx="${f(frame.width * 0.75)}" ry="${f(c.r * 3.5)}" fill="url(#band)"/>`,
+      `<ellipse cx="${f(c.x)}" cy="${f(frame.horizonY)}" rx="${f(frame.width * 0.75)}" ry="${f(c.r * 3.5)}" ` +
+        `fill="url(#band)"/>`,
     );
   parts.push(`<circle cx="${f(c.x)}" cy="${f(c.y)}" r="${f(c.r)}" fill="url(#disc)"/>`);
   if (theme.celestial === 'moon') {
@@ -84,7 +91,8 @@ export function celestialBody(theme: SceneTheme, frame: SceneFrame, c: Celestial
       [-0.05, 0.38, 0.12],
     ]) {
       parts.push(
-        `<circle cx="${f(c.x + dx * c.r)}" cy="${f(c.y + dy * c.r)}" r="${f(rr * c.r)}" fill="${shade}" fill-opacity="0.35"/>`,
+        `<circle cx="${f(c.x + dx * c.r)}" cy="${f(c.y + dy * c.r)}" r="${f(rr * c.r)}" fill="${shade}" ` +
+          `fill-opacity="0.35"/>`,
       );
     }
   }
@@ -105,7 +113,9 @@ export function clouds(theme: SceneTheme, frame: SceneFrame, rnd: Random): strin
       const colour = mix(theme.glow, theme.sky[1], rnd.range(0.2, 0.6));
       for (let k = 0; k < 3; k++) {
         out.push(
-          `<ellipse cx="${f(cx + rnd.range(-1, 1) * size * 2)}" cy="${f(cy + k * size * 0.35)}" rx="${f(size * rnd.range(3, 6))}" ry="${f(size * rnd.range(0.08, 0.16))}" fill="${colour}" fill-opacity="${f(rnd.range(0.35, 0.6))}"/>`,
+          `<ellipse cx="${f(cx + rnd.range(-1, 1) * size * 2)}" cy="${f(cy + k * size * 0.35)}" ` +
+            `rx="${f(size * rnd.range(3, 6))}" ry="${f(size * rnd.range(0.08, 0.16))}" fill="${colour}" ` +
+            `fill-opacity="${f(rnd.range(0.35, 0.6))}"/>`,
         );
       }
     }
@@ -115,7 +125,8 @@ export function clouds(theme: SceneTheme, frame: SceneFrame, rnd: Random): strin
 
 function puff(cx: number, cy: number, size: number, rnd: Random): string {
   const out = [
-    `<ellipse cx="${f(cx)}" cy="${f(cy + size * 0.35)}" rx="${f(size * 2.4)}" ry="${f(size * 0.45)}" fill="#dfe6ee" fill-opacity="0.85"/>`,
+    `<ellipse cx="${f(cx)}" cy="${f(cy + size * 0.35)}" rx="${f(size * 2.4)}" ry="${f(size * 0.45)}" ` +
+      `fill="#dfe6ee" fill-opacity="0.85"/>`,
   ];
   for (let k = 0; k < 5; k++) {
     const x = cx + (k - 2) * size * rnd.range(0.6, 0.9);
@@ -127,7 +138,8 @@ function puff(cx: number, cy: number, size: number, rnd: Random): string {
 
 /** Darkened corners: cheap, and it pulls the eye to the middle like a real lens does. */
 export function vignette(frame: SceneFrame): { defs: string; body: string } {
-  const defs = `<radialGradient id="vignette" cx="0.5" cy="0.5" r="0.75"><stop offset="0.55" stop-color="#000000" stop-opacity="0"/>
+  const defs = `<radialGradient id="vignette" cx="0.5" cy="0.5" r="0.75">
+<stop offset="0.55" stop-color="#000000" stop-opacity="0"/>
 <stop offset="1" stop-color="#000000" stop-opacity="0.42"/></radialGradient>`;
   return { defs, body: `<rect width="${frame.width}" height="${frame.height}" fill="url(#vignette)"/>` };
 }

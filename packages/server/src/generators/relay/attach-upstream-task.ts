@@ -3,7 +3,7 @@
  * new one. A create goes to the channels in priority order, and on to the next only when the
  * answer proves nothing was created there (refused connection, 401/403/404, model unknown, 429,
  * 503 "no channel"). A lost answer is reconciled on the same channel and never sent elsewhere:
- * that could pay twice (DESIGN invariant 2).
+ * that could pay twice (invariant 2, docs/architecture.md).
  */
 import type { BackendCheckpoint } from '../generator.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';

@@ -6,7 +6,7 @@
  * Trust follows the origin: a URL on the channel's own origin is as trusted as the operator's
  * config and is streamed with a plain fetch (with the key only for family B's content endpoint);
  * any other URL the upstream hands out (a CDN, a presigned bucket link) goes through the SSRF-safe
- * fetcher without the key (DESIGN invariant 5).
+ * fetcher without the key (invariant 5, docs/architecture.md).
  */
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { TaskFailure } from '../../domain/task-failure.ts';

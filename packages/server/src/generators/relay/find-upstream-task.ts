@@ -1,5 +1,5 @@
 /**
- * Looks a create up in the channel's listing by its Idempotency-Key (spec §1 obligation 2: look up
+ * Looks a create up in the channel's listing by its Idempotency-Key (docs/service-spec.md §1 obligation 2: look up
  * before submitting again). Items need not echo their key, so when they do not, a second query with
  * a key nobody used checks that the upstream filters at all.
  */

@@ -1,4 +1,6 @@
-/** The placeholders of input templates (relay-input-template.ts); a leaf, so the config can check templates at start. */
+/**
+ * The placeholders of input templates (relay-input-template.ts); a leaf, so the config can check templates at start.
+ */
 export const PLACEHOLDER = /\{\{\s*(\w+)(?:\s*\|\s*(string|number))?\s*\}\}/g;
 export const WHOLE = /^\{\{\s*(\w+)(?:\s*\|\s*(string|number))?\s*\}\}$/;
 export const TEMPLATE_NAMES = [

@@ -1,5 +1,5 @@
 /**
- * Settles a create whose answer was lost (DESIGN invariant 2). An upstream known to replay by
+ * Settles a create whose answer was lost (invariant 2, docs/architecture.md). An upstream known to replay by
  * Idempotency-Key is simply asked again with the same key: it answers with the task it has, or
  * creates the one it never got. Otherwise the listing is searched for the key. Only a proven
  * absence lets the caller send the create again; anything less is "unknown".

@@ -11,7 +11,9 @@ export class RelayApiKey {
     this.#value = value;
   }
 
-  /** The `Authorization` header value sent to the channel's own origin, and nowhere else (fal uses the `Key` scheme). */
+  /**
+   * The `Authorization` header value sent to the channel's own origin, and nowhere else (fal uses the `Key` scheme).
+   */
   header(scheme: 'Bearer' | 'Key' = 'Bearer'): string {
     return `${scheme} ${this.#value}`;
   }

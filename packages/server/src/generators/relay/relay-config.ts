@@ -42,7 +42,10 @@ export interface RelayChannelConfig {
   models: Record<string, string>;
   aspectRatios?: string[];
   durations?: number[];
-  /** Higher is tried first; among equal priorities, channels are picked at random in proportion to their weights (stable per task). */
+  /**
+   * Higher is tried first; among equal priorities, channels are picked at random in proportion to their weights (stable
+   * per task).
+   */
   priority: number;
   weight: number;
   limits: ChannelLimits;
@@ -59,7 +62,10 @@ export interface RelayChannelConfig {
   sendRatio: boolean;
   /** Merged into every create body (an upstream model's own options, e.g. new-api `metadata`). */
   extraBody: Record<string, unknown>;
-  /** One create call: a synchronous upstream (new-api waits for its provider) needs long enough never to orphan an accepted task. */
+  /**
+   * One create call: a synchronous upstream (new-api waits for its provider) needs long enough never to orphan an
+   * accepted task.
+   */
   submitTimeoutMs?: number;
   /**
    * fal and Replicate: the model's input, with `{{prompt}}`, `{{image}}`, `{{duration}}`, `{{ratio}}`,

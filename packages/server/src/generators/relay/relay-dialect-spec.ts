@@ -16,13 +16,18 @@ export interface UpstreamState {
   /** Family A: where the finished video is (absolute, may expire). */
   videoUrl?: string;
   errorCode?: string;
-  /** The upstream's own words on a failure (new-api `fail_reason`, xAI `error.message`), unfiltered: relayFailures cleans it. */
+  /**
+   * The upstream's own words on a failure (new-api `fail_reason`, xAI `error.message`), unfiltered: relayFailures
+   * cleans it.
+   */
   reason?: string;
   /** xAI: finished, but the output was withheld by moderation (`respect_moderation: false`, no URL). */
   moderated?: boolean;
   /** What the upstream says the task cost, in USD ticks (10⁻¹⁰ USD, as our ledger): xAI `usage.cost_in_usd_ticks`. */
   costUsdTicks?: number;
-  /** Usage figures the upstream reports (Replicate `metrics.predict_time`, fal `metrics.inference_time`), in seconds. */
+  /**
+   * Usage figures the upstream reports (Replicate `metrics.predict_time`, fal `metrics.inference_time`), in seconds.
+   */
   metrics?: Record<string, number>;
 }
 

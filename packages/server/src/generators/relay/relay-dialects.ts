@@ -124,7 +124,7 @@ export const RELAY_DIALECTS: Record<RelayDialect, RelayDialectSpec> = {
   replicate: REPLICATE_DIALECT,
 };
 
-/** Family B's video is at the content endpoint of the channel, fetched with the key (spec §4.7). */
+/** Family B's video is at the content endpoint of the channel, fetched with the key (docs/service-spec.md §4.7). */
 export function familyBContentPath(id: string): string {
   return `/v1/videos/${enc(id)}/content`;
 }

@@ -77,7 +77,8 @@ export const relayFailures = {
   /** Invariant 2: the upstream job is canceled, and a new one would be a second charge. */
   deadlineFinal: () =>
     FAILURES.deadlineExceeded(
-      'The upstream provider did not finish within the time limit; its job was canceled and is not retried, as a new one would be charged again.',
+      'The upstream provider did not finish within the time limit; its job was canceled and is not retried, as a ' +
+        'new one would be charged again.',
       false,
     ),
   download: (what: string) =>

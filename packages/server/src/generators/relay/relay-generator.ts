@@ -45,7 +45,10 @@ const SUBMITTED = 0.03;
 const RENDERED = 0.9;
 
 export class RelayGenerator implements Generator {
-  /** Edits and extensions only where some channel offers them (an xAI channel); the catalog refuses models asking for more. */
+  /**
+   * Edits and extensions only where some channel offers them (an xAI channel); the catalog refuses models asking for
+   * more.
+   */
   readonly kinds: readonly TaskKind[];
   private readonly timings: RelayTimings;
   private readonly learnedReplays = new Set<string>();

@@ -143,7 +143,10 @@ async function dataUri(path: string): Promise<string> {
   throw relayFailures.invalidImage();
 }
 
-/** The engine fetched and probed the input (engine/inputs/video-inputs.ts); it is sent inline, so the upstream never has to reach us. */
+/**
+ * The engine fetched and probed the input (engine/inputs/video-inputs.ts); it is sent inline, so the upstream never has
+ * to reach us.
+ */
 async function videoDataUri(path: string): Promise<string> {
   const bytes = await readFile(path).catch(() => undefined);
   if (!bytes || bytes.subarray(4, 8).toString('latin1') !== 'ftyp') throw relayFailures.invalidVideo();

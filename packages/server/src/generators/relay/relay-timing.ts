@@ -78,7 +78,9 @@ export class PollPacer {
     private readonly gapMs: number,
   ) {}
 
-  /** `changed`: the answer reported another state or progress than the one before (a quick answer then proves nothing). */
+  /**
+   * `changed`: the answer reported another state or progress than the one before (a quick answer then proves nothing).
+   */
   pause(elapsedMs: number, waitSeconds: number, retryAfter: number | undefined, changed = false): number {
     if (waitSeconds > 0 && elapsedMs >= Math.min(waitSeconds * 800, 1000)) this.support = 'yes';
     else if (waitSeconds > 0 && this.support === 'unknown') this.support = 'probing';

@@ -66,7 +66,8 @@ export class SqlChannelHealth implements ChannelHealth {
       .updateTable('relay_channels')
       .set({
         failures: sql<number>`case when window_started_at <= ${now - s.windowMs} then 1 else failures + 1 end`,
-        window_started_at: sql<number>`case when window_started_at <= ${now - s.windowMs} then ${now} else window_started_at end`,
+        window_started_at: sql<number>`case when window_started_at <= ${now - s.windowMs}
+          then ${now} else window_started_at end`,
         updated_at: now,
       })
       .where('channel_id', '=', channelId)

@@ -1,6 +1,6 @@
 /**
- * Sends one create to a channel and says what it proved. The distinction that matters (DESIGN
- * invariant 2) is between answers that prove no upstream task exists — the next channel may be
+ * Sends one create to a channel and says what it proved. The distinction that matters (invariant 2,
+ * docs/architecture.md) is between answers that prove no upstream task exists — the next channel may be
  * tried — and answers that prove nothing, which must be reconciled before anything is sent again.
  */
 import type { RelayChannelConfig, RelayUpstreamKind } from './relay-config.ts';

@@ -9,7 +9,7 @@ import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../domain/queue-snapshot.ts';
 
 /**
- * Fair claiming within a lane (DESIGN: no account starves another): the account with the
+ * Fair claiming within a lane (no account starves another: docs/architecture.md, "Task life"): the account with the
  * fewest running tasks goes first, the one waiting longest among equals, oldest task first
  * within an account; a per-account cap holds back accounts at their limit.
  */
@@ -148,7 +148,8 @@ export class FairClaim {
       if (!got) continue;
       claimed.push(got);
       next.running++;
-      // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered them).
+      // Served now: behind every account with as many running (ties go to the longest waiting, as the query ordered
+      // them).
       next.turn = accounts.length + ++turn;
     }
     return claimed;
@@ -251,8 +252,10 @@ function laneAccounts(backend: unknown, now: unknown) {
       FROM accounts WHERE accounts.account_id IS NOT NULL
     ), waiting AS (
       SELECT account_id,
-        (SELECT MIN(available_at) FROM tasks WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since,
-        (SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running' AND tasks.account_id = accounts.account_id) AS running
+        (SELECT MIN(available_at) FROM tasks
+          WHERE ${queued} AND tasks.account_id = accounts.account_id AND available_at <= ${now}) AS since,
+        (SELECT COUNT(*) FROM tasks
+          WHERE backend = ${backend} AND status = 'running' AND tasks.account_id = accounts.account_id) AS running
       FROM accounts WHERE account_id IS NOT NULL
     )`;
 }

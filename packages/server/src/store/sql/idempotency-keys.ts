@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { IdempotencyClaim, Reservation } from '../task-store.ts';
 import type { Database } from './schema.ts';
 
-/** Idempotency-Key reservations (DESIGN invariant 2); the task insert binds a key to its task. */
+/** Idempotency-Key reservations (invariant 2, docs/architecture.md); the task insert binds a key to its task. */
 export class IdempotencyKeys {
   constructor(private readonly db: Kysely<Database>) {}
 

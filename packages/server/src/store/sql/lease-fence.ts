@@ -10,7 +10,8 @@ const LEASED_STATUS = { tasks: 'running', webhook_deliveries: 'pending' } as con
 
 /**
  * The one fence of every lease-guarded write (docs/architecture.md, invariant 1): the row is still
- * this lease's (same owner and token) and still in the status it was leased in (LEASED_STATUS). A write that matches no row means the lease was no longer held.
+ * this lease's (same owner and token) and still in the status it was leased in (LEASED_STATUS). A write that matches no
+ * row means the lease was no longer held.
  */
 export const heldBy =
   <T extends LeasedTable>(lease: Lease, table: T) =>

@@ -121,7 +121,7 @@ const migrations: Record<string, Migration> = {
   },
   '0010_ledger': {
     async up(db: Kysely<any>) {
-      // Issue 12 (DESIGN invariant 7). A task's price and what the upstream charged, once known.
+      // Invariant 7, docs/architecture.md: a task's price and what the upstream charged, once known.
       await db.schema.alterTable('tasks').addColumn('cost_usd_ticks', 'bigint').execute();
       await db.schema.alterTable('tasks').addColumn('upstream_cost_usd_ticks', 'bigint').execute();
       // An account without a row is unmetered and unlimited (the default). The balance and the

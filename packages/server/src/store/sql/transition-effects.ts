@@ -3,7 +3,7 @@ import type { Task } from '../../domain/task.ts';
 import type { Database, TasksTable } from './schema.ts';
 
 /**
- * Writes that must commit or roll back with a task's own change (DESIGN invariants 7 and 8):
+ * Writes that must commit or roll back with a task's own change (invariants 7 and 8, docs/architecture.md):
  * a ledger's hold at insert and its settle or release at the end, a webhook outbox's event at
  * the end. Each runs inside the transaction that changes the task row, after the change, so a
  * crash leaves both written or neither.
