@@ -245,7 +245,8 @@ export class ComfyUiGenerator implements Generator {
       // Builds from before mid-2025 ignore our prompt_id and pick their own; follow theirs.
       run.promptId = answer.promptId ?? promptId;
       if (Object.keys(answer.nodeErrors).length > 0) {
-        // Queued, but ComfyUI will run only the outputs that validated: take it back off the host.
+        // Queued, but ComfyUI will run only the outputs that validated: ask the host to stop it. It may
+        // still finish the valid branch (cached upstream nodes leave little to run); that output is never fetched.
         await this.takeOff(run);
         throw workflowRejected(undefined, answer.nodeErrors);
       }
