@@ -4,7 +4,7 @@
  * server process configured as `npm start` is. Each round runs both, one after the other, on the
  * same model; a watcher polling every 50 ms marks when each task finished, so render time does not
  * count, only what each client adds after it. Prints both lags and their difference; aim: CLI
- * within 1 s of curl (issue 14). A lag can come out slightly negative: the watcher sees the end
+ * within 1 s of curl. A lag can come out slightly negative: the watcher sees the end
  * to within its 50 ms, and a long-polling client may hear of it first.
  *
  *   node --import tsx bench/cli-wait.bench.ts [--rounds 3] [--model video-v1-5s]

@@ -5,7 +5,7 @@
  * UPDATE … RETURNING; mark done), the least any SQL queue must do. The engine's store carries the
  * transition effects `npm start` composes (ledger, webhook outbox), for an unmetered account with
  * no webhook endpoint: what they cost when they have nothing to do.
- * Aims (issue 11): ratio ≥ 0.3 and ≥ 1,500/s on SQLite; ≥ 0.5 and ≥ 500/s on PostgreSQL.
+ * Aims: ratio ≥ 0.3 and ≥ 1,500/s on SQLite; ≥ 0.5 and ≥ 500/s on PostgreSQL.
  * Each round drains a backlog through both, back to back (alternating which goes first); the
  * ratio printed is the median of the rounds' ratios, with the load average beside it.
  *

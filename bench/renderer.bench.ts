@@ -13,7 +13,7 @@
  * Measures CPU seconds (user + system of this process and its ffmpeg child; see support/cpu-time.ts),
  * not wall time: the machine is shared. Each round runs every case back to back, in a rotating order;
  * the printed ratio is the median over rounds of that round's renderer/baseline (not a ratio of
- * medians), with the load average beside it. Aim (issue 11): t2v/baseline <= 1.2.
+ * medians), with the load average beside it. Aim: t2v/baseline <= 1.2.
  *
  *   node --import tsx bench/renderer.bench.ts [--runs 5] [--seconds 5] [--preset veryfast]
  *                                             [--sizes 720p,1080p] [--floors]

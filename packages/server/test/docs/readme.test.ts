@@ -7,7 +7,7 @@ import { describeEnvironment } from '../../src/config.ts';
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
 
-// The README's examples run on a machine with no internet (issue 14): they use only files of the
+// The README's examples run on a machine with no internet: they use only files of the
 // repository and links into it.
 it('links only into the repository, and every file it names exists', () => {
   const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]);

@@ -1,5 +1,5 @@
 /**
- * The ComfyUI backend against the builds it meets (issue 15): a 0.3.5x–0.3.6x host (the stand-in's
+ * The ComfyUI backend against the builds it meets: a 0.3.5x–0.3.6x host (the stand-in's
  * `legacy` build: no /api/jobs, an empty 404 there, interrupts seen only between nodes, SaveVideo's
  * codec checked only when it runs) and a current one (the jobs API with its cancel, `progress_state`).
  */

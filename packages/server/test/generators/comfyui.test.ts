@@ -117,7 +117,7 @@ describe('comfyui backend', () => {
     assert.deepEqual(s.stats.submitted, []);
   });
 
-  it('treats 200 with node_errors as a rejection and takes the half-valid prompt off the host', async () => {
+  it('treats 200 with node_errors as a rejection and asks the host to stop the half-valid prompt', async () => {
     const s = await host();
     // A second output whose input is missing: ComfyUI queues the valid output and reports the other.
     const broken = {

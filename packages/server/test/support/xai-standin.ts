@@ -82,7 +82,7 @@ export class XaiStandin extends LoopbackStandin {
     const body = read.body;
     this.requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body, headers: req.headers });
     if (req.headers.authorization !== `Bearer ${this.o.key}`) {
-      // xAI answers a wrong key with 400, not 401 (issue 15, item 4).
+      // xAI answers a wrong key with 400, not 401.
       return send(res, 400, {
         code: INVALID,
         error: 'Incorrect API key provided: xa***ey. You can obtain an API key from https://console.x.ai.',

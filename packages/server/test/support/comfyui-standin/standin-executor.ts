@@ -18,7 +18,7 @@ export interface QueueItem {
 
 export interface ExecutionHost {
   /**
-   * 0.3.5x–0.3.6x builds (issue 15): an interrupt is seen only when the next node starts, so the
+   * 0.3.5x–0.3.6x builds: an interrupt is seen only when the next node starts, so the
    * running node (the whole sampler here) finishes first. Newer builds also check between sampler
    * steps; the stand-in's sampler is one ffmpeg run, so it stops at once.
    */
