@@ -69,7 +69,7 @@ const MAX_RES = 16384;
 export const SAVE_VIDEO_CODECS = ['auto', 'h264'];
 
 /**
- * `runtimeCodecCheck`: as the 0.3.5x–0.3.6x builds behaved (issue 15, seen on a real 0.3.64):
+ * `runtimeCodecCheck`: as the 0.3.5x–0.3.6x builds behaved (seen on a real 0.3.64):
  * SaveVideo's `codec` passed POST /prompt whatever it was, and the node raised ValueError when it
  * ran. Newer builds refuse it at validation (value_not_in_list).
  */
