@@ -17,7 +17,8 @@ import { resolveFfmpegBinaries } from '../../src/media/ffmpeg-binaries.ts';
 import { verifyVideo } from '../../src/media/video-probe.ts';
 import { parseRelayBackend } from '../../src/generators/relay/relay-config.ts';
 import { RelayGenerator } from '../../src/generators/relay/relay-generator.ts';
-import { SglangStandin, VllmOmniStandin } from '../support/openai-video-standins.ts';
+import { SglangStandin } from '../support/sglang-standin.ts';
+import { VllmOmniStandin } from '../support/vllm-omni-standin.ts';
 import { RelayFaultProxy } from '../support/relay-fault-proxy.ts';
 import { context, FAST_TIMINGS, failure, job, testFetchForeign, type RawChannel } from '../support/relay-fixtures.ts';
 

@@ -35,6 +35,7 @@ export interface VeoOperation {
   failure?: string;
   fileId: string;
   path?: string;
+  render?: Promise<string>;
 }
 
 export interface VeoStandinOptions {
@@ -69,6 +70,12 @@ export class VeoStandin extends LoopbackStandin {
     private readonly o: VeoStandinOptions,
   ) {
     super(server, url, media);
+  }
+
+  /** Waits for renders still running (their ffmpeg processes) before the listener and media go. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.operations.map((o) => o.render));
+    await super.close();
   }
 
   static start(o: VeoStandinOptions): Promise<VeoStandin> {
@@ -151,7 +158,8 @@ export class VeoStandin extends LoopbackStandin {
       this.failNext.count--;
       operation.failure = this.failNext.message;
     }
-    void this.media.render(size[0], size[1], seconds).then(
+    operation.render = this.media.render(size[0], size[1], seconds);
+    void operation.render.then(
       (path) => {
         operation.path = path;
         operation.ready = true;

@@ -36,7 +36,8 @@ export function sizeFor(p: { width: number; height: number }, channel: RelayChan
 }
 
 function encodingOf(p: SubmitPayload, channel: RelayChannelConfig): 'json' | 'multipart' {
-  if (channel.multipart === 'always') return 'multipart';
+  // The input of an edit is a file: only a multipart `video` part carries it (openai-node `edit`, `extend`).
+  if (channel.multipart === 'always' || p.video) return 'multipart';
   if (channel.multipart === 'never') return 'json';
   return p.images.length > 0 || p.video ? 'multipart' : 'json';
 }
@@ -45,17 +46,17 @@ function encodingOf(p: SubmitPayload, channel: RelayChannelConfig): 'json' | 'mu
 const TAKES_FPS = new Set(['vllm-omni', 'sglang']);
 
 function submitBody(p: SubmitPayload, channel: RelayChannelConfig): Record<string, unknown> {
-  const multipart = encodingOf(p, channel) === 'multipart';
   if (p.kind !== 'generate')
     // Edits keep the input's shape and length; an extension says how many seconds to add.
     return {
       ...channel.extraBody,
       model: p.upstreamModel,
       prompt: p.prompt,
-      video: multipart ? p.video : { url: p.video },
+      video: p.video,
       ...(p.kind === 'extend' ? { seconds: String(p.duration) } : {}),
     };
   const [width, height] = sizeFor(p, channel);
+  const multipart = encodingOf(p, channel) === 'multipart';
   const image = p.images[0];
   return {
     ...channel.extraBody,

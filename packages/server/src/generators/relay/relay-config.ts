@@ -225,7 +225,7 @@ function parseChannel(
   unknownFields(c, CHANNEL_FIELDS, fail);
   const dialect = RELAY_DIALECT_NAMES.includes(c.dialect as RelayDialect)
     ? (c.dialect as RelayDialect)
-    : fail(`"dialect" must be ${RELAY_DIALECT_NAMES.map((d) => `"${d}"`).join(', ')}`);
+    : fail('"dialect" must be "A", "B", "fal", "replicate", "openai" or "veo"');
   const baseUrl = normaliseBaseUrl(c.base_url, fail);
   const keyEnv =
     typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env)
@@ -295,7 +295,8 @@ function parseChannel(
       positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
     replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
     lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, kind.lookup, 'lookup_by_idempotency_key', fail),
-    cancel: bool(c.cancel, kind.cancel, 'cancel', fail),
+    // vidgen's own OpenAI-shape DELETE removes finished videos only: it is no cancel.
+    cancel: bool(c.cancel, kind.cancel && !(dialect === 'openai' && upstream === 'vidgen'), 'cancel', fail),
     sendSeed: bool(c.send_seed, false, 'send_seed', fail),
     sendRatio: bool(c.send_ratio, false, 'send_ratio', fail),
     extraBody,

@@ -1,6 +1,8 @@
 /**
- * Stand-ins for two open-model inference servers that serve the OpenAI Videos shape, written from
- * their own code (not from vidgen):
+ * What the stand-ins of the OpenAI Videos shape servers share (vllm-omni-standin.ts,
+ * sglang-standin.ts): jobs that render real MP4s, `GET /v1/videos/{id}` and `/content`, a 429 from
+ * a gateway in front, failures, lost files, `openai-poll-after-ms`. Written from the servers' own
+ * code (not from vidgen):
  * - **vLLM-Omni** (vllm-project/vllm-omni `docs/serving/videos_api.md`;
  *   `vllm_omni/entrypoints/openai/api_server.py` create_video, retrieve_video, delete_video,
  *   download_video; `vllm_omni/entrypoints/openai/protocol/videos.py` VideoResponse, SecondStr,
@@ -23,7 +25,6 @@
  * `openai-poll-after-ms` on pending answers, as OpenAI's own API and vidgen do (these two do not).
  */
 import type http from 'node:http';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { LoopbackStandin, sendFile, type StandinMedia } from './standin-media.ts';
 
 export interface VideoJob {
@@ -55,7 +56,7 @@ export interface VideoStandinOptions {
 
 type Upload = { file: Buffer; type: string; name: string };
 
-abstract class VideoStandin extends LoopbackStandin {
+export abstract class VideoStandin extends LoopbackStandin {
   readonly jobs: VideoJob[] = [];
   readonly requests: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders }> = [];
   /** The next N creates answer 429 (a gateway in front of the GPU server). */
@@ -174,177 +175,20 @@ abstract class VideoStandin extends LoopbackStandin {
 
   private readonly expired = new Set<string>();
 
+  /** Waits for renders still running (their ffmpeg processes) before the listener and media go. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.jobs.map((j) => j.file));
+    await super.close();
+  }
+
   /** The server's storage lost the file (retention, a restart without a volume). */
   expireFiles(): void {
     for (const j of this.jobs) this.expired.add(j.id);
   }
 }
 
-export class VllmOmniStandin extends VideoStandin {
-  /** Calls of `/v1/videos/sync` (the relay never makes one). */
-  syncCalls = 0;
-
-  static start(o: VideoStandinOptions = {}): Promise<VllmOmniStandin> {
-    return LoopbackStandin.open((server, url, media) => new VllmOmniStandin(server, url, media, o));
-  }
-
-  protected unauthorized(): unknown {
-    return { error: 'Unauthorized' };
-  }
-
-  /** FastAPI Form fields: the same validation for the async create and for `/sync`. */
-  private async readForm(req: http.IncomingMessage): Promise<Record<string, any> | { detail: unknown }> {
-    const form = await readForm(req);
-    if (!form) return { detail: [{ type: 'missing', loc: ['body', 'prompt'], msg: 'Field required', input: null }] };
-    if (typeof form.prompt !== 'string')
-      return { detail: [{ type: 'missing', loc: ['body', 'prompt'], msg: 'Field required', input: null }] };
-    if (form.seconds !== undefined && !/^[1-9]\d*$/.test(form.seconds))
-      return {
-        detail: [
-          {
-            type: 'string_pattern_mismatch',
-            loc: ['body', 'seconds'],
-            msg: "String should match pattern '^[1-9]\\d*$'",
-          },
-        ],
-      };
-    if (form.size !== undefined && !/^\d+x\d+$/.test(form.size))
-      return {
-        detail: [
-          { type: 'string_pattern_mismatch', loc: ['body', 'size'], msg: "String should match pattern '^\\d+x\\d+$'" },
-        ],
-      };
-    for (const name of ['extra_params', 'lora', 'image_reference'])
-      if (typeof form[name] === 'string') {
-        try {
-          form[name] = JSON.parse(form[name]);
-        } catch {
-          return { detail: 'Invalid JSON in form field.' };
-        }
-      }
-    return form;
-  }
-
-  protected async create(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const form = await this.readForm(req);
-    if ('detail' in form) return send(res, typeof form.detail === 'string' ? 400 : 422, form);
-    // num_frames = seconds × fps: the clip lasts `seconds` at whatever fps was asked.
-    const id = `video_gen_${randomBytes(16).toString('hex')}`;
-    const job = this.start(form, 'multipart', id, form.size ?? '1280x720', Number(form.seconds ?? 4));
-    send(res, 200, this.video(job));
-  }
-
-  protected async sync(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    this.syncCalls++;
-    const form = await this.readForm(req);
-    if ('detail' in form) return send(res, 422, form);
-    const [w, h] = String(form.size ?? '1280x720')
-      .split('x')
-      .map(Number);
-    await sendFile(req, res, await this.media.render(w, h, Number(form.seconds ?? 4)));
-  }
-
-  protected async remove(res: http.ServerResponse, job: VideoJob): Promise<void> {
-    // Queued or running: a bounded engine abort (VLLM_OMNI_ABORT_TIMEOUT), then the record is popped.
-    if (this.status(job) !== 'completed' && this.status(job) !== 'failed') job.aborted = true;
-    job.deleted = true;
-    send(res, 200, { id: job.id, object: 'video.deleted', deleted: true });
-  }
-
-  protected video(job: VideoJob): Record<string, any> {
-    const status = this.status(job);
-    return {
-      id: job.id,
-      object: 'video',
-      model: job.fields.model ?? 'Wan-AI/Wan2.2-T2V-A14B-Diffusers',
-      prompt: job.fields.prompt,
-      status,
-      size: `${job.width}x${job.height}`,
-      progress: status === 'completed' ? 100 : 0,
-      seconds: String(job.seconds),
-      quality: 'default',
-      completed_at: status === 'completed' || status === 'failed' ? Math.floor(Date.now() / 1000) : null,
-      created_at: Math.floor(Date.now() / 1000),
-      remixed_from_video_id: null,
-      error: status === 'failed' ? job.failure : null,
-      media_type: 'video/mp4',
-      expires_at: null,
-      file_name: status === 'completed' ? `${job.id}.mp4` : null,
-      inference_time_s: status === 'completed' ? job.seconds * 1.7 : null,
-      stage_durations: {},
-      peak_memory_mb: 0,
-    };
-  }
-}
-
-export class SglangStandin extends VideoStandin {
-  static start(o: VideoStandinOptions = {}): Promise<SglangStandin> {
-    return LoopbackStandin.open((server, url, media) => new SglangStandin(server, url, media, o));
-  }
-
-  protected unauthorized(): unknown {
-    return { error: 'Unauthorized' };
-  }
-
-  protected async create(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const multipart = String(req.headers['content-type'] ?? '')
-      .toLowerCase()
-      .includes('multipart/form-data');
-    let fields: Record<string, any>;
-    if (multipart) {
-      fields = (await readForm(req)) ?? {};
-      if (!fields.prompt) return send(res, 400, { detail: 'prompt is required' });
-      if (!fields.input_reference?.file) return send(res, 400, { detail: 'input_reference file is required' });
-    } else {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      try {
-        fields = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-      } catch {
-        fields = {};
-      }
-      if (fields.extra_body && typeof fields.extra_body === 'object') Object.assign(fields, fields.extra_body);
-      if (typeof fields.prompt !== 'string')
-        return send(res, 400, {
-          detail: 'Invalid request body: 1 validation error for VideoGenerationsRequest\nprompt\n  Field required',
-        });
-    }
-    const job = this.start(
-      fields,
-      multipart ? 'multipart' : 'json',
-      randomUUID(),
-      fields.size ?? '720x1280',
-      Number(fields.seconds ?? 4),
-    );
-    send(res, 200, this.video(job));
-  }
-
-  protected async remove(res: http.ServerResponse, job: VideoJob): Promise<void> {
-    // Only the record goes; the scheduler keeps rendering (no abort in its video_api.py).
-    job.deleted = true;
-    send(res, 200, { ...this.video(job), status: 'deleted' });
-  }
-
-  protected video(job: VideoJob): Record<string, any> {
-    const status = this.status(job);
-    return {
-      id: job.id,
-      object: 'video',
-      model: job.fields.model ?? 'sora-2',
-      status,
-      progress: status === 'completed' ? 100 : 0,
-      created_at: Math.floor(Date.now() / 1000),
-      size: `${job.width}x${job.height}`,
-      seconds: String(job.seconds),
-      quality: 'standard',
-      ...(status === 'completed' ? { completed_at: Math.floor(Date.now() / 1000) } : {}),
-      ...(status === 'failed' ? { error: { message: job.failure!.message } } : {}),
-    };
-  }
-}
-
 /** A multipart body as Starlette reads it: text fields as strings, files as their bytes; undefined when it is not multipart. */
-async function readForm(req: http.IncomingMessage): Promise<Record<string, any> | undefined> {
+export async function readForm(req: http.IncomingMessage): Promise<Record<string, any> | undefined> {
   const type = String(req.headers['content-type'] ?? '');
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -359,7 +203,7 @@ async function readForm(req: http.IncomingMessage): Promise<Record<string, any> 
   return out;
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown): void {
+export function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
