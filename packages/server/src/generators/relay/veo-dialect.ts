@@ -13,6 +13,9 @@
  * `raiMediaFilteredReasons`): it is a moderation verdict, never a success. (new-api counted such
  * runs as successes until its PR #6838.) Errors are Google's `{error: {code, message, status}}`.
  * Veo operations have no cancel and no lookup by anything the client sent.
+ * `durationSeconds` goes as a string, as the Gemini API's table lists its values; Vertex AI's
+ * reference types it an integer, and proto3 JSON reads a string for an integer field, so a string
+ * is safe on both.
  */
 import { enc, resolutionOf, stringField, type RelayDialectSpec, type SubmitPayload } from './relay-dialect-spec.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
