@@ -247,6 +247,28 @@ describe('relay to OpenAI-shape servers (vLLM-Omni, SGLang Diffusion)', () => {
     }
   });
 
+  it("each server's refusals are read in its own shape: vLLM-Omni's 422 {detail: [...]}, SGLang's 400 {detail}", async () => {
+    // A channel told to send JSON to vLLM-Omni, which reads form fields only: FastAPI's 422 lists the field.
+    const before = vllm.jobs.length;
+    const json = await failure(
+      relayOf([vllmChannel(vllm.url, { multipart: 'never' })]).generate(job720(), (await context(root)).ctx),
+    );
+    assert.deepEqual([json.code, json.retryable], ['invalid_input', false]);
+    assert.equal(vllm.jobs.length, before, 'nothing was created');
+    const proxy = await RelayFaultProxy.start(sglang.url);
+    try {
+      proxy.fault({
+        method: 'POST',
+        path: /^\/v1\/videos$/,
+        action: { kind: 'answer', status: 400, body: { detail: 'Invalid request body: size must be WIDTHxHEIGHT' } },
+      });
+      const bad = await failure(relayOf([sglangChannel(proxy.url)]).generate(job720(), (await context(root)).ctx));
+      assert.deepEqual([bad.code, bad.retryable], ['invalid_input', false]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a wrong key on vLLM-Omni (401) is a refusal; edits go to no channel that does not offer them', async () => {
     const err = await failure(
       relayOf([vllmChannel(vllm.url, { api_key_env: 'SGLANG_KEY' })]).generate(job720(), (await context(root)).ctx),

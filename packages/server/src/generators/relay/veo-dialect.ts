@@ -10,8 +10,10 @@
  *   origin (`…/v1beta/files/{id}:download?alt=media`) that is fetched with the key and redirects
  *   to storage (`curl -L -H "x-goog-api-key: …"`).
  * A run that ends `done` without samples was filtered (`raiMediaFilteredCount`,
- * `raiMediaFilteredReasons`): it is a moderation verdict, never a success. (new-api counted such
- * runs as successes until its PR #6838.) Errors are Google's `{error: {code, message, status}}`.
+ * `raiMediaFilteredReasons`, under `generateVideoResponse`): a moderation verdict, never a success
+ * (QuantumNous/new-api PR #6838, "fix(veo): judge RAI-filtered video tasks as failures and refund",
+ * is that bug: it had counted such runs as successes). Errors are Google's `{error: {code, message,
+ * status}}`.
  * Veo operations have no cancel and no lookup by anything the client sent.
  * `durationSeconds` goes as a string, as the Gemini API's table lists its values; Vertex AI's
  * reference types it an integer, and proto3 JSON reads a string for an integer field, so a string
