@@ -57,6 +57,7 @@ export async function buildBackends(
       foreignFetch: ({ maxBytes, timeoutMs }) =>
         createSafeFetch({ allowPrivate: config.allowPrivateUrls, timeoutMs, maxBytes, maxRedirects: 5, what: 'video' }),
       logger: logger.child({ component: 'relay' }),
+      binaries,
     });
     for (const [name, generator] of Object.entries(relays.generators)) {
       if (generators[name]) throw new Error(`backends file: backend "${name}" is already defined`);

@@ -93,7 +93,7 @@ describe('relay config', () => {
         /"input" names unknown placeholders: \{\{promt\}\}/,
       ],
       [{ channels: [{ ...a, input: { prompt: '{{prompt}}' } }] }, /"input" is for the fal and replicate dialects/],
-      [{ channels: [{ ...a, dialect: 'C' }] }, /"dialect" must be "A", "B", "fal" or "replicate"/],
+      [{ channels: [{ ...a, dialect: 'C' }] }, /"dialect" must be "A", "B", "fal", "replicate", "openai" or "veo"/],
       [{ channels: [{ ...a, extra_body: [] }] }, /"extra_body" must be a JSON object/],
     ];
     for (const [raw, message] of cases)

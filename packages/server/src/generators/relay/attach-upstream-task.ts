@@ -172,6 +172,7 @@ function submitRequest(a: AttachContext, channel: RelayChannelConfig): SubmitReq
     dialect,
     path: dialect.submitPath(payload),
     body: dialect.submitBody(payload, channel),
+    encoding: dialect.submitEncoding?.(payload, channel),
     idempotencyKey: idempotencyKeyFor(a.job.taskId, channel),
     timeoutMs: channel.submitTimeoutMs ?? a.config.requestTimeoutMs,
     timings: a.timings,

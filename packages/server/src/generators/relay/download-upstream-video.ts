@@ -19,7 +19,7 @@ export interface DownloadRequest {
   channel: RelayChannelConfig;
   /** Absolute, or a path on the channel. */
   url: string;
-  /** Send the channel's key (family B's content endpoint); only ever to the channel's own origin. */
+  /** Send the channel's key (family B's and the OpenAI shape's content endpoint, Gemini's file links); only ever to the channel's own origin. */
   withKey: boolean;
   dest: string;
   maxBytes: number;
@@ -60,7 +60,7 @@ async function streamTrusted(req: DownloadRequest, url: URL, signal: AbortSignal
   let written = 0;
   for (let resumes = 0; ; resumes++) {
     const headers: Record<string, string> = req.withKey
-      ? { authorization: req.channel.apiKey.header(req.channel.authScheme), accept: 'video/mp4' }
+      ? { ...req.channel.apiKey.headers(req.channel.authScheme), accept: 'video/mp4' }
       : { accept: 'video/mp4' };
     if (written > 0) headers.range = `bytes=${written}-`;
     const response = await fetch(url, {

@@ -34,7 +34,7 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
     const wait = pacer.longPolling ? channel.longPollSeconds : 0;
     const sentAt = Date.now();
     const answer = await poll(req, wait, signal);
-    const hint = answer ? parseRetryAfter(answer.headers) : undefined;
+    const hint = answer ? (parseRetryAfter(answer.headers) ?? pollAfterMs(answer.headers)) : undefined;
     if (!answer || answer.status >= 500) {
       if (++errors > timings.maxPollErrors) throw relayFailures.unreachable();
       await sleep(Math.max(hint ?? 0, backoffMs(errors, timings)), signal);
@@ -84,6 +84,12 @@ async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Prom
     if (err instanceof UpstreamCallFailed) return undefined;
     throw err;
   }
+}
+
+/** The OpenAI shape's pacing hint on a pending answer (`openai-poll-after-ms`), bounded to a sane range. */
+function pollAfterMs(headers: Headers): number | undefined {
+  const ms = Number(headers.get('openai-poll-after-ms') ?? NaN);
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, 60_000) : undefined;
 }
 
 function isMissing(answer: UpstreamAnswer): boolean {

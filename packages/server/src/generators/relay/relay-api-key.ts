@@ -18,6 +18,11 @@ export class RelayApiKey {
     return `${scheme} ${this.#value}`;
   }
 
+  /** The header that carries the key: `Authorization` with a scheme, or Google's own `x-goog-api-key`. */
+  headers(scheme: 'Bearer' | 'Key' | 'x-goog-api-key' = 'Bearer'): Record<string, string> {
+    return scheme === 'x-goog-api-key' ? { 'x-goog-api-key': this.#value } : { authorization: this.header(scheme) };
+  }
+
   /** True when `text` contains the key (used to keep it out of messages). */
   occursIn(text: string): boolean {
     return this.#value.length > 0 && text.includes(this.#value);

@@ -55,6 +55,7 @@ export function createRelayBackends(
       logger: options.logger?.child({ backend: name }),
       health: options.health,
       now: options.now,
+      binaries: options.binaries,
     });
     result.slots[name] = config.slots;
     // An operator's own limit may be shorter: the attempt is then stopped, the upstream job canceled

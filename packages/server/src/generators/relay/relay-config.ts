@@ -9,22 +9,39 @@ import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
 import { DEFAULT_BREAKER, type BreakerSettings, type ChannelLimits } from './channel-health.ts';
 
-/** Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions. */
-export type RelayDialect = 'A' | 'B' | 'fal' | 'replicate';
-export const RELAY_DIALECT_NAMES: readonly RelayDialect[] = ['A', 'B', 'fal', 'replicate'];
+/**
+ * Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions, the
+ * OpenAI Videos shape (vLLM-Omni, SGLang Diffusion, LiteLLM, Dynamo, Unsloth) and Gemini API Veo.
+ */
+export type RelayDialect = 'A' | 'B' | 'fal' | 'replicate' | 'openai' | 'veo';
+export const RELAY_DIALECT_NAMES: readonly RelayDialect[] = ['A', 'B', 'fal', 'replicate', 'openai', 'veo'];
 /**
  * What actually answers at the channel's URL. The dialect fixes paths and shapes; the kind fixes what
  * that service really does beyond them (which fields it reads, whether it has a listing, cancel,
  * long-polls, and what its error answers prove), so the defaults are what that upstream offers.
  */
-export type RelayUpstreamKind = 'xai' | 'new-api' | 'vidgen' | 'fal' | 'replicate';
+export type RelayUpstreamKind =
+  | 'xai'
+  | 'new-api'
+  | 'vidgen'
+  | 'fal'
+  | 'replicate'
+  | 'openai'
+  | 'vllm-omni'
+  | 'sglang'
+  | 'gemini';
 /** The kinds that speak each dialect; the first is the default. */
 const KINDS_OF: Record<RelayDialect, RelayUpstreamKind[]> = {
   A: ['xai', 'vidgen'],
   B: ['new-api', 'vidgen'],
   fal: ['fal'],
   replicate: ['replicate'],
+  openai: ['openai', 'vllm-omni', 'sglang', 'vidgen'],
+  veo: ['gemini'],
 };
+
+/** How the key travels: `Authorization: Bearer …`, fal's `Authorization: Key …`, or Google's `x-goog-api-key`. */
+export type RelayAuthScheme = 'Bearer' | 'Key' | 'x-goog-api-key';
 
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
@@ -36,8 +53,8 @@ export interface RelayChannelConfig {
   /** Normalised: no trailing slash, no `/v1`. */
   baseUrl: string;
   apiKey: RelayApiKey;
-  /** fal sends its key as `Key …`; everyone else as `Bearer …`. */
-  authScheme: 'Bearer' | 'Key';
+  /** fal sends its key as `Key …`, Gemini as `x-goog-api-key`; everyone else as `Bearer …`. */
+  authScheme: RelayAuthScheme;
   /** Our model id → the upstream's model id. */
   models: Record<string, string>;
   aspectRatios?: string[];
@@ -72,6 +89,12 @@ export interface RelayChannelConfig {
    * `{{seed}}`, `{{width}}`, `{{height}}`, `{{resolution}}`, `{{size}}` filled in (relay-input-template.ts).
    */
   input?: Record<string, unknown>;
+  /** OpenAI shape: sides the server renders in multiples of (a model's patch); other sizes are asked rounded up, then cropped. */
+  sizeMultiple?: number;
+  /** OpenAI shape: `always` (vLLM-Omni reads forms only), `files` (multipart only when a file goes along), `never`. */
+  multipart: 'always' | 'files' | 'never';
+  /** OpenAI shape: the server offers `/v1/videos/edits` and `/v1/videos/extensions` for an uploaded video. */
+  edits: boolean;
 }
 
 export interface RelayBackendConfig {
@@ -128,9 +151,12 @@ const CHANNEL_FIELDS = [
   'weight',
   'max_concurrent',
   'max_rpm',
+  'size_multiple',
+  'multipart',
+  'edits',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
-const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3 };
+const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3, openai: 5, veo: 10 };
 const MiB = 1024 * 1024;
 
 /**
@@ -148,6 +174,13 @@ const KIND_DEFAULTS: Record<
   // Neither has a lookup by anything the client sent; both cancel (fal PUT …/cancel, Replicate POST …/cancel).
   fal: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
   replicate: { lookup: false, cancel: true, longPoll: 0, submitSeconds: 60 },
+  // The OpenAI shape lists by cursor only. Only vLLM-Omni's DELETE aborts a running job; SGLang's
+  // only forgets it (its GPU work goes on) and OpenAI's deletes finished videos only.
+  openai: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
+  'vllm-omni': { lookup: false, cancel: true, longPoll: 0, submitSeconds: 120 },
+  sglang: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
+  // Gemini's operations have no lookup by anything we sent and no cancel for Veo.
+  gemini: { lookup: false, cancel: false, longPoll: 0, submitSeconds: 120 },
 };
 
 export function parseRelayBackend(
@@ -198,7 +231,7 @@ function parseChannel(
   unknownFields(c, CHANNEL_FIELDS, fail);
   const dialect = RELAY_DIALECT_NAMES.includes(c.dialect as RelayDialect)
     ? (c.dialect as RelayDialect)
-    : fail('"dialect" must be "A", "B", "fal" or "replicate"');
+    : fail('"dialect" must be "A", "B", "fal", "replicate", "openai" or "veo"');
   const baseUrl = normaliseBaseUrl(c.base_url, fail);
   const keyEnv =
     typeof c.api_key_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.api_key_env)
@@ -239,7 +272,7 @@ function parseChannel(
     upstream,
     baseUrl,
     apiKey: new RelayApiKey(key!),
-    authScheme: dialect === 'fal' ? 'Key' : 'Bearer',
+    authScheme: dialect === 'fal' ? 'Key' : dialect === 'veo' ? 'x-goog-api-key' : 'Bearer',
     models: models as Record<string, string>,
     aspectRatios: ratios(c.aspect_ratios, fail),
     durations: durations(c.durations, fail),
@@ -268,7 +301,8 @@ function parseChannel(
       positive(c.poll_interval_seconds, DEFAULT_POLL_SECONDS[dialect], 'poll_interval_seconds', fail) * 1000,
     replaysIdempotencyKey: bool(c.replays_idempotency_key, false, 'replays_idempotency_key', fail),
     lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, kind.lookup, 'lookup_by_idempotency_key', fail),
-    cancel: bool(c.cancel, kind.cancel, 'cancel', fail),
+    // vidgen's own OpenAI-shape DELETE removes finished videos only: it is no cancel.
+    cancel: bool(c.cancel, kind.cancel && !(dialect === 'openai' && upstream === 'vidgen'), 'cancel', fail),
     sendSeed: bool(c.send_seed, false, 'send_seed', fail),
     sendRatio: bool(c.send_ratio, false, 'send_ratio', fail),
     extraBody,
@@ -279,6 +313,33 @@ function parseChannel(
           ? kind.submitSeconds * 1000
           : undefined,
     input,
+    ...openAiFields(c, dialect, upstream, fail),
+  };
+}
+
+/** The OpenAI shape's own fields; other dialects refuse them. */
+function openAiFields(
+  c: Raw,
+  dialect: RelayDialect,
+  upstream: RelayUpstreamKind,
+  fail: Fail,
+): Pick<RelayChannelConfig, 'sizeMultiple' | 'multipart' | 'edits'> {
+  if (dialect !== 'openai' && (c.size_multiple ?? c.multipart ?? c.edits) !== undefined)
+    fail('"size_multiple", "multipart" and "edits" are for the openai dialect');
+  const multiple = c.size_multiple;
+  if (
+    multiple !== undefined &&
+    !(Number.isInteger(multiple) && (multiple as number) >= 2 && (multiple as number) <= 128)
+  )
+    fail('"size_multiple" must be an integer from 2 to 128');
+  const modes = ['always', 'files', 'never'];
+  if (c.multipart !== undefined && !modes.includes(c.multipart as string))
+    fail('"multipart" must be "always", "files" or "never"');
+  return {
+    ...(multiple !== undefined ? { sizeMultiple: multiple as number } : {}),
+    multipart:
+      (c.multipart as RelayChannelConfig['multipart'] | undefined) ?? (upstream === 'vllm-omni' ? 'always' : 'files'),
+    edits: bool(c.edits, false, 'edits', fail),
   };
 }
 
@@ -306,7 +367,7 @@ function normaliseBaseUrl(value: unknown, fail: Fail): string {
   if (url.username || url.password) fail('"base_url" must not carry credentials (use api_key_env)');
   if (url.search || url.hash) fail('"base_url" must not have a query or fragment');
   // Both "https://host" and "https://host/v1" are common in upstream docs; paths here start at /v1.
-  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v1(beta)?$/, '')}`;
 }
 
 function ratios(value: unknown, fail: Fail): string[] | undefined {

@@ -5,7 +5,7 @@
  * unrecognised is `unknown`, never guessed.
  */
 import type { TaskKind } from '../../domain/task.ts';
-import type { RelayChannelConfig } from './relay-config.ts';
+import type { RelayAuthScheme, RelayChannelConfig } from './relay-config.ts';
 
 export type UpstreamPhase = 'pending' | 'succeeded' | 'failed' | 'expired' | 'unknown';
 
@@ -47,6 +47,8 @@ export interface SubmitPayload {
   /** The output size our catalog entry asks for; the upstream is told, so it renders what we verify. */
   width: number;
   height: number;
+  /** The output's frame rate (vLLM-Omni and SGLang count frames as seconds × fps). */
+  fps?: number;
 }
 
 /** `720p` for 1280×720 and 720×1280: the short side, as xAI's `resolution` names it. */
@@ -55,8 +57,7 @@ export function resolutionOf(width: number, height: number): string {
 }
 
 export interface RelayDialectSpec {
-  /** fal's is `Key`. */
-  authScheme: 'Bearer' | 'Key';
+  authScheme: RelayAuthScheme;
   /** Where a create goes; fal and Replicate put the upstream model in the path. */
   submitPath(p: SubmitPayload): string;
   /** The listing that answers `?idempotency_key=` (vidgen); absent where there is none. */
@@ -66,7 +67,13 @@ export interface RelayDialectSpec {
   idOf(body: unknown): string | undefined;
   /** `model` is the upstream model id (fal's status path names the app). */
   pollPath(id: string, model: string): string;
-  cancel?: { method: 'POST' | 'PUT'; path(id: string, model: string): string };
+  cancel?: { method: 'POST' | 'PUT' | 'DELETE'; path(id: string, model: string): string };
+  /** Where the finished video is fetched with the key (family B, OpenAI shape); absent, the state's `videoUrl`. */
+  contentPath?(id: string): string;
+  /** Gemini: the result links on the channel's own origin are fetched with the key. */
+  keyOnLinks?: boolean;
+  /** How a create is encoded (the OpenAI shape: multipart where the server takes only that, or a file goes along). */
+  submitEncoding?(p: SubmitPayload, channel: RelayChannelConfig): 'json' | 'multipart';
   /** fal: the output is read from its own endpoint once the status says COMPLETED. */
   result?: { path(id: string, model: string): string; read(httpStatus: number, body: unknown): UpstreamState };
   state(httpStatus: number, body: unknown): UpstreamState;

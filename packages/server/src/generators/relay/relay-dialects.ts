@@ -4,6 +4,8 @@
  */
 import type { RelayChannelConfig, RelayDialect } from './relay-config.ts';
 import { FAL_DIALECT, REPLICATE_DIALECT } from './hosted-dialects.ts';
+import { OPENAI_DIALECT } from './openai-dialect.ts';
+import { VEO_DIALECT } from './veo-dialect.ts';
 import {
   costOf,
   enc,
@@ -99,6 +101,7 @@ const familyB: RelayDialectSpec = {
   }),
   idOf: (body) => stringField(taskOf(body), 'task_id', 'id'),
   pollPath: (id) => `/v1/video/generations/${enc(id)}`,
+  contentPath: (id) => familyBContentPath(id),
   cancel: { method: 'POST', path: (id) => `/v1/video/generations/${enc(id)}/cancel` },
   state(_httpStatus, body) {
     const task = taskOf(body) ?? {};
@@ -122,6 +125,8 @@ export const RELAY_DIALECTS: Record<RelayDialect, RelayDialectSpec> = {
   B: familyB,
   fal: FAL_DIALECT,
   replicate: REPLICATE_DIALECT,
+  openai: OPENAI_DIALECT,
+  veo: VEO_DIALECT,
 };
 
 /** Family B's video is at the content endpoint of the channel, fetched with the key (docs/service-spec.md §4.7). */

@@ -22,7 +22,9 @@ import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
 import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
-import { familyBContentPath, RELAY_DIALECTS, type RelayDialectSpec, type UpstreamState } from './relay-dialects.ts';
+import { normalizeVideo } from '../comfyui/output-video.ts';
+import { sizeFor } from './openai-dialect.ts';
+import { RELAY_DIALECTS, type RelayDialectSpec, type UpstreamState } from './relay-dialects.ts';
 import type { ChannelHealth } from './channel-health.ts';
 import { parseRelayCheckpoint, type RelayCheckpoint } from './relay-checkpoint.ts';
 import { relayFailures } from './relay-failures.ts';
@@ -38,6 +40,8 @@ export interface RelayGeneratorOptions {
   fetchForeign: SafeFetch;
   logger?: Logger;
   timings?: Partial<RelayTimings>;
+  /** ffmpeg and ffprobe, for channels with `size_multiple`: what they render is cropped back to the asked size. */
+  binaries?: { ffmpeg: string; ffprobe: string };
 }
 
 // Shares of the progress bar: the upstream's own progress, then the download.
@@ -59,6 +63,8 @@ export class RelayGenerator implements Generator {
   ) {
     this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
     this.kinds = [...new Set(config.channels.flatMap(channelKinds))];
+    if (!options.binaries && config.channels.some((c) => c.sizeMultiple))
+      throw new Error('a relay channel with "size_multiple" needs ffmpeg to crop its videos');
   }
 
   async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {
@@ -92,8 +98,9 @@ export class RelayGenerator implements Generator {
       progress(SUBMITTED);
       const follow = (a: Attached) =>
         this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
-      const path = join(ctx.workDir, 'relay-output.mp4');
+      let path = join(ctx.workDir, 'relay-output.mp4');
       await this.fetchResult(attached, await follow(attached), path, signal, follow);
+      path = await this.cropToJob(attached.channel, job, path, signal);
       progress(1);
       const cost = parseRelayCheckpoint(await ctx.checkpoint.load())?.upstreamCostUsdTicks;
       return cost === undefined ? { path } : { path, upstreamCostUsdTicks: cost };
@@ -188,9 +195,10 @@ export class RelayGenerator implements Generator {
         },
         signal,
       );
-    if (a.channel.dialect === 'B') {
+    const dialect = RELAY_DIALECTS[a.channel.dialect];
+    if (dialect.contentPath) {
       try {
-        return await download(familyBContentPath(a.id), true);
+        return await download(dialect.contentPath(a.id), true);
       } catch (err) {
         // new-api's content proxy gives up after 60 s (controller/video_proxy.go); its task also
         // names the provider's own link, fetched without the key through the SSRF-safe fetcher.
@@ -200,15 +208,35 @@ export class RelayGenerator implements Generator {
         return download(fallback, false);
       }
     }
+    const withKey = dialect.keyOnLinks === true;
     try {
-      await download(state.videoUrl!, false);
+      await download(state.videoUrl!, withKey);
     } catch (err) {
       // A fresh link helps with an expired or flaky one, not with a file that is too large or a forbidden host.
       if (signal.aborted || !(err instanceof TaskFailure) || !(err.retryable || err.code === 'upstream_result_expired'))
         throw err;
       this.log('the video link failed; reading the task again for a fresh one', a.channel, { code: err.code });
-      await download((await follow(a)).videoUrl!, false);
+      await download((await follow(a)).videoUrl!, withKey);
     }
+  }
+
+  /**
+   * A server that renders sides in multiples of its model's patch was asked the size rounded up
+   * (openai-dialect.ts sizeFor); the engine verifies the exact size, so the video is scaled to cover
+   * and centre-cropped back, as ComfyUI's output is.
+   */
+  private async cropToJob(channel: RelayChannelConfig, job: RelayJob, path: string, signal: AbortSignal) {
+    if (job.kind !== 'generate') return path;
+    const [width, height] = sizeFor(job, channel);
+    if (width === job.width && height === job.height) return path;
+    const bins = this.options.binaries;
+    if (!bins) throw relayFailures.download('no ffmpeg to crop the upstream video to the asked size');
+    const frames = Math.round(job.duration * job.fps);
+    return normalizeVideo(
+      path,
+      { width: job.width, height: job.height, fps: job.fps, frames },
+      { ...bins, preset: 'veryfast', signal, onProgress: () => undefined },
+    );
   }
 
   /** Kept in the checkpoint (the task row's backend state), where the ledger's margin report reads it. */

@@ -6,11 +6,13 @@
 import type { RelayChannelConfig } from './relay-config.ts';
 
 export interface UpstreamRequest {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** `multipart`: the body's fields as form parts (servers that read only forms, or a file going along). */
+  encoding?: 'json' | 'multipart';
   timeoutMs: number;
 }
 
@@ -59,17 +61,19 @@ export async function callUpstream(
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
   const headers: Record<string, string> = {
-    authorization: channel.apiKey.header(channel.authScheme),
+    ...channel.apiKey.headers(channel.authScheme),
     accept: 'application/json',
     ...req.headers,
   };
-  if (req.body !== undefined) headers['content-type'] = 'application/json';
+  const multipart = req.encoding === 'multipart' && req.body !== undefined;
+  // fetch sets the multipart content type itself, with its boundary.
+  if (req.body !== undefined && !multipart) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(upstreamUrl(channel, req.path, req.query), {
       method: req.method,
       headers,
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      body: req.body === undefined ? undefined : multipart ? formOf(req.body) : JSON.stringify(req.body),
       redirect: 'manual',
       signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]),
     });
@@ -86,6 +90,24 @@ export async function callUpstream(
     // The status line arrived but the body did not: the status still stands.
     return { status: response.status, headers: response.headers, body: undefined };
   }
+}
+
+/**
+ * A JSON object as form parts, the way the OpenAI SDKs and curl `-F` send them: a data URI becomes a
+ * file part (`input_reference`, `video`), an object a JSON string (vLLM-Omni reads `extra_params`
+ * and `lora` that way), anything else its text.
+ */
+export function formOf(body: unknown): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries((body ?? {}) as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    const file = typeof value === 'string' ? /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s.exec(value) : null;
+    if (file) {
+      const extension = file[1].split('/')[1].replace('jpeg', 'jpg');
+      form.append(name, new Blob([Buffer.from(file[2], 'base64')], { type: file[1] }), `${name}.${extension}`);
+    } else form.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  return form;
 }
 
 /** Walks the cause chain (undici wraps socket errors; happy eyeballs aggregates them). */
@@ -124,15 +146,28 @@ function parseJson(text: string): unknown {
 /**
  * The error of an answer in any of the shapes upstreams use: OpenAI's `{error: {code, type,
  * message}}`, new-api's `{code, message, data}`, and xAI's `{code: "<status text>", error: "<message>"}`
- * (xai-sdk-ts src/errors.ts reads both). `message` is for classifying only: it may quote the key.
+ * (xai-sdk-ts src/errors.ts reads both), Google's `{error: {code: 400, message, status:
+ * "INVALID_ARGUMENT"}}` (its `status` is the word), and FastAPI's `{detail}` (vLLM-Omni, SGLang).
+ * `message` is for classifying only: it may quote the key.
  */
 export function errorOf(body: unknown): { code?: string; type?: string; message?: string } {
-  const b = body as { error?: unknown; code?: unknown; type?: unknown; message?: unknown } | undefined;
+  const b = body as
+    | { error?: unknown; code?: unknown; type?: unknown; message?: unknown; detail?: unknown }
+    | undefined;
   const e =
-    b?.error && typeof b.error === 'object' ? (b.error as { code?: unknown; type?: unknown; message?: unknown }) : b;
-  const message = typeof e?.message === 'string' ? e.message : typeof b?.error === 'string' ? b.error : undefined;
+    b?.error && typeof b.error === 'object'
+      ? (b.error as { code?: unknown; type?: unknown; message?: unknown; status?: unknown })
+      : (b as { code?: unknown; type?: unknown; message?: unknown; status?: unknown } | undefined);
+  const message =
+    typeof e?.message === 'string'
+      ? e.message
+      : typeof b?.error === 'string'
+        ? b.error
+        : typeof b?.detail === 'string'
+          ? b.detail
+          : undefined;
   return {
-    code: typeof e?.code === 'string' ? e.code : undefined,
+    code: typeof e?.code === 'string' ? e.code : e !== b && typeof e?.status === 'string' ? e.status : undefined,
     type: typeof e?.type === 'string' ? e.type : undefined,
     message,
   };

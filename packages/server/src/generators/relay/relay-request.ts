@@ -34,7 +34,10 @@ export interface RelayPlan {
  * have no such routes; they stay generation-only.
  */
 export function channelKinds(channel: RelayChannelConfig): readonly TaskKind[] {
-  return channel.dialect === 'A' && channel.upstream === 'xai' ? ['generate', 'edit', 'extend'] : ['generate'];
+  // An OpenAI-shape server that offers edits and extensions takes the input as an uploaded file.
+  const edits =
+    (channel.dialect === 'A' && channel.upstream === 'xai') || (channel.dialect === 'openai' && channel.edits);
+  return edits ? ['generate', 'edit', 'extend'] : ['generate'];
 }
 
 export async function planRelayRequest(
@@ -97,6 +100,7 @@ export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannel
     seed: channel.sendSeed ? job.seed : undefined,
     width: job.width,
     height: job.height,
+    fps: job.fps,
   };
 }
 

@@ -29,6 +29,8 @@ export interface SubmitRequest {
   /** The create's path (fal and Replicate name the model in it). */
   path: string;
   body: Record<string, unknown>;
+  /** Multipart where the dialect says so (the OpenAI shape); JSON otherwise. */
+  encoding?: 'json' | 'multipart';
   idempotencyKey: string;
   timeoutMs: number;
   timings: RelayTimings;
@@ -81,7 +83,8 @@ export function classifySubmit(
     return id ? { kind: 'created', id } : { kind: 'ambiguous' };
   }
   if (status === 400 && code && MODEL_CODES.has(code)) return { kind: 'refused', why: 'model' };
-  if (status === 400 && upstream === 'xai' && message && KEY_MESSAGE.test(message))
+  // Gemini too: 400 INVALID_ARGUMENT "API key not valid. Please pass a valid API key."
+  if (status === 400 && (upstream === 'xai' || upstream === 'gemini') && message && KEY_MESSAGE.test(message))
     return { kind: 'refused', why: 'auth' };
   if (status === 400) return { kind: 'rejected', code };
   if (status === 401 || status === 402 || status === 403) return { kind: 'refused', why: 'auth' };
@@ -112,6 +115,7 @@ export async function sendSubmit(req: SubmitRequest, signal: AbortSignal): Promi
           path: req.path,
           body: req.body,
           headers: { 'idempotency-key': req.idempotencyKey },
+          encoding: req.encoding,
           timeoutMs: req.timeoutMs,
         },
         signal,
