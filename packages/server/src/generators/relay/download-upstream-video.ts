@@ -19,7 +19,10 @@ export interface DownloadRequest {
   channel: RelayChannelConfig;
   /** Absolute, or a path on the channel. */
   url: string;
-  /** Send the channel's key (family B's and the OpenAI shape's content endpoint, Gemini's file links); only ever to the channel's own origin. */
+  /**
+   * Send the channel's key (family B's and the OpenAI shape's content endpoint, Gemini's file links); only ever to the
+   * channel's own origin.
+   */
   withKey: boolean;
   dest: string;
   maxBytes: number;

@@ -29,7 +29,9 @@ import {
   type SubmitPayload,
 } from './relay-dialect-spec.ts';
 
-/** The size asked of the server: each side rounded up to the model's multiple (then cropped back, relay-generator.ts). */
+/**
+ * The size asked of the server: each side rounded up to the model's multiple (then cropped back, relay-generator.ts).
+ */
 export function sizeFor(p: { width: number; height: number }, channel: RelayChannelConfig): [number, number] {
   const m = channel.sizeMultiple ?? 1;
   return [Math.ceil(p.width / m) * m, Math.ceil(p.height / m) * m];

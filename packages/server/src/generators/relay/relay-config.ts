@@ -89,7 +89,10 @@ export interface RelayChannelConfig {
    * `{{seed}}`, `{{width}}`, `{{height}}`, `{{resolution}}`, `{{size}}` filled in (relay-input-template.ts).
    */
   input?: Record<string, unknown>;
-  /** OpenAI shape: sides the server renders in multiples of (a model's patch); other sizes are asked rounded up, then cropped. */
+  /**
+   * OpenAI shape: sides the server renders in multiples of (a model's patch); other sizes are asked rounded up, then
+   * cropped.
+   */
   sizeMultiple?: number;
   /** OpenAI shape: `always` (vLLM-Omni reads forms only), `files` (multipart only when a file goes along), `never`. */
   multipart: 'always' | 'files' | 'never';
