@@ -37,6 +37,7 @@ export class SqlWebhookStore implements WebhookStore {
         enabled_at: e.createdAt,
         created_at: e.createdAt,
         deleted_at: null,
+        task_id: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -315,8 +316,13 @@ export class SqlWebhookStore implements WebhookStore {
     return row?.id;
   }
 
+  /** The account's own endpoints: per-request callbacks (a task's, `task_id` set) are not among them. */
   private live() {
-    return this.db.selectFrom('webhook_endpoints').selectAll().where('deleted_at', 'is', null);
+    return this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('deleted_at', 'is', null)
+      .where('task_id', 'is', null);
   }
 }
 
@@ -358,6 +364,7 @@ export async function enabledEndpoints(db: Kysely<Database>, accountId: string):
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('account_id', '=', accountId)
+    .where('task_id', 'is', null)
     .where('status', '=', 'enabled')
     .where('deleted_at', 'is', null)
     .execute();
