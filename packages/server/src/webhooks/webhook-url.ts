@@ -27,7 +27,7 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean, field 
   try {
     addresses = net.isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
   } catch {
-    throw invalid("has a host name the server could not resolve.");
+    throw invalid('has a host name the server could not resolve.');
   }
   if (!addresses.every(isPublicAddress)) {
     throw new InvalidField(
