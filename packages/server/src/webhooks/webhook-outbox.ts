@@ -22,7 +22,7 @@ export interface OutboxOptions {
 
 /**
  * The event log and the outbox writer (docs/architecture.md, invariant 8). In the transaction of a
- * task's final change: the event, its body frozen (every delivery, retry and recovery sends these
+ * task's final change, when someone listens for it (listenersOf): the event, its body frozen (every delivery, retry and recovery sends these
  * bytes, whatever happens to the task, its links or its keys later), and one delivery row per
  * endpoint of the account subscribed to it, plus the task's own callback if it has one. Rows per
  * endpoint, not one event row fanned out later: each endpoint has its own attempts, schedule and
@@ -55,12 +55,18 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
         })
         .execute();
     },
-    // Read by the statement that finishes the task: an account without an endpoint (most) costs no query here.
-    finishedLookups: (eb) => ({ endpoints: eb.exists(enabledEndpointsOf(eb)) }),
+    // Read by the statement that finishes the task: a task nobody listens for (an account without
+    // endpoints, no callback: most) costs no query here, and its completion commits alone.
+    finishedLookups: (eb) => ({
+      watched: eb.exists(listenersOf(eb)),
+      endpoints: eb.exists(enabledEndpointsOf(eb)),
+    }),
+    idleOnCompletion: (eb) => eb.not(eb.exists(listenersOf(eb))),
 
     async finished(trx, finished: Task, looked) {
       const type = eventTypeOf(finished.status);
-      if (!type) return;
+      // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
+      if (!type || !Number(looked.watched)) return;
       // As it is now in this transaction: effects before this one (the ledger's price) wrote to it.
       const task = options.render ? ((await reread(trx, finished.id)) ?? finished) : finished;
       const now = options.clock();
@@ -69,7 +75,6 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
       const data = options.render?.(task) ?? { id: task.id };
       const body = JSON.stringify({ id, type, created_at: Math.floor(now / 1000), data });
       await insertEvent(trx, { id, accountId: task.accountId, type, taskId: task.id, createdAt: now, body });
-      // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
       const subscribed = Number(looked.endpoints)
         ? (await enabledEndpoints(trx, task.accountId)).filter((e) => e.events.includes(type)).map((e) => e.id)
         : [];
@@ -95,6 +100,22 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
 async function reread(trx: Kysely<Database>, id: string): Promise<Task | undefined> {
   const row = await trx.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', id).executeTakeFirst();
   return row && toTask(row);
+}
+
+/**
+ * Whoever may want the task's events: an endpoint of its account, enabled or disabled (what ends
+ * while it is disabled is recovered later), or the task's own callback. Only then is an event
+ * recorded: the event log holds the events of accounts that use webhooks, from their first endpoint on.
+ */
+function listenersOf(eb: ExpressionBuilder<Database, 'tasks'>) {
+  return eb
+    .selectFrom('webhook_endpoints')
+    .select('webhook_endpoints.id')
+    .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
+    .where('webhook_endpoints.deleted_at', 'is', null)
+    .where((w) =>
+      w.or([w('webhook_endpoints.task_id', 'is', null), w('webhook_endpoints.task_id', '=', w.ref('tasks.id'))]),
+    );
 }
 
 /** The account's own enabled endpoints (not per-request callbacks), as a subquery over the task's row. */

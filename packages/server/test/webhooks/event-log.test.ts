@@ -68,8 +68,13 @@ for (const [name, create] of [
         createdAt: clock,
       });
 
-    it('records every final change with its body frozen, with no endpoint at all', async () => {
-      const accountId = await account('no-endpoints');
+    it('records a final change with its body frozen when an endpoint exists, even disabled; else nothing', async () => {
+      const quiet = await account('no-endpoints');
+      await canceledTask(quiet);
+      assert.deepEqual(await stores.eventLog.list(quiet, { limit: 10 }), [], 'nobody listens: no event');
+      const accountId = await account('disabled-endpoint');
+      const hook = await endpoint(accountId);
+      await stores.webhooks.switchEndpoint(accountId, hook.id, { enabled: false, by: 'account', reason: 'off' });
       const id = await canceledTask(accountId);
       const [event] = await stores.eventLog.list(accountId, { limit: 10 });
       assert.deepEqual([event.type, event.taskId], ['video.canceled', id]);
@@ -81,12 +86,15 @@ for (const [name, create] of [
         data: { id, status: 'canceled' },
       });
       assert.equal(await stores.eventLog.body(event.id), event.body);
+      assert.deepEqual(await stores.webhooks.listDeliveries(hook.id, { limit: 10 }), [], 'disabled: not queued');
     });
 
     it('two recoveries at once queue each missed event once', async () => {
       const accountId = await account('recover-race');
-      const missed = [await canceledTask(accountId), await canceledTask(accountId), await canceledTask(accountId)];
       const hook = await endpoint(accountId);
+      await stores.webhooks.switchEndpoint(accountId, hook.id, { enabled: false, by: 'account', reason: 'off' });
+      const missed = [await canceledTask(accountId), await canceledTask(accountId), await canceledTask(accountId)];
+      await stores.webhooks.switchEndpoint(accountId, hook.id, { enabled: true, by: 'account', now: clock });
       const recovery = { endpointId: hook.id, accountId, types: hook.events, since: 0, maxAttempts: 3, now: clock };
       const queued = await Promise.all([stores.eventLog.recover(recovery), stores.eventLog.recover(recovery)]);
       assert.equal(queued[0] + queued[1], 3);
@@ -99,6 +107,7 @@ for (const [name, create] of [
 
     it('the sweep removes events older than the cut-off only', async () => {
       const accountId = await account('sweep');
+      await endpoint(accountId);
       clock -= 10_000;
       await canceledTask(accountId);
       const cut = clock + 1;
