@@ -103,16 +103,16 @@ async function reread(trx: Kysely<Database>, id: string): Promise<Task | undefin
 }
 
 /**
- * Whoever may want the task's events: an endpoint of its account, enabled or disabled (what ends
- * while it is disabled is recovered later), or the task's own callback. Only then is an event
- * recorded: the event log holds the events of accounts that use webhooks, from their first endpoint on.
+ * Whoever may want the task's events: an endpoint its account has or had (enabled, disabled: what
+ * ends while it is disabled is recovered later; or deleted: `webhooks listen` sessions replay what
+ * happened between them), or the task's own callback. Only then is an event recorded: the event log
+ * holds the events of accounts that use webhooks, from their first endpoint on.
  */
 function listenersOf(eb: ExpressionBuilder<Database, 'tasks'>) {
   return eb
     .selectFrom('webhook_endpoints')
     .select('webhook_endpoints.id')
     .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
-    .where('webhook_endpoints.deleted_at', 'is', null)
     .where((w) =>
       w.or([w('webhook_endpoints.task_id', 'is', null), w('webhook_endpoints.task_id', '=', w.ref('tasks.id'))]),
     );
