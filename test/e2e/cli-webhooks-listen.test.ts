@@ -28,27 +28,36 @@ describe('vidgen webhooks listen', () => {
     await app.close();
   });
 
-  it('forwards verified events to --forward-to and deletes its endpoint on Ctrl-C', async () => {
-    const child = spawn(process.execPath, [VIDGEN_BIN, 'webhooks', 'listen', '--forward-to', app.url, '--json'], {
-      env: {
-        ...process.env,
-        VIDGEN_BASE_URL: svc.url,
-        VIDGEN_API_KEY: key,
-        VIDGEN_PROFILE: '/nonexistent/profile.json',
+  /** Starts `vidgen webhooks listen` with `args`; resolves with its session line and its exit. */
+  const listen = async (args: string[]) => {
+    const child = spawn(
+      process.execPath,
+      [VIDGEN_BIN, 'webhooks', 'listen', '--forward-to', app.url, '--json', ...args],
+      {
+        env: {
+          ...process.env,
+          VIDGEN_BASE_URL: svc.url,
+          VIDGEN_API_KEY: key,
+          VIDGEN_PROFILE: '/nonexistent/profile.json',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    );
+    const output = { stderr: '' };
+    child.stderr.on('data', (d) => (output.stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const [line] = await Promise.race([
       createInterface({ input: child.stdout })
         [Symbol.asyncIterator]()
         .next()
         .then((r) => [r.value as string]),
-      exited.then((code) => assert.fail(`vidgen exited with ${code}: ${stderr}`)),
+      exited.then((code) => assert.fail(`vidgen exited with ${code}: ${output.stderr}`)),
     ]);
-    const session = JSON.parse(line);
+    return { child, output, exited, session: JSON.parse(line) };
+  };
+
+  it('forwards verified events to --forward-to and deletes its endpoint on Ctrl-C', async () => {
+    const { child, output, exited, session } = await listen([]);
     assert.match(session.secret, /^whsec_/);
     assert.equal((await client.get('/v1/webhooks')).body.data[0].url, session.url);
 
@@ -59,8 +68,33 @@ describe('vidgen webhooks listen', () => {
     assert.deepEqual([event.type, event.data.id], ['video.completed', task]);
 
     child.kill('SIGINT');
-    assert.equal(await exited, 0, stderr);
-    assert.match(stderr, /video\.completed evt_\S+ \(.+\) → 200/);
+    assert.equal(await exited, 0, output.stderr);
+    assert.match(output.stderr, /video\.completed evt_\S+ \(.+\) → 200/);
     assert.deepEqual((await client.get('/v1/webhooks')).body.data, [], 'the temporary endpoint is gone');
+  });
+
+  it('--since replays the events of that range first (the server recovers them for the new endpoint)', async () => {
+    const canceled: string[] = [];
+    for (const prompt of ['earlier one', 'earlier two']) {
+      const id = (await client.post('/v1/video/generations', { model: 'video-v1-15s', prompt })).body.task_id;
+      await client.post(`/v1/videos/${id}/cancel`);
+      canceled.push(id);
+    }
+    const seen = app.received.length;
+    const { child, exited, output, session } = await listen(['--since', '1h', '--events', 'video.canceled']);
+    assert.equal(session.replayed, 2);
+    await app.until((all) => all.length === seen + 2);
+    const events = await Promise.all(
+      app.received.slice(seen).map((r) => verifyWebhook<any>(r.body, r.headers, session.secret)),
+    );
+    assert.deepEqual(
+      events.map((e) => [e.type, e.data.id]).sort(),
+      canceled.map((id) => ['video.canceled', id]).sort(),
+    );
+    child.kill('SIGINT');
+    assert.equal(await exited, 0, output.stderr);
+    const bad = await listen(['--since', 'soon']);
+    assert.match(bad.session.error.message, /--since must be/);
+    assert.equal(await bad.exited, 1, 'a usage error');
   });
 });

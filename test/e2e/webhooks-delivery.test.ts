@@ -14,6 +14,7 @@ type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 describe('webhook deliveries', () => {
   let svc: TestService;
   let client: Api;
+  let key: string;
   let images: Awaited<ReturnType<typeof startImageServer>>;
   const receivers: Receiver[] = [];
   const receiver = async (answer?: Parameters<typeof startWebhookReceiver>[0]) => {
@@ -36,7 +37,8 @@ describe('webhook deliveries', () => {
 
   before(async () => {
     svc = await startTestService({ VIDGEN_WEBHOOK_RETRY_BASE_MS: '50', VIDGEN_WEBHOOK_RETRY_CAP_MS: '200' });
-    client = api(svc.url, await svc.createKey('hooks'));
+    key = await svc.createKey('hooks');
+    client = api(svc.url, key);
     images = await startImageServer();
   });
   after(async () => {
@@ -86,8 +88,10 @@ describe('webhook deliveries', () => {
     assert.equal(eventA.data.family, 'A');
     assert.equal(eventA.data.object.request_id, a);
     assert.equal(eventA.data.object.status, 'done');
-    const { probe } = await downloadAndProbe(eventA.data.object.video.url);
-    assert.equal(probe.codec, 'h264', 'the signed link in the event works without the key');
+    // The body is frozen: its link is the content route's plain URL, fetched with the key, never a signed link.
+    assert.equal(eventA.data.object.video.url, `${svc.url}/v1/videos/${a}/content`);
+    const { probe } = await downloadAndProbe(eventA.data.object.video.url, { authorization: `Bearer ${key}` });
+    assert.equal(probe.codec, 'h264');
     const eventB = byTask.get(b);
     assert.equal(eventB.data.family, 'B');
     assert.deepEqual(

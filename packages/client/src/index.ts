@@ -48,6 +48,7 @@ export { accountOf, inScope, type JournalScope } from './journal/journal-scope.t
 export { checkMp4Signature, checkContentType } from './download-checks.ts';
 export type { RetrieveOptions } from './resources/videos.ts';
 export type { FileCreateParams } from './resources/files.ts';
+export type { EventListParams } from './resources/events.ts';
 export type { ContentRequestOptions } from './resources/content.ts';
 export { formatUsdTicks, TICKS_PER_USD } from './usd-ticks.ts';
 export {

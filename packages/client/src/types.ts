@@ -28,6 +28,9 @@ export type {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   WebhookDelivery,
+  WebhookRecovery,
+  EventObject,
+  CallbackFields,
   AccountObject,
   UsageReport,
 } from '@vidgen/protocol';

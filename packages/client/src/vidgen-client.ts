@@ -11,6 +11,7 @@ import { VideoGenerations } from './resources/video-generations.ts';
 import { Models } from './resources/models.ts';
 import { Files } from './resources/files.ts';
 import { Webhooks } from './resources/webhooks.ts';
+import { Events } from './resources/events.ts';
 import { Account } from './resources/account.ts';
 import { Content } from './resources/content.ts';
 import type { ClientCore } from './resources/client-core.ts';
@@ -47,6 +48,7 @@ export class VidgenClient implements ClientCore {
   readonly models: Models;
   readonly files: Files;
   readonly webhooks: Webhooks;
+  readonly events: Events;
   readonly account: Account;
   readonly content: Content;
   readonly pollIntervals: Record<Family, number>;
@@ -74,6 +76,7 @@ export class VidgenClient implements ClientCore {
     this.models = new Models(this);
     this.files = new Files(this);
     this.webhooks = new Webhooks(this);
+    this.events = new Events(this);
     this.account = new Account(this);
     this.content = new Content(this);
   }

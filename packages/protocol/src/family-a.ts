@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum, TaskError, TaskUsage } from './common.ts';
+import { CallbackFields } from './callbacks.ts';
 
 /**
  * Family A (xAI "imagine video" style). Rules that need a message a person can act on
@@ -28,6 +29,7 @@ export const FamilyACreateBody = Type.Object({
     }),
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+  ...CallbackFields,
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
 
@@ -49,6 +51,7 @@ export const FamilyAEditBody = Type.Object({
   model: Type.String({ minLength: 1 }),
   prompt: Type.String(),
   video: FamilyAVideoInput,
+  ...CallbackFields,
 });
 export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
 export const FamilyAExtensionBody = Type.Object({
@@ -56,6 +59,7 @@ export const FamilyAExtensionBody = Type.Object({
   prompt: Type.String(),
   video: FamilyAVideoInput,
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
+  ...CallbackFields,
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
 

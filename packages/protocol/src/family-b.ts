@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum, TaskError, TaskUsage } from './common.ts';
+import { CallbackFields } from './callbacks.ts';
 
 /** Family B (new-api relay style). `image` and `images` are alternatives, checked by the service. */
 export const FamilyBCreateBody = Type.Object({
@@ -9,6 +10,7 @@ export const FamilyBCreateBody = Type.Object({
   images: Type.Optional(Type.Array(Type.String(), { maxItems: 8 })),
   ratio: Type.Optional(Type.String()),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+  ...CallbackFields,
 });
 export type FamilyBCreateBody = Static<typeof FamilyBCreateBody>;
 

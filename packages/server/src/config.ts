@@ -82,6 +82,8 @@ export interface Config {
     concurrency: number;
     /** An endpoint whose deliveries all failed for this long is disabled (0: never). */
     disableAfterMs: number;
+    /** How long events (and their frozen bodies) stay listable and recoverable. */
+    eventRetentionMs: number;
   };
 }
 
@@ -203,6 +205,11 @@ export const ENVIRONMENT = {
     min: 0,
     about: 'an endpoint failing every delivery this long is disabled (0: never)',
   },
+  VIDGEN_EVENT_RETENTION_SECONDS: {
+    fallback: 30 * 86_400,
+    min: 1,
+    about: 'how long GET /v1/events lists an event and recover can send it again',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: { fallback: 'on', about: 'one info line per request; 0, false or off logs only failed requests' },
 } as const satisfies Record<string, Variable>;
@@ -304,6 +311,7 @@ export function loadConfig(env: Env): Config {
       // Svix's rule: an endpoint failing every delivery for 5 days is disabled, so dead receivers stop costing
       // attempts.
       disableAfterMs: num('VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS') * 1000,
+      eventRetentionMs: num('VIDGEN_EVENT_RETENTION_SECONDS') * 1000,
     },
   };
 }

@@ -27,8 +27,10 @@ import { createSafeFetch } from './security/create-safe-fetch.ts';
 import { loadSigningSecret } from './security/signing-secret.ts';
 import { UrlSigner } from './security/url-signer.ts';
 import { SecretBox } from './webhooks/secret-box.ts';
-import { webhookOutbox } from './webhooks/webhook-outbox.ts';
+import { CallbackSecrets } from './webhooks/callback-secret.ts';
+import { checkWebhookUrl } from './webhooks/webhook-url.ts';
 import { buildServiceApp } from './composition/api-side.ts';
+import { createEventOutbox } from './composition/event-outbox.ts';
 import { buildBackends } from './composition/backends.ts';
 import { openSqlStores } from './composition/open-sql-stores.ts';
 import { databaseLocation, readCatalog } from './composition/service-files.ts';
@@ -65,15 +67,18 @@ export async function startService(
   const prices = { find: (id: string) => catalog?.find(id) };
   // The ledger holds, settles and releases, and the webhook outbox records events, in the
   // transactions of the task changes they follow (docs/architecture.md, invariants 7 and 8).
-  const effects = [ledgerEffects(prices, clock), webhookOutbox({ maxAttempts: config.webhooks.maxAttempts, clock })];
+  const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
+  const box = new SecretBox(signingSecret);
+  const callbacks = new CallbackSecrets(signingSecret);
+  let listenerUrl = '';
+  const outbox = createEventOutbox({ config, dialects, box, callbacks, listenerUrl: () => listenerUrl, clock });
+  const effects = [ledgerEffects(prices, clock), outbox];
   const stores = await openSqlStores(databaseLocation(config), {
     events,
     logger,
     effects,
     rateWindowMs: config.rateWindowSeconds * 1000,
   });
-  const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
-  const box = new SecretBox(signingSecret);
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
   // The SDK is loaded only when S3 is configured (bench/idle-rss.bench.ts): local disk never needs it.
@@ -121,6 +126,7 @@ export async function startService(
     events,
     clock,
     admission: stores.rateLimits,
+    checkCallbackUrl: (url) => checkWebhookUrl(url, config.allowPrivateUrls, 'callbackUrl'),
   });
   const fileService = new FileService({
     files: stores.files,
@@ -165,11 +171,13 @@ export async function startService(
     dialects,
     signer,
     box,
+    callbacks,
     metrics,
     logger,
     clock,
   });
   const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
+  listenerUrl = url;
   if (runsWork)
     sides.push(
       startWebhookDispatcher({ config, stores, box, signer, dialects, url, metrics: metrics.webhooks, logger, clock }),

@@ -44,7 +44,8 @@ export async function startTestService(
     createLogger(env.VIDGEN_LOG_LEVEL ?? (logTo ? 'info' : 'silent'), logTo),
     dialects,
   );
-  const keysDb = await openSqlDatabase(join(dataDir, 'vidgen.db'));
+  // Keys go where the service keeps its accounts: PostgreSQL when the env names one.
+  const keysDb = await openSqlDatabase(env.VIDGEN_DATABASE_URL ?? join(dataDir, 'vidgen.db'));
   const accounts = new SqlAccountStore(keysDb.db);
   return {
     url: service.url!,

@@ -32,6 +32,8 @@ const OPTIONS = {
   'forward-to': { type: 'string' },
   port: { type: 'string' },
   events: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
 } as const;
 
 export type Flags = {

@@ -111,9 +111,11 @@ export const COMMAND_HELP: Record<string, string> = {
     `that URL as a temporary endpoint (the server must allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS),\nverify ` +
     `each delivery and forward it, headers and body unchanged, to --forward-to. Ctrl-C deletes the ` +
     `endpoint.\n\nUsage: vidgen webhooks listen --forward-to <url> [--port N] [--events ` +
-    `video.completed,video.failed]\n\n  --forward-to <url>      where verified events are POSTed; its status is ` +
-    `the server's answer\n  --port N                loopback port to listen on (default: any free one)\n  --events ` +
-    `a,b            subscribe to these events only (default all)\n`,
+    `video.completed,video.failed]\n                              [--since <time> [--until <time>]]\n\n  ` +
+    `--forward-to <url>      where verified events are POSTed; its status is the server's answer\n  --port N       ` +
+    `         loopback port to listen on (default: any free one)\n  --events a,b            subscribe to these ` +
+    `events only (default all)\n  --since <time>          replay the account's events since then first (2h, 30m, ` +
+    `1d, Unix seconds or RFC 3339)\n  --until <time>          ...and before then (default: now)\n`,
   forget: `Drop a journal entry that resume should stop chasing.\n\nUsage: vidgen forget <task-id|idempotency-key>\n`,
   login:
     `Save a server and API key as the default profile (~/.vidgen/profile.json, readable by you only).\nThe key is ` +

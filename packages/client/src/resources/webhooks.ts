@@ -1,4 +1,10 @@
-import type { RequestOptions, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.ts';
+import type {
+  RequestOptions,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookRecovery,
+} from '../types.ts';
 import type { ClientCore } from './client-core.ts';
 
 export interface WebhookCreateParams {
@@ -58,6 +64,30 @@ export class Webhooks {
     opts: RequestOptions = {},
   ): Promise<{ object: 'list'; data: WebhookDelivery[]; has_more: boolean; last_id: string | null }> {
     return this.call('GET', `/v1/webhooks/${encodeURIComponent(id)}/deliveries`, opts);
+  }
+
+  /**
+   * Queues for the endpoint every event from `since` (to `until`, default now) of the types it
+   * subscribes to that it did not receive: those that ended while it was disabled, and deliveries
+   * that failed or were canceled. Each once; delivered or pending ones are not sent again.
+   * Times: Unix seconds, an RFC 3339 string or a Date.
+   */
+  recover(
+    id: string,
+    params: { since: number | string | Date; until?: number | string | Date },
+    opts: RequestOptions = {},
+  ): Promise<WebhookRecovery> {
+    const wire = (t: number | string | Date) => (t instanceof Date ? Math.floor(t.getTime() / 1000) : t);
+    const body = { since: wire(params.since), ...(params.until === undefined ? {} : { until: wire(params.until) }) };
+    return this.call('POST', `/v1/webhooks/${encodeURIComponent(id)}/recover`, opts, body);
+  }
+
+  /**
+   * The secret that signs the account's per-request webhooks (`webhook_url` on a submit):
+   * verify them with `verifyWebhook(body, headers, key)`.
+   */
+  callbackSecret(opts: RequestOptions = {}): Promise<{ key: string }> {
+    return this.call('GET', '/v1/webhooks/default/secret', opts);
   }
 
   retry(id: string, deliveryId: string, opts: RequestOptions = {}): Promise<WebhookDelivery> {

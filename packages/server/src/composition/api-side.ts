@@ -14,6 +14,7 @@ import { createKeyFor } from '../security/create-key.ts';
 import type { UrlSigner } from '../security/url-signer.ts';
 import type { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { CallbackSecrets } from '../webhooks/callback-secret.ts';
 import { WebhookService } from '../webhooks/webhook-service.ts';
 import type { Backends } from './backends.ts';
 import type { SqlStores } from './open-sql-stores.ts';
@@ -29,6 +30,7 @@ export interface ServiceAppDeps {
   dialects: readonly Dialect[];
   signer: UrlSigner;
   box: SecretBox;
+  callbacks?: CallbackSecrets;
   metrics: { registry: import('prom-client').Registry };
   logger: Logger;
   clock: () => number;
@@ -72,6 +74,8 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
       allowPrivateUrls: config.allowPrivateUrls,
       maxAttempts: config.webhooks.maxAttempts,
       clock,
+      events: stores.eventLog,
+      callbacks: deps.callbacks,
     }),
     relayChannels: deps.backends.relayChannels,
     bodyLimitBytes: config.bodyLimitBytes,

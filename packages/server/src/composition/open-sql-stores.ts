@@ -8,6 +8,7 @@ import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
 import { SqlRateLimits } from '../billing/rate-limits.ts';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store.ts';
+import { SqlEventLog } from '../webhooks/sql-event-log.ts';
 import { SqlChannelHealth } from '../generators/relay/sql-channel-health.ts';
 
 export interface SqlStores {
@@ -17,6 +18,8 @@ export interface SqlStores {
   ledger: SqlLedger;
   rateLimits: SqlRateLimits;
   webhooks: SqlWebhookStore;
+  /** Every account's events with their frozen webhook bodies (migration 0130). */
+  eventLog: SqlEventLog;
   /** Relay channels' breakers, limits and overrides, shared by every process (migration 0030). */
   channelHealth: SqlChannelHealth;
   /** One round trip, for readiness checks. */
@@ -50,6 +53,7 @@ export async function openSqlStores(
     ledger: new SqlLedger(database.db),
     rateLimits: new SqlRateLimits(database.db, options.rateWindowMs),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
+    eventLog: new SqlEventLog(database.db),
     channelHealth: new SqlChannelHealth(database.db),
     ping: database.ping,
     async close() {

@@ -20,6 +20,7 @@ import { createEventData } from '../api/webhooks/event-data.ts';
 import { createSafePost } from '../security/create-safe-fetch.ts';
 import type { UrlSigner } from '../security/url-signer.ts';
 import { createWebhookDispatcher, type WebhookMetrics } from '../webhooks/webhook-dispatcher.ts';
+import { startEventSweeper } from '../webhooks/event-sweeper.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import type { Backends } from './backends.ts';
 import type { SqlStores } from './open-sql-stores.ts';
@@ -115,6 +116,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WorkerSide 
       maxBytes: 64 * 1024,
       what: 'webhook',
     }),
+    eventBody: (id) => stores.eventLog.body(id),
     eventData: createEventData({
       tasks: stores.tasks,
       dialects: deps.dialects,
@@ -132,5 +134,12 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WorkerSide 
     disableAfterMs: hooks.disableAfterMs,
   });
   dispatcher.start();
-  return { drain: (graceMs) => dispatcher.stop(graceMs), stop: async () => {} };
+  const sweeper = startEventSweeper({
+    events: stores.eventLog,
+    retentionMs: hooks.eventRetentionMs,
+    intervalMs: config.sweepIntervalSeconds * 1000,
+    logger: deps.logger,
+    clock,
+  });
+  return { drain: (graceMs) => dispatcher.stop(graceMs), stop: async () => sweeper.stop() };
 }

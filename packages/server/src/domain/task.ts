@@ -42,6 +42,8 @@ export interface TaskParams {
   reportedModel?: string;
   /** Edits and extensions: the input video. */
   video?: VideoRef;
+  /** A per-request webhook: where this task's own events are sent, checked like an endpoint's URL at submit. */
+  callbackUrl?: string;
 }
 
 export interface TaskResult {

@@ -43,6 +43,8 @@ export interface SubmitInput {
   seed?: number;
   /** Edits and extensions: the input video (`duration` is then the seconds an extension adds). */
   video?: VideoInput;
+  /** A per-request webhook: this task's events go there (as well as to the account's endpoints). */
+  callbackUrl?: string;
 }
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
@@ -95,6 +97,11 @@ export class TaskService {
       events: TaskEvents;
       clock: () => number;
       admission?: SubmitAdmission;
+      /**
+       * Checks a per-request callback URL as an endpoint's is checked (public addresses only),
+       * throwing a 4xx for the field `callbackUrl`; without it a callback URL is refused.
+       */
+      checkCallbackUrl?: (url: string) => Promise<string>;
     },
   ) {
     this.positions = new LanePositions((backend) => deps.tasks.queueSnapshot(backend), deps.clock);
@@ -211,6 +218,7 @@ export class TaskService {
     // A replay returned above: it is neither counted nor held again.
     await this.deps.admission?.admit(account, keyId, this.deps.clock());
     const prompt = checkPrompt(input.prompt);
+    const callbackUrl = input.callbackUrl === undefined ? undefined : await this.checkCallback(input.callbackUrl);
     // The task's time is its id's: listings since a time then walk the id index (store/sql-task-store).
     const createdAt = this.deps.clock();
     const id = uuidv7(createdAt);
@@ -220,6 +228,7 @@ export class TaskService {
         ? await this.generationParams(account, id, model, input, prompt)
         : await this.variantParams(account, model, input, prompt)),
       ...names,
+      ...(callbackUrl === undefined ? {} : { callbackUrl }),
     };
     try {
       const task = await this.deps.tasks.insert({
@@ -239,6 +248,17 @@ export class TaskService {
       await this.deps.images.discard(params.images);
       throw err;
     }
+  }
+
+  private async checkCallback(url: string): Promise<string> {
+    if (!this.deps.checkCallbackUrl) {
+      throw new InvalidField(
+        'callbackUrl',
+        'invalid_webhook_url',
+        (name) => `\`${name}\` is not offered by this server.`,
+      );
+    }
+    return this.deps.checkCallbackUrl(url);
   }
 
   private async generationParams(

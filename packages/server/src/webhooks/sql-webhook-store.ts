@@ -38,6 +38,7 @@ export class SqlWebhookStore implements WebhookStore {
         enabled_at: e.createdAt,
         created_at: e.createdAt,
         deleted_at: null,
+        task_id: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -307,8 +308,13 @@ export class SqlWebhookStore implements WebhookStore {
     return row?.id;
   }
 
+  /** The account's own endpoints: per-request callbacks (a task's, `task_id` set) are not among them. */
   private live() {
-    return this.db.selectFrom('webhook_endpoints').selectAll().where('deleted_at', 'is', null);
+    return this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('deleted_at', 'is', null)
+      .where('task_id', 'is', null);
   }
 }
 
@@ -350,6 +356,7 @@ export async function enabledEndpoints(db: Kysely<Database>, accountId: string):
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('account_id', '=', accountId)
+    .where('task_id', 'is', null)
     .where('status', '=', 'enabled')
     .where('deleted_at', 'is', null)
     .execute();

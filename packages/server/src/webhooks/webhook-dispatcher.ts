@@ -13,7 +13,10 @@ export interface WebhookMetrics {
   attemptEnded(outcome: 'delivered' | 'retried' | 'failed' | 'canceled'): void;
 }
 
-/** The `data` of a task event, rendered as its family's poll at delivery time; undefined when the task is gone. */
+/**
+ * The `data` of a task event rendered at delivery time, for deliveries whose event has no frozen
+ * body (queued before bodies were frozen); undefined when the task is gone.
+ */
 export type EventData = (taskId: string) => Promise<Record<string, unknown> | undefined>;
 
 export interface DispatcherDeps {
@@ -21,6 +24,8 @@ export interface DispatcherDeps {
   box: SecretBox;
   post: SafePost;
   eventData: EventData;
+  /** The body frozen when the event happened (event-log.ts): what every attempt sends, byte for byte. */
+  eventBody?: (eventId: string) => Promise<string | undefined>;
   schedule: RetrySchedule;
   owner: string;
   /** How long a claim holds: longer than one POST may take. */
@@ -176,6 +181,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   }
 
   async function bodyOf(delivery: WebhookDelivery): Promise<string | undefined> {
+    const frozen = await deps.eventBody?.(delivery.eventId);
+    if (frozen !== undefined) return frozen;
     const head = { id: delivery.eventId, type: delivery.eventType, created_at: Math.floor(delivery.createdAt / 1000) };
     if (delivery.eventType === TEST_EVENT_TYPE || delivery.taskId === null)
       return JSON.stringify({ ...head, data: { id: delivery.endpointId } });

@@ -4,3 +4,5 @@ import { newId, uuidv7 } from '../domain/ids.ts';
 export const eventId = (now: number) => `evt_${uuidv7(now).replaceAll('-', '')}`;
 export const deliveryId = (now: number) => `whd_${uuidv7(now).replaceAll('-', '')}`;
 export const endpointId = () => newId('wh', 12).replace('-', '_');
+/** A task's per-request callback is an endpoint of its own, named after the task. */
+export const callbackEndpointId = (taskId: string) => `whc_${taskId}`;

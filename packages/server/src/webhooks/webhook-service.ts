@@ -13,6 +13,8 @@ import type { SecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 import { deliveryId, endpointId, eventId } from './webhook-ids.ts';
+import type { EventLog, EventQuery, StoredEvent } from './event-log.ts';
+import type { CallbackSecrets } from './callback-secret.ts';
 
 /** How long the secret before a rotation still signs, beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -24,6 +26,10 @@ export interface WebhookServiceDeps {
   allowPrivateUrls: boolean;
   maxAttempts: number;
   clock: () => number;
+  /** The account's events with their frozen bodies: listed, recovered, and written for tests. */
+  events?: EventLog;
+  /** Per-request callbacks' signing secrets. */
+  callbacks?: CallbackSecrets;
 }
 
 /** Endpoints of an account and their deliveries, in domain words; the routes translate. */
@@ -129,9 +135,18 @@ export class WebhookService {
   async sendTest(accountId: string, id: string): Promise<WebhookDelivery> {
     const endpoint = await this.enabled(accountId, id);
     const now = this.deps.clock();
+    const event = eventId(now);
+    // Frozen like a task's event: every attempt sends these bytes.
+    const body = JSON.stringify({
+      id: event,
+      type: TEST_EVENT_TYPE,
+      created_at: Math.floor(now / 1000),
+      data: { id: endpoint.id },
+    });
+    await this.deps.events?.append({ id: event, accountId, type: TEST_EVENT_TYPE, taskId: null, createdAt: now, body });
     const delivery = {
       id: deliveryId(now),
-      eventId: eventId(now),
+      eventId: event,
       endpointId: endpoint.id,
       accountId,
       eventType: TEST_EVENT_TYPE,
@@ -163,6 +178,49 @@ export class WebhookService {
     const retried = await this.deps.store.retryDelivery(id, delivery, this.deps.clock());
     if (!retried) throw notFound('webhook_delivery', delivery);
     return retried;
+  }
+
+  /** The account's events, newest first, as they were sent (their frozen bodies). */
+  async listEvents(accountId: string, query: EventQuery): Promise<StoredEvent[]> {
+    if (query.type !== undefined && !isEventType(query.type) && query.type !== TEST_EVENT_TYPE) {
+      throw new InvalidRequest(
+        'invalid_value',
+        `\`type\` must be one of ${[...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE].join(', ')}.`,
+        'type',
+      );
+    }
+    return this.log().list(accountId, query);
+  }
+
+  /**
+   * Svix's recover-since: queues, for the endpoint, every event from `since` (to `until`) of the types
+   * it subscribes to that it did not receive: those that happened while it was disabled or before it
+   * existed, and those whose delivery failed or was canceled. Each once: delivered or pending ones
+   * are left as they are, so recovering twice sends nothing twice. Returns how many were queued.
+   */
+  async recover(accountId: string, id: string, range: { since: number; until?: number }): Promise<number> {
+    const endpoint = await this.enabled(accountId, id);
+    if (range.until !== undefined && range.until <= range.since)
+      throw new InvalidRequest('invalid_value', '`until` must be later than `since`.', 'until');
+    return this.log().recover({
+      endpointId: endpoint.id,
+      accountId,
+      types: endpoint.events,
+      ...range,
+      maxAttempts: this.deps.maxAttempts,
+      now: this.deps.clock(),
+    });
+  }
+
+  /** The secret that signs the account's per-request callbacks (`webhook_url` on a submit). */
+  callbackSecret(accountId: string): string {
+    if (!this.deps.callbacks) throw new Error('per-request callbacks are not configured');
+    return this.deps.callbacks.of(accountId);
+  }
+
+  private log(): EventLog {
+    if (!this.deps.events) throw new Error('the event log is not configured');
+    return this.deps.events;
   }
 
   private async enabled(accountId: string, id: string): Promise<WebhookEndpoint> {

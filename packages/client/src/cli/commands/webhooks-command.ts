@@ -19,6 +19,7 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
     throw new UsageError(`unknown webhooks command '${sub ?? ''}'; use \`vidgen webhooks listen --forward-to URL\`.`);
   const target = ctx.flags['forward-to'];
   if (!target || !/^https?:\/\//.test(target)) throw new UsageError('--forward-to <http(s) URL> is required.');
+  const replay = replayRange(ctx);
   let secret = '';
   const server = createServer((req, res) => void forward(ctx, target, () => secret, req, res));
   await new Promise<void>((resolve) => server.listen(numberFlag(ctx.flags, 'port') ?? 0, '127.0.0.1', resolve));
@@ -30,10 +31,13 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
       .filter(Boolean);
     const endpoint = await ctx.client.webhooks.create({ url, ...(events ? { events } : {}) }, { signal: ctx.signal });
     secret = endpoint.secret;
+    const replayed = replay && (await ctx.client.webhooks.recover(endpoint.id, replay, { signal: ctx.signal })).queued;
     ctx.result(
-      { endpoint_id: endpoint.id, url, forward_to: target, secret },
-      `Listening on ${url} (endpoint ${endpoint.id}), forwarding verified events to ${target}.\nSigning secret ` +
-        `(for your receiver's verifyWebhook): ${secret}\nCtrl-C to stop; the endpoint is deleted then.`,
+      { endpoint_id: endpoint.id, url, forward_to: target, secret, ...(replay ? { replayed } : {}) },
+      `Listening on ${url} (endpoint ${endpoint.id}), forwarding verified events to ${target}.\n` +
+        `Signing secret (for your receiver's verifyWebhook): ${secret}` +
+        (replay ? `\nReplaying ${replayed} earlier event(s).` : '') +
+        '\nCtrl-C to stop; the endpoint is deleted then.',
     );
     try {
       await new Promise<void>((resolve) =>
@@ -53,6 +57,30 @@ export async function webhooksCommand(ctx: CliContext): Promise<number> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
   return EXIT.ok;
+}
+
+/**
+ * `--since`/`--until`: the range of past events to replay to the new endpoint (the server's
+ * recover). Relative (`90s`, `30m`, `2h`, `7d`: that long ago), Unix seconds or RFC 3339.
+ */
+function replayRange(ctx: CliContext): { since: number | string; until?: number | string } | undefined {
+  const { since, until } = ctx.flags;
+  if (since === undefined) {
+    if (until !== undefined) throw new UsageError('--until needs --since.');
+    return undefined;
+  }
+  return { since: timeFlag(since, '--since'), ...(until === undefined ? {} : { until: timeFlag(until, '--until') }) };
+}
+
+function timeFlag(value: string, flag: string): number | string {
+  const relative = /^(\d+)([smhd])$/.exec(value);
+  if (relative) {
+    const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+    return Math.floor(Date.now() / 1000) - Number(relative[1]) * unit;
+  }
+  if (/^\d+$/.test(value)) return Number(value);
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value))) return value;
+  throw new UsageError(`${flag} must be a duration ago (2h, 30m, 1d), Unix seconds or an RFC 3339 time.`);
 }
 
 async function forward(

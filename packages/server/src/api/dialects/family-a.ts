@@ -15,6 +15,7 @@ import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
+import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 
 const STATUS: Record<TaskStatus, FamilyAStatus> = {
   queued: 'pending',
@@ -63,6 +64,7 @@ export const familyA: Dialect = {
         aspectRatio: body.aspect_ratio,
         resolution: body.resolution,
         seed: body.seed,
+        callbackUrl: callbackUrlOf(body),
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
@@ -80,6 +82,7 @@ export const familyA: Dialect = {
         prompt: body.prompt,
         images: [],
         video: sourceVideo(body.video),
+        callbackUrl: callbackUrlOf(body),
       }),
     }),
     submitRoute({
@@ -97,6 +100,7 @@ export const familyA: Dialect = {
         images: [],
         video: sourceVideo(body.video),
         duration: body.duration,
+        callbackUrl: callbackUrlOf(body),
       }),
     }),
   ],
@@ -121,7 +125,7 @@ export const familyA: Dialect = {
     failed: ['failed', 'canceled'],
     expired: ['expired'],
   },
-  fieldName: (field) => FIELD_NAMES[field] ?? field,
+  fieldName: (field, body) => (field === 'callbackUrl' ? callbackFieldName(body) : (FIELD_NAMES[field] ?? field)),
   toWire: toFamilyATask,
   // Spec 4.2: poll about every 4 s.
   pollStatus: (task) => (STATUS[task.status] === 'pending' ? { code: 202, retryAfterSeconds: 4 } : { code: 200 }),

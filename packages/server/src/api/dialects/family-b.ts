@@ -12,6 +12,7 @@ import type { Task, TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { contentPath } from '../links.ts';
 import { openAiErrorBody, submitRoute, type Dialect } from './dialect.ts';
+import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 
 /** Family B has no word for an expired result: the task stays SUCCESS, and its content answers 410. */
 const STATUS: Record<TaskStatus, FamilyBStatus> = {
@@ -48,6 +49,7 @@ export const familyB: Dialect = {
         images: referenceImages(body),
         aspectRatio: body.ratio,
         seed: body.seed,
+        callbackUrl: callbackUrlOf(body),
       }),
       toAnswer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
     }),
@@ -78,6 +80,7 @@ export const familyB: Dialect = {
     FAILURE: ['failed', 'canceled'],
   },
   fieldName(field, body) {
+    if (field === 'callbackUrl') return callbackFieldName(body);
     // One image was sent as `image`, several as `images`: name the one the caller used.
     const image = /^images\[(\d+)\]\.url$/.exec(field);
     if (image) return (body as CreateBody | undefined)?.images === undefined ? 'image' : `images[${image[1]}]`;

@@ -12,6 +12,7 @@ import {
 } from '@vidgen/protocol';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { deliveryPage, toDelivery, toEndpoint } from './webhook-wire.ts';
+import { registerEventRoutes } from './event-routes.ts';
 import { callerOf } from '../authenticate.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
 
@@ -24,6 +25,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
   const { webhooks } = deps;
   const account = (request: Parameters<typeof callerOf>[0]) => callerOf(request).account.id;
   const params = idParams('id');
+  registerEventRoutes(app, deps);
 
   app.post<{ Body: WebhookCreateBody }>(
     '/v1/webhooks',

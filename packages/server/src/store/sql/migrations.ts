@@ -351,6 +351,42 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0130_event_log': {
+    async up(db: Kysely<any>) {
+      // Every event an account's tasks make, with the body frozen in the transaction of the change it
+      // reports (webhooks/webhook-outbox.ts): deliveries send it as written, `GET /v1/events` lists
+      // it, and `recover` queues it again, for the retention period.
+      await db.schema
+        .createTable('events')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('type', 'varchar(64)', (c) => c.notNull())
+        .addColumn('task_id', 'varchar(64)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .execute();
+      // Listings walk an account's events newest first (by id, which is time-ordered), filtered by
+      // type or not: a page reads its own rows, however long the account's history.
+      await db.schema.createIndex('events_account').on('events').columns(['account_id', 'id']).execute();
+      await db.schema.createIndex('events_account_type').on('events').columns(['account_id', 'type', 'id']).execute();
+      await db.schema.createIndex('events_created').on('events').columns(['created_at']).execute();
+      // A per-request callback is an endpoint of one task: `task_id` set, never listed with the
+      // account's own endpoints nor sent the account's other events.
+      await db.schema.alterTable('webhook_endpoints').addColumn('task_id', 'varchar(64)').execute();
+      await db.schema
+        .createIndex('webhook_endpoints_account_task')
+        .on('webhook_endpoints')
+        .columns(['account_id', 'task_id', 'status'])
+        .execute();
+      // At most one delivery of an event per endpoint: a recovery run twice queues nothing twice.
+      await db.schema
+        .createIndex('webhook_deliveries_endpoint_event')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'event_id'])
+        .unique()
+        .execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

@@ -127,6 +127,19 @@ export interface WebhookEndpointsTable {
   enabled_at: number | null;
   created_at: number;
   deleted_at: number | null;
+  /** Set on a per-request callback: the one task whose events it gets (migration 0130). */
+  task_id: string | null;
+}
+
+/** An account's event, its webhook body frozen when it happened (migration 0130). */
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  task_id: string | null;
+  created_at: number;
+  /** The JSON body every delivery of the event sends, byte for byte. */
+  body: string;
 }
 
 /** The outbox: one row per event and subscribed endpoint, written with the transition it reports. */
@@ -181,6 +194,7 @@ export interface Database {
   rate_windows: RateWindowsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  events: EventsTable;
   relay_channels: RelayChannelsTable;
   relay_channel_slots: RelayChannelSlotsTable;
   relay_channel_submits: RelayChannelSubmitsTable;
