@@ -146,7 +146,7 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
     assert.equal(
       await csv.text(),
-      `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0\n`,
+      `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks,margin_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0,1000000000\n`,
     );
     const models = await client.get('/v1/models');
     assert.deepEqual(models.body.data.find((m: any) => m.id === 'tiny-1s').pricing, {

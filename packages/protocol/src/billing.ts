@@ -40,7 +40,12 @@ export const UsageRowObject = Type.Object({
   tasks: Type.Integer(),
   seconds: Type.Number(),
   cost_in_usd_ticks: Ticks(),
-  upstream_cost_in_usd_ticks: Type.Optional(Ticks('Admin only: what upstreams reported charging (relays).')),
+  upstream_cost_in_usd_ticks: Type.Optional(
+    Ticks(
+      'Admin only: what upstreams charged for these tasks (relays): reported by the upstream, or for a cancel it could not stop, its channel’s `upstream_usd_ticks_per_second` × the seconds ordered.',
+    ),
+  ),
+  margin_usd_ticks: Type.Optional(Ticks('Admin only: cost − upstream cost; negative where the tasks lost money.')),
 });
 export const UsageReport = Type.Object({ object: Type.Literal('list'), data: Type.Array(UsageRowObject) });
 export type UsageReport = Static<typeof UsageReport>;
@@ -84,6 +89,12 @@ export const CreatedApiKey = Type.Object({
 export const CreditBody = Type.Object({
   amount_usd_ticks: Type.Integer({ description: 'Positive grants, negative deducts.' }),
   reason: Type.String({ minLength: 1, maxLength: 500 }),
+  metered: Type.Optional(
+    Type.Boolean({
+      description:
+        '`true` also makes an unmetered account metered. Without it, credits to an unmetered account are refused (409 `account_unmetered`): they would never be spent.',
+    }),
+  ),
 });
 
 export const LedgerEntryObject = Type.Object({
@@ -98,7 +109,7 @@ export const LedgerEntryObject = Type.Object({
   amount_usd_ticks: Ticks(),
   reason: Type.String(),
   idempotency_key: Nullable(Type.String()),
-  created_at: Type.Integer({ description: 'Unix milliseconds.' }),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type LedgerEntryObject = Static<typeof LedgerEntryObject>;
 export const CreditAnswer = Type.Object({ entry: LedgerEntryObject, account: AccountObject });

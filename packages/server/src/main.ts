@@ -11,6 +11,7 @@ import type { Dialect } from './api/dialects/dialect.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { ledgerEffects } from './billing/ledger-effects.ts';
+import { perKeyRateLimit } from './billing/rate-limits.ts';
 import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
 import { TaskEvents } from './domain/task-events.ts';
 import { FileService } from './engine/file-service.ts';
@@ -65,12 +66,16 @@ export async function startService(
   const prices = { find: (id: string) => catalog?.find(id) };
   // The ledger holds, settles and releases, and the webhook outbox records events, in the
   // transactions of the task changes they follow (docs/architecture.md, invariants 7 and 8).
-  const effects = [ledgerEffects(prices, clock), webhookOutbox({ maxAttempts: config.webhooks.maxAttempts, clock })];
+  // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
+  const effects = [
+    ledgerEffects(prices, clock),
+    perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
+    webhookOutbox({ maxAttempts: config.webhooks.maxAttempts, clock }),
+  ];
   const stores = await openSqlStores(databaseLocation(config), {
     events,
     logger,
     effects,
-    rateWindowMs: config.rateWindowSeconds * 1000,
   });
   const signingSecret = await loadSigningSecret(config.signingSecret, config.dataDir);
   const box = new SecretBox(signingSecret);
@@ -120,7 +125,6 @@ export async function startService(
     videos,
     events,
     clock,
-    admission: stores.rateLimits,
   });
   const fileService = new FileService({
     files: stores.files,

@@ -55,6 +55,7 @@ export class BillingService {
             amountUsdTicks: change.creditsUsdTicks,
             reason: 'initial credits',
             idempotencyKey: 'account-created',
+            meter: true,
           },
           this.deps.clock(),
         );
@@ -98,8 +99,8 @@ export class BillingService {
     await this.deps.accounts.revokeKey(keyId, this.deps.clock());
   }
 
-  /** Grants (positive) or deducts (negative) credits; idempotent with a key. */
-  async credit(name: string, amountUsdTicks: number, reason: string, idempotencyKey?: string) {
+  /** Grants (positive) or deducts (negative) credits; idempotent with a key. `meter` also makes the account metered. */
+  async credit(name: string, amountUsdTicks: number, reason: string, idempotencyKey?: string, meter?: boolean) {
     if (!Number.isSafeInteger(amountUsdTicks) || amountUsdTicks === 0) {
       throw new InvalidRequest(
         'invalid_amount',
@@ -109,7 +110,7 @@ export class BillingService {
     }
     const account = await this.find(name);
     const result = await this.deps.ledger.credit(
-      { accountId: account.id, amountUsdTicks, reason, idempotencyKey },
+      { accountId: account.id, amountUsdTicks, reason, idempotencyKey, meter },
       this.deps.clock(),
     );
     return { entry: result.entry, replayed: result.replayed, account: toView(account, result.plan) };

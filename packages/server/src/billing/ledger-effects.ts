@@ -6,6 +6,7 @@ import type { Task } from '../domain/task.ts';
 import { newId } from '../domain/ids.ts';
 import { InsufficientCredits, TooManyRequests } from '../errors.ts';
 import { chargeTicks, holdTicks } from './prices.ts';
+import { endedOutcome } from './ended-outcome.ts';
 import type { LedgerKind } from './ledger.ts';
 
 /** Seconds a client refused for too many active tasks waits before trying again. */
@@ -80,6 +81,8 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
           .whereRef('ledger_entries.task_id', '=', 'tasks.id')
           .where('ledger_entries.kind', 'in', ['settle', 'release']),
       ),
+      // A relay's checkpoint: what its upstream reported costing, and what a cancel it cannot pass on costs.
+      backendState: eb.ref('tasks.backend_state'),
     }),
 
     async finished(trx, task, looked) {
@@ -90,13 +93,19 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
       const open = hold !== undefined && !Number(looked.closed);
       const heldAmount = hold ?? holdTicks(model, task);
-      const cost = task.status === 'succeeded' ? chargeTicks(model, task, heldAmount) : 0;
+      const outcome = endedOutcome(task, model, heldAmount, looked.backendState);
+      const cost = outcome.costUsdTicks;
+      const upstream = outcome.upstreamCostUsdTicks;
       // Already set by the completion when it could price the task (completedColumns).
-      if (task.usage?.costUsdTicks !== cost)
-        await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
+      if (task.usage?.costUsdTicks !== cost || upstream !== undefined)
+        await trx
+          .updateTable('tasks')
+          .set({ cost_usd_ticks: cost, ...(upstream !== undefined ? { upstream_cost_usd_ticks: upstream } : {}) })
+          .where('id', '=', task.id)
+          .execute();
       if (!open) return;
       const now = clock();
-      if (cost > 0) await append(trx, task, 'settle', cost, `${task.model}: verified output`, now);
+      if (cost > 0) await append(trx, task, 'settle', cost, outcome.reason, now);
       if (heldAmount - cost > 0)
         await append(
           trx,

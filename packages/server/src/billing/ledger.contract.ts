@@ -70,10 +70,17 @@ export function ledgerContract(
       skip,
     }, async () => {
       const id = await account('credits');
+      // A grant never meters an account by itself: refused, nothing written, until the operator says so.
+      await assert.rejects(
+        stores.ledger.credit({ accountId: id, amountUsdTicks: 5000, reason: 'r' }, clock),
+        (e: ApiError) => e.status === 409 && e.code === 'account_unmetered',
+      );
+      assert.equal((await stores.ledger.plan(id))?.metered ?? false, false);
       const first = await stores.ledger.credit(
-        { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
+        { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1', meter: true },
         clock,
       );
+      assert.equal(first.plan.metered, true);
       const again = await stores.ledger.credit(
         { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
         clock,
@@ -101,7 +108,10 @@ export function ledgerContract(
       skip,
     }, async () => {
       const id = await account('holds');
-      await stores.ledger.credit({ accountId: id, amountUsdTicks: 10 * PER_SECOND, reason: 'start' }, clock);
+      await stores.ledger.credit(
+        { accountId: id, amountUsdTicks: 10 * PER_SECOND, reason: 'start', meter: true },
+        clock,
+      );
       const big = task(id, 10);
       await stores.tasks.insert(big);
       await assert.rejects(stores.tasks.insert(task(id, 1)), (e: ApiError) => e.status === 402);
@@ -167,7 +177,10 @@ export function ledgerContract(
 
     it('concurrent holds never overdraw: 20 inserts against credits for 5', { skip }, async () => {
       const id = await account('race');
-      await stores.ledger.credit({ accountId: id, amountUsdTicks: 5 * PER_SECOND, reason: 'start' }, clock);
+      await stores.ledger.credit(
+        { accountId: id, amountUsdTicks: 5 * PER_SECOND, reason: 'start', meter: true },
+        clock,
+      );
       const results = await Promise.allSettled(Array.from({ length: 20 }, () => stores.tasks.insert(task(id, 1))));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
       assert.equal((await stores.ledger.plan(id))?.heldUsdTicks, 5 * PER_SECOND);
@@ -176,7 +189,7 @@ export function ledgerContract(
 
     it('verify finds a balance that does not follow from the entries', { skip }, async () => {
       const id = await account('tampered');
-      await stores.ledger.credit({ accountId: id, amountUsdTicks: 100, reason: 'start' }, clock);
+      await stores.ledger.credit({ accountId: id, amountUsdTicks: 100, reason: 'start', meter: true }, clock);
       await stores.ledger.setPlan(id, { maxActiveTasks: 3 }, clock);
       // Only a direct write can do this: every path of the service moves balance with an entry.
       const db = (

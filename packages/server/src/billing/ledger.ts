@@ -47,6 +47,8 @@ export interface CreditRequest {
   amountUsdTicks: number;
   reason: string;
   idempotencyKey?: string;
+  /** Also make the account metered; without it a credit to an unmetered account is refused (409 `account_unmetered`). */
+  meter?: boolean;
 }
 
 export interface UsageRow {
@@ -85,7 +87,7 @@ export interface Ledger {
   plan(accountId: string): Promise<AccountPlan | undefined>;
   setPlan(accountId: string, change: PlanChange, now: number): Promise<AccountPlan>;
   /**
-   * Grants or deducts credits (making the account metered). With an idempotency key a repeat
+   * Grants or deducts credits of a metered account (or one `meter` makes metered). With an idempotency key a repeat
    * returns the first entry (`replayed`); the key with another amount is refused.
    */
   credit(request: CreditRequest, now: number): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;

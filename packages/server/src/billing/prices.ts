@@ -15,16 +15,19 @@ export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number
  */
 export function holdTicks(model: ModelEntry | undefined, task: Pick<Task, 'kind' | 'params'>): number {
   if (!model) return 0;
+  return perSecondTicks(model, shortSideOf(task.params)) * heldSeconds(model, task);
+}
+
+/** The output seconds a submit is held for (see holdTicks). */
+export function heldSeconds(model: ModelEntry, task: Pick<Task, 'kind' | 'params'>): number {
   const { params } = task;
   const maxSeconds = model.durations[model.durations.length - 1] ?? 0;
   const sourceSeconds = params.video?.kind === 'task' ? params.video.seconds : undefined;
-  const seconds =
-    task.kind === 'generate'
-      ? params.duration
-      : task.kind === 'extend'
-        ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
-        : Math.ceil(sourceSeconds ?? maxSeconds);
-  return perSecondTicks(model, shortSideOf(params)) * seconds;
+  return task.kind === 'generate'
+    ? params.duration
+    : task.kind === 'extend'
+      ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
+      : Math.ceil(sourceSeconds ?? maxSeconds);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/sql/schema.ts';
-import { InsufficientCredits, Unprocessable } from '../errors.ts';
+import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import type {
   AccountPlan,
@@ -84,12 +84,20 @@ export class SqlLedger implements Ledger {
           .executeTakeFirstOrThrow();
         return { entry: toEntry(first), plan: toPlan(plan), replayed: true };
       }
+      // Metering changes only when the operator says so: a grant to an unmetered account would never
+      // be spent, so it is refused unless the request meters the account too.
+      if (request.meter)
+        await trx
+          .updateTable('account_plans')
+          .set({ metered: 1 })
+          .where('account_id', '=', request.accountId)
+          .execute();
+      else await refuseUnmetered(trx, request.accountId);
       // A deduction may not take the available balance below zero; one conditional statement, so concurrent ones cannot both pass.
       const changed = await trx
         .updateTable('account_plans')
         .set((eb) => ({
           balance_usd_ticks: eb('balance_usd_ticks', '+', request.amountUsdTicks),
-          metered: 1,
           updated_at: now,
         }))
         .where('account_id', '=', request.accountId)
@@ -145,8 +153,16 @@ export class SqlLedger implements Ledger {
         eb.fn.sum<number>('t.cost_usd_ticks').as('cost'),
         eb.fn.sum<number>('t.upstream_cost_usd_ticks').as('upstream'),
       ])
-      .where('t.status', 'in', ['succeeded', 'expired'])
+      // What was charged or cost the operator: every succeeded task, and any other ended one that
+      // was charged (a cancel an upstream could not stop) or whose upstream cost is known.
       .where('t.cost_usd_ticks', 'is not', null)
+      .where((eb) =>
+        eb.or([
+          eb('t.status', 'in', ['succeeded', 'expired']),
+          eb('t.cost_usd_ticks', '>', 0),
+          eb('t.upstream_cost_usd_ticks', 'is not', null),
+        ]),
+      )
       .groupBy(['t.account_id', 'a.name', 't.model', day])
       .orderBy(day)
       .orderBy('a.name')
@@ -220,11 +236,12 @@ export class SqlLedger implements Ledger {
         'e.task_id',
         'e.account_id',
         't.status',
+        't.cost_usd_ticks',
         amount('hold').as('hold'),
         amount('settle').as('settle'),
         amount('release').as('release'),
       ])
-      .groupBy(['e.task_id', 'e.account_id', 't.status'])
+      .groupBy(['e.task_id', 'e.account_id', 't.status', 't.cost_usd_ticks'])
       .execute();
     const problems: LedgerProblem[] = [];
     for (const r of rows) {
@@ -235,11 +252,26 @@ export class SqlLedger implements Ledger {
       if (ended && closed !== hold)
         problems.push({ ...where, problem: `ended ${r.status} with hold ${hold} closed by ${closed}` });
       if (!ended && closed !== 0) problems.push({ ...where, problem: `still ${r.status} but its hold was closed` });
-      if (settle > 0 && !['succeeded', 'expired'].includes(r.status))
+      // A cancel an upstream could not stop may cost what the channel's cancel_charge says: the task's own cost.
+      const cancelCharge = r.status === 'canceled' && settle === Number(r.cost_usd_ticks);
+      if (settle > 0 && !['succeeded', 'expired'].includes(r.status) && !cancelCharge)
         problems.push({ ...where, problem: `charged ${settle} but ${r.status}` });
     }
     return problems;
   }
+}
+
+async function refuseUnmetered(db: Kysely<Database>, accountId: string): Promise<void> {
+  const plan = await db
+    .selectFrom('account_plans')
+    .select('metered')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (Number(plan?.metered) === 1) return;
+  throw new Conflict(
+    'account_unmetered',
+    'The account is unmetered, so credits would never be spent: make it metered first (PATCH `metered: true`), or send `metered: true` with the grant.',
+  );
 }
 
 async function ensurePlan(db: Kysely<Database>, accountId: string, now: number): Promise<void> {

@@ -11,7 +11,9 @@ export const BILLING_USAGE: Record<string, readonly string[]> = {
     '       vidgen-server accounts list | show <id>',
     '       vidgen-server accounts set <id> [--models <id,id>|all] [--metered true|false] [--rpm <n>|none] [--max-active <n>|none]',
   ],
-  credits: ['usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>]'],
+  credits: [
+    'usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>] [--metered true]',
+  ],
   ledger: ['usage: vidgen-server ledger verify | list [--account <id>] [--limit <n>]'],
 };
 const ALL_USAGE = Object.values(BILLING_USAGE)
@@ -30,7 +32,7 @@ const VERBS: Record<string, readonly string[]> = {
 };
 const OPTIONS: Record<string, readonly string[]> = {
   accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered'],
-  credits: ['--reason', '--idempotency-key'],
+  credits: ['--reason', '--idempotency-key', '--metered'],
   ledger: ['--account', '--limit'],
 };
 
@@ -120,6 +122,7 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
       ticks,
       option(rest, '--reason') ?? `${verb} from the command line`,
       option(rest, '--idempotency-key'),
+      option(rest, '--metered') === 'true',
     );
     io.out(JSON.stringify({ entry: result.entry, replayed: result.replayed, account: result.account }));
     return 0;

@@ -58,12 +58,12 @@ export interface Submitted {
 }
 
 /**
- * Limits a create must pass before anything is written (per-key rate). Limits that must count
- * tasks atomically with the insert (active-task caps, credit holds) run in the insert's
- * transaction instead (store/sql/transition-effects.ts).
+ * A check of a submit's content made before anything is fetched, held or written (the operator's
+ * guardrails). Limits that must count tasks atomically with the insert (per-key rate, active-task
+ * caps, credit holds, quotas) run in the insert's transaction instead (store/sql/transition-effects.ts).
  */
-export interface SubmitAdmission {
-  admit(account: Account, keyId: string | undefined, now: number): Promise<void>;
+export interface SubmitCheck {
+  check(account: Account, input: { model: string; prompt: string }): Promise<void>;
 }
 
 export type ListQuery = Omit<TaskQuery, 'accountId' | 'family' | 'limit'> & { limit: number };
@@ -94,7 +94,8 @@ export class TaskService {
       videos: VideoInputs;
       events: TaskEvents;
       clock: () => number;
-      admission?: SubmitAdmission;
+      /** Guardrails on the prompt; absent, none. */
+      contentCheck?: SubmitCheck;
     },
   ) {
     this.positions = new LanePositions((backend) => deps.tasks.queueSnapshot(backend), deps.clock);
@@ -208,9 +209,9 @@ export class TaskService {
 
   private async create(account: Account, input: SubmitInput, idempotencyKey?: string, keyId?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
-    // A replay returned above: it is neither counted nor held again.
-    await this.deps.admission?.admit(account, keyId, this.deps.clock());
     const prompt = checkPrompt(input.prompt);
+    // A replay returned above: it is neither checked, counted nor held again.
+    await this.deps.contentCheck?.check(account, { model: model.id, prompt });
     // The task's time is its id's: listings since a time then walk the id index (store/sql-task-store).
     const createdAt = this.deps.clock();
     const id = uuidv7(createdAt);
@@ -232,6 +233,7 @@ export class TaskService {
         params,
         createdAt,
         idempotencyKey,
+        keyId,
       });
       this.deps.events.taskQueued(model.backend);
       return task;

@@ -28,7 +28,7 @@ export function toEntryObject(entry: LedgerEntry & { account: string }): LedgerE
     amount_usd_ticks: entry.amountUsdTicks,
     reason: entry.reason,
     idempotency_key: entry.idempotencyKey,
-    created_at: entry.createdAt,
+    created_at: Math.floor(entry.createdAt / 1000),
   };
 }
 
@@ -40,19 +40,23 @@ export function toUsageRows(rows: UsageRow[], admin: boolean) {
     tasks: r.tasks,
     seconds: r.seconds,
     cost_in_usd_ticks: r.costUsdTicks,
-    ...(admin ? { upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks } : {}),
+    ...(admin
+      ? {
+          upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks,
+          margin_usd_ticks: r.costUsdTicks - r.upstreamCostUsdTicks,
+        }
+      : {}),
   }));
 }
 
 export function usageCsv(rows: UsageRow[]): string {
   const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = ['account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks'];
-  for (const r of rows)
-    lines.push(
-      [quote(r.accountName), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks, r.upstreamCostUsdTicks].join(
-        ',',
-      ),
-    );
+  const lines = ['account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks,margin_usd_ticks'];
+  for (const r of rows) {
+    const margin = r.costUsdTicks - r.upstreamCostUsdTicks;
+    const cells = [quote(r.accountName), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks];
+    lines.push([...cells, r.upstreamCostUsdTicks, margin].join(','));
+  }
   return `${lines.join('\n')}\n`;
 }
 

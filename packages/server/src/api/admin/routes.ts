@@ -150,6 +150,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
         request.body.amount_usd_ticks,
         request.body.reason,
         idempotencyOf(request)?.key,
+        request.body.metered,
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return {

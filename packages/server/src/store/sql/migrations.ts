@@ -351,6 +351,13 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0131_task_api_key': {
+    async up(db: Kysely<any>) {
+      // The API key a task was submitted with: creates per key are counted in the insert's
+      // transaction (only accepted ones), and usage is reported per key.
+      await db.schema.alterTable('tasks').addColumn('api_key_id', 'varchar(64)').execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

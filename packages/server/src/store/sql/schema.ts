@@ -33,6 +33,8 @@ export interface TasksTable {
   cost_usd_ticks: number | null;
   /** What a relayed task's upstream reported charging, where it says. */
   upstream_cost_usd_ticks: number | null;
+  /** The API key the task was submitted with; null for tasks made before migration 0131 or without a key. */
+  api_key_id: string | null;
 }
 
 export interface IdempotencyKeysTable {
