@@ -144,9 +144,12 @@ describe('admin API and the accounts/credits/ledger commands', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    const [keyId] = json.body.data.map((r: any) => r.key_id);
+    assert.match(keyId, /^key-/);
     assert.equal(
       await csv.text(),
-      `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks,margin_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0,1000000000\n`,
+      'account,key_id,model,day,tasks,seconds,cost_in_usd_ticks,refunded_usd_ticks,upstream_cost_in_usd_ticks,margin_usd_ticks\n' +
+        `reporter,${keyId},tiny-1s,${today},1,1,1000000000,0,0,1000000000\n`,
     );
     const models = await client.get('/v1/models');
     assert.deepEqual(models.body.data.find((m: any) => m.id === 'tiny-1s').pricing, {

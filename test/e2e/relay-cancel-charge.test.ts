@@ -93,7 +93,10 @@ for (const [name, create] of [
       );
       const canceled = await client.post(`/v1/video/generations/${submit.body.task_id}/cancel`);
       assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
-      return { id: submit.body.task_id as string, canceled: canceled.body, client };
+      assert.equal(canceled.body.status, 'FAILURE');
+      // The task as its poll shows it now: with what the cancel cost.
+      const task = await client.get(`/v1/video/generations/${submit.body.task_id}`);
+      return { id: submit.body.task_id as string, canceled: task.body, client };
     };
 
     it('with cancel_charge fee: the fee is charged, the rest released, and the loss shows as a negative margin', async () => {

@@ -35,17 +35,21 @@ export const AdminAccountQuery = Type.Object(pageQuery('An account id (accounts 
 
 export const UsageRowObject = Type.Object({
   account: Type.Optional(Type.String()),
+  key_id: Nullable(Type.String({ description: 'The API key the tasks were submitted with (null: none recorded).' })),
   model: Type.String(),
   day: Type.String({ description: 'UTC day the tasks ended, YYYY-MM-DD.' }),
   tasks: Type.Integer(),
   seconds: Type.Number(),
   cost_in_usd_ticks: Ticks(),
+  refunded_usd_ticks: Ticks('Given back by the operator (task refunds).'),
   upstream_cost_in_usd_ticks: Type.Optional(
     Ticks(
       'Admin only: what upstreams charged for these tasks (relays): reported by the upstream, or for a cancel it could not stop, its channel’s `upstream_usd_ticks_per_second` × the seconds ordered.',
     ),
   ),
-  margin_usd_ticks: Type.Optional(Ticks('Admin only: cost − upstream cost; negative where the tasks lost money.')),
+  margin_usd_ticks: Type.Optional(
+    Ticks('Admin only: cost − refunded − upstream cost; negative where the tasks lost money.'),
+  ),
 });
 export const UsageReport = Type.Object({ object: Type.Literal('list'), data: Type.Array(UsageRowObject) });
 export type UsageReport = Static<typeof UsageReport>;
@@ -54,7 +58,7 @@ export const UsageQuery = Type.Object({
   since: Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC), inclusive.' })),
   until: Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC), exclusive.' })),
   account: Type.Optional(Type.String({ description: 'Admin only: one account.' })),
-  format: Type.Optional(Type.String({ description: 'Admin only: `csv` for text/csv.' })),
+  format: Type.Optional(Type.String({ description: '`csv` for text/csv.' })),
 });
 
 export const CreateAccountBody = Type.Object({
@@ -102,13 +106,14 @@ export const LedgerEntryObject = Type.Object({
   object: Type.Literal('ledger_entry'),
   account: Type.String(),
   task_id: Nullable(Type.String()),
-  kind: Type.Unsafe<'grant' | 'hold' | 'settle' | 'release' | 'adjust'>({
+  kind: Type.Unsafe<'grant' | 'hold' | 'settle' | 'release' | 'adjust' | 'refund'>({
     type: 'string',
-    enum: ['grant', 'hold', 'settle', 'release', 'adjust'],
+    enum: ['grant', 'hold', 'settle', 'release', 'adjust', 'refund'],
   }),
   amount_usd_ticks: Ticks(),
   reason: Type.String(),
   idempotency_key: Nullable(Type.String()),
+  refers_to: Nullable(Type.String({ description: 'A refund: the id of the settle entry it gives back from.' })),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type LedgerEntryObject = Static<typeof LedgerEntryObject>;
@@ -119,6 +124,14 @@ export const LedgerList = Type.Object({
   has_more: Type.Boolean(),
   last_id: Nullable(Type.String()),
 });
+export const TaskRefundBody = Type.Object({
+  amount_usd_ticks: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'At most what the task was charged; absent, all of it.' }),
+  ),
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+});
+export const TaskRefundAnswer = Type.Object({ entry: LedgerEntryObject, account: AccountObject });
+
 export const LedgerQuery = Type.Object({
   account: Type.Optional(Type.String()),
   task_id: Type.Optional(Type.String()),

@@ -116,6 +116,18 @@ export class BillingService {
     return { entry: result.entry, replayed: result.replayed, account: toView(account, result.plan) };
   }
 
+  /** Refunds all or part of what a task was charged (one refund per task; a same repeat is a replay). */
+  async refundTask(taskId: string, amountUsdTicks: number | undefined, reason: string) {
+    const result = await this.deps.ledger.refund({ taskId, amountUsdTicks, reason }, this.deps.clock());
+    const account = (await this.deps.accounts.listAccounts()).find((a) => a.id === result.entry.accountId);
+    if (!account) throw new NotFound('account', result.entry.accountId);
+    return {
+      entry: { ...result.entry, account: account.name },
+      replayed: result.replayed,
+      account: toView(account, result.plan),
+    };
+  }
+
   async entries(query: {
     account?: string;
     taskId?: string;

@@ -157,6 +157,7 @@ async function append(
       reason,
       idempotency_key: null,
       created_at: now,
+      refers_to: null,
     })
     .execute();
 }

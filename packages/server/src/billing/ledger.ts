@@ -7,10 +7,12 @@
  * - `settle` C (C ≤ H): the task succeeded; balance −= C, held −= C.
  * - `release` R: what a hold no longer needs; held −= R. On failure, cancel or a lost worker
  *   R = H; after a settle R = H − C when the verified output cost less than was held.
- * So balance = Σgrant + Σadjust − Σsettle and held = Σhold − Σsettle − Σrelease, which
+ * - `refund` F (0 < F ≤ C, at most one per task): the operator gives back part or all of a settle,
+ *   which it names (`refersTo`); balance += F.
+ * So balance = Σgrant + Σadjust − Σsettle + Σrefund and held = Σhold − Σsettle − Σrelease, which
  * `verify` recomputes for every account.
  */
-export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'adjust';
+export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'adjust' | 'refund';
 
 export interface LedgerEntry {
   id: string;
@@ -21,6 +23,8 @@ export interface LedgerEntry {
   reason: string;
   idempotencyKey: string | null;
   createdAt: number;
+  /** A refund: the id of the settle entry it refunds. */
+  refersTo: string | null;
 }
 
 /** An account's metering and limits; an account without a plan is unmetered and unlimited. */
@@ -54,6 +58,8 @@ export interface CreditRequest {
 export interface UsageRow {
   accountId: string;
   accountName: string;
+  /** The API key the tasks were submitted with; null for tasks from before keys were recorded. */
+  keyId: string | null;
   model: string;
   /** UTC day, YYYY-MM-DD, of the task's end. */
   day: string;
@@ -61,6 +67,8 @@ export interface UsageRow {
   seconds: number;
   costUsdTicks: number;
   upstreamCostUsdTicks: number;
+  /** Refunded by the operator (refund entries of these tasks). */
+  refundedUsdTicks: number;
 }
 
 export interface UsageQuery {
@@ -91,6 +99,14 @@ export interface Ledger {
    * returns the first entry (`replayed`); the key with another amount is refused.
    */
   credit(request: CreditRequest, now: number): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;
+  /**
+   * Refunds part (`amountUsdTicks`) or all (absent) of what a task was charged: one refund per task,
+   * so a repeat with the same amount and reason returns the first (`replayed`) and another is refused.
+   */
+  refund(
+    request: { taskId: string; amountUsdTicks?: number; reason: string },
+    now: number,
+  ): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;
   /** Entries, oldest first, after the given entry id. */
   entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]>;
   usage(query: UsageQuery): Promise<UsageRow[]>;

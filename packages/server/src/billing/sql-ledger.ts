@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/sql/schema.ts';
 import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
+import { refundTask } from './sql-refunds.ts';
 import type {
   AccountPlan,
   CreditRequest,
@@ -57,6 +58,7 @@ export class SqlLedger implements Ledger {
         reason: request.reason,
         idempotency_key: request.idempotencyKey ?? null,
         created_at: now,
+        refers_to: null,
       };
       const inserted = await trx
         .insertInto('ledger_entries')
@@ -117,6 +119,10 @@ export class SqlLedger implements Ledger {
     });
   }
 
+  refund(request: { taskId: string; amountUsdTicks?: number; reason: string }, now: number) {
+    return refundTask(this.db, request, now, { entry: toEntry, plan: toPlan });
+  }
+
   async entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]> {
     let q = this.db.selectFrom('ledger_entries').selectAll().orderBy('created_at').orderBy('id').limit(query.limit);
     if (query.accountId) q = q.where('account_id', '=', query.accountId);
@@ -143,15 +149,19 @@ export class SqlLedger implements Ledger {
     let q = this.db
       .selectFrom('tasks as t')
       .innerJoin('accounts as a', 'a.id', 't.account_id')
+      // At most one refund per task (the unique (task, kind) index): joining it adds no rows.
+      .leftJoin('ledger_entries as r', (join) => join.onRef('r.task_id', '=', 't.id').on('r.kind', '=', 'refund'))
       .select((eb) => [
         't.account_id',
         'a.name',
+        't.api_key_id',
         't.model',
         day.as('day'),
         eb.fn.countAll<number>().as('tasks'),
         eb.fn.sum<number>('t.result_duration_ms').as('ms'),
         eb.fn.sum<number>('t.cost_usd_ticks').as('cost'),
         eb.fn.sum<number>('t.upstream_cost_usd_ticks').as('upstream'),
+        eb.fn.sum<number>('r.amount_usd_ticks').as('refunded'),
       ])
       // What was charged or cost the operator: every succeeded task, and any other ended one that
       // was charged (a cancel an upstream could not stop) or whose upstream cost is known.
@@ -163,22 +173,25 @@ export class SqlLedger implements Ledger {
           eb('t.upstream_cost_usd_ticks', 'is not', null),
         ]),
       )
-      .groupBy(['t.account_id', 'a.name', 't.model', day])
+      .groupBy(['t.account_id', 'a.name', 't.api_key_id', 't.model', day])
       .orderBy(day)
       .orderBy('a.name')
-      .orderBy('t.model');
+      .orderBy('t.model')
+      .orderBy('t.api_key_id');
     if (query.accountId) q = q.where('t.account_id', '=', query.accountId);
     if (query.since !== undefined) q = q.where('t.finished_at', '>=', query.since);
     if (query.until !== undefined) q = q.where('t.finished_at', '<', query.until);
     return (await q.execute()).map((r) => ({
       accountId: r.account_id,
       accountName: r.name,
+      keyId: r.api_key_id,
       model: r.model,
       day: new Date(Number(r.day) * DAY_MS).toISOString().slice(0, 10),
       tasks: Number(r.tasks),
       seconds: Number(r.ms ?? 0) / 1000,
       costUsdTicks: Number(r.cost ?? 0),
       upstreamCostUsdTicks: Number(r.upstream ?? 0),
+      refundedUsdTicks: Number(r.refunded ?? 0),
     }));
   }
 
@@ -198,15 +211,15 @@ export class SqlLedger implements Ledger {
     const totals = new Map<string, Record<LedgerKind, number>>();
     let entries = 0;
     for (const s of sums) {
-      const t = totals.get(s.account_id) ?? { grant: 0, hold: 0, settle: 0, release: 0, adjust: 0 };
+      const t = totals.get(s.account_id) ?? noTotals();
       t[s.kind as LedgerKind] += Number(s.total);
       entries += Number(s.n);
       totals.set(s.account_id, t);
     }
     for (const plan of plans) {
-      const t = totals.get(plan.account_id) ?? { grant: 0, hold: 0, settle: 0, release: 0, adjust: 0 };
+      const t = totals.get(plan.account_id) ?? noTotals();
       totals.delete(plan.account_id);
-      const balance = t.grant + t.adjust - t.settle;
+      const balance = t.grant + t.adjust - t.settle + t.refund;
       const held = t.hold - t.settle - t.release;
       if (balance !== Number(plan.balance_usd_ticks))
         problems.push({
@@ -240,12 +253,19 @@ export class SqlLedger implements Ledger {
         amount('hold').as('hold'),
         amount('settle').as('settle'),
         amount('release').as('release'),
+        amount('refund').as('refund'),
       ])
       .groupBy(['e.task_id', 'e.account_id', 't.status', 't.cost_usd_ticks'])
       .execute();
     const problems: LedgerProblem[] = [];
     for (const r of rows) {
       const [hold, settle, release] = [Number(r.hold), Number(r.settle), Number(r.release)];
+      if (Number(r.refund) > settle)
+        problems.push({
+          accountId: r.account_id,
+          taskId: r.task_id ?? undefined,
+          problem: `refunded ${r.refund} of ${settle}`,
+        });
       const ended = ['succeeded', 'failed', 'canceled', 'expired'].includes(r.status);
       const closed = settle + release;
       const where = { accountId: r.account_id, taskId: r.task_id ?? undefined };
@@ -259,6 +279,10 @@ export class SqlLedger implements Ledger {
     }
     return problems;
   }
+}
+
+function noTotals(): Record<LedgerKind, number> {
+  return { grant: 0, hold: 0, settle: 0, release: 0, adjust: 0, refund: 0 };
 }
 
 async function refuseUnmetered(db: Kysely<Database>, accountId: string): Promise<void> {
@@ -301,7 +325,7 @@ export function toPlan(row: Selectable<AccountPlansTable>): AccountPlan {
   };
 }
 
-function toEntry(row: Selectable<LedgerEntriesTable>): LedgerEntry {
+export function toEntry(row: Selectable<LedgerEntriesTable>): LedgerEntry {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -311,5 +335,6 @@ function toEntry(row: Selectable<LedgerEntriesTable>): LedgerEntry {
     reason: row.reason,
     idempotencyKey: row.idempotency_key,
     createdAt: Number(row.created_at),
+    refersTo: row.refers_to,
   };
 }

@@ -28,6 +28,7 @@ export function toEntryObject(entry: LedgerEntry & { account: string }): LedgerE
     amount_usd_ticks: entry.amountUsdTicks,
     reason: entry.reason,
     idempotency_key: entry.idempotencyKey,
+    refers_to: entry.refersTo,
     created_at: Math.floor(entry.createdAt / 1000),
   };
 }
@@ -35,27 +36,30 @@ export function toEntryObject(entry: LedgerEntry & { account: string }): LedgerE
 export function toUsageRows(rows: UsageRow[], admin: boolean) {
   return rows.map((r) => ({
     ...(admin ? { account: r.accountName } : {}),
+    key_id: r.keyId,
     model: r.model,
     day: r.day,
     tasks: r.tasks,
     seconds: r.seconds,
     cost_in_usd_ticks: r.costUsdTicks,
-    ...(admin
-      ? {
-          upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks,
-          margin_usd_ticks: r.costUsdTicks - r.upstreamCostUsdTicks,
-        }
-      : {}),
+    refunded_usd_ticks: r.refundedUsdTicks,
+    ...(admin ? { upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks, margin_usd_ticks: marginOf(r) } : {}),
   }));
 }
 
-export function usageCsv(rows: UsageRow[]): string {
+/** What the tasks earned over what their upstreams cost: negative where they lost money. */
+function marginOf(r: UsageRow): number {
+  return r.costUsdTicks - r.refundedUsdTicks - r.upstreamCostUsdTicks;
+}
+
+/** The report as CSV: the admin's has the account, upstream cost and margin columns too. */
+export function usageCsv(rows: UsageRow[], admin = true): string {
   const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = ['account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks,margin_usd_ticks'];
+  const header = ['key_id', 'model', 'day', 'tasks', 'seconds', 'cost_in_usd_ticks', 'refunded_usd_ticks'];
+  const lines = [(admin ? ['account', ...header, 'upstream_cost_in_usd_ticks', 'margin_usd_ticks'] : header).join(',')];
   for (const r of rows) {
-    const margin = r.costUsdTicks - r.upstreamCostUsdTicks;
-    const cells = [quote(r.accountName), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks];
-    lines.push([...cells, r.upstreamCostUsdTicks, margin].join(','));
+    const cells = [quote(r.keyId ?? ''), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks, r.refundedUsdTicks];
+    lines.push((admin ? [quote(r.accountName), ...cells, r.upstreamCostUsdTicks, marginOf(r)] : cells).join(','));
   }
   return `${lines.join('\n')}\n`;
 }

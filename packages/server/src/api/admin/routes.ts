@@ -9,6 +9,8 @@ import {
   CreditAnswer,
   CreditBody,
   LedgerList,
+  TaskRefundAnswer,
+  TaskRefundBody,
   LedgerQuery,
   PatchAccountBody,
   Type,
@@ -160,6 +162,23 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     },
   );
 
+  app.post<ById & { Body: Static<typeof TaskRefundBody> }>(
+    '/admin/v1/tasks/:id/refund',
+    route(
+      'adminRefundTask',
+      'Refund all or part of what a task was charged (once per task; a repeat of the same refund is replayed)',
+      { params: idParams('id'), body: TaskRefundBody },
+      TaskRefundAnswer,
+      'The refund entry (it names the settle entry) and the account',
+    ),
+    async (request, reply) => {
+      const { amount_usd_ticks: amount, reason } = request.body;
+      const result = await billing.refundTask(request.params.id, amount, reason);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return { entry: toEntryObject(result.entry), account: toAccountObject(result.account) };
+    },
+  );
+
   app.get<{ Querystring: Static<typeof LedgerQuery> }>(
     '/admin/v1/ledger',
     route('adminLedger', 'Ledger entries, oldest first', { querystring: LedgerQuery }, LedgerList, 'A page of entries'),
@@ -185,14 +204,14 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/usage',
     route(
       'adminUsage',
-      'Usage by account, model and day (`?format=csv` for CSV)',
+      'Usage by account, API key, model and day (`?format=csv` for CSV)',
       { querystring: UsageQuery },
       UsageReport,
       'Usage rows (or text/csv)',
     ),
     async (request: FastifyRequest<{ Querystring: Static<typeof UsageQuery> }>, reply) => {
       const rows = await billing.usage({ account: request.query.account, ...dayRange(request.query) });
-      if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows));
+      if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows, true));
       return { object: 'list' as const, data: toUsageRows(rows, true) };
     },
   );

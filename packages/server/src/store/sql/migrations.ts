@@ -358,6 +358,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('tasks').addColumn('api_key_id', 'varchar(64)').execute();
     },
   },
+  '0132_task_refunds': {
+    async up(db: Kysely<any>) {
+      // A `refund` entry names the `settle` entry it gives money back from, as a refund names its charge.
+      await db.schema.alterTable('ledger_entries').addColumn('refers_to', 'varchar(64)').execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

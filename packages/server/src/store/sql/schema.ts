@@ -102,6 +102,8 @@ export interface LedgerEntriesTable {
   reason: string;
   idempotency_key: string | null;
   created_at: number;
+  /** A refund: the settle entry it gives back from (migration 0132). */
+  refers_to: string | null;
 }
 
 export interface RateWindowsTable {
