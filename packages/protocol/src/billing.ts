@@ -75,12 +75,29 @@ export const PatchAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
 });
 
+export const KeyQuotaLimits = Type.Object({
+  max_tasks: Nullable(Type.Integer({ minimum: 1, description: 'Tasks the key may create in all; null for no limit.' })),
+  max_usd_ticks: Nullable(
+    Type.Integer({ minimum: 1, description: 'USD ticks the key’s tasks may cost in all; null for no limit.' }),
+  ),
+});
+export const KeyQuotaObject = Type.Object({
+  max_tasks: Nullable(Type.Integer()),
+  max_usd_ticks: Nullable(Type.Integer()),
+  tasks_used: Type.Integer({ description: 'Tasks created with the key.' }),
+  usd_ticks_used: Type.Integer({ description: 'Held by its running tasks plus what its ended tasks cost.' }),
+});
+export const KeyQuotaBody = Type.Object({
+  quota: Type.Union([Type.Partial(KeyQuotaLimits), Type.Null()], { description: 'null removes the quota.' }),
+});
+
 export const ApiKeyObject = Type.Object({
   id: Type.String(),
   object: Type.Literal('api_key'),
   prefix: Type.String(),
-  created_at: Type.Integer(),
-  revoked_at: Nullable(Type.Integer()),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+  revoked_at: Nullable(Type.Integer({ description: 'Unix seconds.' })),
+  quota: Type.Optional(Nullable(KeyQuotaObject)),
 });
 export const ApiKeyList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ApiKeyObject) });
 export const CreatedApiKey = Type.Object({

@@ -12,6 +12,7 @@ import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { ledgerEffects } from './billing/ledger-effects.ts';
 import { perKeyRateLimit } from './billing/rate-limits.ts';
+import { keyQuotaEffects } from './billing/key-quotas.ts';
 import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
 import { TaskEvents } from './domain/task-events.ts';
 import { FileService } from './engine/file-service.ts';
@@ -69,6 +70,7 @@ export async function startService(
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
     ledgerEffects(prices, clock),
+    keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     webhookOutbox({ maxAttempts: config.webhooks.maxAttempts, clock }),
   ];

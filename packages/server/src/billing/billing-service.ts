@@ -2,6 +2,7 @@ import type { Account, AccountStore, ApiKeyRecord } from '../store/account-store
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { createKeyFor } from '../security/create-key.ts';
 import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
+import type { KeyQuota } from './key-quotas.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
@@ -87,9 +88,31 @@ export class BillingService {
     return { id: created.id, key: created.secret, prefix: created.secret.slice(0, 10) };
   }
 
-  async keys(name: string): Promise<ApiKeyRecord[]> {
+  /** The account's keys, each with its quota (null: none). */
+  async keys(name: string): Promise<Array<ApiKeyRecord & { quota: KeyQuota | null }>> {
     const account = await this.find(name);
-    return (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
+    const keys = (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
+    const quotas = new Map((await this.deps.ledger.keyQuotas(keys.map((k) => k.id))).map((q) => [q.keyId, q]));
+    return keys.map((k) => ({ ...k, quota: quotas.get(k.id) ?? null }));
+  }
+
+  /** Sets a key's quota of tasks and of USD ticks (null: no limit; both null removes the quota). */
+  async setKeyQuota(
+    name: string,
+    keyId: string,
+    limits: { maxTasks: number | null; maxUsdTicks: number | null },
+  ): Promise<KeyQuota | null> {
+    const account = await this.find(name);
+    const key = await this.deps.accounts.findKey(keyId);
+    if (!key || key.accountId !== account.id) throw new NotFound('key', keyId);
+    for (const [field, value] of [
+      ['quota.max_tasks', limits.maxTasks],
+      ['quota.max_usd_ticks', limits.maxUsdTicks],
+    ] as const) {
+      if (value !== null && (!Number.isSafeInteger(value) || value < 1))
+        throw new InvalidRequest('out_of_range', `\`${field}\` must be a positive safe integer or null.`, field);
+    }
+    return (await this.deps.ledger.setKeyQuota(keyId, limits, this.deps.clock())) ?? null;
   }
 
   async revokeKey(name: string, keyId: string): Promise<void> {

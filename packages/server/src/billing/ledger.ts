@@ -1,3 +1,5 @@
+import type { KeyQuota } from './key-quotas.ts';
+
 /**
  * The ledger's domain (DESIGN invariant 7). Amounts are integer USD ticks (10⁻¹⁰ USD).
  *
@@ -107,6 +109,14 @@ export interface Ledger {
     request: { taskId: string; amountUsdTicks?: number; reason: string },
     now: number,
   ): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;
+  /** The quotas of these keys (keys without one are left out). */
+  keyQuotas(keyIds: string[]): Promise<KeyQuota[]>;
+  /** Sets a key's quota (both null: removes it), keeping what it used. */
+  setKeyQuota(
+    keyId: string,
+    limits: { maxTasks: number | null; maxUsdTicks: number | null },
+    now: number,
+  ): Promise<KeyQuota | undefined>;
   /** Entries, oldest first, after the given entry id. */
   entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]>;
   usage(query: UsageQuery): Promise<UsageRow[]>;

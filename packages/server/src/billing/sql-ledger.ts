@@ -3,6 +3,7 @@ import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/s
 import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import { refundTask } from './sql-refunds.ts';
+import { readQuotas, writeQuota } from './key-quotas.ts';
 import type {
   AccountPlan,
   CreditRequest,
@@ -117,6 +118,14 @@ export class SqlLedger implements Ledger {
         .executeTakeFirstOrThrow();
       return { entry: toEntry(entry), plan: toPlan(plan), replayed: false };
     });
+  }
+
+  keyQuotas(keyIds: string[]) {
+    return readQuotas(this.db, keyIds);
+  }
+
+  setKeyQuota(keyId: string, limits: { maxTasks: number | null; maxUsdTicks: number | null }, now: number) {
+    return writeQuota(this.db, keyId, limits, now);
   }
 
   refund(request: { taskId: string; amountUsdTicks?: number; reason: string }, now: number) {

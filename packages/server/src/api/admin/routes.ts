@@ -8,6 +8,8 @@ import {
   CreatedApiKey,
   CreditAnswer,
   CreditBody,
+  KeyQuotaBody,
+  KeyQuotaObject,
   LedgerList,
   TaskRefundAnswer,
   TaskRefundBody,
@@ -19,6 +21,7 @@ import {
   type Static,
 } from '@vidgen/protocol';
 import type { BillingService } from '../../billing/billing-service.ts';
+import type { KeyQuota } from '../../billing/key-quotas.ts';
 import type { AccountStore } from '../../store/account-store.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { InvalidRequest } from '../../errors.ts';
@@ -120,8 +123,31 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
         prefix: k.prefix,
         created_at: Math.floor(k.createdAt / 1000),
         revoked_at: k.revokedAt === null ? null : Math.floor(k.revokedAt / 1000),
+        quota: k.quota && toQuotaObject(k.quota),
       })),
     }),
+  );
+  app.patch<{ Params: { id: string; key_id: string }; Body: Static<typeof KeyQuotaBody> }>(
+    '/admin/v1/accounts/:id/keys/:key_id',
+    route(
+      'adminSetKeyQuota',
+      'Set a key’s quota of tasks and USD ticks (402 `key_quota_exceeded` once used up)',
+      { params: idParams('id', 'key_id'), body: KeyQuotaBody },
+      Type.Object({
+        id: Type.String(),
+        object: Type.Literal('api_key'),
+        quota: Type.Union([KeyQuotaObject, Type.Null()]),
+      }),
+      'The key’s quota',
+    ),
+    async (request) => {
+      const quota = request.body.quota;
+      const set = await billing.setKeyQuota(request.params.id, request.params.key_id, {
+        maxTasks: quota?.max_tasks ?? null,
+        maxUsdTicks: quota?.max_usd_ticks ?? null,
+      });
+      return { id: request.params.key_id, object: 'api_key' as const, quota: set && toQuotaObject(set) };
+    },
   );
   app.delete<{ Params: { id: string; key_id: string } }>(
     '/admin/v1/accounts/:id/keys/:key_id',
@@ -218,6 +244,15 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
 
   registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });
   registerAdminChannelRoutes(app, { route, channels: deps.channels });
+}
+
+function toQuotaObject(q: KeyQuota) {
+  return {
+    max_tasks: q.maxTasks,
+    max_usd_ticks: q.maxUsdTicks,
+    tasks_used: q.tasksUsed,
+    usd_ticks_used: q.usdTicksUsed,
+  };
 }
 
 function limitsOf(limits: Limits) {

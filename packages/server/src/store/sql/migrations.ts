@@ -364,6 +364,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger_entries').addColumn('refers_to', 'varchar(64)').execute();
     },
   },
+  '0133_key_quotas': {
+    async up(db: Kysely<any>) {
+      // Per API key quotas, checked and counted in the transaction that inserts a task. No row: no quota.
+      await db.schema
+        .createTable('key_quotas')
+        .addColumn('key_id', 'varchar(64)', (c) => c.primaryKey().references('api_keys.id'))
+        .addColumn('max_tasks', 'bigint')
+        .addColumn('max_usd_ticks', 'bigint')
+        .addColumn('tasks_used', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('usd_ticks_used', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

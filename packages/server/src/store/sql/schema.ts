@@ -106,6 +106,16 @@ export interface LedgerEntriesTable {
   refers_to: string | null;
 }
 
+/** An API key's quota and what it used (migration 0133; billing/key-quotas.ts). */
+export interface KeyQuotasTable {
+  key_id: string;
+  max_tasks: number | null;
+  max_usd_ticks: number | null;
+  tasks_used: number;
+  usd_ticks_used: number;
+  updated_at: number;
+}
+
 export interface RateWindowsTable {
   key_id: string;
   window_start: number;
@@ -183,6 +193,7 @@ export interface Database {
   account_plans: AccountPlansTable;
   ledger_entries: LedgerEntriesTable;
   rate_windows: RateWindowsTable;
+  key_quotas: KeyQuotasTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   relay_channels: RelayChannelsTable;
