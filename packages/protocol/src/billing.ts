@@ -26,6 +26,7 @@ export const AccountObject = Type.Object({
   held_usd_ticks: Ticks('Reserved by tasks not yet settled.'),
   available_usd_ticks: Ticks('balance − held: what new tasks can hold.'),
   limits: AccountLimits,
+  price_group: Nullable(Type.String({ description: 'The account’s price group; null: the catalog’s prices.' })),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type AccountObject = Static<typeof AccountObject>;
@@ -68,12 +69,37 @@ export const CreateAccountBody = Type.Object({
     Type.Integer({ minimum: 0, description: 'Makes the account metered with this starting balance.' }),
   ),
   limits: Type.Optional(Type.Partial(AccountLimits)),
+  price_group: Type.Optional(Nullable(Type.String())),
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
   metered: Type.Optional(Type.Boolean()),
   limits: Type.Optional(Type.Partial(AccountLimits)),
+  price_group: Type.Optional(Nullable(Type.String({ description: 'A price group’s id; null: the catalog’s prices.' }))),
 });
+
+/** A price group: its accounts pay the catalog's prices × `ratio`, or the group's own price for the models it names. */
+export const PriceGroupBody = Type.Object({
+  ratio: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1000,
+      description: 'Times the catalog’s prices (default 1), in steps of 10⁻⁶.',
+    }),
+  ),
+  models: Type.Optional(
+    Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'Model id → USD ticks per output second, at every resolution (instead of the ratio).',
+    }),
+  ),
+});
+export const PriceGroupObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('price_group'),
+  ratio: Type.Number(),
+  models: Type.Record(Type.String(), Type.Integer()),
+});
+export const PriceGroupList = Type.Object({ object: Type.Literal('list'), data: Type.Array(PriceGroupObject) });
 
 export const KeyQuotaLimits = Type.Object({
   max_tasks: Nullable(Type.Integer({ minimum: 1, description: 'Tasks the key may create in all; null for no limit.' })),

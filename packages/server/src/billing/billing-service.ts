@@ -3,6 +3,7 @@ import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { createKeyFor } from '../security/create-key.ts';
 import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
 import type { KeyQuota } from './key-quotas.ts';
+import { PPM, type PriceGroup } from './price-groups.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
@@ -13,6 +14,7 @@ export interface AccountView {
   balanceUsdTicks: number;
   heldUsdTicks: number;
   limits: { requestsPerMinute: number | null; maxActiveTasks: number | null };
+  priceGroup: string | null;
   createdAt: number;
 }
 
@@ -21,6 +23,8 @@ export interface AccountChange {
   metered?: boolean;
   requestsPerMinute?: number | null;
   maxActiveTasks?: number | null;
+  /** A price group's id; null: the catalog's prices. */
+  priceGroup?: string | null;
 }
 
 /**
@@ -94,6 +98,36 @@ export class BillingService {
     const keys = (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
     const quotas = new Map((await this.deps.ledger.keyQuotas(keys.map((k) => k.id))).map((q) => [q.keyId, q]));
     return keys.map((k) => ({ ...k, quota: quotas.get(k.id) ?? null }));
+  }
+
+  priceGroups(): Promise<PriceGroup[]> {
+    return this.deps.ledger.priceGroups();
+  }
+
+  /** The caller's price group, for `/v1/models`. */
+  priceGroupOf(account: Account): Promise<PriceGroup | undefined> {
+    return this.deps.ledger.priceGroupOf(account.id);
+  }
+
+  /** Creates or replaces a price group: a ratio of the catalog's prices, and/or prices per model (ticks per second). */
+  async setPriceGroup(id: string, ratio: number, modelPrices: Record<string, number>): Promise<PriceGroup> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id))
+      throw new InvalidRequest('invalid_value', '`id` must be 1–64 letters, digits, `.`, `_` or `-`.', 'id');
+    const ratioPpm = Math.round(ratio * PPM);
+    if (!Number.isFinite(ratio) || ratioPpm < 0 || ratioPpm > 1000 * PPM || Math.abs(ratioPpm / PPM - ratio) > 1e-12)
+      throw new InvalidRequest('out_of_range', '`ratio` must be from 0 to 1000, in steps of 0.000001.', 'ratio');
+    const ids = this.modelIds(Object.keys(modelPrices)) ?? [];
+    const prices: Record<string, number> = {};
+    for (const [i, [name, ticks]] of Object.entries(modelPrices).entries()) {
+      if (!Number.isSafeInteger(ticks) || ticks < 0)
+        throw new InvalidRequest(
+          'out_of_range',
+          `\`models.${name}\` must be whole USD ticks per second.`,
+          `models.${name}`,
+        );
+      prices[ids[i] ?? name] = ticks;
+    }
+    return this.deps.ledger.setPriceGroup({ id, ratioPpm, modelPrices: prices }, this.deps.clock());
   }
 
   /** Sets a key's quota of tasks and of USD ticks (null: no limit; both null removes the quota). */
@@ -187,8 +221,15 @@ export class BillingService {
   }
 
   private async applyPlan(account: Account, change: AccountChange): Promise<void> {
-    if (change.metered === undefined && change.requestsPerMinute === undefined && change.maxActiveTasks === undefined)
+    if (
+      change.metered === undefined &&
+      change.requestsPerMinute === undefined &&
+      change.maxActiveTasks === undefined &&
+      change.priceGroup === undefined
+    )
       return;
+    if (change.priceGroup && !(await this.deps.ledger.priceGroups()).some((g) => g.id === change.priceGroup))
+      throw new InvalidRequest('invalid_value', `No price group '${change.priceGroup}'; PUT it first.`, 'price_group');
     for (const [field, value] of [
       ['requests_per_minute', change.requestsPerMinute],
       ['max_active_tasks', change.maxActiveTasks],
@@ -203,7 +244,12 @@ export class BillingService {
     }
     await this.deps.ledger.setPlan(
       account.id,
-      { metered: change.metered, rpmLimit: change.requestsPerMinute, maxActiveTasks: change.maxActiveTasks },
+      {
+        metered: change.metered,
+        rpmLimit: change.requestsPerMinute,
+        maxActiveTasks: change.maxActiveTasks,
+        priceGroup: change.priceGroup,
+      },
       this.deps.clock(),
     );
   }
@@ -241,6 +287,7 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
     balanceUsdTicks: plan?.balanceUsdTicks ?? 0,
     heldUsdTicks: plan?.heldUsdTicks ?? 0,
     limits: { requestsPerMinute: plan?.rpmLimit ?? null, maxActiveTasks: plan?.maxActiveTasks ?? null },
+    priceGroup: plan?.priceGroup ?? null,
     createdAt: account.createdAt,
   };
 }

@@ -1,7 +1,7 @@
 import type { ModelEntry } from '../catalog/model-catalog.ts';
 import type { Task } from '../domain/task.ts';
 import { parseRelayCheckpoint, type CancelCharge } from '../generators/relay/relay-checkpoint.ts';
-import { chargeTicks, heldSeconds } from './prices.ts';
+import { chargeFromHold, heldSeconds } from './prices.ts';
 
 /** What an ended task costs its account, what its upstream cost the operator (when known), and why. */
 export interface EndedOutcome {
@@ -13,7 +13,7 @@ export interface EndedOutcome {
 
 /**
  * The price of a task that just ended, from its hold:
- * - succeeded: its verified output (prices.ts chargeTicks);
+ * - succeeded: its verified output at the price per second it was held at (prices.ts chargeFromHold);
  * - canceled after an upstream that cannot cancel accepted it: the channel's `cancel_charge`
  *   (nothing by default, a fee, or the full hold), since the upstream renders and bills on;
  * - otherwise nothing.
@@ -27,7 +27,7 @@ export function endedOutcome(
   backendState: unknown,
 ): EndedOutcome {
   if (task.status === 'succeeded')
-    return { costUsdTicks: chargeTicks(model, task, held), reason: `${task.model}: verified output` };
+    return { costUsdTicks: chargeFromHold(model, task, held), reason: `${task.model}: verified output` };
   const relay = parseRelayCheckpoint(parseState(backendState));
   const reported = relay?.upstreamCostUsdTicks;
   const unstoppable = relay?.upstreamId && !relay.upstreamCanceled ? relay.unstoppable : undefined;

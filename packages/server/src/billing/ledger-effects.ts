@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.ts';
 import { InsufficientCredits, TooManyRequests } from '../errors.ts';
 import { chargeTicks, holdTicks } from './prices.ts';
 import { endedOutcome } from './ended-outcome.ts';
+import { groupTicksPerSecond, readPriceGroup } from './price-groups.ts';
 import type { LedgerKind } from './ledger.ts';
 
 /** Seconds a client refused for too many active tasks waits before trying again. */
@@ -23,12 +24,15 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
     async created(trx, task) {
       const plan = await trx
         .selectFrom('account_plans')
-        .select(['metered', 'max_active_tasks'])
+        .select(['metered', 'max_active_tasks', 'price_group'])
         .where('account_id', '=', task.accountId)
         .executeTakeFirst();
       if (!plan) return;
       const metered = Number(plan.metered) === 1;
-      const price = metered ? holdTicks(catalog.find(task.model), task) : 0;
+      // The account's price group fixes the price held, and so the task's price (chargeFromHold).
+      const group = metered ? await readPriceGroup(trx, plan.price_group) : undefined;
+      const perSecond = group && ((ticks: number) => groupTicksPerSecond(group, task.model, ticks));
+      const price = metered ? holdTicks(catalog.find(task.model), task, perSecond) : 0;
       const held = await trx
         .updateTable('account_plans')
         .set((eb) => ({ held_usd_ticks: eb('held_usd_ticks', '+', price) }))

@@ -1,4 +1,5 @@
 import type { KeyQuota } from './key-quotas.ts';
+import type { PriceGroup } from './price-groups.ts';
 
 /**
  * The ledger's domain (DESIGN invariant 7). Amounts are integer USD ticks (10⁻¹⁰ USD).
@@ -39,12 +40,15 @@ export interface AccountPlan {
   rpmLimit: number | null;
   /** Queued + running tasks of the account; null for no cap. */
   maxActiveTasks: number | null;
+  /** The account's price group; null: the catalog's prices. */
+  priceGroup: string | null;
 }
 
 export interface PlanChange {
   metered?: boolean;
   rpmLimit?: number | null;
   maxActiveTasks?: number | null;
+  priceGroup?: string | null;
 }
 
 export interface CreditRequest {
@@ -109,6 +113,10 @@ export interface Ledger {
     request: { taskId: string; amountUsdTicks?: number; reason: string },
     now: number,
   ): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;
+  priceGroups(): Promise<PriceGroup[]>;
+  /** Creates or replaces a price group. */
+  setPriceGroup(group: PriceGroup, now: number): Promise<PriceGroup>;
+  priceGroupOf(accountId: string): Promise<PriceGroup | undefined>;
   /** The quotas of these keys (keys without one are left out). */
   keyQuotas(keyIds: string[]): Promise<KeyQuota[]>;
   /** Sets a key's quota (both null: removes it), keeping what it used. */

@@ -4,6 +4,7 @@ import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import { refundTask } from './sql-refunds.ts';
 import { readQuotas, writeQuota } from './key-quotas.ts';
+import { listPriceGroups, priceGroupOf, writePriceGroup, type PriceGroup } from './price-groups.ts';
 import type {
   AccountPlan,
   CreditRequest,
@@ -39,6 +40,7 @@ export class SqlLedger implements Ledger {
       if (change.metered !== undefined) set.metered = change.metered ? 1 : 0;
       if (change.rpmLimit !== undefined) set.rpm_limit = change.rpmLimit;
       if (change.maxActiveTasks !== undefined) set.max_active_tasks = change.maxActiveTasks;
+      if (change.priceGroup !== undefined) set.price_group = change.priceGroup;
       await trx.updateTable('account_plans').set(set).where('account_id', '=', accountId).execute();
       return toPlan(
         await trx.selectFrom('account_plans').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow(),
@@ -118,6 +120,18 @@ export class SqlLedger implements Ledger {
         .executeTakeFirstOrThrow();
       return { entry: toEntry(entry), plan: toPlan(plan), replayed: false };
     });
+  }
+
+  priceGroups() {
+    return listPriceGroups(this.db);
+  }
+
+  setPriceGroup(group: PriceGroup, now: number) {
+    return writePriceGroup(this.db, group, now);
+  }
+
+  priceGroupOf(accountId: string) {
+    return priceGroupOf(this.db, accountId);
   }
 
   keyQuotas(keyIds: string[]) {
@@ -318,6 +332,7 @@ async function ensurePlan(db: Kysely<Database>, accountId: string, now: number):
       rpm_limit: null,
       max_active_tasks: null,
       updated_at: now,
+      price_group: null,
     })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .execute();
@@ -331,6 +346,7 @@ export function toPlan(row: Selectable<AccountPlansTable>): AccountPlan {
     heldUsdTicks: Number(row.held_usd_ticks),
     rpmLimit: row.rpm_limit,
     maxActiveTasks: row.max_active_tasks,
+    priceGroup: row.price_group ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import type { AccountObject, LedgerEntryObject } from '@vidgen/protocol';
 import type { AccountView } from '../../billing/billing-service.ts';
 import type { LedgerEntry, UsageRow } from '../../billing/ledger.ts';
 import { InvalidRequest } from '../../errors.ts';
+import { PPM, type PriceGroup } from '../../billing/price-groups.ts';
 
 /** Wire shapes of the economics routes (`/v1/account`, `/v1/usage`, `/admin/v1/*`). */
 export function toAccountObject(view: AccountView): AccountObject {
@@ -14,6 +15,7 @@ export function toAccountObject(view: AccountView): AccountObject {
     held_usd_ticks: view.heldUsdTicks,
     available_usd_ticks: view.balanceUsdTicks - view.heldUsdTicks,
     limits: { requests_per_minute: view.limits.requestsPerMinute, max_active_tasks: view.limits.maxActiveTasks },
+    price_group: view.priceGroup,
     created_at: Math.floor(view.createdAt / 1000),
   };
 }
@@ -73,4 +75,8 @@ export function dayRange(query: { since?: string; until?: string }): { since?: n
     return ms;
   };
   return { since: parse(query.since, 'since'), until: parse(query.until, 'until') };
+}
+
+export function toPriceGroupObject(group: PriceGroup) {
+  return { id: group.id, object: 'price_group' as const, ratio: group.ratioPpm / PPM, models: group.modelPrices };
 }

@@ -11,6 +11,9 @@ import {
   KeyQuotaBody,
   KeyQuotaObject,
   LedgerList,
+  PriceGroupBody,
+  PriceGroupList,
+  PriceGroupObject,
   TaskRefundAnswer,
   TaskRefundBody,
   LedgerQuery,
@@ -28,7 +31,7 @@ import { InvalidRequest } from '../../errors.ts';
 import { idempotencyOf } from '../request-options.ts';
 import { readPage } from '../pages.ts';
 import { idParams } from '../route-schemas.ts';
-import { dayRange, toAccountObject, toEntryObject, toUsageRows, usageCsv } from './billing-wire.ts';
+import { dayRange, toAccountObject, toEntryObject, toPriceGroupObject, toUsageRows, usageCsv } from './billing-wire.ts';
 import { adminRoutes } from './admin-route.ts';
 import { registerAdminWebhookRoutes } from './webhook-routes.ts';
 import { registerAdminChannelRoutes, type ChannelAdmin } from './channel-routes.ts';
@@ -64,9 +67,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       'The account',
     ),
     async (request) => {
-      const { id, models, credits_usd_ticks: credits, limits } = request.body;
+      const { id, models, credits_usd_ticks: credits, limits, price_group: priceGroup } = request.body;
       return toAccountObject(
-        await billing.createAccount(id, { models, creditsUsdTicks: credits, ...limitsOf(limits) }),
+        await billing.createAccount(id, { models, creditsUsdTicks: credits, priceGroup, ...limitsOf(limits) }),
       );
     },
   );
@@ -96,8 +99,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       'The account',
     ),
     async (request) => {
-      const { models, metered, limits } = request.body;
-      return toAccountObject(await billing.updateAccount(request.params.id, { models, metered, ...limitsOf(limits) }));
+      const { models, metered, limits, price_group: priceGroup } = request.body;
+      return toAccountObject(
+        await billing.updateAccount(request.params.id, { models, metered, priceGroup, ...limitsOf(limits) }),
+      );
     },
   );
 
@@ -240,6 +245,26 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows, true));
       return { object: 'list' as const, data: toUsageRows(rows, true) };
     },
+  );
+
+  app.put<ById & { Body: Static<typeof PriceGroupBody> }>(
+    '/admin/v1/price-groups/:id',
+    route(
+      'adminSetPriceGroup',
+      'Create or replace a price group (the catalog’s prices × ratio, or its own per model)',
+      { params: accountParams, body: PriceGroupBody },
+      PriceGroupObject,
+      'The price group',
+    ),
+    async (request) =>
+      toPriceGroupObject(
+        await billing.setPriceGroup(request.params.id, request.body.ratio ?? 1, request.body.models ?? {}),
+      ),
+  );
+  app.get(
+    '/admin/v1/price-groups',
+    route('adminListPriceGroups', 'Every price group', {}, PriceGroupList, 'The price groups'),
+    async () => ({ object: 'list' as const, data: (await billing.priceGroups()).map(toPriceGroupObject) }),
   );
 
   registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });

@@ -378,6 +378,20 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0134_price_groups': {
+    async up(db: Kysely<any>) {
+      // Accounts in a group pay the catalog's prices × ratio (parts per million), or the group's own
+      // price per model. A task's hold fixes its price; the settlement follows from the hold.
+      await db.schema
+        .createTable('price_groups')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('ratio_ppm', 'bigint', (c) => c.notNull())
+        .addColumn('model_prices', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.alterTable('account_plans').addColumn('price_group', 'varchar(64)').execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

@@ -91,6 +91,16 @@ export interface AccountPlansTable {
   rpm_limit: number | null;
   max_active_tasks: number | null;
   updated_at: number;
+  /** The account's price group (migration 0134); null: the catalog's prices. */
+  price_group: string | null;
+}
+
+/** A price group: the catalog's prices × ratio_ppm / 10⁶, or `model_prices` (JSON: model id → ticks per second). */
+export interface PriceGroupsTable {
+  id: string;
+  ratio_ppm: number;
+  model_prices: string;
+  updated_at: number;
 }
 
 export interface LedgerEntriesTable {
@@ -194,6 +204,7 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   rate_windows: RateWindowsTable;
   key_quotas: KeyQuotasTable;
+  price_groups: PriceGroupsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   relay_channels: RelayChannelsTable;
