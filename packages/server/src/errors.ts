@@ -90,6 +90,8 @@ export const API_ERROR_CODES = [
   'nothing_to_refund',
   'already_refunded',
   'key_quota_exceeded',
+  'content_policy_violation',
+  'spend_cap_exceeded',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -13,6 +13,7 @@ import type { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { ledgerEffects } from './billing/ledger-effects.ts';
 import { perKeyRateLimit } from './billing/rate-limits.ts';
 import { keyQuotaEffects } from './billing/key-quotas.ts';
+import { loadGuardrails } from './security/prompt-guardrails.ts';
 import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
 import { TaskEvents } from './domain/task-events.ts';
 import { FileService } from './engine/file-service.ts';
@@ -127,6 +128,7 @@ export async function startService(
     videos,
     events,
     clock,
+    contentCheck: config.guardrailsFile ? await loadGuardrails(config.guardrailsFile, config.secretsEnv) : undefined,
   });
   const fileService = new FileService({
     files: stores.files,
