@@ -78,7 +78,12 @@ describe('admin API and the accounts/credits/ledger commands', () => {
       limits: { requests_per_minute: 30, max_active_tasks: 4 },
       models: null,
     });
-    assert.deepEqual(patched.body.limits, { requests_per_minute: 30, max_active_tasks: 4 });
+    assert.deepEqual(patched.body.limits, {
+      requests_per_minute: 30,
+      max_active_tasks: 4,
+      max_task_usd_ticks: null,
+      max_daily_usd_ticks: null,
+    });
     assert.equal(patched.body.models, null);
     // A model the catalog lacks would grant nothing: refused, naming it, and nothing changes.
     const unknown = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', { models: ['tiny-1s', 'nope'] });

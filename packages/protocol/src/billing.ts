@@ -11,6 +11,18 @@ export const AccountLimits = Type.Object({
   max_active_tasks: Nullable(
     Type.Integer({ minimum: 1, description: 'Tasks of the account queued or running at once; null for no cap.' }),
   ),
+  max_task_usd_ticks: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description: 'Sanity cap: the most one task may cost; a pricier one is refused (402).',
+    }),
+  ),
+  max_daily_usd_ticks: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description: 'Sanity cap: the most a metered account’s tasks held in one UTC day may cost (402 beyond).',
+    }),
+  ),
 });
 export type AccountLimits = Static<typeof AccountLimits>;
 

@@ -13,7 +13,12 @@ export interface AccountView {
   metered: boolean;
   balanceUsdTicks: number;
   heldUsdTicks: number;
-  limits: { requestsPerMinute: number | null; maxActiveTasks: number | null };
+  limits: {
+    requestsPerMinute: number | null;
+    maxActiveTasks: number | null;
+    maxTaskUsdTicks: number | null;
+    maxDailyUsdTicks: number | null;
+  };
   priceGroup: string | null;
   createdAt: number;
 }
@@ -25,6 +30,8 @@ export interface AccountChange {
   maxActiveTasks?: number | null;
   /** A price group's id; null: the catalog's prices. */
   priceGroup?: string | null;
+  maxTaskUsdTicks?: number | null;
+  maxDailyUsdTicks?: number | null;
 }
 
 /**
@@ -225,6 +232,8 @@ export class BillingService {
       change.metered === undefined &&
       change.requestsPerMinute === undefined &&
       change.maxActiveTasks === undefined &&
+      change.maxTaskUsdTicks === undefined &&
+      change.maxDailyUsdTicks === undefined &&
       change.priceGroup === undefined
     )
       return;
@@ -233,6 +242,8 @@ export class BillingService {
     for (const [field, value] of [
       ['requests_per_minute', change.requestsPerMinute],
       ['max_active_tasks', change.maxActiveTasks],
+      ['max_task_usd_ticks', change.maxTaskUsdTicks],
+      ['max_daily_usd_ticks', change.maxDailyUsdTicks],
     ] as const) {
       if (value !== undefined && value !== null && (!Number.isSafeInteger(value) || value < 1)) {
         throw new InvalidRequest(
@@ -248,6 +259,8 @@ export class BillingService {
         metered: change.metered,
         rpmLimit: change.requestsPerMinute,
         maxActiveTasks: change.maxActiveTasks,
+        maxTaskUsdTicks: change.maxTaskUsdTicks,
+        maxDailyUsdTicks: change.maxDailyUsdTicks,
         priceGroup: change.priceGroup,
       },
       this.deps.clock(),
@@ -286,7 +299,12 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
     metered: plan?.metered ?? false,
     balanceUsdTicks: plan?.balanceUsdTicks ?? 0,
     heldUsdTicks: plan?.heldUsdTicks ?? 0,
-    limits: { requestsPerMinute: plan?.rpmLimit ?? null, maxActiveTasks: plan?.maxActiveTasks ?? null },
+    limits: {
+      requestsPerMinute: plan?.rpmLimit ?? null,
+      maxActiveTasks: plan?.maxActiveTasks ?? null,
+      maxTaskUsdTicks: plan?.maxTaskUsdTicks ?? null,
+      maxDailyUsdTicks: plan?.maxDailyUsdTicks ?? null,
+    },
     priceGroup: plan?.priceGroup ?? null,
     createdAt: account.createdAt,
   };

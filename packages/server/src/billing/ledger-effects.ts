@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.ts';
 import { InsufficientCredits, TooManyRequests } from '../errors.ts';
 import { chargeTicks, holdTicks } from './prices.ts';
 import { endedOutcome } from './ended-outcome.ts';
+import { checkDailyCap, checkTaskCap } from './spend-caps.ts';
 import { groupTicksPerSecond, readPriceGroup } from './price-groups.ts';
 import type { LedgerKind } from './ledger.ts';
 
@@ -24,7 +25,7 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
     async created(trx, task) {
       const plan = await trx
         .selectFrom('account_plans')
-        .select(['metered', 'max_active_tasks', 'price_group'])
+        .select(['metered', 'max_active_tasks', 'price_group', 'max_task_usd_ticks', 'max_daily_usd_ticks'])
         .where('account_id', '=', task.accountId)
         .executeTakeFirst();
       if (!plan) return;
@@ -33,6 +34,7 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       const group = metered ? await readPriceGroup(trx, plan.price_group) : undefined;
       const perSecond = group && ((ticks: number) => groupTicksPerSecond(group, task.model, ticks));
       const price = metered ? holdTicks(catalog.find(task.model), task, perSecond) : 0;
+      checkTaskCap(plan.max_task_usd_ticks, metered ? price : holdTicks(catalog.find(task.model), task));
       const held = await trx
         .updateTable('account_plans')
         .set((eb) => ({ held_usd_ticks: eb('held_usd_ticks', '+', price) }))
@@ -40,6 +42,7 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
         .$if(metered, (qb) => qb.where((eb) => eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '>=', price)))
         .executeTakeFirst();
       if (Number(held.numUpdatedRows) !== 1) throw new InsufficientCredits(price);
+      if (metered) await checkDailyCap(trx, task.accountId, plan.max_daily_usd_ticks, price, clock());
       if (plan.max_active_tasks !== null) {
         // The new row counts itself; the plan row lock orders concurrent submits of the account.
         const active = await trx

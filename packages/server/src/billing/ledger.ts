@@ -42,6 +42,9 @@ export interface AccountPlan {
   maxActiveTasks: number | null;
   /** The account's price group; null: the catalog's prices. */
   priceGroup: string | null;
+  /** Sanity caps: the most one task may cost, and a UTC day's holds; null for none. */
+  maxTaskUsdTicks: number | null;
+  maxDailyUsdTicks: number | null;
 }
 
 export interface PlanChange {
@@ -49,6 +52,8 @@ export interface PlanChange {
   rpmLimit?: number | null;
   maxActiveTasks?: number | null;
   priceGroup?: string | null;
+  maxTaskUsdTicks?: number | null;
+  maxDailyUsdTicks?: number | null;
 }
 
 export interface CreditRequest {

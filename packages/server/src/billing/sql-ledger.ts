@@ -41,6 +41,8 @@ export class SqlLedger implements Ledger {
       if (change.rpmLimit !== undefined) set.rpm_limit = change.rpmLimit;
       if (change.maxActiveTasks !== undefined) set.max_active_tasks = change.maxActiveTasks;
       if (change.priceGroup !== undefined) set.price_group = change.priceGroup;
+      if (change.maxTaskUsdTicks !== undefined) set.max_task_usd_ticks = change.maxTaskUsdTicks;
+      if (change.maxDailyUsdTicks !== undefined) set.max_daily_usd_ticks = change.maxDailyUsdTicks;
       await trx.updateTable('account_plans').set(set).where('account_id', '=', accountId).execute();
       return toPlan(
         await trx.selectFrom('account_plans').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow(),
@@ -333,6 +335,8 @@ async function ensurePlan(db: Kysely<Database>, accountId: string, now: number):
       max_active_tasks: null,
       updated_at: now,
       price_group: null,
+      max_task_usd_ticks: null,
+      max_daily_usd_ticks: null,
     })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .execute();
@@ -347,6 +351,8 @@ export function toPlan(row: Selectable<AccountPlansTable>): AccountPlan {
     rpmLimit: row.rpm_limit,
     maxActiveTasks: row.max_active_tasks,
     priceGroup: row.price_group ?? null,
+    maxTaskUsdTicks: row.max_task_usd_ticks === null ? null : Number(row.max_task_usd_ticks),
+    maxDailyUsdTicks: row.max_daily_usd_ticks === null ? null : Number(row.max_daily_usd_ticks),
   };
 }
 

@@ -14,7 +14,12 @@ export function toAccountObject(view: AccountView): AccountObject {
     balance_usd_ticks: view.balanceUsdTicks,
     held_usd_ticks: view.heldUsdTicks,
     available_usd_ticks: view.balanceUsdTicks - view.heldUsdTicks,
-    limits: { requests_per_minute: view.limits.requestsPerMinute, max_active_tasks: view.limits.maxActiveTasks },
+    limits: {
+      requests_per_minute: view.limits.requestsPerMinute,
+      max_active_tasks: view.limits.maxActiveTasks,
+      max_task_usd_ticks: view.limits.maxTaskUsdTicks,
+      max_daily_usd_ticks: view.limits.maxDailyUsdTicks,
+    },
     price_group: view.priceGroup,
     created_at: Math.floor(view.createdAt / 1000),
   };

@@ -281,7 +281,12 @@ function toQuotaObject(q: KeyQuota) {
 }
 
 function limitsOf(limits: Limits) {
-  return { requestsPerMinute: limits?.requests_per_minute, maxActiveTasks: limits?.max_active_tasks };
+  return {
+    requestsPerMinute: limits?.requests_per_minute,
+    maxActiveTasks: limits?.max_active_tasks,
+    maxTaskUsdTicks: limits?.max_task_usd_ticks,
+    maxDailyUsdTicks: limits?.max_daily_usd_ticks,
+  };
 }
 
 function pageLimit(raw: string | undefined): number {

@@ -392,6 +392,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('account_plans').addColumn('price_group', 'varchar(64)').execute();
     },
   },
+  '0135_spend_caps': {
+    async up(db: Kysely<any>) {
+      // The operator's sanity caps per account: the most one task, and one UTC day of holds, may cost.
+      await db.schema.alterTable('account_plans').addColumn('max_task_usd_ticks', 'bigint').execute();
+      await db.schema.alterTable('account_plans').addColumn('max_daily_usd_ticks', 'bigint').execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

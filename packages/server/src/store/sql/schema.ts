@@ -93,6 +93,9 @@ export interface AccountPlansTable {
   updated_at: number;
   /** The account's price group (migration 0134); null: the catalog's prices. */
   price_group: string | null;
+  /** Sanity caps (migration 0135): the most one task's price, and a UTC day's holds, may be; null: none. */
+  max_task_usd_ticks: number | null;
+  max_daily_usd_ticks: number | null;
 }
 
 /** A price group: the catalog's prices × ratio_ppm / 10⁶, or `model_prices` (JSON: model id → ticks per second). */
