@@ -15,7 +15,10 @@ const NOT_EXERCISED = new Set(['opened_at']);
 function documentedTimes(document: unknown): Map<string, unknown[]> {
   const found = new Map<string, unknown[]>();
   const walk = (node: unknown) => {
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      for (const n of node) walk(n);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (key === 'properties' && value && typeof value === 'object')
@@ -30,7 +33,10 @@ function documentedTimes(document: unknown): Map<string, unknown[]> {
 
 /** Every `*_at` value in an answer body, by name. */
 function wireTimes(body: unknown, into: Map<string, number[]>): void {
-  if (Array.isArray(body)) return body.forEach((b) => wireTimes(b, into));
+  if (Array.isArray(body)) {
+    for (const b of body) wireTimes(b, into);
+    return;
+  }
   if (!body || typeof body !== 'object') return;
   for (const [key, value] of Object.entries(body)) {
     if (key.endsWith('_at') && typeof value === 'number') into.set(key, [...(into.get(key) ?? []), value]);

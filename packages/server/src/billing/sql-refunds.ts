@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/sql/schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/sql/schema.ts';
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AccountPlan, LedgerEntry } from './ledger.ts';
@@ -15,7 +15,10 @@ export async function refundTask(
   db: Kysely<Database>,
   request: { taskId: string; amountUsdTicks?: number; reason: string },
   now: number,
-  read: { entry: (row: any) => LedgerEntry; plan: (row: any) => AccountPlan },
+  read: {
+    entry: (row: Selectable<LedgerEntriesTable>) => LedgerEntry;
+    plan: (row: Selectable<AccountPlansTable>) => AccountPlan;
+  },
 ): Promise<Refunded> {
   return db.transaction().execute(async (trx) => {
     const task = await trx.selectFrom('tasks').select(['id']).where('id', '=', request.taskId).executeTakeFirst();

@@ -36,9 +36,9 @@ export class PromptGuardrails {
     private readonly settings: GuardrailSettings,
     private readonly fetchImpl: typeof fetch = fetch,
   ) {
-    const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const literal = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     this.matchers = [
-      ...settings.words.map((w) => new RegExp(`(^|[^\\p{L}\\p{N}])${escape(w)}($|[^\\p{L}\\p{N}])`, 'iu')),
+      ...settings.words.map((w) => new RegExp(`(^|[^\\p{L}\\p{N}])${literal(w)}($|[^\\p{L}\\p{N}])`, 'iu')),
       ...settings.patterns.map((p) => new RegExp(p, 'iu')),
     ];
   }
@@ -84,7 +84,7 @@ export async function loadGuardrails(file: string, env: Record<string, string | 
   const fail = (what: string): never => {
     throw new Error(`${file}: ${what}`);
   };
-  const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, any>;
+  const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
   const list = (value: unknown, name: string): string[] =>
     value === undefined
       ? []
