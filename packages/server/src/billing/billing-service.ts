@@ -183,7 +183,8 @@ export class BillingService {
   /** Refunds all or part of what a task was charged (one refund per task; a same repeat is a replay). */
   async refundTask(taskId: string, amountUsdTicks: number | undefined, reason: string) {
     const result = await this.deps.ledger.refund({ taskId, amountUsdTicks, reason }, this.deps.clock());
-    const account = (await this.deps.accounts.listAccounts()).find((a) => a.id === result.entry.accountId);
+    const name = (await this.deps.accounts.accountNames([result.entry.accountId])).get(result.entry.accountId);
+    const account = name === undefined ? undefined : await this.deps.accounts.findAccountByName(name);
     if (!account) throw new NotFound('account', result.entry.accountId);
     return {
       entry: { ...result.entry, account: account.name },
