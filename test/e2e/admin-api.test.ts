@@ -78,7 +78,12 @@ describe('admin API and the accounts/credits/ledger commands', () => {
       limits: { requests_per_minute: 30, max_active_tasks: 4 },
       models: null,
     });
-    assert.deepEqual(patched.body.limits, { requests_per_minute: 30, max_active_tasks: 4 });
+    assert.deepEqual(patched.body.limits, {
+      requests_per_minute: 30,
+      max_active_tasks: 4,
+      max_task_usd_ticks: null,
+      max_daily_usd_ticks: null,
+    });
     assert.equal(patched.body.models, null);
     // A model the catalog lacks would grant nothing: refused, naming it, and nothing changes.
     const unknown = await svc.admin.call('PATCH', '/admin/v1/accounts/acme', { models: ['tiny-1s', 'nope'] });
@@ -144,9 +149,12 @@ describe('admin API and the accounts/credits/ledger commands', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    const [keyId] = json.body.data.map((r: any) => r.key_id);
+    assert.match(keyId, /^key-/);
     assert.equal(
       await csv.text(),
-      `account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks\nreporter,tiny-1s,${today},1,1,1000000000,0\n`,
+      'account,key_id,model,day,tasks,seconds,cost_in_usd_ticks,refunded_usd_ticks,upstream_cost_in_usd_ticks,margin_usd_ticks\n' +
+        `reporter,${keyId},tiny-1s,${today},1,1,1000000000,0,0,1000000000\n`,
     );
     const models = await client.get('/v1/models');
     assert.deepEqual(models.body.data.find((m: any) => m.id === 'tiny-1s').pricing, {

@@ -11,6 +11,18 @@ export const AccountLimits = Type.Object({
   max_active_tasks: Nullable(
     Type.Integer({ minimum: 1, description: 'Tasks of the account queued or running at once; null for no cap.' }),
   ),
+  max_task_usd_ticks: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description: 'Sanity cap: the most one task may cost; a pricier one is refused (402).',
+    }),
+  ),
+  max_daily_usd_ticks: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description: 'Sanity cap: the most a metered account’s tasks held in one UTC day may cost (402 beyond).',
+    }),
+  ),
 });
 export type AccountLimits = Static<typeof AccountLimits>;
 
@@ -26,6 +38,7 @@ export const AccountObject = Type.Object({
   held_usd_ticks: Ticks('Reserved by tasks not yet settled.'),
   available_usd_ticks: Ticks('balance − held: what new tasks can hold.'),
   limits: AccountLimits,
+  price_group: Nullable(Type.String({ description: 'The account’s price group; null: the catalog’s prices.' })),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type AccountObject = Static<typeof AccountObject>;
@@ -35,12 +48,22 @@ export const AdminAccountQuery = Type.Object(pageQuery('An account id (accounts 
 
 export const UsageRowObject = Type.Object({
   account: Type.Optional(Type.String()),
+  key_id: Nullable(Type.String({ description: 'The API key the tasks were submitted with (null: none recorded).' })),
   model: Type.String(),
   day: Type.String({ description: 'UTC day the tasks ended, YYYY-MM-DD.' }),
   tasks: Type.Integer(),
   seconds: Type.Number(),
   cost_in_usd_ticks: Ticks(),
-  upstream_cost_in_usd_ticks: Type.Optional(Ticks('Admin only: what upstreams reported charging (relays).')),
+  refunded_usd_ticks: Ticks('Given back by the operator (task refunds).'),
+  upstream_cost_in_usd_ticks: Type.Optional(
+    Ticks(
+      'Admin only: what upstreams charged for these tasks (relays): reported by the upstream, or for a cancel it ' +
+        'could not stop, its channel’s `upstream_usd_ticks_per_second` × the seconds ordered.',
+    ),
+  ),
+  margin_usd_ticks: Type.Optional(
+    Ticks('Admin only: cost − refunded − upstream cost; negative where the tasks lost money.'),
+  ),
 });
 export const UsageReport = Type.Object({ object: Type.Literal('list'), data: Type.Array(UsageRowObject) });
 export type UsageReport = Static<typeof UsageReport>;
@@ -49,7 +72,7 @@ export const UsageQuery = Type.Object({
   since: Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC), inclusive.' })),
   until: Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC), exclusive.' })),
   account: Type.Optional(Type.String({ description: 'Admin only: one account.' })),
-  format: Type.Optional(Type.String({ description: 'Admin only: `csv` for text/csv.' })),
+  format: Type.Optional(Type.String({ description: '`csv` for text/csv.' })),
 });
 
 export const CreateAccountBody = Type.Object({
@@ -59,19 +82,61 @@ export const CreateAccountBody = Type.Object({
     Type.Integer({ minimum: 0, description: 'Makes the account metered with this starting balance.' }),
   ),
   limits: Type.Optional(Type.Partial(AccountLimits)),
+  price_group: Type.Optional(Nullable(Type.String())),
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
   metered: Type.Optional(Type.Boolean()),
   limits: Type.Optional(Type.Partial(AccountLimits)),
+  price_group: Type.Optional(Nullable(Type.String({ description: 'A price group’s id; null: the catalog’s prices.' }))),
+});
+
+/** A price group: its accounts pay the catalog's prices × `ratio`, or the group's own price for the models it names. */
+export const PriceGroupBody = Type.Object({
+  ratio: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1000,
+      description: 'Times the catalog’s prices (default 1), in steps of 10⁻⁶.',
+    }),
+  ),
+  models: Type.Optional(
+    Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'Model id → USD ticks per output second, at every resolution (instead of the ratio).',
+    }),
+  ),
+});
+export const PriceGroupObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('price_group'),
+  ratio: Type.Number(),
+  models: Type.Record(Type.String(), Type.Integer()),
+});
+export const PriceGroupList = Type.Object({ object: Type.Literal('list'), data: Type.Array(PriceGroupObject) });
+
+export const KeyQuotaLimits = Type.Object({
+  max_tasks: Nullable(Type.Integer({ minimum: 1, description: 'Tasks the key may create in all; null for no limit.' })),
+  max_usd_ticks: Nullable(
+    Type.Integer({ minimum: 1, description: 'USD ticks the key’s tasks may cost in all; null for no limit.' }),
+  ),
+});
+export const KeyQuotaObject = Type.Object({
+  max_tasks: Nullable(Type.Integer()),
+  max_usd_ticks: Nullable(Type.Integer()),
+  tasks_used: Type.Integer({ description: 'Tasks created with the key.' }),
+  usd_ticks_used: Type.Integer({ description: 'Held by its running tasks plus what its ended tasks cost.' }),
+});
+export const KeyQuotaBody = Type.Object({
+  quota: Type.Union([Type.Partial(KeyQuotaLimits), Type.Null()], { description: 'null removes the quota.' }),
 });
 
 export const ApiKeyObject = Type.Object({
   id: Type.String(),
   object: Type.Literal('api_key'),
   prefix: Type.String(),
-  created_at: Type.Integer(),
-  revoked_at: Nullable(Type.Integer()),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+  revoked_at: Nullable(Type.Integer({ description: 'Unix seconds.' })),
+  quota: Type.Optional(Nullable(KeyQuotaObject)),
 });
 export const ApiKeyList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ApiKeyObject) });
 export const CreatedApiKey = Type.Object({
@@ -84,6 +149,13 @@ export const CreatedApiKey = Type.Object({
 export const CreditBody = Type.Object({
   amount_usd_ticks: Type.Integer({ description: 'Positive grants, negative deducts.' }),
   reason: Type.String({ minLength: 1, maxLength: 500 }),
+  metered: Type.Optional(
+    Type.Boolean({
+      description:
+        '`true` also makes an unmetered account metered. Without it, credits to an unmetered account are refused ' +
+        '(409 `account_unmetered`): they would never be spent.',
+    }),
+  ),
 });
 
 export const LedgerEntryObject = Type.Object({
@@ -91,14 +163,15 @@ export const LedgerEntryObject = Type.Object({
   object: Type.Literal('ledger_entry'),
   account: Type.String(),
   task_id: Nullable(Type.String()),
-  kind: Type.Unsafe<'grant' | 'hold' | 'settle' | 'release' | 'adjust'>({
+  kind: Type.Unsafe<'grant' | 'hold' | 'settle' | 'release' | 'adjust' | 'refund'>({
     type: 'string',
-    enum: ['grant', 'hold', 'settle', 'release', 'adjust'],
+    enum: ['grant', 'hold', 'settle', 'release', 'adjust', 'refund'],
   }),
   amount_usd_ticks: Ticks(),
   reason: Type.String(),
   idempotency_key: Nullable(Type.String()),
-  created_at: Type.Integer({ description: 'Unix milliseconds.' }),
+  refers_to: Nullable(Type.String({ description: 'A refund: the id of the settle entry it gives back from.' })),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type LedgerEntryObject = Static<typeof LedgerEntryObject>;
 export const CreditAnswer = Type.Object({ entry: LedgerEntryObject, account: AccountObject });
@@ -108,6 +181,14 @@ export const LedgerList = Type.Object({
   has_more: Type.Boolean(),
   last_id: Nullable(Type.String()),
 });
+export const TaskRefundBody = Type.Object({
+  amount_usd_ticks: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'At most what the task was charged; absent, all of it.' }),
+  ),
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+});
+export const TaskRefundAnswer = Type.Object({ entry: LedgerEntryObject, account: AccountObject });
+
 export const LedgerQuery = Type.Object({
   account: Type.Optional(Type.String()),
   task_id: Type.Optional(Type.String()),

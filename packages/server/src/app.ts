@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: Boolean(deps.trustProxy),
     signedUrlTtlSeconds: deps.signedUrlTtlSeconds,
   };
-  registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
+  registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects, prices: deps.billing });
   for (const dialect of deps.dialects)
     registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its

@@ -54,6 +54,8 @@ export interface Config {
   comfyUiConfigFile?: string;
   /** Relay backends to upstream services (docs/relays.md). */
   backendsFile?: string;
+  /** The operator's prompt guardrails: words, patterns, a moderation endpoint (docs/economics.md). */
+  guardrailsFile?: string;
   /** The environment the config came from: relay channels resolve their `api_key_env` names in it. */
   secretsEnv: Env;
   /** Hard limit of one attempt on backends other than the built-in renderer (GPU hosts, relays). */
@@ -162,6 +164,10 @@ export const ENVIRONMENT = {
   },
   VIDGEN_COMFYUI_CONFIG: { unset: 'none', about: 'ComfyUI hosts and backends, see docs/comfyui.md' },
   VIDGEN_BACKENDS_FILE: { unset: 'none', about: 'relay backends to upstream services, see docs/relays.md' },
+  VIDGEN_GUARDRAILS_FILE: {
+    unset: 'none',
+    about: 'prompt guardrails (words, patterns, moderation), docs/economics.md',
+  },
   VIDGEN_FFMPEG_PATH: { unset: 'the npm-shipped binary', about: 'ffmpeg binary to use' },
   VIDGEN_FFPROBE_PATH: { unset: 'the npm-shipped binary', about: 'ffprobe binary to use' },
   VIDGEN_RENDER_PRESET: { fallback: 'veryfast', about: 'x264 preset of the built-in renderer' },
@@ -290,6 +296,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustedProxies(optional('VIDGEN_TRUST_PROXY')),
     comfyUiConfigFile: optional('VIDGEN_COMFYUI_CONFIG'),
     backendsFile: optional('VIDGEN_BACKENDS_FILE'),
+    guardrailsFile: optional('VIDGEN_GUARDRAILS_FILE'),
     secretsEnv: env,
     backendDeadlineSeconds: num('VIDGEN_BACKEND_DEADLINE_SECONDS'),
     modelsFile: optional('VIDGEN_MODELS_FILE'),

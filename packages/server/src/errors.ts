@@ -86,6 +86,12 @@ export const API_ERROR_CODES = [
   'webhook_limit_reached',
   'webhook_disabled_by_operator',
   'channel_not_found',
+  'account_unmetered',
+  'nothing_to_refund',
+  'already_refunded',
+  'key_quota_exceeded',
+  'content_policy_violation',
+  'spend_cap_exceeded',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

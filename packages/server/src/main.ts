@@ -11,6 +11,9 @@ import type { Dialect } from './api/dialects/dialect.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { ledgerEffects } from './billing/ledger-effects.ts';
+import { perKeyRateLimit } from './billing/rate-limits.ts';
+import { keyQuotaEffects } from './billing/key-quotas.ts';
+import { loadGuardrails } from './security/prompt-guardrails.ts';
 import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
 import { TaskEvents } from './domain/task-events.ts';
 import { FileService } from './engine/file-service.ts';
@@ -72,12 +75,17 @@ export async function startService(
   const callbacks = new CallbackSecrets(signingSecret);
   let listenerUrl = '';
   const outbox = createEventOutbox({ config, dialects, box, callbacks, listenerUrl: () => listenerUrl, clock });
-  const effects = [ledgerEffects(prices, clock), outbox];
+  // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
+  const effects = [
+    ledgerEffects(prices, clock),
+    keyQuotaEffects(prices, clock),
+    perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
+    outbox,
+  ];
   const stores = await openSqlStores(databaseLocation(config), {
     events,
     logger,
     effects,
-    rateWindowMs: config.rateWindowSeconds * 1000,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -125,8 +133,8 @@ export async function startService(
     videos,
     events,
     clock,
-    admission: stores.rateLimits,
     checkCallbackUrl: (url) => checkWebhookUrl(url, config.allowPrivateUrls, 'callbackUrl'),
+    contentCheck: config.guardrailsFile ? await loadGuardrails(config.guardrailsFile, config.secretsEnv) : undefined,
   });
   const fileService = new FileService({
     files: stores.files,

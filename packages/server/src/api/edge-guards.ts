@@ -25,6 +25,10 @@ export function installEdgeGuards(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // Many HTTP clients send `Content-Type: application/json` and nothing after it on a POST that
+    // takes no body (a cancel, a key creation): that is no body, not bad JSON. A route that takes
+    // one still refuses it as empty.
+    if (text.trim() === '' && !request.routeOptions.schema?.body) return done(null, undefined);
     if (jsonDepth(text) > MAX_JSON_DEPTH) {
       return done(
         new InvalidRequest('invalid_body', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'body'),

@@ -2,6 +2,8 @@ import type { Account, AccountStore, ApiKeyRecord } from '../store/account-store
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { createKeyFor } from '../security/create-key.ts';
 import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
+import type { KeyQuota } from './key-quotas.ts';
+import { PPM, type PriceGroup } from './price-groups.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
@@ -11,7 +13,13 @@ export interface AccountView {
   metered: boolean;
   balanceUsdTicks: number;
   heldUsdTicks: number;
-  limits: { requestsPerMinute: number | null; maxActiveTasks: number | null };
+  limits: {
+    requestsPerMinute: number | null;
+    maxActiveTasks: number | null;
+    maxTaskUsdTicks: number | null;
+    maxDailyUsdTicks: number | null;
+  };
+  priceGroup: string | null;
   createdAt: number;
 }
 
@@ -20,6 +28,10 @@ export interface AccountChange {
   metered?: boolean;
   requestsPerMinute?: number | null;
   maxActiveTasks?: number | null;
+  /** A price group's id; null: the catalog's prices. */
+  priceGroup?: string | null;
+  maxTaskUsdTicks?: number | null;
+  maxDailyUsdTicks?: number | null;
 }
 
 /**
@@ -55,6 +67,7 @@ export class BillingService {
             amountUsdTicks: change.creditsUsdTicks,
             reason: 'initial credits',
             idempotencyKey: 'account-created',
+            meter: true,
           },
           this.deps.clock(),
         );
@@ -86,9 +99,61 @@ export class BillingService {
     return { id: created.id, key: created.secret, prefix: created.secret.slice(0, 10) };
   }
 
-  async keys(name: string): Promise<ApiKeyRecord[]> {
+  /** The account's keys, each with its quota (null: none). */
+  async keys(name: string): Promise<Array<ApiKeyRecord & { quota: KeyQuota | null }>> {
     const account = await this.find(name);
-    return (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
+    const keys = (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
+    const quotas = new Map((await this.deps.ledger.keyQuotas(keys.map((k) => k.id))).map((q) => [q.keyId, q]));
+    return keys.map((k) => ({ ...k, quota: quotas.get(k.id) ?? null }));
+  }
+
+  priceGroups(): Promise<PriceGroup[]> {
+    return this.deps.ledger.priceGroups();
+  }
+
+  /** The caller's price group, for `/v1/models`. */
+  priceGroupOf(account: Account): Promise<PriceGroup | undefined> {
+    return this.deps.ledger.priceGroupOf(account.id);
+  }
+
+  /** Creates or replaces a price group: a ratio of the catalog's prices, and/or prices per model (ticks per second). */
+  async setPriceGroup(id: string, ratio: number, modelPrices: Record<string, number>): Promise<PriceGroup> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id))
+      throw new InvalidRequest('invalid_value', '`id` must be 1–64 letters, digits, `.`, `_` or `-`.', 'id');
+    const ratioPpm = Math.round(ratio * PPM);
+    if (!Number.isFinite(ratio) || ratioPpm < 0 || ratioPpm > 1000 * PPM || Math.abs(ratioPpm / PPM - ratio) > 1e-12)
+      throw new InvalidRequest('out_of_range', '`ratio` must be from 0 to 1000, in steps of 0.000001.', 'ratio');
+    const ids = this.modelIds(Object.keys(modelPrices)) ?? [];
+    const prices: Record<string, number> = {};
+    for (const [i, [name, ticks]] of Object.entries(modelPrices).entries()) {
+      if (!Number.isSafeInteger(ticks) || ticks < 0)
+        throw new InvalidRequest(
+          'out_of_range',
+          `\`models.${name}\` must be whole USD ticks per second.`,
+          `models.${name}`,
+        );
+      prices[ids[i] ?? name] = ticks;
+    }
+    return this.deps.ledger.setPriceGroup({ id, ratioPpm, modelPrices: prices }, this.deps.clock());
+  }
+
+  /** Sets a key's quota of tasks and of USD ticks (null: no limit; both null removes the quota). */
+  async setKeyQuota(
+    name: string,
+    keyId: string,
+    limits: { maxTasks: number | null; maxUsdTicks: number | null },
+  ): Promise<KeyQuota | null> {
+    const account = await this.find(name);
+    const key = await this.deps.accounts.findKey(keyId);
+    if (!key || key.accountId !== account.id) throw new NotFound('key', keyId);
+    for (const [field, value] of [
+      ['quota.max_tasks', limits.maxTasks],
+      ['quota.max_usd_ticks', limits.maxUsdTicks],
+    ] as const) {
+      if (value !== null && (!Number.isSafeInteger(value) || value < 1))
+        throw new InvalidRequest('out_of_range', `\`${field}\` must be a positive safe integer or null.`, field);
+    }
+    return (await this.deps.ledger.setKeyQuota(keyId, limits, this.deps.clock())) ?? null;
   }
 
   async revokeKey(name: string, keyId: string): Promise<void> {
@@ -98,8 +163,8 @@ export class BillingService {
     await this.deps.accounts.revokeKey(keyId, this.deps.clock());
   }
 
-  /** Grants (positive) or deducts (negative) credits; idempotent with a key. */
-  async credit(name: string, amountUsdTicks: number, reason: string, idempotencyKey?: string) {
+  /** Grants (positive) or deducts (negative) credits; idempotent with a key. `meter` also makes the account metered. */
+  async credit(name: string, amountUsdTicks: number, reason: string, idempotencyKey?: string, meter?: boolean) {
     if (!Number.isSafeInteger(amountUsdTicks) || amountUsdTicks === 0) {
       throw new InvalidRequest(
         'invalid_amount',
@@ -109,10 +174,23 @@ export class BillingService {
     }
     const account = await this.find(name);
     const result = await this.deps.ledger.credit(
-      { accountId: account.id, amountUsdTicks, reason, idempotencyKey },
+      { accountId: account.id, amountUsdTicks, reason, idempotencyKey, meter },
       this.deps.clock(),
     );
     return { entry: result.entry, replayed: result.replayed, account: toView(account, result.plan) };
+  }
+
+  /** Refunds all or part of what a task was charged (one refund per task; a same repeat is a replay). */
+  async refundTask(taskId: string, amountUsdTicks: number | undefined, reason: string) {
+    const result = await this.deps.ledger.refund({ taskId, amountUsdTicks, reason }, this.deps.clock());
+    const name = (await this.deps.accounts.accountNames([result.entry.accountId])).get(result.entry.accountId);
+    const account = name === undefined ? undefined : await this.deps.accounts.findAccountByName(name);
+    if (!account) throw new NotFound('account', result.entry.accountId);
+    return {
+      entry: { ...result.entry, account: account.name },
+      replayed: result.replayed,
+      account: toView(account, result.plan),
+    };
   }
 
   async entries(query: {
@@ -151,11 +229,22 @@ export class BillingService {
   }
 
   private async applyPlan(account: Account, change: AccountChange): Promise<void> {
-    if (change.metered === undefined && change.requestsPerMinute === undefined && change.maxActiveTasks === undefined)
+    if (
+      change.metered === undefined &&
+      change.requestsPerMinute === undefined &&
+      change.maxActiveTasks === undefined &&
+      change.maxTaskUsdTicks === undefined &&
+      change.maxDailyUsdTicks === undefined &&
+      change.priceGroup === undefined
+    )
       return;
+    if (change.priceGroup && !(await this.deps.ledger.priceGroups()).some((g) => g.id === change.priceGroup))
+      throw new InvalidRequest('invalid_value', `No price group '${change.priceGroup}'; PUT it first.`, 'price_group');
     for (const [field, value] of [
       ['requests_per_minute', change.requestsPerMinute],
       ['max_active_tasks', change.maxActiveTasks],
+      ['max_task_usd_ticks', change.maxTaskUsdTicks],
+      ['max_daily_usd_ticks', change.maxDailyUsdTicks],
     ] as const) {
       if (value !== undefined && value !== null && (!Number.isSafeInteger(value) || value < 1)) {
         throw new InvalidRequest(
@@ -167,7 +256,14 @@ export class BillingService {
     }
     await this.deps.ledger.setPlan(
       account.id,
-      { metered: change.metered, rpmLimit: change.requestsPerMinute, maxActiveTasks: change.maxActiveTasks },
+      {
+        metered: change.metered,
+        rpmLimit: change.requestsPerMinute,
+        maxActiveTasks: change.maxActiveTasks,
+        maxTaskUsdTicks: change.maxTaskUsdTicks,
+        maxDailyUsdTicks: change.maxDailyUsdTicks,
+        priceGroup: change.priceGroup,
+      },
       this.deps.clock(),
     );
   }
@@ -204,7 +300,13 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
     metered: plan?.metered ?? false,
     balanceUsdTicks: plan?.balanceUsdTicks ?? 0,
     heldUsdTicks: plan?.heldUsdTicks ?? 0,
-    limits: { requestsPerMinute: plan?.rpmLimit ?? null, maxActiveTasks: plan?.maxActiveTasks ?? null },
+    limits: {
+      requestsPerMinute: plan?.rpmLimit ?? null,
+      maxActiveTasks: plan?.maxActiveTasks ?? null,
+      maxTaskUsdTicks: plan?.maxTaskUsdTicks ?? null,
+      maxDailyUsdTicks: plan?.maxDailyUsdTicks ?? null,
+    },
+    priceGroup: plan?.priceGroup ?? null,
     createdAt: account.createdAt,
   };
 }

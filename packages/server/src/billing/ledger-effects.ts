@@ -6,6 +6,9 @@ import type { Task } from '../domain/task.ts';
 import { newId } from '../domain/ids.ts';
 import { InsufficientCredits, TooManyRequests } from '../errors.ts';
 import { chargeTicks, holdTicks } from './prices.ts';
+import { endedOutcome } from './ended-outcome.ts';
+import { checkDailyCap, checkTaskCap } from './spend-caps.ts';
+import { groupTicksPerSecond, readPriceGroup } from './price-groups.ts';
 import type { LedgerKind } from './ledger.ts';
 
 /** Seconds a client refused for too many active tasks waits before trying again. */
@@ -22,12 +25,16 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
     async created(trx, task) {
       const plan = await trx
         .selectFrom('account_plans')
-        .select(['metered', 'max_active_tasks'])
+        .select(['metered', 'max_active_tasks', 'price_group', 'max_task_usd_ticks', 'max_daily_usd_ticks'])
         .where('account_id', '=', task.accountId)
         .executeTakeFirst();
       if (!plan) return;
       const metered = Number(plan.metered) === 1;
-      const price = metered ? holdTicks(catalog.find(task.model), task) : 0;
+      // The account's price group fixes the price held, and so the task's price (chargeFromHold).
+      const group = metered ? await readPriceGroup(trx, plan.price_group) : undefined;
+      const perSecond = group && ((ticks: number) => groupTicksPerSecond(group, task.model, ticks));
+      const price = metered ? holdTicks(catalog.find(task.model), task, perSecond) : 0;
+      checkTaskCap(plan.max_task_usd_ticks, metered ? price : holdTicks(catalog.find(task.model), task));
       const held = await trx
         .updateTable('account_plans')
         .set((eb) => ({ held_usd_ticks: eb('held_usd_ticks', '+', price) }))
@@ -35,6 +42,7 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
         .$if(metered, (qb) => qb.where((eb) => eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '>=', price)))
         .executeTakeFirst();
       if (Number(held.numUpdatedRows) !== 1) throw new InsufficientCredits(price);
+      if (metered) await checkDailyCap(trx, task.accountId, plan.max_daily_usd_ticks, price, clock());
       if (plan.max_active_tasks !== null) {
         // The new row counts itself; the plan row lock orders concurrent submits of the account.
         const active = await trx
@@ -81,6 +89,8 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
           .whereRef('ledger_entries.task_id', '=', 'tasks.id')
           .where('ledger_entries.kind', 'in', ['settle', 'release']),
       ),
+      // A relay's checkpoint: what its upstream reported costing, and what a cancel it cannot pass on costs.
+      backendState: eb.ref('tasks.backend_state'),
     }),
 
     async finished(trx, task, looked) {
@@ -91,13 +101,19 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       // EXISTS is a boolean on PostgreSQL, 0 or 1 on SQLite.
       const open = hold !== undefined && !Number(looked.closed);
       const heldAmount = hold ?? holdTicks(model, task);
-      const cost = task.status === 'succeeded' ? chargeTicks(model, task, heldAmount) : 0;
+      const outcome = endedOutcome(task, model, heldAmount, looked.backendState);
+      const cost = outcome.costUsdTicks;
+      const upstream = outcome.upstreamCostUsdTicks;
       // Already set by the completion when it could price the task (completedColumns).
-      if (task.usage?.costUsdTicks !== cost)
-        await trx.updateTable('tasks').set({ cost_usd_ticks: cost }).where('id', '=', task.id).execute();
+      if (task.usage?.costUsdTicks !== cost || upstream !== undefined)
+        await trx
+          .updateTable('tasks')
+          .set({ cost_usd_ticks: cost, ...(upstream !== undefined ? { upstream_cost_usd_ticks: upstream } : {}) })
+          .where('id', '=', task.id)
+          .execute();
       if (!open) return;
       const now = clock();
-      if (cost > 0) await append(trx, task, 'settle', cost, `${task.model}: verified output`, now);
+      if (cost > 0) await append(trx, task, 'settle', cost, outcome.reason, now);
       if (heldAmount - cost > 0)
         await append(
           trx,
@@ -149,6 +165,7 @@ async function append(
       reason,
       idempotency_key: null,
       created_at: now,
+      refers_to: null,
     })
     .execute();
 }

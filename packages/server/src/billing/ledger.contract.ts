@@ -66,10 +66,17 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
 
     it('credits are idempotent with a key; another amount under the key is refused; available stays ≥ 0', async () => {
       const id = await account('credits');
+      // A grant never meters an account by itself: refused, nothing written, until the operator says so.
+      await assert.rejects(
+        stores.ledger.credit({ accountId: id, amountUsdTicks: 5000, reason: 'r' }, clock),
+        (e: ApiError) => e.status === 409 && e.code === 'account_unmetered',
+      );
+      assert.equal((await stores.ledger.plan(id))?.metered ?? false, false);
       const first = await stores.ledger.credit(
-        { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
+        { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1', meter: true },
         clock,
       );
+      assert.equal(first.plan.metered, true);
       const again = await stores.ledger.credit(
         { accountId: id, amountUsdTicks: 5000, reason: 'r', idempotencyKey: 'k1' },
         clock,
@@ -95,7 +102,10 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
 
     it('a hold is written with its task or not at all; settling charges verified seconds, once', async () => {
       const id = await account('holds');
-      await stores.ledger.credit({ accountId: id, amountUsdTicks: 10 * PER_SECOND, reason: 'start' }, clock);
+      await stores.ledger.credit(
+        { accountId: id, amountUsdTicks: 10 * PER_SECOND, reason: 'start', meter: true },
+        clock,
+      );
       const big = task(id, 10);
       await stores.tasks.insert(big);
       await assert.rejects(stores.tasks.insert(task(id, 1)), (e: ApiError) => e.status === 402);
@@ -161,7 +171,10 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
 
     it('concurrent holds never overdraw: 20 inserts against credits for 5', async () => {
       const id = await account('race');
-      await stores.ledger.credit({ accountId: id, amountUsdTicks: 5 * PER_SECOND, reason: 'start' }, clock);
+      await stores.ledger.credit(
+        { accountId: id, amountUsdTicks: 5 * PER_SECOND, reason: 'start', meter: true },
+        clock,
+      );
       const results = await Promise.allSettled(Array.from({ length: 20 }, () => stores.tasks.insert(task(id, 1))));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
       assert.equal((await stores.ledger.plan(id))?.heldUsdTicks, 5 * PER_SECOND);
@@ -170,7 +183,7 @@ export function ledgerContract(open: (effects: readonly TransitionEffects[]) => 
 
     it('verify finds a balance that does not follow from the entries', async () => {
       const id = await account('tampered');
-      await stores.ledger.credit({ accountId: id, amountUsdTicks: 100, reason: 'start' }, clock);
+      await stores.ledger.credit({ accountId: id, amountUsdTicks: 100, reason: 'start', meter: true }, clock);
       await stores.ledger.setPlan(id, { maxActiveTasks: 3 }, clock);
       // Only a direct write can do this: every path of the service moves balance with an entry.
       const db = (

@@ -1,3 +1,6 @@
+import type { KeyQuota } from './key-quotas.ts';
+import type { PriceGroup } from './price-groups.ts';
+
 /**
  * The ledger's domain (invariant 7, docs/architecture.md). Amounts are integer USD ticks (10⁻¹⁰ USD).
  *
@@ -7,10 +10,12 @@
  * - `settle` C (C ≤ H): the task succeeded; balance −= C, held −= C.
  * - `release` R: what a hold no longer needs; held −= R. On failure, cancel or a lost worker
  *   R = H; after a settle R = H − C when the verified output cost less than was held.
- * So balance = Σgrant + Σadjust − Σsettle and held = Σhold − Σsettle − Σrelease, which
+ * - `refund` F (0 < F ≤ C, at most one per task): the operator gives back part or all of a settle,
+ *   which it names (`refersTo`); balance += F.
+ * So balance = Σgrant + Σadjust − Σsettle + Σrefund and held = Σhold − Σsettle − Σrelease, which
  * `verify` recomputes for every account.
  */
-export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'adjust';
+export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'adjust' | 'refund';
 
 export interface LedgerEntry {
   id: string;
@@ -21,6 +26,8 @@ export interface LedgerEntry {
   reason: string;
   idempotencyKey: string | null;
   createdAt: number;
+  /** A refund: the id of the settle entry it refunds. */
+  refersTo: string | null;
 }
 
 /** An account's metering and limits; an account without a plan is unmetered and unlimited. */
@@ -33,12 +40,20 @@ export interface AccountPlan {
   rpmLimit: number | null;
   /** Queued + running tasks of the account; null for no cap. */
   maxActiveTasks: number | null;
+  /** The account's price group; null: the catalog's prices. */
+  priceGroup: string | null;
+  /** Sanity caps: the most one task may cost, and a UTC day's holds; null for none. */
+  maxTaskUsdTicks: number | null;
+  maxDailyUsdTicks: number | null;
 }
 
 export interface PlanChange {
   metered?: boolean;
   rpmLimit?: number | null;
   maxActiveTasks?: number | null;
+  priceGroup?: string | null;
+  maxTaskUsdTicks?: number | null;
+  maxDailyUsdTicks?: number | null;
 }
 
 export interface CreditRequest {
@@ -47,11 +62,17 @@ export interface CreditRequest {
   amountUsdTicks: number;
   reason: string;
   idempotencyKey?: string;
+  /**
+   * Also make the account metered; without it a credit to an unmetered account is refused (409 `account_unmetered`).
+   */
+  meter?: boolean;
 }
 
 export interface UsageRow {
   accountId: string;
   accountName: string;
+  /** The API key the tasks were submitted with; null for tasks from before keys were recorded. */
+  keyId: string | null;
   model: string;
   /** UTC day, YYYY-MM-DD, of the task's end. */
   day: string;
@@ -59,6 +80,8 @@ export interface UsageRow {
   seconds: number;
   costUsdTicks: number;
   upstreamCostUsdTicks: number;
+  /** Refunded by the operator (refund entries of these tasks). */
+  refundedUsdTicks: number;
 }
 
 export interface UsageQuery {
@@ -88,10 +111,30 @@ export interface Ledger {
   plan(accountId: string): Promise<AccountPlan | undefined>;
   setPlan(accountId: string, change: PlanChange, now: number): Promise<AccountPlan>;
   /**
-   * Grants or deducts credits (making the account metered). With an idempotency key a repeat
+   * Grants or deducts credits of a metered account (or one `meter` makes metered). With an idempotency key a repeat
    * returns the first entry (`replayed`); the key with another amount is refused.
    */
   credit(request: CreditRequest, now: number): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;
+  /**
+   * Refunds part (`amountUsdTicks`) or all (absent) of what a task was charged: one refund per task,
+   * so a repeat with the same amount and reason returns the first (`replayed`) and another is refused.
+   */
+  refund(
+    request: { taskId: string; amountUsdTicks?: number; reason: string },
+    now: number,
+  ): Promise<{ entry: LedgerEntry; plan: AccountPlan; replayed: boolean }>;
+  priceGroups(): Promise<PriceGroup[]>;
+  /** Creates or replaces a price group. */
+  setPriceGroup(group: PriceGroup, now: number): Promise<PriceGroup>;
+  priceGroupOf(accountId: string): Promise<PriceGroup | undefined>;
+  /** The quotas of these keys (keys without one are left out). */
+  keyQuotas(keyIds: string[]): Promise<KeyQuota[]>;
+  /** Sets a key's quota (both null: removes it), keeping what it used. */
+  setKeyQuota(
+    keyId: string,
+    limits: { maxTasks: number | null; maxUsdTicks: number | null },
+    now: number,
+  ): Promise<KeyQuota | undefined>;
   /** Entries, oldest first, after the given entry id. */
   entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]>;
   usage(query: UsageQuery): Promise<UsageRow[]>;

@@ -13,18 +13,42 @@ export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number
  * extension's added seconds on top of a known source), or for an edit, whose length comes from
  * its input, the model's longest duration. Settlement never charges more than this.
  */
-export function holdTicks(model: ModelEntry | undefined, task: Pick<Task, 'kind' | 'params'>): number {
+export function holdTicks(
+  model: ModelEntry | undefined,
+  task: Pick<Task, 'kind' | 'params'>,
+  /** The price per second the account pays (a price group's), instead of the catalog's. */
+  perSecond?: (catalogTicks: number) => number,
+): number {
   if (!model) return 0;
+  const catalogTicks = perSecondTicks(model, shortSideOf(task.params));
+  return (perSecond ? perSecond(catalogTicks) : catalogTicks) * heldSeconds(model, task);
+}
+
+/**
+ * What a succeeded task with a hold is charged: the hold's price per second (the account's price
+ * when it was held) × its verified output in whole seconds (at least one), never more than held.
+ */
+export function chargeFromHold(
+  model: ModelEntry | undefined,
+  task: Pick<Task, 'kind' | 'params' | 'result'>,
+  held: number,
+): number {
+  const measured = task.result?.durationSeconds;
+  const seconds = model ? heldSeconds(model, task) : 0;
+  if (measured === undefined || seconds <= 0) return held;
+  return Math.min(held, Math.floor(held / seconds) * Math.max(1, Math.round(measured)));
+}
+
+/** The output seconds a submit is held for (see holdTicks). */
+export function heldSeconds(model: ModelEntry, task: Pick<Task, 'kind' | 'params'>): number {
   const { params } = task;
   const maxSeconds = model.durations[model.durations.length - 1] ?? 0;
   const sourceSeconds = params.video?.kind === 'task' ? params.video.seconds : undefined;
-  const seconds =
-    task.kind === 'generate'
-      ? params.duration
-      : task.kind === 'extend'
-        ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
-        : Math.ceil(sourceSeconds ?? maxSeconds);
-  return perSecondTicks(model, shortSideOf(params)) * seconds;
+  return task.kind === 'generate'
+    ? params.duration
+    : task.kind === 'extend'
+      ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
+      : Math.ceil(sourceSeconds ?? maxSeconds);
 }
 
 /**

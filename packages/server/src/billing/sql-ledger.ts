@@ -1,7 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/sql/schema.ts';
-import { InsufficientCredits, Unprocessable } from '../errors.ts';
+import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
+import { refundTask } from './sql-refunds.ts';
+import { readQuotas, writeQuota } from './key-quotas.ts';
+import { listPriceGroups, priceGroupOf, writePriceGroup, type PriceGroup } from './price-groups.ts';
 import type {
   AccountPlan,
   CreditRequest,
@@ -37,6 +40,9 @@ export class SqlLedger implements Ledger {
       if (change.metered !== undefined) set.metered = change.metered ? 1 : 0;
       if (change.rpmLimit !== undefined) set.rpm_limit = change.rpmLimit;
       if (change.maxActiveTasks !== undefined) set.max_active_tasks = change.maxActiveTasks;
+      if (change.priceGroup !== undefined) set.price_group = change.priceGroup;
+      if (change.maxTaskUsdTicks !== undefined) set.max_task_usd_ticks = change.maxTaskUsdTicks;
+      if (change.maxDailyUsdTicks !== undefined) set.max_daily_usd_ticks = change.maxDailyUsdTicks;
       await trx.updateTable('account_plans').set(set).where('account_id', '=', accountId).execute();
       return toPlan(
         await trx.selectFrom('account_plans').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow(),
@@ -57,6 +63,7 @@ export class SqlLedger implements Ledger {
         reason: request.reason,
         idempotency_key: request.idempotencyKey ?? null,
         created_at: now,
+        refers_to: null,
       };
       const inserted = await trx
         .insertInto('ledger_entries')
@@ -84,13 +91,21 @@ export class SqlLedger implements Ledger {
           .executeTakeFirstOrThrow();
         return { entry: toEntry(first), plan: toPlan(plan), replayed: true };
       }
+      // Metering changes only when the operator says so: a grant to an unmetered account would never
+      // be spent, so it is refused unless the request meters the account too.
+      if (request.meter)
+        await trx
+          .updateTable('account_plans')
+          .set({ metered: 1 })
+          .where('account_id', '=', request.accountId)
+          .execute();
+      else await refuseUnmetered(trx, request.accountId);
       // A deduction may not take the available balance below zero; one conditional statement, so concurrent ones cannot
       // both pass.
       const changed = await trx
         .updateTable('account_plans')
         .set((eb) => ({
           balance_usd_ticks: eb('balance_usd_ticks', '+', request.amountUsdTicks),
-          metered: 1,
           updated_at: now,
         }))
         .where('account_id', '=', request.accountId)
@@ -108,6 +123,30 @@ export class SqlLedger implements Ledger {
         .executeTakeFirstOrThrow();
       return { entry: toEntry(entry), plan: toPlan(plan), replayed: false };
     });
+  }
+
+  priceGroups() {
+    return listPriceGroups(this.db);
+  }
+
+  setPriceGroup(group: PriceGroup, now: number) {
+    return writePriceGroup(this.db, group, now);
+  }
+
+  priceGroupOf(accountId: string) {
+    return priceGroupOf(this.db, accountId);
+  }
+
+  keyQuotas(keyIds: string[]) {
+    return readQuotas(this.db, keyIds);
+  }
+
+  setKeyQuota(keyId: string, limits: { maxTasks: number | null; maxUsdTicks: number | null }, now: number) {
+    return writeQuota(this.db, keyId, limits, now);
+  }
+
+  refund(request: { taskId: string; amountUsdTicks?: number; reason: string }, now: number) {
+    return refundTask(this.db, request, now, { entry: toEntry, plan: toPlan });
   }
 
   async entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]> {
@@ -136,34 +175,49 @@ export class SqlLedger implements Ledger {
     let q = this.db
       .selectFrom('tasks as t')
       .innerJoin('accounts as a', 'a.id', 't.account_id')
+      // At most one refund per task (the unique (task, kind) index): joining it adds no rows.
+      .leftJoin('ledger_entries as r', (join) => join.onRef('r.task_id', '=', 't.id').on('r.kind', '=', 'refund'))
       .select((eb) => [
         't.account_id',
         'a.name',
+        't.api_key_id',
         't.model',
         day.as('day'),
         eb.fn.countAll<number>().as('tasks'),
         eb.fn.sum<number>('t.result_duration_ms').as('ms'),
         eb.fn.sum<number>('t.cost_usd_ticks').as('cost'),
         eb.fn.sum<number>('t.upstream_cost_usd_ticks').as('upstream'),
+        eb.fn.sum<number>('r.amount_usd_ticks').as('refunded'),
       ])
-      .where('t.status', 'in', ['succeeded', 'expired'])
+      // What was charged or cost the operator: every succeeded task, and any other ended one that
+      // was charged (a cancel an upstream could not stop) or whose upstream cost is known.
       .where('t.cost_usd_ticks', 'is not', null)
-      .groupBy(['t.account_id', 'a.name', 't.model', day])
+      .where((eb) =>
+        eb.or([
+          eb('t.status', 'in', ['succeeded', 'expired']),
+          eb('t.cost_usd_ticks', '>', 0),
+          eb('t.upstream_cost_usd_ticks', 'is not', null),
+        ]),
+      )
+      .groupBy(['t.account_id', 'a.name', 't.api_key_id', 't.model', day])
       .orderBy(day)
       .orderBy('a.name')
-      .orderBy('t.model');
+      .orderBy('t.model')
+      .orderBy('t.api_key_id');
     if (query.accountId) q = q.where('t.account_id', '=', query.accountId);
     if (query.since !== undefined) q = q.where('t.finished_at', '>=', query.since);
     if (query.until !== undefined) q = q.where('t.finished_at', '<', query.until);
     return (await q.execute()).map((r) => ({
       accountId: r.account_id,
       accountName: r.name,
+      keyId: r.api_key_id,
       model: r.model,
       day: new Date(Number(r.day) * DAY_MS).toISOString().slice(0, 10),
       tasks: Number(r.tasks),
       seconds: Number(r.ms ?? 0) / 1000,
       costUsdTicks: Number(r.cost ?? 0),
       upstreamCostUsdTicks: Number(r.upstream ?? 0),
+      refundedUsdTicks: Number(r.refunded ?? 0),
     }));
   }
 
@@ -183,15 +237,15 @@ export class SqlLedger implements Ledger {
     const totals = new Map<string, Record<LedgerKind, number>>();
     let entries = 0;
     for (const s of sums) {
-      const t = totals.get(s.account_id) ?? { grant: 0, hold: 0, settle: 0, release: 0, adjust: 0 };
+      const t = totals.get(s.account_id) ?? noTotals();
       t[s.kind as LedgerKind] += Number(s.total);
       entries += Number(s.n);
       totals.set(s.account_id, t);
     }
     for (const plan of plans) {
-      const t = totals.get(plan.account_id) ?? { grant: 0, hold: 0, settle: 0, release: 0, adjust: 0 };
+      const t = totals.get(plan.account_id) ?? noTotals();
       totals.delete(plan.account_id);
-      const balance = t.grant + t.adjust - t.settle;
+      const balance = t.grant + t.adjust - t.settle + t.refund;
       const held = t.hold - t.settle - t.release;
       if (balance !== Number(plan.balance_usd_ticks))
         problems.push({
@@ -221,26 +275,54 @@ export class SqlLedger implements Ledger {
         'e.task_id',
         'e.account_id',
         't.status',
+        't.cost_usd_ticks',
         amount('hold').as('hold'),
         amount('settle').as('settle'),
         amount('release').as('release'),
+        amount('refund').as('refund'),
       ])
-      .groupBy(['e.task_id', 'e.account_id', 't.status'])
+      .groupBy(['e.task_id', 'e.account_id', 't.status', 't.cost_usd_ticks'])
       .execute();
     const problems: LedgerProblem[] = [];
     for (const r of rows) {
       const [hold, settle, release] = [Number(r.hold), Number(r.settle), Number(r.release)];
+      if (Number(r.refund) > settle)
+        problems.push({
+          accountId: r.account_id,
+          taskId: r.task_id ?? undefined,
+          problem: `refunded ${r.refund} of ${settle}`,
+        });
       const ended = ['succeeded', 'failed', 'canceled', 'expired'].includes(r.status);
       const closed = settle + release;
       const where = { accountId: r.account_id, taskId: r.task_id ?? undefined };
       if (ended && closed !== hold)
         problems.push({ ...where, problem: `ended ${r.status} with hold ${hold} closed by ${closed}` });
       if (!ended && closed !== 0) problems.push({ ...where, problem: `still ${r.status} but its hold was closed` });
-      if (settle > 0 && !['succeeded', 'expired'].includes(r.status))
+      // A cancel an upstream could not stop may cost what the channel's cancel_charge says: the task's own cost.
+      const cancelCharge = r.status === 'canceled' && settle === Number(r.cost_usd_ticks);
+      if (settle > 0 && !['succeeded', 'expired'].includes(r.status) && !cancelCharge)
         problems.push({ ...where, problem: `charged ${settle} but ${r.status}` });
     }
     return problems;
   }
+}
+
+function noTotals(): Record<LedgerKind, number> {
+  return { grant: 0, hold: 0, settle: 0, release: 0, adjust: 0, refund: 0 };
+}
+
+async function refuseUnmetered(db: Kysely<Database>, accountId: string): Promise<void> {
+  const plan = await db
+    .selectFrom('account_plans')
+    .select('metered')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (Number(plan?.metered) === 1) return;
+  throw new Conflict(
+    'account_unmetered',
+    'The account is unmetered, so credits would never be spent: make it metered first (PATCH `metered: true`), ' +
+      'or send `metered: true` with the grant.',
+  );
 }
 
 async function ensurePlan(db: Kysely<Database>, accountId: string, now: number): Promise<void> {
@@ -254,6 +336,9 @@ async function ensurePlan(db: Kysely<Database>, accountId: string, now: number):
       rpm_limit: null,
       max_active_tasks: null,
       updated_at: now,
+      price_group: null,
+      max_task_usd_ticks: null,
+      max_daily_usd_ticks: null,
     })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .execute();
@@ -267,10 +352,13 @@ export function toPlan(row: Selectable<AccountPlansTable>): AccountPlan {
     heldUsdTicks: Number(row.held_usd_ticks),
     rpmLimit: row.rpm_limit,
     maxActiveTasks: row.max_active_tasks,
+    priceGroup: row.price_group ?? null,
+    maxTaskUsdTicks: row.max_task_usd_ticks === null ? null : Number(row.max_task_usd_ticks),
+    maxDailyUsdTicks: row.max_daily_usd_ticks === null ? null : Number(row.max_daily_usd_ticks),
   };
 }
 
-function toEntry(row: Selectable<LedgerEntriesTable>): LedgerEntry {
+export function toEntry(row: Selectable<LedgerEntriesTable>): LedgerEntry {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -280,5 +368,6 @@ function toEntry(row: Selectable<LedgerEntriesTable>): LedgerEntry {
     reason: row.reason,
     idempotencyKey: row.idempotency_key,
     createdAt: Number(row.created_at),
+    refersTo: row.refers_to,
   };
 }

@@ -12,7 +12,10 @@ export const BILLING_USAGE: Record<string, readonly string[]> = {
     '       vidgen-server accounts set <id> [--models <id,id>|all] [--metered true|false] [--rpm <n>|none] ' +
       '[--max-active <n>|none]',
   ],
-  credits: ['usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>]'],
+  credits: [
+    'usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>] ' +
+      '[--metered true]',
+  ],
   ledger: ['usage: vidgen-server ledger verify | list [--account <id>] [--limit <n>]'],
 };
 const ALL_USAGE = Object.values(BILLING_USAGE)
@@ -31,7 +34,7 @@ const VERBS: Record<string, readonly string[]> = {
 };
 const OPTIONS: Record<string, readonly string[]> = {
   accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered'],
-  credits: ['--reason', '--idempotency-key'],
+  credits: ['--reason', '--idempotency-key', '--metered'],
   ledger: ['--account', '--limit'],
 };
 
@@ -121,6 +124,7 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
       ticks,
       option(rest, '--reason') ?? `${verb} from the command line`,
       option(rest, '--idempotency-key'),
+      option(rest, '--metered') === 'true',
     );
     io.out(JSON.stringify({ entry: result.entry, replayed: result.replayed, account: result.account }));
     return 0;

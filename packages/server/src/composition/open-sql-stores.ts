@@ -6,7 +6,6 @@ import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../store/sql/sql-file-store.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
-import { SqlRateLimits } from '../billing/rate-limits.ts';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store.ts';
 import { SqlEventLog } from '../webhooks/sql-event-log.ts';
 import { SqlChannelHealth } from '../generators/relay/sql-channel-health.ts';
@@ -16,7 +15,6 @@ export interface SqlStores {
   accounts: SqlAccountStore;
   files: SqlFileStore;
   ledger: SqlLedger;
-  rateLimits: SqlRateLimits;
   webhooks: SqlWebhookStore;
   /** Every account's events with their frozen webhook bodies (migration 0130). */
   eventLog: SqlEventLog;
@@ -36,7 +34,7 @@ export interface SqlStores {
  */
 export async function openSqlStores(
   location: string,
-  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[]; rateWindowMs?: number },
+  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[] },
 ): Promise<SqlStores> {
   const database = await openSqlDatabase(location);
   let bridge;
@@ -51,7 +49,6 @@ export async function openSqlStores(
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
     ledger: new SqlLedger(database.db),
-    rateLimits: new SqlRateLimits(database.db, options.rateWindowMs),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),
     channelHealth: new SqlChannelHealth(database.db),

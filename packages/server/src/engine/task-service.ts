@@ -60,12 +60,12 @@ export interface Submitted {
 }
 
 /**
- * Limits a create must pass before anything is written (per-key rate). Limits that must count
- * tasks atomically with the insert (active-task caps, credit holds) run in the insert's
- * transaction instead (store/sql/transition-effects.ts).
+ * A check of a submit's content made before anything is fetched, held or written (the operator's
+ * guardrails). Limits that must count tasks atomically with the insert (per-key rate, active-task
+ * caps, credit holds, quotas) run in the insert's transaction instead (store/sql/transition-effects.ts).
  */
-export interface SubmitAdmission {
-  admit(account: Account, keyId: string | undefined, now: number): Promise<void>;
+export interface SubmitCheck {
+  check(account: Account, input: { model: string; prompt: string }): Promise<void>;
 }
 
 export type ListQuery = Omit<TaskQuery, 'accountId' | 'family' | 'limit'> & { limit: number };
@@ -96,12 +96,13 @@ export class TaskService {
       videos: VideoInputs;
       events: TaskEvents;
       clock: () => number;
-      admission?: SubmitAdmission;
       /**
        * Checks a per-request callback URL as an endpoint's is checked (public addresses only),
        * throwing a 4xx for the field `callbackUrl`; without it a callback URL is refused.
        */
       checkCallbackUrl?: (url: string) => Promise<string>;
+      /** Guardrails on the prompt; absent, none. */
+      contentCheck?: SubmitCheck;
     },
   ) {
     this.positions = new LanePositions((backend) => deps.tasks.queueSnapshot(backend), deps.clock);
@@ -215,9 +216,9 @@ export class TaskService {
 
   private async create(account: Account, input: SubmitInput, idempotencyKey?: string, keyId?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
-    // A replay returned above: it is neither counted nor held again.
-    await this.deps.admission?.admit(account, keyId, this.deps.clock());
     const prompt = checkPrompt(input.prompt);
+    // A replay returned above: it is neither checked, counted nor held again.
+    await this.deps.contentCheck?.check(account, { model: model.id, prompt });
     const callbackUrl = input.callbackUrl === undefined ? undefined : await this.checkCallback(input.callbackUrl);
     // The task's time is its id's: listings since a time then walk the id index (store/sql-task-store).
     const createdAt = this.deps.clock();
@@ -241,6 +242,7 @@ export class TaskService {
         params,
         createdAt,
         idempotencyKey,
+        keyId,
       });
       this.deps.events.taskQueued(model.backend);
       return task;

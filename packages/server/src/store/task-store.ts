@@ -25,6 +25,8 @@ export interface NewTask {
   backend: string;
   params: TaskParams;
   createdAt: number;
+  /** The API key it was submitted with (per-key limits, quotas and usage). */
+  keyId?: string;
 }
 
 export interface IdempotencyClaim {

@@ -3,7 +3,7 @@ import { AccountObject, UsageQuery, UsageReport } from '@vidgen/protocol';
 import type { BillingService } from '../../billing/billing-service.ts';
 import { callerOf } from '../authenticate.ts';
 import { described, errorResponses } from '../route-schemas.ts';
-import { dayRange, toAccountObject, toUsageRows } from '../admin/billing-wire.ts';
+import { dayRange, toAccountObject, toUsageRows, usageCsv } from '../admin/billing-wire.ts';
 
 const tags = ['Account'];
 
@@ -22,20 +22,21 @@ export function registerAccountRoutes(app: FastifyInstance, deps: { billing: Bil
     async (request) => toAccountObject(await deps.billing.view(callerOf(request).account)),
   );
 
-  app.get<{ Querystring: { since?: string; until?: string } }>(
+  app.get<{ Querystring: { since?: string; until?: string; format?: string } }>(
     '/v1/usage',
     {
       schema: {
         operationId: 'getUsage',
-        summary: "The caller's settled usage by model and day",
+        summary: "The caller's settled usage by API key, model and day (`?format=csv` for CSV)",
         tags,
         querystring: UsageQuery,
         response: { 200: described(UsageReport, 'Usage rows, oldest day first'), ...errorResponses() },
       },
     },
-    async (request) => ({
-      object: 'list' as const,
-      data: toUsageRows(await deps.billing.usageOf(callerOf(request).account, dayRange(request.query)), false),
-    }),
+    async (request, reply) => {
+      const rows = await deps.billing.usageOf(callerOf(request).account, dayRange(request.query));
+      if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows, false));
+      return { object: 'list' as const, data: toUsageRows(rows, false) };
+    },
   );
 }

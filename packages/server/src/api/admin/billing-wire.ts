@@ -2,6 +2,7 @@ import type { AccountObject, LedgerEntryObject } from '@vidgen/protocol';
 import type { AccountView } from '../../billing/billing-service.ts';
 import type { LedgerEntry, UsageRow } from '../../billing/ledger.ts';
 import { InvalidRequest } from '../../errors.ts';
+import { PPM, type PriceGroup } from '../../billing/price-groups.ts';
 
 /** Wire shapes of the economics routes (`/v1/account`, `/v1/usage`, `/admin/v1/*`). */
 export function toAccountObject(view: AccountView): AccountObject {
@@ -13,7 +14,13 @@ export function toAccountObject(view: AccountView): AccountObject {
     balance_usd_ticks: view.balanceUsdTicks,
     held_usd_ticks: view.heldUsdTicks,
     available_usd_ticks: view.balanceUsdTicks - view.heldUsdTicks,
-    limits: { requests_per_minute: view.limits.requestsPerMinute, max_active_tasks: view.limits.maxActiveTasks },
+    limits: {
+      requests_per_minute: view.limits.requestsPerMinute,
+      max_active_tasks: view.limits.maxActiveTasks,
+      max_task_usd_ticks: view.limits.maxTaskUsdTicks,
+      max_daily_usd_ticks: view.limits.maxDailyUsdTicks,
+    },
+    price_group: view.priceGroup,
     created_at: Math.floor(view.createdAt / 1000),
   };
 }
@@ -28,31 +35,39 @@ export function toEntryObject(entry: LedgerEntry & { account: string }): LedgerE
     amount_usd_ticks: entry.amountUsdTicks,
     reason: entry.reason,
     idempotency_key: entry.idempotencyKey,
-    created_at: entry.createdAt,
+    refers_to: entry.refersTo,
+    created_at: Math.floor(entry.createdAt / 1000),
   };
 }
 
 export function toUsageRows(rows: UsageRow[], admin: boolean) {
   return rows.map((r) => ({
     ...(admin ? { account: r.accountName } : {}),
+    key_id: r.keyId,
     model: r.model,
     day: r.day,
     tasks: r.tasks,
     seconds: r.seconds,
     cost_in_usd_ticks: r.costUsdTicks,
-    ...(admin ? { upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks } : {}),
+    refunded_usd_ticks: r.refundedUsdTicks,
+    ...(admin ? { upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks, margin_usd_ticks: marginOf(r) } : {}),
   }));
 }
 
-export function usageCsv(rows: UsageRow[]): string {
+/** What the tasks earned over what their upstreams cost: negative where they lost money. */
+function marginOf(r: UsageRow): number {
+  return r.costUsdTicks - r.refundedUsdTicks - r.upstreamCostUsdTicks;
+}
+
+/** The report as CSV: the admin's has the account, upstream cost and margin columns too. */
+export function usageCsv(rows: UsageRow[], admin = true): string {
   const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = ['account,model,day,tasks,seconds,cost_in_usd_ticks,upstream_cost_in_usd_ticks'];
-  for (const r of rows)
-    lines.push(
-      [quote(r.accountName), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks, r.upstreamCostUsdTicks].join(
-        ',',
-      ),
-    );
+  const header = ['key_id', 'model', 'day', 'tasks', 'seconds', 'cost_in_usd_ticks', 'refunded_usd_ticks'];
+  const lines = [(admin ? ['account', ...header, 'upstream_cost_in_usd_ticks', 'margin_usd_ticks'] : header).join(',')];
+  for (const r of rows) {
+    const cells = [quote(r.keyId ?? ''), quote(r.model), r.day, r.tasks, r.seconds, r.costUsdTicks, r.refundedUsdTicks];
+    lines.push((admin ? [quote(r.accountName), ...cells, r.upstreamCostUsdTicks, marginOf(r)] : cells).join(','));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -65,4 +80,8 @@ export function dayRange(query: { since?: string; until?: string }): { since?: n
     return ms;
   };
   return { since: parse(query.since, 'since'), until: parse(query.until, 'until') };
+}
+
+export function toPriceGroupObject(group: PriceGroup) {
+  return { id: group.id, object: 'price_group' as const, ratio: group.ratioPpm / PPM, models: group.modelPrices };
 }

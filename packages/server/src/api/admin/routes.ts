@@ -8,7 +8,14 @@ import {
   CreatedApiKey,
   CreditAnswer,
   CreditBody,
+  KeyQuotaBody,
+  KeyQuotaObject,
   LedgerList,
+  PriceGroupBody,
+  PriceGroupList,
+  PriceGroupObject,
+  TaskRefundAnswer,
+  TaskRefundBody,
   LedgerQuery,
   PatchAccountBody,
   Type,
@@ -17,13 +24,14 @@ import {
   type Static,
 } from '@vidgen/protocol';
 import type { BillingService } from '../../billing/billing-service.ts';
+import type { KeyQuota } from '../../billing/key-quotas.ts';
 import type { AccountStore } from '../../store/account-store.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { idempotencyOf } from '../request-options.ts';
 import { readPage } from '../pages.ts';
 import { idParams } from '../route-schemas.ts';
-import { dayRange, toAccountObject, toEntryObject, toUsageRows, usageCsv } from './billing-wire.ts';
+import { dayRange, toAccountObject, toEntryObject, toPriceGroupObject, toUsageRows, usageCsv } from './billing-wire.ts';
 import { adminRoutes } from './admin-route.ts';
 import { registerAdminWebhookRoutes } from './webhook-routes.ts';
 import { registerAdminChannelRoutes, type ChannelAdmin } from './channel-routes.ts';
@@ -59,9 +67,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       'The account',
     ),
     async (request) => {
-      const { id, models, credits_usd_ticks: credits, limits } = request.body;
+      const { id, models, credits_usd_ticks: credits, limits, price_group: priceGroup } = request.body;
       return toAccountObject(
-        await billing.createAccount(id, { models, creditsUsdTicks: credits, ...limitsOf(limits) }),
+        await billing.createAccount(id, { models, creditsUsdTicks: credits, priceGroup, ...limitsOf(limits) }),
       );
     },
   );
@@ -91,8 +99,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       'The account',
     ),
     async (request) => {
-      const { models, metered, limits } = request.body;
-      return toAccountObject(await billing.updateAccount(request.params.id, { models, metered, ...limitsOf(limits) }));
+      const { models, metered, limits, price_group: priceGroup } = request.body;
+      return toAccountObject(
+        await billing.updateAccount(request.params.id, { models, metered, priceGroup, ...limitsOf(limits) }),
+      );
     },
   );
 
@@ -118,8 +128,31 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
         prefix: k.prefix,
         created_at: Math.floor(k.createdAt / 1000),
         revoked_at: k.revokedAt === null ? null : Math.floor(k.revokedAt / 1000),
+        quota: k.quota && toQuotaObject(k.quota),
       })),
     }),
+  );
+  app.patch<{ Params: { id: string; key_id: string }; Body: Static<typeof KeyQuotaBody> }>(
+    '/admin/v1/accounts/:id/keys/:key_id',
+    route(
+      'adminSetKeyQuota',
+      'Set a key’s quota of tasks and USD ticks (402 `key_quota_exceeded` once used up)',
+      { params: idParams('id', 'key_id'), body: KeyQuotaBody },
+      Type.Object({
+        id: Type.String(),
+        object: Type.Literal('api_key'),
+        quota: Type.Union([KeyQuotaObject, Type.Null()]),
+      }),
+      'The key’s quota',
+    ),
+    async (request) => {
+      const quota = request.body.quota;
+      const set = await billing.setKeyQuota(request.params.id, request.params.key_id, {
+        maxTasks: quota?.max_tasks ?? null,
+        maxUsdTicks: quota?.max_usd_ticks ?? null,
+      });
+      return { id: request.params.key_id, object: 'api_key' as const, quota: set && toQuotaObject(set) };
+    },
   );
   app.delete<{ Params: { id: string; key_id: string } }>(
     '/admin/v1/accounts/:id/keys/:key_id',
@@ -150,12 +183,30 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
         request.body.amount_usd_ticks,
         request.body.reason,
         idempotencyOf(request)?.key,
+        request.body.metered,
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return {
         entry: toEntryObject({ ...result.entry, account: request.params.id }),
         account: toAccountObject(result.account),
       };
+    },
+  );
+
+  app.post<ById & { Body: Static<typeof TaskRefundBody> }>(
+    '/admin/v1/tasks/:id/refund',
+    route(
+      'adminRefundTask',
+      'Refund all or part of what a task was charged (once per task; a repeat of the same refund is replayed)',
+      { params: idParams('id'), body: TaskRefundBody },
+      TaskRefundAnswer,
+      'The refund entry (it names the settle entry) and the account',
+    ),
+    async (request, reply) => {
+      const { amount_usd_ticks: amount, reason } = request.body;
+      const result = await billing.refundTask(request.params.id, amount, reason);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return { entry: toEntryObject(result.entry), account: toAccountObject(result.account) };
     },
   );
 
@@ -184,24 +235,58 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/usage',
     route(
       'adminUsage',
-      'Usage by account, model and day (`?format=csv` for CSV)',
+      'Usage by account, API key, model and day (`?format=csv` for CSV)',
       { querystring: UsageQuery },
       UsageReport,
       'Usage rows (or text/csv)',
     ),
     async (request: FastifyRequest<{ Querystring: Static<typeof UsageQuery> }>, reply) => {
       const rows = await billing.usage({ account: request.query.account, ...dayRange(request.query) });
-      if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows));
+      if (request.query.format === 'csv') return reply.type('text/csv; charset=utf-8').send(usageCsv(rows, true));
       return { object: 'list' as const, data: toUsageRows(rows, true) };
     },
+  );
+
+  app.put<ById & { Body: Static<typeof PriceGroupBody> }>(
+    '/admin/v1/price-groups/:id',
+    route(
+      'adminSetPriceGroup',
+      'Create or replace a price group (the catalog’s prices × ratio, or its own per model)',
+      { params: accountParams, body: PriceGroupBody },
+      PriceGroupObject,
+      'The price group',
+    ),
+    async (request) =>
+      toPriceGroupObject(
+        await billing.setPriceGroup(request.params.id, request.body.ratio ?? 1, request.body.models ?? {}),
+      ),
+  );
+  app.get(
+    '/admin/v1/price-groups',
+    route('adminListPriceGroups', 'Every price group', {}, PriceGroupList, 'The price groups'),
+    async () => ({ object: 'list' as const, data: (await billing.priceGroups()).map(toPriceGroupObject) }),
   );
 
   registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });
   registerAdminChannelRoutes(app, { route, channels: deps.channels });
 }
 
+function toQuotaObject(q: KeyQuota) {
+  return {
+    max_tasks: q.maxTasks,
+    max_usd_ticks: q.maxUsdTicks,
+    tasks_used: q.tasksUsed,
+    usd_ticks_used: q.usdTicksUsed,
+  };
+}
+
 function limitsOf(limits: Limits) {
-  return { requestsPerMinute: limits?.requests_per_minute, maxActiveTasks: limits?.max_active_tasks };
+  return {
+    requestsPerMinute: limits?.requests_per_minute,
+    maxActiveTasks: limits?.max_active_tasks,
+    maxTaskUsdTicks: limits?.max_task_usd_ticks,
+    maxDailyUsdTicks: limits?.max_daily_usd_ticks,
+  };
 }
 
 function pageLimit(raw: string | undefined): number {

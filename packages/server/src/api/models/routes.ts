@@ -4,6 +4,8 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { ModelEntry } from '../../catalog/model-catalog.ts';
 import { NotFound } from '../../errors.ts';
 import { pricingOf } from '../../billing/prices.ts';
+import { groupPricing, type PriceGroup } from '../../billing/price-groups.ts';
+import type { Account } from '../../store/account-store.ts';
 import { callerOf } from '../authenticate.ts';
 import type { Dialect } from '../dialects/dialect.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
@@ -40,7 +42,24 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
 }
 
 /** `GET /v1/models` lists only what the caller's account may use. */
-export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskService; dialects: readonly Dialect[] }) {
+export function registerModelRoutes(
+  app: FastifyInstance,
+  deps: {
+    tasks: TaskService;
+    dialects: readonly Dialect[];
+    /** The caller's price group: its prices are shown instead of the catalog's. */
+    prices?: { priceGroupOf(account: Account): Promise<PriceGroup | undefined> };
+  },
+) {
+  const callerModels = async (account: Account): Promise<ModelObject[]> => {
+    const models = deps.tasks.modelsFor(account).flatMap((m) => modelObjects(m, deps.dialects));
+    const group = await deps.prices?.priceGroupOf(account);
+    if (!group) return models;
+    return models.map((m) => {
+      const pricing = groupPricing(group, m.alias_of ?? m.id, m.pricing);
+      return pricing ? { ...m, pricing } : m;
+    });
+  };
   const listSchema = {
     operationId: 'listModels',
     summary: 'Models the caller may use',
@@ -52,7 +71,7 @@ export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskSer
     { schema: listSchema },
     async (request): Promise<ModelList> => ({
       object: 'list',
-      data: deps.tasks.modelsFor(callerOf(request).account).flatMap((m) => modelObjects(m, deps.dialects)),
+      data: await callerModels(callerOf(request).account),
     }),
   );
 
@@ -64,7 +83,7 @@ export function registerModelRoutes(app: FastifyInstance, deps: { tasks: TaskSer
     response: { 200: described(ModelObject, 'The model'), ...errorResponses() },
   };
   app.get<{ Params: { id: string } }>('/v1/models/:id', { schema: getSchema }, async (request) => {
-    const models = deps.tasks.modelsFor(callerOf(request).account).flatMap((m) => modelObjects(m, deps.dialects));
+    const models = await callerModels(callerOf(request).account);
     const model = models.find((m) => m.id === request.params.id);
     if (!model) throw new NotFound('model', request.params.id);
     return model;

@@ -188,9 +188,24 @@ async function attach(
   id: string,
   event: string,
 ): Promise<Attached> {
-  await save(a, { relay: 1, channel: channel.id, idempotencyKey, upstreamId: id });
+  await save(a, { relay: 1, channel: channel.id, idempotencyKey, upstreamId: id, ...unstoppable(channel) });
   a.log(event, channel);
   return { channel, id, model: channel.models[a.plan.model], idempotencyKey };
+}
+
+/**
+ * For a channel that cannot cancel, what a cancel of the task it accepted costs: kept with the
+ * upstream id, where the ledger reads it when the task is canceled (billing/ledger-effects.ts).
+ */
+export function unstoppable(channel: RelayChannelConfig): Pick<RelayCheckpoint, 'unstoppable'> {
+  if (channel.cancel && RELAY_DIALECTS[channel.dialect].cancel) return {};
+  const perSecond = channel.upstreamUsdTicksPerSecond;
+  return {
+    unstoppable: {
+      charge: channel.cancelCharge,
+      ...(perSecond !== undefined ? { upstreamUsdTicksPerSecond: perSecond } : {}),
+    },
+  };
 }
 
 async function save(a: AttachContext, state: RelayCheckpoint | null): Promise<void> {

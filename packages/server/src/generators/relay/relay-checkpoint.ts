@@ -1,4 +1,18 @@
 /**
+ * What a customer pays for a task canceled after an upstream that cannot cancel accepted it (the
+ * upstream renders and bills on): nothing (the default), a fixed fee, or the task's full price
+ * (its hold). Set per channel in the backends file (`cancel_charge`); docs/economics.md.
+ */
+export type CancelCharge = { kind: 'none' } | { kind: 'full' } | { kind: 'fee'; usdTicks: number };
+
+/** Kept with the upstream id when the channel cannot cancel: read by the ledger when the task is canceled. */
+export interface Unstoppable {
+  charge: CancelCharge;
+  /** What the channel charges the operator per output second, when configured: the cost of a render nobody follows. */
+  upstreamUsdTicksPerSecond?: number;
+}
+
+/**
  * What the relay keeps in a task's checkpoint. It is written before each create is sent (so a
  * crash mid-submit leaves "sent, outcome unknown", which the next attempt reconciles first) and
  * again with the upstream id before any waiting. It names the channel by its hash, never its URL.
@@ -22,6 +36,8 @@ export interface RelayCheckpoint {
    * attempt (after a crash before the failure was recorded) must neither follow it nor pay again.
    */
   upstreamCanceled?: true;
+  /** Present once an upstream that cannot cancel accepted the task. */
+  unstoppable?: Unstoppable;
 }
 
 export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefined {
@@ -38,5 +54,13 @@ export function parseRelayCheckpoint(state: unknown): RelayCheckpoint | undefine
     ...(cost !== undefined ? { upstreamCostUsdTicks: cost } : {}),
     ...(metrics ? { upstreamMetrics: metrics } : {}),
     ...(s.upstreamCanceled === true ? { upstreamCanceled: true as const } : {}),
+    ...(unstoppableOf(s.unstoppable) ? { unstoppable: s.unstoppable } : {}),
   };
+}
+
+function unstoppableOf(u: Unstoppable | undefined): boolean {
+  const kind = u?.charge?.kind;
+  if (!u || (kind !== 'none' && kind !== 'full' && kind !== 'fee')) return false;
+  if (kind === 'fee' && !Number.isSafeInteger((u.charge as { usdTicks: number }).usdTicks)) return false;
+  return u.upstreamUsdTicksPerSecond === undefined || Number.isSafeInteger(u.upstreamUsdTicksPerSecond);
 }

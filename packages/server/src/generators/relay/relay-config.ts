@@ -8,6 +8,7 @@ import { ASPECT_RATIOS } from '@vidgen/protocol';
 import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
 import { DEFAULT_BREAKER, type BreakerSettings, type ChannelLimits } from './channel-health.ts';
+import type { CancelCharge } from './relay-checkpoint.ts';
 
 /**
  * Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions, the
@@ -74,6 +75,10 @@ export interface RelayChannelConfig {
   /** The listing answers `?idempotency_key=` (vidgen upstreams do). */
   lookupByIdempotencyKey: boolean;
   cancel: boolean;
+  /** What a customer pays for a cancel this channel cannot pass on (`cancel_charge`; default nothing). */
+  cancelCharge: CancelCharge;
+  /** `upstream_usd_ticks_per_second`: what the channel bills per output second, for renders it does not report. */
+  upstreamUsdTicksPerSecond?: number;
   sendSeed: boolean;
   /** Family B upstreams: also send `ratio` (resellers whose providers read it); new-api itself reads `size`. */
   sendRatio: boolean;
@@ -157,6 +162,8 @@ const CHANNEL_FIELDS = [
   'size_multiple',
   'multipart',
   'edits',
+  'cancel_charge',
+  'upstream_usd_ticks_per_second',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
 const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3, openai: 5, veo: 10 };
@@ -306,6 +313,10 @@ function parseChannel(
     lookupByIdempotencyKey: bool(c.lookup_by_idempotency_key, kind.lookup, 'lookup_by_idempotency_key', fail),
     // vidgen's own OpenAI-shape DELETE removes finished videos only: it is no cancel.
     cancel: bool(c.cancel, kind.cancel && !(dialect === 'openai' && upstream === 'vidgen'), 'cancel', fail),
+    cancelCharge: cancelCharge(c.cancel_charge, fail),
+    ...(c.upstream_usd_ticks_per_second !== undefined
+      ? { upstreamUsdTicksPerSecond: ticks(c.upstream_usd_ticks_per_second, 'upstream_usd_ticks_per_second', fail) }
+      : {}),
     sendSeed: bool(c.send_seed, false, 'send_seed', fail),
     sendRatio: bool(c.send_ratio, false, 'send_ratio', fail),
     extraBody,
@@ -410,6 +421,22 @@ function unknownFields(value: Raw, known: string[], fail: Fail): void {
 function positive(value: unknown, fallback: number, name: string, fail: Fail): number {
   if (value === undefined) return fallback;
   return typeof value === 'number' && value > 0 ? value : fail(`"${name}" must be a positive number`);
+}
+
+/** `"none"` (the default), `"full"`, or `{"fee_usd_ticks": N}`. */
+function cancelCharge(value: unknown, fail: Fail): CancelCharge {
+  if (value === undefined || value === 'none') return { kind: 'none' };
+  if (value === 'full') return { kind: 'full' };
+  const fee = (value as { fee_usd_ticks?: unknown } | null)?.fee_usd_ticks;
+  if (typeof value === 'object' && value !== null && Object.keys(value).length === 1 && fee !== undefined)
+    return { kind: 'fee', usdTicks: ticks(fee, 'cancel_charge.fee_usd_ticks', fail) };
+  return fail('"cancel_charge" must be "none", "full" or {"fee_usd_ticks": <integer>}');
+}
+
+function ticks(value: unknown, name: string, fail: Fail): number {
+  return Number.isSafeInteger(value) && (value as number) >= 0
+    ? (value as number)
+    : fail(`"${name}" must be a whole number of USD ticks, at least 0`);
 }
 
 function bool(value: unknown, fallback: boolean, name: string, fail: Fail): boolean {

@@ -18,7 +18,7 @@ import {
   type Generator,
 } from '../generator.ts';
 import type { SafeFetch } from '../../security/safe-fetch.ts';
-import { attachUpstreamTask, type Attached } from './attach-upstream-task.ts';
+import { attachUpstreamTask, unstoppable, type Attached } from './attach-upstream-task.ts';
 import { downloadUpstreamVideo } from './download-upstream-video.ts';
 import { followUpstreamTask } from './follow-upstream-task.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
@@ -248,6 +248,7 @@ export class RelayGenerator implements Generator {
       upstreamId: a.id,
       upstreamCostUsdTicks: usage.costUsdTicks,
       upstreamMetrics: usage.metrics,
+      ...unstoppable(a.channel),
     };
     if (!(await checkpoint.save(state))) throw relayFailures.leaseLost();
   }

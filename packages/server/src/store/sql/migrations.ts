@@ -387,6 +387,54 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0131_task_api_key': {
+    async up(db: Kysely<any>) {
+      // The API key a task was submitted with: creates per key are counted in the insert's
+      // transaction (only accepted ones), and usage is reported per key.
+      await db.schema.alterTable('tasks').addColumn('api_key_id', 'varchar(64)').execute();
+    },
+  },
+  '0132_task_refunds': {
+    async up(db: Kysely<any>) {
+      // A `refund` entry names the `settle` entry it gives money back from, as a refund names its charge.
+      await db.schema.alterTable('ledger_entries').addColumn('refers_to', 'varchar(64)').execute();
+    },
+  },
+  '0133_key_quotas': {
+    async up(db: Kysely<any>) {
+      // Per API key quotas, checked and counted in the transaction that inserts a task. No row: no quota.
+      await db.schema
+        .createTable('key_quotas')
+        .addColumn('key_id', 'varchar(64)', (c) => c.primaryKey().references('api_keys.id'))
+        .addColumn('max_tasks', 'bigint')
+        .addColumn('max_usd_ticks', 'bigint')
+        .addColumn('tasks_used', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('usd_ticks_used', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
+  '0134_price_groups': {
+    async up(db: Kysely<any>) {
+      // Accounts in a group pay the catalog's prices × ratio (parts per million), or the group's own
+      // price per model. A task's hold fixes its price; the settlement follows from the hold.
+      await db.schema
+        .createTable('price_groups')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('ratio_ppm', 'bigint', (c) => c.notNull())
+        .addColumn('model_prices', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.alterTable('account_plans').addColumn('price_group', 'varchar(64)').execute();
+    },
+  },
+  '0135_spend_caps': {
+    async up(db: Kysely<any>) {
+      // The operator's sanity caps per account: the most one task, and one UTC day of holds, may cost.
+      await db.schema.alterTable('account_plans').addColumn('max_task_usd_ticks', 'bigint').execute();
+      await db.schema.alterTable('account_plans').addColumn('max_daily_usd_ticks', 'bigint').execute();
+    },
+  },
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

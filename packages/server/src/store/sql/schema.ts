@@ -33,6 +33,8 @@ export interface TasksTable {
   cost_usd_ticks: number | null;
   /** What a relayed task's upstream reported charging, where it says. */
   upstream_cost_usd_ticks: number | null;
+  /** The API key the task was submitted with; null for tasks made before migration 0131 or without a key. */
+  api_key_id: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -89,6 +91,19 @@ export interface AccountPlansTable {
   rpm_limit: number | null;
   max_active_tasks: number | null;
   updated_at: number;
+  /** The account's price group (migration 0134); null: the catalog's prices. */
+  price_group: string | null;
+  /** Sanity caps (migration 0135): the most one task's price, and a UTC day's holds, may be; null: none. */
+  max_task_usd_ticks: number | null;
+  max_daily_usd_ticks: number | null;
+}
+
+/** A price group: the catalog's prices × ratio_ppm / 10⁶, or `model_prices` (JSON: model id → ticks per second). */
+export interface PriceGroupsTable {
+  id: string;
+  ratio_ppm: number;
+  model_prices: string;
+  updated_at: number;
 }
 
 export interface LedgerEntriesTable {
@@ -100,6 +115,18 @@ export interface LedgerEntriesTable {
   reason: string;
   idempotency_key: string | null;
   created_at: number;
+  /** A refund: the settle entry it gives back from (migration 0132). */
+  refers_to: string | null;
+}
+
+/** An API key's quota and what it used (migration 0133; billing/key-quotas.ts). */
+export interface KeyQuotasTable {
+  key_id: string;
+  max_tasks: number | null;
+  max_usd_ticks: number | null;
+  tasks_used: number;
+  usd_ticks_used: number;
+  updated_at: number;
 }
 
 export interface RateWindowsTable {
@@ -192,6 +219,8 @@ export interface Database {
   account_plans: AccountPlansTable;
   ledger_entries: LedgerEntriesTable;
   rate_windows: RateWindowsTable;
+  key_quotas: KeyQuotasTable;
+  price_groups: PriceGroupsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   events: EventsTable;

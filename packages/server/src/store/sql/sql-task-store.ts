@@ -88,7 +88,7 @@ export class SqlTaskStore implements TaskStore {
         if (Number(bound.numUpdatedRows) !== 1)
           throw new IdempotencyKeyTaken('the Idempotency-Key is bound to another task');
       }
-      for (const effect of created) await effect.created!(trx, inserted);
+      for (const effect of created) await effect.created!(trx, inserted, task);
       return inserted;
     });
   }
@@ -125,6 +125,7 @@ export class SqlTaskStore implements TaskStore {
         backend_state: null,
         cost_usd_ticks: null,
         upstream_cost_usd_ticks: null,
+        api_key_id: task.keyId ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -36,6 +36,7 @@ export const TASK_COLUMNS = [
   'backend_state',
   'cost_usd_ticks',
   'upstream_cost_usd_ticks',
+  'api_key_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here.
 ({}) as Exclude<keyof TasksTable, (typeof TASK_COLUMNS)[number]> satisfies never;

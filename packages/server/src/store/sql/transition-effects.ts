@@ -1,5 +1,6 @@
 import type { AliasableExpression, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Task } from '../../domain/task.ts';
+import type { NewTask } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 
 /**
@@ -9,8 +10,11 @@ import type { Database, TasksTable } from './schema.ts';
  * crash leaves both written or neither.
  */
 export interface TransitionEffects {
-  /** The task row was just inserted. Throwing refuses the submit: nothing of it is written. */
-  created?(trx: Kysely<Database>, task: Task): Promise<void>;
+  /**
+   * The task row was just inserted (`request`: what the store was asked to insert, e.g. the API key).
+   * Throwing refuses the submit: nothing of it is written.
+   */
+  created?(trx: Kysely<Database>, task: Task, request: NewTask): Promise<void>;
   /**
    * Columns the statement that completes a task (to `succeeded`) sets itself, which `finished`
    * would otherwise write with a statement of its own (a second version of the row): `set` is built
