@@ -17,10 +17,11 @@ COPY packages/protocol/package.json packages/protocol/
 COPY packages/client/package.json packages/client/
 COPY packages/console/package.json packages/console/
 COPY packages/server/package.json packages/server/
-# Only the packages with install scripts the runtime needs run them (the workspaces' own `prepare`
-# builds need the sources, copied below). ffmpeg/ffprobe are the npm-shipped binaries, as outside.
+# Install scripts wait for the sources (the workspaces' `prepare` builds need them), except the one
+# that matters: better-sqlite3's addon. Its siblings' scripts only check or chmod what the packages
+# already hold (sharp's and esbuild's platform binaries, ffmpeg/ffprobe, made executable below).
 RUN npm ci --ignore-scripts --no-audit --no-fund \
- && npm rebuild better-sqlite3 sharp esbuild @ffmpeg-installer/linux-x64 @ffprobe-installer/linux-x64
+ && cd node_modules/better-sqlite3 && npm run install
 COPY tsconfig.base.json ./
 COPY packages packages
 RUN npm run build -w @vidgen/client && npm run build -w @vidgen/server \

@@ -80,11 +80,13 @@ describe('the Helm chart (deploy/helm/vidgen)', () => {
     try {
       await podman('kube', 'play', file);
       const pod = (await podman('pod', 'ps', '--filter', 'name=kubeplay-vidgen-api', '--format', '{{.Name}}')).trim();
-      const name = (
-        await podman('ps', '--filter', `pod=${pod}`, '--format', '{{.Names}}', '--filter', 'ancestor=' + IMAGE)
-      ).trim();
+      const names = (await podman('ps', '--filter', `pod=${pod}`, '--format', '{{.Names}}')).trim().split('\n');
+      const name = names.find((n) => n.endsWith('-vidgen'))!;
+      assert.ok(name, `the vidgen container of ${pod}: ${names.join(', ')}`);
+      // The pod's address on podman's bridge, which a rootful host reaches directly.
+      const infra = (await podman('pod', 'inspect', pod, '--format', '{{.InfraContainerID}}')).trim();
       const ip = (
-        await podman('inspect', name, '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}')
+        await podman('inspect', infra, '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}')
       ).trim();
       assert.match(ip, /^\d+\.\d+\.\d+\.\d+$/);
       await waitFor('/healthz of the kube play pod', 120_000, answers200(`http://${ip}:8080/healthz`));
