@@ -11,20 +11,12 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
 WORKDIR /app
-# Dependencies first, from the manifests alone, so a source change reuses this layer.
-COPY package.json package-lock.json ./
-COPY packages/protocol/package.json packages/protocol/
-COPY packages/client/package.json packages/client/
-COPY packages/console/package.json packages/console/
-COPY packages/server/package.json packages/server/
-# Install scripts wait for the sources (the workspaces' `prepare` builds need them), except the one
-# that matters: better-sqlite3's addon. Its siblings' scripts only check or chmod what the packages
-# already hold (sharp's and esbuild's platform binaries, ffmpeg/ffprobe, made executable below).
-RUN npm ci --ignore-scripts --no-audit --no-fund \
- && cd node_modules/better-sqlite3 && npm run install
-COPY tsconfig.base.json ./
+# npm ci runs every install script: better-sqlite3's addon, and the workspaces' `prepare`, which
+# builds the SDK and the server (npm runs `prepare` even under --ignore-scripts, so the sources come
+# first). Then the dev dependencies go. ffmpeg/ffprobe are the npm-shipped binaries, as outside.
+COPY package.json package-lock.json tsconfig.base.json ./
 COPY packages packages
-RUN npm run build -w @vidgen/client && npm run build -w @vidgen/server \
+RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund \
  && chmod a+rx node_modules/@ffmpeg-installer/linux-x64/ffmpeg node_modules/@ffprobe-installer/linux-x64/ffprobe
 # What runs: the server's build (TypeScript sources are bundled in it), the console's browser sources
