@@ -102,8 +102,8 @@ async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: E
 
 function printCommandHelp(name: string, io: CommandIo): void {
   if (name === 'keys') return printKeysHelp(io);
-  if (name === 'migrate') return MIGRATE_USAGE.forEach((line) => io.out(line));
-  printBillingHelp(name, io);
+  if (name !== 'migrate') return printBillingHelp(name, io);
+  for (const line of MIGRATE_USAGE) io.out(line);
 }
 
 async function serve(env: Env): Promise<void> {
