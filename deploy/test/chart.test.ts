@@ -67,10 +67,10 @@ describe('the Helm chart (deploy/helm/vidgen)', () => {
       '--set',
       `image.repository=${repository},image.tag=${tag},image.pullPolicy=Never,api.replicas=1`,
       '--set',
-      'secrets.create=true,secrets.values.VIDGEN_SIGNING_SECRET=kube-play-secret',
+      'config.VIDGEN_S3_BUCKET=',
     ]);
-    // kube play reads no Secret from a cluster: the credentials it would take are given inline
-    // (SQLite in the pod's data volume stands in for PostgreSQL here).
+    // kube play reads no Secret from a cluster: the one credential this pod needs is given inline, and
+    // SQLite and the local disk of its data volume stand in for PostgreSQL and S3.
     const docs = parseAllDocuments(rendered).map((d) => d.toJS());
     const container = docs[0].spec.template.spec.containers[0];
     container.envFrom = undefined;
