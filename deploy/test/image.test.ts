@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { NodeVidgenClient } from '../../packages/client/src/node/index.ts';
 import { resolveFfmpegBinaries } from '../../packages/server/src/media/ffmpeg-binaries.ts';
 import { probeVideo } from '../../packages/server/src/media/video-probe.ts';
-import { IMAGE, answers200, freePort, missingPodman, must, podman, run, waitFor } from './podman.ts';
+import { IMAGE, answers200, freePort, missingPodman, must, podman, removeContainers, run, waitFor } from './podman.ts';
 
 const { ffprobe } = resolveFfmpegBinaries({});
 const DEPLOY = new URL('..', import.meta.url).pathname;
@@ -22,7 +22,10 @@ describe('the vidgen image', () => {
     dir = await mkdtemp(join(tmpdir(), 'vidgen-image-'));
   });
   after(async () => {
-    if (!skip) await run('podman-compose', ['-p', project, '-f', join(dir, 'compose.single.yaml'), 'down', '-v']);
+    if (!skip) {
+      await removeContainers(project);
+      await run('podman-compose', ['-p', project, '-f', join(dir, 'compose.single.yaml'), 'down', '-v']);
+    }
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -89,3 +89,12 @@ export async function waitFor<T>(what: string, limitMs: number, check: () => Pro
 
 /** Resolves when GET `url` answers 200 (connection errors while starting are expected). */
 export const answers200 = (url: string) => async () => ((await fetch(url)).status === 200 ? true : undefined);
+
+/** Removes a compose project's containers with their anonymous volumes (`down -v` keeps those). */
+export async function removeContainers(project: string): Promise<void> {
+  const ids = (await run('podman', ['ps', '-a', '-q', '--filter', `label=io.podman.compose.project=${project}`])).stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean);
+  if (ids.length > 0) await run('podman', ['rm', '-f', '-v', ...ids]);
+}

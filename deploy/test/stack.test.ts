@@ -9,7 +9,7 @@ import { NodeVidgenClient, familyAImage } from '../../packages/client/src/node/i
 import { resolveFfmpegBinaries } from '../../packages/server/src/media/ffmpeg-binaries.ts';
 import { probeVideo } from '../../packages/server/src/media/video-probe.ts';
 import { makeImage } from '../../test/e2e/support/images.ts';
-import { IMAGE, answers200, freePort, missingPodman, must, podman, run, waitFor } from './podman.ts';
+import { IMAGE, answers200, freePort, missingPodman, must, podman, removeContainers, run, waitFor } from './podman.ts';
 
 const { ffprobe } = resolveFfmpegBinaries({});
 const DEPLOY = new URL('..', import.meta.url).pathname;
@@ -85,7 +85,10 @@ describe('the compose stack (deploy/compose.yaml)', () => {
     );
   });
   after(async () => {
-    if (!skip && dir) await run('podman-compose', ['-p', project, '-f', join(dir, 'compose.yaml'), 'down', '-v']);
+    if (!skip && dir) {
+      await removeContainers(project);
+      await run('podman-compose', ['-p', project, '-f', join(dir, 'compose.yaml'), 'down', '-v']);
+    }
     await rm(dir, { recursive: true, force: true });
   });
 
