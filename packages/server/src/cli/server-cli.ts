@@ -3,12 +3,13 @@ import type { OperatorDatabase } from '../composition/operator-tools.ts';
 import { type CommandIo, EXIT_OK, EXIT_USAGE, didYouMean, wantsHelp } from './command-args.ts';
 import { printKeysHelp, runKeysCommand } from './keys-command.ts';
 import { printBillingHelp, runBillingCommand } from './billing-command.ts';
+import { MIGRATE_USAGE, runMigrateCommand } from './migrate-command.ts';
 import { SERVER_VERSION, serverUsage } from './server-usage.ts';
 import { releaseStartupMemory } from './release-startup-memory.ts';
 
 type Env = Record<string, string | undefined>;
 
-const OPERATOR_COMMANDS = ['keys', 'accounts', 'credits', 'ledger'];
+const OPERATOR_COMMANDS = ['keys', 'accounts', 'credits', 'ledger', 'migrate'];
 const OPTIONS = ['--role', '--help', '-h', '--version'];
 
 /** What one command line asks for. */
@@ -85,10 +86,11 @@ async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: E
   }
   const { name, args } = invocation;
   // Help needs no database: asking for it must not create a data dir in the wrong place.
-  if (wantsHelp(args)) return (name === 'keys' ? printKeysHelp(io) : printBillingHelp(name, io), EXIT_OK);
+  if (wantsHelp(args)) return (printCommandHelp(name, io), EXIT_OK);
   // Loaded only here: help, version and refusals answer without loading the service's modules.
   const { operatorTools } = await import('../composition/operator-tools.ts');
   const tools = operatorTools(loadConfig(env));
+  if (name === 'migrate') return runMigrateCommand(args, tools, io);
   let opened: OperatorDatabase | undefined;
   const open = async () => (opened ??= await tools.open());
   try {
@@ -98,6 +100,12 @@ async function answer(invocation: Exclude<Invocation, { kind: 'serve' }>, env: E
   } finally {
     await opened?.close();
   }
+}
+
+function printCommandHelp(name: string, io: CommandIo): void {
+  if (name === 'keys') return printKeysHelp(io);
+  if (name !== 'migrate') return printBillingHelp(name, io);
+  for (const line of MIGRATE_USAGE) io.out(line);
 }
 
 async function serve(env: Env): Promise<void> {

@@ -9,6 +9,7 @@ const COMMANDS = [
   '       vidgen-server accounts create|list|show|set …',
   '       vidgen-server credits grant|deduct …',
   '       vidgen-server ledger verify|list …',
+  '       vidgen-server migrate                        bring the database to the latest schema and exit',
   '       vidgen-server <command> --help | help <command>',
   '       vidgen-server --version',
 ];
@@ -25,7 +26,7 @@ export function serverUsage(): string[] {
     '',
     ...COMMANDS,
     '',
-    "The operator commands (keys, accounts, credits, ledger) work on the server's database: run them",
+    "The operator commands (keys, accounts, credits, ledger, migrate) work on the server's database: run them",
     'with the same VIDGEN_DATA_DIR or VIDGEN_DATABASE_URL (and VIDGEN_MODELS_FILE) as the server.',
     '',
     'Environment (every setting comes from it):',

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { catalogModelNames, type ModelNames } from '../catalog/model-catalog.ts';
 import { openSqlDatabase } from '../store/sql/database.ts';
+import { LATEST_MIGRATION } from '../store/sql/migrations.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
 import { BillingService } from '../billing/billing-service.ts';
@@ -16,6 +17,8 @@ export interface OperatorTools {
    * refused command line writes nothing, not even an empty database in the wrong place.
    */
   open(): Promise<OperatorDatabase>;
+  /** Brings the schema up to date and closes: `vidgen-server migrate`, a deployment's migrations Job. */
+  migrate(): Promise<{ database: string; applied: readonly string[]; latest: string }>;
 }
 
 export interface OperatorDatabase {
@@ -42,11 +45,21 @@ export function operatorTools(config: Config): OperatorTools {
       return {
         accounts,
         billing: new BillingService({ accounts, ledger: new SqlLedger(database.db), clock: Date.now }),
-        database: config.databaseUrl ? withoutPassword(config.databaseUrl) : location,
+        database: describeDatabase(config),
         close: () => database.close(),
       };
     },
+    async migrate() {
+      if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
+      const database = await openSqlDatabase(databaseLocation(config));
+      await database.close();
+      return { database: describeDatabase(config), applied: database.migrated, latest: LATEST_MIGRATION };
+    },
   };
+}
+
+function describeDatabase(config: Config): string {
+  return config.databaseUrl ? withoutPassword(config.databaseUrl) : databaseLocation(config);
 }
 
 function withoutPassword(url: string): string {

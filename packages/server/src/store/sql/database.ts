@@ -11,6 +11,8 @@ export interface SqlDatabase {
   dialect: SqlDialect;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
+  /** The migrations this open applied: none when the schema was already up to date. */
+  migrated: readonly string[];
   close(): Promise<void>;
 }
 
@@ -23,14 +25,15 @@ export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
   const { db, dialect, close } = /^postgres(ql)?:\/\//.test(location)
     ? (await import('./postgres-dialect.ts')).openPostgres(location)
     : openSqlite(location);
+  let migrated: string[];
   try {
-    await migrateWhenReachable(db, Date.now() + MIGRATION_WAIT_MS);
+    migrated = await migrateWhenReachable(db, Date.now() + MIGRATION_WAIT_MS);
   } catch (err) {
     await close();
     throw err;
   }
   const ping = async () => void (await sql`select 1`.execute(db));
-  return { db, dialect, ping, close };
+  return { db, dialect, ping, migrated, close };
 }
 
 /** How long a starting process waits for an unreachable database (a restart, a failover) before giving up. */
@@ -41,7 +44,7 @@ const MIGRATION_WAIT_MS = 60_000;
  * connection is retried (each migration is its own transaction, and the migrator resumes
  * after the last one applied); a migration that fails for any other reason stops the start.
  */
-async function migrateWhenReachable(db: Kysely<Database>, until: number): Promise<void> {
+async function migrateWhenReachable(db: Kysely<Database>, until: number): Promise<string[]> {
   for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
     try {
       return await migrateToLatest(db);

@@ -437,7 +437,11 @@ const migrations: Record<string, Migration> = {
   },
 };
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+/** The newest migration's name: where a migrated database's schema stands. */
+export const LATEST_MIGRATION: string = Object.keys(migrations).sort().at(-1) as string;
+
+/** Applies the migrations a database lacks; returns their names (none when it was up to date). */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -447,4 +451,5 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
       { cause: error },
     );
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
