@@ -113,7 +113,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects });
   installDialectClaims(app, deps.dialects);
-  await registerSubmitRoutes(app, deps.dialects, { tasks: deps.tasks, uploadLimitBytes: deps.uploadLimitBytes });
+  await registerSubmitRoutes(app, deps.dialects, {
+    tasks: deps.tasks,
+    files: deps.files,
+    uploadLimitBytes: deps.uploadLimitBytes,
+  });
   for (const dialect of deps.dialects)
     registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its

@@ -10,21 +10,29 @@ const MAX_KEY_DEPTH = 3;
  * openai-node SDK sends every create as a form, nested fields as bracketed keys
  * (`input_reference[image_url]`, `video[id]`). A field is its text; a file part is a data URL
  * of its bytes, typed by their magic bytes where they are an image (the declared type is often
- * `application/octet-stream`).
+ * `application/octet-stream`), except an MP4, which is stored as an uploaded file.
  */
-export async function formBody(fields: unknown): Promise<Record<string, unknown>> {
+export async function formBody(fields: unknown, keepVideo: KeepVideo): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries((fields ?? {}) as MultipartFields)) {
     if (Array.isArray(value)) throw new InvalidRequest('invalid_multipart', `\`${key}\` may be given only once.`, key);
     if (value === undefined) continue;
-    setPath(body, pathOf(key), await valueOf(value));
+    setPath(body, pathOf(key), await valueOf(key, value, keepVideo));
   }
   return body;
 }
 
-async function valueOf(part: Multipart): Promise<unknown> {
+/** Stores a video file part as an uploaded file and returns what the body holds in its place. */
+export type KeepVideo = (field: string, filename: string, bytes: Buffer) => Promise<unknown>;
+
+/** ISO base media files name their brand in the first box: `....ftyp`. */
+const isMp4 = (bytes: Buffer) => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
+
+async function valueOf(key: string, part: Multipart, keepVideo: KeepVideo): Promise<unknown> {
   if (part.type === 'field') return part.value;
   const bytes = await part.toBuffer();
+  // A video (the source of an edit or extension) is too large for a data URL: it becomes a file.
+  if (isMp4(bytes)) return keepVideo(key, part.filename, bytes);
   const type = sniffImageType(bytes) ?? part.mimetype ?? 'application/octet-stream';
   return `data:${type};base64,${bytes.toString('base64')}`;
 }

@@ -2,6 +2,8 @@ import type { FastifyContextConfig, FastifyInstance, FastifyRequest, FastifySche
 import multipart from '@fastify/multipart';
 import { Type, type TSchema } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
+import type { FileService } from '../engine/file-service.ts';
+import { InvalidRequest } from '../errors.ts';
 import type { Dialect, SubmitRoute } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { formBody } from './form-body.ts';
@@ -11,6 +13,8 @@ import { IdempotencyHeader } from './task-routes.ts';
 
 export interface SubmitRouteDeps {
   tasks: TaskService;
+  /** Where a video sent as a file part is kept (as an upload of the account). */
+  files: FileService;
   /** Largest file part of a multipart create (an image sent as `input_reference`). */
   uploadLimitBytes: number;
 }
@@ -55,7 +59,17 @@ export async function registerSubmitRoutes(
       limits: { fileSize: deps.uploadLimitBytes, files: 2, fields: 20 },
     });
     scope.addHook('preValidation', async (request) => {
-      if (request.isMultipart()) request.body = await formBody(request.body);
+      if (!request.isMultipart()) return;
+      const accountId = callerOf(request).account.id;
+      // The OpenAI dialect's forms (the only multipart creates) name an uploaded video `{id}`.
+      request.body = await formBody(request.body, async (field, filename, bytes) => {
+        try {
+          return { id: (await deps.files.upload(accountId, { filename, bytes, purpose: 'video' })).id };
+        } catch (err) {
+          if (!(err instanceof InvalidRequest)) throw err;
+          throw new InvalidRequest(err.code, err.message.replace('`file`', `\`${field}\``), field);
+        }
+      });
     });
     for (const group of forms) registerGroup(scope, group, deps);
   });

@@ -36,7 +36,7 @@ const STATUS: Record<TaskStatus, OpenAiVideoStatus> = {
 /** What the SDKs send when `model` is left out. */
 export const DEFAULT_OPENAI_VIDEO_MODEL = 'sora-2';
 /** How long a client should wait between polls of a pending video. */
-const POLL_AFTER_MS = 2000;
+const POLL_AFTER_MS = 1000;
 
 const FIELD_NAMES: Record<string, string> = {
   aspectRatio: 'size',
