@@ -17,7 +17,7 @@ export async function formBody(fields: unknown, keepVideo: KeepVideo): Promise<R
   for (const [key, value] of Object.entries((fields ?? {}) as MultipartFields)) {
     if (Array.isArray(value)) throw new InvalidRequest('invalid_multipart', `\`${key}\` may be given only once.`, key);
     if (value === undefined) continue;
-    setPath(body, pathOf(key), await valueOf(key, value, keepVideo));
+    setPath(body, pathOf(key), await partValue(key, value, keepVideo));
   }
   return body;
 }
@@ -28,7 +28,7 @@ export type KeepVideo = (field: string, filename: string, bytes: Buffer) => Prom
 /** ISO base media files name their brand in the first box: `....ftyp`. */
 const isMp4 = (bytes: Buffer) => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
 
-async function valueOf(key: string, part: Multipart, keepVideo: KeepVideo): Promise<unknown> {
+async function partValue(key: string, part: Multipart, keepVideo: KeepVideo): Promise<unknown> {
   if (part.type === 'field') return part.value;
   const bytes = await part.toBuffer();
   // A video (the source of an edit or extension) is too large for a data URL: it becomes a file.

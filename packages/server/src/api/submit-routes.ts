@@ -94,6 +94,7 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
 
 function groupSchema(group: Served[], fallback: Served, claimed: Served[]): FastifySchema {
   const body = claimed.reduceRight<TSchema>(
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
     (otherwise, s) => ({ if: s.route.claim, then: s.route.body, else: otherwise }) as unknown as TSchema,
     fallback.route.body,
   );

@@ -14,7 +14,7 @@ export const CLAIMED_SUFFIX = '#claimed';
  * One path and method is one operation in OpenAPI, and paths that differ only in a parameter's
  * name are one path. Routes that two dialects share (the second under a dialect constraint,
  * collected at `<path>#claimed`) become one operation: the first route's id, both summaries,
- * both query parameters, and each answer as `oneOf` of the two. Other operations on the same
+ * both query parameters, and each answer as `anyOf` the two. Other operations on the same
  * path shape move to the first path, their path parameters renamed to its.
  */
 export function mergeClaimedOperations(paths: Paths): Paths {
@@ -64,7 +64,7 @@ function mergeOperation(base: Operation, other: Operation): Operation {
     for (const [type, media] of Object.entries(answer.content ?? {})) {
       const own = content[type];
       const same = own && JSON.stringify(own.schema) === JSON.stringify(media.schema);
-      content[type] = own && !same ? { schema: { oneOf: [own.schema, media.schema] } } : media;
+      content[type] = own && !same ? { schema: { anyOf: [own.schema, media.schema] } } : media;
     }
     const description =
       mine.description === answer.description ? mine.description : `${mine.description}; or ${answer.description}`;
