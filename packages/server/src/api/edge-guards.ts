@@ -22,6 +22,8 @@ export function installEdgeGuards(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // openai-python sends `Content-Type: application/json` with an empty DELETE: nothing to parse.
+    if (text === '' && request.method === 'DELETE') return done(null, undefined);
     if (jsonDepth(text) > MAX_JSON_DEPTH) {
       return done(
         new InvalidRequest('invalid_body', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'body'),
