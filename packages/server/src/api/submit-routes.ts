@@ -79,7 +79,7 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
   const fallback = group.find((s) => !s.route.claim) ?? group[0];
   const claimed = group.filter((s) => s !== fallback);
   const pick = (request: FastifyRequest): Served =>
-    claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema, 'body')) ?? fallback;
+    claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema)) ?? fallback;
   const config: FastifyContextConfig = { dialect: fallback.dialect };
   if (group.length > 1) config.dialectOf = (request) => pick(request).dialect;
   app.post(fallback.route.path, { schema: groupSchema(group, fallback, claimed), config }, async (request, reply) => {
