@@ -7,6 +7,7 @@ import { InvalidRequest } from '../errors.ts';
 import type { Dialect, SubmitRoute } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { formBody } from './form-body.ts';
+import { multipartRefusal } from './files/multipart-upload.ts';
 import { idempotencyOf, markReplay } from './request-options.ts';
 import { described, errorResponses } from './route-schemas.ts';
 import { IdempotencyHeader } from './task-routes.ts';
@@ -58,6 +59,10 @@ export async function registerSubmitRoutes(
       attachFieldsToBody: true,
       limits: { fileSize: deps.uploadLimitBytes, files: 2, fields: 20 },
     });
+    // A form the parser refuses is a 400 like any bad body (the root handler renders it).
+    scope.setErrorHandler((err: Error & { validation?: unknown }, request) => {
+      throw request.isMultipart() && !err.validation ? multipartRefusal(err) : err;
+    });
     scope.addHook('preValidation', async (request) => {
       if (!request.isMultipart()) return;
       const accountId = callerOf(request).account.id;
@@ -78,8 +83,11 @@ export async function registerSubmitRoutes(
 function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteDeps): void {
   const fallback = group.find((s) => !s.route.claim) ?? group[0];
   const claimed = group.filter((s) => s !== fallback);
-  const pick = (request: FastifyRequest): Served =>
-    claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema)) ?? fallback;
+  // Also asked by the error handler, for bodies that never parsed: then the route without a claim answers.
+  const pick = (request: FastifyRequest): Served => {
+    if (typeof request.body !== 'object' || request.body === null) return fallback;
+    return claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema)) ?? fallback;
+  };
   const config: FastifyContextConfig = { dialect: fallback.dialect };
   if (group.length > 1) config.dialectOf = (request) => pick(request).dialect;
   app.post(fallback.route.path, { schema: groupSchema(group, fallback, claimed), config }, async (request, reply) => {
