@@ -103,6 +103,20 @@ describe('the openai Node SDK against vidgen', () => {
       await client.videos.edit({ prompt: 'give it a warm colour grade', video: { id: first.id } }),
     );
     assert.equal(edit.status, 'completed', JSON.stringify(edit));
+    // The same path as JSON, as a gateway or curl sends it: the body's `video.id` makes it this
+    // dialect's; family A's body shape on the same path stays family A's.
+    const http = api(svc.url, key);
+    const json = await http.post('/v1/videos/edits', { prompt: 'make it sepia', video: { id: first.id } });
+    assert.equal(json.status, 200, JSON.stringify(json.body));
+    assert.equal(json.body.object, 'video');
+    assert.equal((await completed(json.body)).status, 'completed');
+    const familyA = await http.post('/v1/videos/edits', {
+      model: 'sora-2',
+      prompt: 'x',
+      video: { url: 'https://example.com/v.mp4' },
+    });
+    assert.equal(familyA.status, 400);
+    assert.equal(familyA.body.error.code, 'model_wrong_endpoint');
     const extended = await completed(
       await client.videos.extend({ prompt: 'the kite flies on', seconds: '4', video: { id: first.id } }),
     );
@@ -124,7 +138,7 @@ describe('the openai Node SDK against vidgen', () => {
     for await (const video of client.videos.list({ limit: 2 })) desc.push(video.id);
     const asc: string[] = [];
     for await (const video of client.videos.list({ limit: 3, order: 'asc' })) asc.push(video.id);
-    assert.equal(desc.length, 7);
+    assert.equal(desc.length, 8);
     assert.deepEqual(asc, [...desc].reverse());
     assert.equal(desc.at(-1), first.id);
     // A bare listing without the SDK's headers is family A's, as it always was.
