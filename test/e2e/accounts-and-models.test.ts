@@ -48,6 +48,8 @@ describe('accounts, keys and models', () => {
       'vx-imagine-video-extend',
       'grok-imagine-video',
       'grok-imagine-video-1.5',
+      'sora-2',
+      'sora-2-pro',
     ]);
     const a = res.body.data[1];
     assert.equal(a.object, 'model');

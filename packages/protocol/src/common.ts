@@ -4,6 +4,11 @@ import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 export const ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3'] as const;
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 export const DEFAULT_ASPECT_RATIO: AspectRatio = '16:9';
+/**
+ * Ratios a model may list beyond those: OpenAI's pro sizes 1792x1024 and 1024x1792 are 7:4 and
+ * 4:7. Not in ASPECT_RATIOS, so a model that lists no ratios does not offer them.
+ */
+export const MODEL_ASPECT_RATIOS: readonly string[] = [...ASPECT_RATIOS, '7:4', '4:7'];
 
 /** The only data-URI prefixes accepted for inline images (spec 2.4). */
 export const DATA_URI_PREFIXES = ['data:image/jpeg;base64,', 'data:image/png;base64,'] as const;

@@ -38,10 +38,10 @@ export const ContentQuery = Type.Composite([
   SignedLinkQuery,
   Type.Object({
     variant: Type.Optional(
-      StringEnum(CONTENT_VARIANTS, {
+      StringEnum(['video', ...CONTENT_VARIANTS], {
         description:
-          'Instead of the MP4: `thumbnail`, a poster frame (WebP, at most 640 px wide), or `spritesheet`, ten ' +
-          'frames spread over the video in 5×2 tiles 160 px wide (JPEG).',
+          '`video` (the default) for the MP4; instead of it: `thumbnail`, a poster frame (WebP, at most 640 px ' +
+          'wide), or `spritesheet`, ten frames spread over the video in 5×2 tiles 160 px wide (JPEG).',
       }),
     ),
   }),

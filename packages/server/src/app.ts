@@ -13,6 +13,8 @@ import { RequestLogger } from './api/request-logger.ts';
 import { frameworkRefusals, installEdgeGuards } from './api/edge-guards.ts';
 import { createAuthenticator, type Authenticate } from './api/authenticate.ts';
 import { registerTaskRoutes } from './api/task-routes.ts';
+import { registerSubmitRoutes } from './api/submit-routes.ts';
+import { installDialectClaims } from './api/dialect-claims.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
 import { registerModelRoutes } from './api/models/routes.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
@@ -110,6 +112,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signedUrlTtlSeconds: deps.signedUrlTtlSeconds,
   };
   registerModelRoutes(app, { tasks: deps.tasks, dialects: deps.dialects, prices: deps.billing });
+  installDialectClaims(app, deps.dialects);
+  await registerSubmitRoutes(app, deps.dialects, {
+    tasks: deps.tasks,
+    files: deps.files,
+    uploadLimitBytes: deps.uploadLimitBytes,
+  });
   for (const dialect of deps.dialects)
     registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its

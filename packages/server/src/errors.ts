@@ -56,6 +56,7 @@ export const API_ERROR_CODES = [
   'route_not_found',
   'video_not_ready',
   'task_not_cancelable',
+  'task_not_finished',
   'idempotency_in_flight',
   'video_expired',
   'body_too_large',

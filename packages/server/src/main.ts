@@ -7,6 +7,7 @@ import { createLogger } from './logging.ts';
 import { describeLinkBase } from './api/links.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
+import { openAiVideos } from './api/dialects/openai-videos.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
@@ -48,7 +49,7 @@ export interface RunningService {
 }
 
 /** The API dialects `npm start` serves. A test may add one: a dialect is one descriptor. */
-export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB];
+export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB, openAiVideos];
 
 /**
  * The composition root: the one place that picks implementations. Everything else receives its

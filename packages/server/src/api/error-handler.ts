@@ -12,7 +12,7 @@ type SchemaIssue = { instancePath: string; keyword: string; params: Record<strin
  */
 export function installErrorHandling(app: FastifyInstance, dialects: readonly Dialect[]): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const dialect = request.routeOptions.config.dialect;
+    const dialect = request.routeOptions.config.dialectOf?.(request) ?? request.routeOptions.config.dialect;
     const unavailable = unavailableFor(err, reply);
     const apiError = unavailable ?? inDialect(toApiError(err), request, dialect, dialects);
     if (unavailable) request.log.warn({ err }, 'storage unavailable');

@@ -5,7 +5,8 @@ import { FINISHED_STATUSES, type Task } from '../domain/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { signedContentUrl, type LinkOptions } from './links.ts';
-import { clientGone, idempotencyOf, listQueryOf, markReplay, waitMsOf } from './request-options.ts';
+import { clientGone, listQueryOf, waitMsOf } from './request-options.ts';
+import { NotFound } from '../errors.ts';
 import { described, errorResponses, idParams } from './route-schemas.ts';
 
 declare module 'fastify' {
@@ -36,19 +37,12 @@ type IdParams = { Params: Record<string, string>; Querystring: Record<string, st
 export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps: TaskRouteDeps): void {
   const config = { dialect };
   const schemas = taskRouteSchemas(dialect);
+  // Routes on paths another dialect also serves take only the requests this one claims (api/dialect-claims.ts).
+  const constraints = dialect.claims ? { dialect: dialect.family } : undefined;
+  const taskIdOf = (request: FastifyRequest<IdParams>) => wireTaskId(dialect, request.params[dialect.idField]);
   const context = (request: FastifyRequest): WireContext => ({
     signedContentUrl: (task: Task, variant?: ContentVariant) =>
       signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock(), variant),
-  });
-
-  dialect.submits.forEach((route, i) => {
-    app.post(route.path, { schema: schemas.submits[i], config }, async (request, reply) => {
-      const input = { ...route.toInput(request.body as never), family: dialect.family };
-      const caller = callerOf(request);
-      const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);
-      markReplay(reply, submitted);
-      return route.toAnswer(submitted.task);
-    });
   });
 
   // Answers to polls of finished tasks that hold no signed link, serialized once. Such an answer
@@ -57,9 +51,10 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   // as a new object, which is not in here.
   const finishedAnswers = new WeakMap<Task, string>();
   const answerPoll = (request: FastifyRequest, reply: FastifyReply, task: Task, queuePosition?: number) => {
-    const { code, retryAfterSeconds } = dialect.pollStatus(task);
+    const { code, retryAfterSeconds, headers } = dialect.pollStatus(task);
     reply.code(code);
     if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+    if (headers) reply.headers(headers);
     const remembered = finishedAnswers.get(task);
     if (remembered !== undefined) return serialized(reply, remembered);
     let linked = false;
@@ -76,31 +71,36 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
 
   // Not async: a finished task this process remembers is answered at once, without a promise
   // (most polls in a client's loop are of tasks already done).
-  app.get<IdParams>(dialect.paths.poll, { schema: schemas.poll, config }, (request, reply) => {
+  app.get<IdParams>(dialect.paths.poll, { schema: schemas.poll, config, constraints }, (request, reply) => {
     const accountId = callerOf(request).account.id;
-    const id = request.params[dialect.idField];
+    const id = taskIdOf(request);
     const waitMs = waitMsOf(request.query);
     // Tells a waiting client this server holds polls (docs/long-poll.md), so it keeps long-polling.
     if (waitMs > 0) reply.header('x-vidgen-long-poll', String(waitMs));
     const finished = deps.tasks.finishedTask(accountId, id);
-    if (finished) return answerPoll(request, reply, finished);
+    if (finished && ownTask(dialect, finished)) return answerPoll(request, reply, finished);
     return (async () => {
-      const task =
+      const task = ownedTask(
+        dialect,
         waitMs > 0
           ? await deps.tasks.waitForChange(accountId, id, waitMs, clientGone(request))
-          : await deps.tasks.get(accountId, id);
+          : await deps.tasks.get(accountId, id),
+        request.params[dialect.idField],
+      );
       return answerPoll(request, reply, task, await deps.tasks.queuePosition(task));
     })();
   });
 
-  app.post<IdParams>(dialect.paths.cancel, { schema: schemas.cancel, config }, async (request) =>
-    dialect.toWire(
-      await deps.tasks.cancel(callerOf(request).account.id, request.params[dialect.idField]),
-      context(request),
-    ),
-  );
+  app.post<IdParams>(dialect.paths.cancel, { schema: schemas.cancel, config, constraints }, async (request) => {
+    const accountId = callerOf(request).account.id;
+    if (dialect.owns)
+      ownedTask(dialect, await deps.tasks.get(accountId, taskIdOf(request)), request.params[dialect.idField]);
+    return dialect.toWire(await deps.tasks.cancel(accountId, taskIdOf(request)), context(request));
+  });
 
-  app.get<IdParams>(dialect.paths.list, { schema: schemas.list, config }, async (request) => {
+  dialect.routes?.(app, { tasks: deps.tasks, clock: deps.clock });
+  if (dialect.paths.list === undefined) return;
+  app.get<IdParams>(dialect.paths.list, { schema: schemas.list, config, constraints }, async (request) => {
     const query = listQueryOf(request.query, dialect.statusWords);
     const page = await deps.tasks.list(callerOf(request).account.id, dialect.family, query);
     const ctx = context(request);
@@ -117,7 +117,23 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   });
 }
 
-const IdempotencyHeader = Type.Object({
+/** The task id a wire id names: itself, unless the dialect maps ids (an id not its own names no task). */
+export function wireTaskId(dialect: Dialect, wireId: string): string {
+  if (!dialect.wireIds) return wireId;
+  return dialect.wireIds.toTask(wireId) ?? '';
+}
+
+function ownTask(dialect: Dialect, task: Task): boolean {
+  return dialect.owns?.(task) ?? true;
+}
+
+/** The task, if the dialect answers for it; else the 404 of an unknown id. */
+export function ownedTask(dialect: Dialect, task: Task, wireId: string): Task {
+  if (!ownTask(dialect, task)) throw new NotFound('task', wireId);
+  return task;
+}
+
+export const IdempotencyHeader = Type.Object({
   'Idempotency-Key': Type.Optional(
     Type.String({
       description:
@@ -137,23 +153,10 @@ function taskRouteSchemas(dialect: Dialect) {
   const errors = errorResponses(schemas.error);
   const tags = [dialect.tag];
   const params = idParams(idField);
-  const submits: FastifySchema[] = dialect.submits.map((route) => ({
-    operationId: route.operationId,
-    summary: route.summary,
-    description: route.description,
-    tags,
-    body: route.body,
-    headers: IdempotencyHeader,
-    response: {
-      200: described(route.answer, 'Task created (or, for a reused Idempotency-Key, the first answer again)'),
-      ...errors,
-    },
-  }));
   const pollAnswers = Object.fromEntries(
     Object.entries(ops.poll.statusCodes).map(([code, text]) => [code, described(schemas.task, text)]),
   );
   return {
-    submits,
     poll: { ...operation(ops.poll), tags, params, querystring: PollQuery, response: { ...pollAnswers, ...errors } },
     cancel: {
       ...operation(ops.cancel),
@@ -162,7 +165,7 @@ function taskRouteSchemas(dialect: Dialect) {
       response: { 200: described(schemas.task, 'The task, now canceled'), ...errors },
     },
     list: {
-      ...operation(ops.list),
+      ...operation(ops.list ?? { operationId: '', summary: '' }),
       tags,
       querystring: TaskListQuery,
       response: { 200: described(TaskList(schemas.task), 'A page of tasks'), ...errors },
@@ -170,7 +173,7 @@ function taskRouteSchemas(dialect: Dialect) {
   } satisfies Record<string, FastifySchema | FastifySchema[]>;
 }
 
-function operation({
+export function operation({
   operationId,
   summary,
   description,

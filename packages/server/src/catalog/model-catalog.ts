@@ -1,5 +1,5 @@
 import type { ApiFamily, TaskKind } from '../domain/task.ts';
-import { ASPECT_RATIOS } from '@vidgen/protocol';
+import { ASPECT_RATIOS, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
 
 /** One model as the engine sees it, after the catalog file has been checked. */
 export interface ModelEntry {
@@ -150,8 +150,7 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     fail('"reported_name" must be a non-empty string');
   const durations = parseDurations(e.durations) ?? fail('"durations" must be a list of seconds or {min, max}');
   const aspectRatios = (e.aspect_ratios as string[] | undefined) ?? [...ASPECT_RATIOS];
-  for (const r of aspectRatios)
-    if (!(ASPECT_RATIOS as readonly string[]).includes(r)) fail(`unknown aspect ratio "${r}"`);
+  for (const r of aspectRatios) if (!MODEL_ASPECT_RATIOS.includes(r)) fail(`unknown aspect ratio "${r}"`);
   const caps = (e.capabilities ?? {}) as Partial<Record<TaskKind, boolean>>;
   const capabilities = { generate: caps.generate ?? true, edit: caps.edit ?? false, extend: caps.extend ?? false };
   for (const kind of ['generate', 'edit', 'extend'] as const) {

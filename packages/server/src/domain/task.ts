@@ -19,8 +19,8 @@ export type ImageRef = { kind: 'url'; url: string } | { kind: 'file'; fileId: st
 export type VideoRef =
   | { kind: 'url'; url: string }
   | { kind: 'file'; fileId: string }
-  /** `seconds`: the source task's output length, known at submit. */
-  | { kind: 'task'; taskId: string; seconds?: number };
+  /** `seconds`, `width`, `height`: the source task's output, where known at submit. */
+  | { kind: 'task'; taskId: string; seconds?: number; width?: number; height?: number };
 
 export interface TaskParams {
   prompt: string;
@@ -74,6 +74,17 @@ export function outputSeconds(task: Pick<Task, 'kind' | 'params' | 'result'>): n
   if (task.kind === 'generate') return task.params.duration;
   const source = task.params.video?.kind === 'task' ? (task.params.video.seconds ?? 0) : 0;
   return source + task.params.duration;
+}
+
+/**
+ * Width and height of a task's video where known without probing it: a generation's are fixed
+ * at submit; an edit or extension of a task keeps its source's. Undefined otherwise.
+ */
+export function outputDimensions(task: Pick<Task, 'params'>): { width: number; height: number } | undefined {
+  const { width, height, video } = task.params;
+  if (width > 0 && height > 0) return { width, height };
+  if (video?.kind === 'task' && video.width && video.height) return { width: video.width, height: video.height };
+  return undefined;
 }
 
 export interface TaskErrorInfo {

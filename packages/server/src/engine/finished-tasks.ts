@@ -27,6 +27,11 @@ export class FinishedTasks {
     return task;
   }
 
+  /** Drops a task whose life was ended early (endNow): this process answers from the database again. */
+  forget(id: string): void {
+    this.tasks.delete(id);
+  }
+
   /** Remembers a task just read from the database, if nothing can change it before it is read again. */
   remember(task: Task, now: number): void {
     if (!isSettled(task, now)) return;

@@ -21,10 +21,11 @@ import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../s
 import type { TaskEvents } from '../domain/task-events.ts';
 import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
-import { ASPECT_RATIOS, DEFAULT_ASPECT_RATIO } from '@vidgen/protocol';
+import { DEFAULT_ASPECT_RATIO, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
 import { uuidv7 } from '../domain/ids.ts';
 import { LanePositions } from './lane-positions.ts';
 import { FinishedTasks } from './finished-tasks.ts';
+import { deleteResult } from './video-variants.ts';
 
 export type { ImageInput, VideoInput };
 
@@ -179,12 +180,28 @@ export class TaskService {
     return canceled;
   }
 
+  /**
+   * Ends a finished task's life now, as retention does at its end: its video, poster and sprite
+   * sheet are deleted, a succeeded task becomes expired, and the ledger keeps its record.
+   * Other processes that remember the task see the change once their copy's expiry comes.
+   */
+  async endNow(accountId: string, id: string): Promise<Task> {
+    const task = await this.get(accountId, id);
+    if (!FINISHED_STATUSES.includes(task.status)) {
+      throw new Conflict('task_not_finished', 'The task has not finished yet: cancel it, or wait until it ends.');
+    }
+    const ended = await this.deps.tasks.endNow(id, this.deps.clock());
+    this.finished.forget(id);
+    if (ended?.result) await deleteResult(this.deps.blobs, ended.result.blobKey);
+    return ended ?? task;
+  }
+
   /** Where a queued task stands in its lane (an estimate under fair claiming), else undefined. */
   async queuePosition(task: Task): Promise<number | undefined> {
     return task.status === 'queued' ? this.positions.positionOf(task) : undefined;
   }
 
-  /** One page of the account's tasks of one family, newest first. */
+  /** One page of the account's tasks of one family, newest first unless the query says otherwise. */
   async list(accountId: string, family: ApiFamily, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
     // Tasks keep the catalog id: an alias filters by the model it names.
     const model = query.model === undefined ? undefined : (this.deps.catalog.find(query.model)?.id ?? query.model);
@@ -382,7 +399,7 @@ function checkAspectRatio(model: ModelEntry, requested: string | undefined): str
   const ratio =
     requested ?? (model.aspectRatios.includes(DEFAULT_ASPECT_RATIO) ? DEFAULT_ASPECT_RATIO : model.aspectRatios[0]);
   const supported = model.aspectRatios.join(', ');
-  if (!(ASPECT_RATIOS as readonly string[]).includes(ratio)) {
+  if (!MODEL_ASPECT_RATIOS.includes(ratio)) {
     throw new InvalidField('aspectRatio', 'invalid_aspect_ratio', (name) => `\`${name}\` must be one of ${supported}.`);
   }
   if (!model.aspectRatios.includes(ratio)) {

@@ -78,6 +78,34 @@ export function taskStoreContract(open: () => Promise<TaskStoreFixture>) {
       for (const task of [early, late, recent]) await fx.tasks.cancel(task.id, clock);
     });
 
+    it('lists oldest first with order asc, the cursor then counting upwards', async () => {
+      const owner = (await fx.accounts.ensureAccount('ascending', null, clock)).id;
+      const at = (ms: number): NewTask => ({ ...newTask('listing', owner), id: uuidv7(ms), createdAt: ms });
+      const made = [await fx.tasks.insert(at(clock + 1)), await fx.tasks.insert(at(clock + 2))];
+      made.push(await fx.tasks.insert(at(clock + 3)));
+      const query = { accountId: owner, family: 'A', limit: 2, order: 'asc' as const };
+      const first = await fx.tasks.list(query);
+      assert.deepEqual(
+        first.map((task) => task.id),
+        [made[0].id, made[1].id],
+      );
+      const next = await fx.tasks.list({ ...query, after: made[1].id, statuses: ['queued', 'failed'] });
+      assert.deepEqual(
+        next.map((task) => task.id),
+        [made[2].id],
+      );
+      for (const task of made) await fx.tasks.cancel(task.id, clock);
+    });
+
+    it('ends a finished task now, and leaves an unfinished one alone', async () => {
+      const queued = await fx.tasks.insert(newTask('end-now'));
+      assert.equal(await fx.tasks.endNow(queued.id, clock), undefined);
+      await fx.tasks.cancel(queued.id, clock);
+      const ended = await fx.tasks.endNow(queued.id, clock + 5);
+      assert.deepEqual([ended?.status, ended?.expiresAt], ['canceled', clock + 5]);
+      assert.equal(await fx.tasks.endNow(queued.id, clock + 9), undefined);
+    });
+
     it('claims the oldest task of its lane, once, and records the attempt', async () => {
       const first = await fx.tasks.insert(newTask('b2'));
       await fx.tasks.insert(newTask('b2'));

@@ -52,6 +52,8 @@ export interface TaskQuery {
   /** Epoch milliseconds. */
   createdAfter?: number;
   idempotencyKey?: string;
+  /** By id, so by creation time; `after` is then the id the page starts past. Default newest first. */
+  order?: 'asc' | 'desc';
 }
 
 export interface ClaimRequest {
@@ -161,6 +163,12 @@ export interface TaskStore {
   leasedBy(owner: string): Promise<string[]>;
   /** Marks succeeded tasks past retention as expired and returns them so their files can be removed. */
   expireDue(now: number, limit: number): Promise<Task[]>;
+  /**
+   * Ends a finished task's life now, as retention does at its end: a succeeded task becomes
+   * expired (its files are the caller's to delete), a failed or canceled one keeps its state;
+   * both get `expiresAt = now`. Undefined when the task is not finished (or is gone already).
+   */
+  endNow(taskId: string, now: number): Promise<Task | undefined>;
 }
 
 /**

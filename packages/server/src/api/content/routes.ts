@@ -19,9 +19,12 @@ import {
 import { contentFile } from './variants.ts';
 import { ReadBuffers } from './read-buffers.ts';
 import { errorResponses, idParams, KEY_OPTIONAL } from '../route-schemas.ts';
+import type { Dialect } from '../dialects/dialect.ts';
 
 interface ContentDeps {
   tasks: TaskService;
+  /** Dialects whose wire ids are not task ids (`video_…`) name their tasks here by those ids too. */
+  dialects: readonly Dialect[];
   accounts: AccountStore;
   blobs: BlobStore;
   signer: UrlSigner;
@@ -165,11 +168,12 @@ async function authorizedTask(
   signers: ExpiringCache<string>,
 ): Promise<Task> {
   const { sig } = request.query;
+  const id = taskIdOf(deps.dialects, request.params.id);
   if (sig === undefined) {
     await deps.authenticate(request);
-    return deps.tasks.get(callerOf(request).account.id, request.params.id);
+    return deps.tasks.get(callerOf(request).account.id, id);
   }
-  const check = deps.signer.verify(request.params.id, request.query, Math.floor(deps.clock() / 1000));
+  const check = deps.signer.verify(id, request.query, Math.floor(deps.clock() / 1000));
   if (!check.ok) {
     throw check.reason === 'expired'
       ? new Forbidden('signature_expired', 'This download link has expired; poll the task again for a fresh one.')
@@ -184,5 +188,13 @@ async function authorizedTask(
     accountId = key.accountId;
     signers.set(check.keyId, accountId, now);
   }
-  return deps.tasks.get(accountId, request.params.id);
+  return deps.tasks.get(accountId, id);
+}
+
+function taskIdOf(dialects: readonly Dialect[], id: string): string {
+  for (const dialect of dialects) {
+    const taskId = dialect.wireIds?.toTask(id);
+    if (taskId !== undefined) return taskId;
+  }
+  return id;
 }

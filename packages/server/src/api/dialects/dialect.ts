@@ -1,4 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { ContentVariant, Static, TObject, TSchema } from '@vidgen/protocol';
+import type { TaskService } from '../../engine/task-service.ts';
 import type { SubmitInput } from '../../engine/task-service.ts';
 import type { Task, TaskKind, TaskStatus } from '../../domain/task.ts';
 import type { ApiError } from '../../errors.ts';
@@ -27,6 +30,27 @@ export interface SubmitRoute<Body extends TSchema = TSchema> extends Operation {
   toInput(body: Static<Body>): Omit<SubmitInput, 'family'>;
   /** The create answer, always the one the task got when it was created (replays included). */
   toAnswer(task: Task): Record<string, unknown>;
+  /**
+   * On a path another dialect's submit also serves: a schema only this dialect's bodies match.
+   * The one route then checks and maps each body as the dialect whose claim it matches
+   * (the route without a claim takes the rest).
+   */
+  claim?: TSchema;
+  /** Also accepts `multipart/form-data` (see api/form-body.ts for how a form becomes a body). */
+  multipart?: boolean;
+}
+
+/** A dialect whose wire ids are not the task ids (`video_…`): the mapping both ways. */
+export interface WireIds {
+  fromTask(taskId: string): string;
+  /** Undefined for an id that is not one of this dialect's. */
+  toTask(wireId: string): string | undefined;
+}
+
+/** What a dialect's own extra routes get to work with. */
+export interface DialectRouteDeps {
+  tasks: TaskService;
+  clock: () => number;
 }
 
 /** What a dialect needs from the request to write a task: links are signed per caller. */
@@ -49,10 +73,25 @@ export interface Dialect {
    */
   idField: string;
   submits: SubmitRoute[];
-  /** Paths; poll and cancel hold the task id as the parameter named `idField` (`/v1/videos/:request_id`). */
-  paths: { poll: string; cancel: string; list: string };
+  /**
+   * Paths; poll and cancel hold the task id as the parameter named `idField` (`/v1/videos/:request_id`).
+   * Without `list`, the dialect lists its tasks in `routes`.
+   */
+  paths: { poll: string; cancel: string; list?: string };
   /** The poll's `statusCodes` are the HTTP codes `pollStatus` answers with, each described for the document. */
-  operations: { poll: Operation & { statusCodes: Record<number, string> }; cancel: Operation; list: Operation };
+  operations: { poll: Operation & { statusCodes: Record<number, string> }; cancel: Operation; list?: Operation };
+  /** Set when the wire ids are not the task ids (then `owns` is set too). */
+  wireIds?: WireIds;
+  /** Set when the dialect answers only for some tasks (those it created, not deleted): others are 404 to it. */
+  owns?(task: Task): boolean;
+  /**
+   * For paths another dialect also serves (`GET /v1/videos/{id}`): whether this request is this
+   * dialect's, decided from its method, URL and headers before the body is read. A dialect
+   * with claims has its poll, cancel and list routes taken only by the requests it claims.
+   */
+  claims?(request: { method?: string; url?: string; headers: IncomingHttpHeaders }): boolean;
+  /** Routes beyond submit, poll, cancel and list (registered after them). */
+  routes?(app: FastifyInstance, deps: DialectRouteDeps): void;
   /** Groups the dialect's operations in the OpenAPI document. */
   tag: string;
   /**
@@ -67,7 +106,7 @@ export interface Dialect {
   fieldName(field: string, body: unknown): string;
   toWire(task: Task, ctx: WireContext, queuePosition?: number): Record<string, unknown>;
   /** HTTP status of a poll answer and, while unfinished, how long a client should wait before the next. */
-  pollStatus(task: Task): { code: number; retryAfterSeconds?: number };
+  pollStatus(task: Task): { code: number; retryAfterSeconds?: number; headers?: Record<string, string> };
   /** Seconds a client should wait when its Idempotency-Key is still in flight (409). */
   inFlightRetryAfterSeconds: number;
   errorBody(error: ApiError): Record<string, unknown>;

@@ -37,7 +37,7 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
   return { ...file, purpose };
 }
 
-function multipartRefusal(err: Error & { code?: string; statusCode?: number }): ApiError {
+export function multipartRefusal(err: Error & { code?: string; statusCode?: number }): ApiError {
   if (err instanceof ApiError) return err;
   if (err.code === 'FST_REQ_FILE_TOO_LARGE') {
     return new ApiError(

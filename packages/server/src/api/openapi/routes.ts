@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { PUBLIC } from '../route-schemas.ts';
+import { CLAIMED_SUFFIX, mergeClaimedOperations } from './shared-operations.ts';
 
 const DESCRIPTION = [
   'Asynchronous video generation in two API dialects over one task engine:',
@@ -32,6 +33,17 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: 
         },
       },
       security: [{ bearer: [] }],
+    },
+    // A route a dialect takes only for the requests it claims shares its path with another: kept
+    // apart here, then merged into that path's operation.
+    transform: ({ schema, url, route }) => ({
+      schema,
+      url: (route.constraints as { dialect?: string } | undefined)?.dialect ? `${url}${CLAIMED_SUFFIX}` : url,
+    }),
+    transformObject: (documents) => {
+      const document = (documents as { openapiObject: { paths: never } }).openapiObject;
+      mergeClaimedOperations(document.paths);
+      return document;
     },
   });
   app.get('/openapi.json', { schema: { hide: true, ...PUBLIC }, config: { public: true } }, async () => app.swagger());

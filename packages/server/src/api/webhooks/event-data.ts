@@ -52,6 +52,7 @@ export function createEventData(deps: EventDataDeps) {
       keyId === undefined
         ? `${base.replace(/\/+$/, '')}${contentPath(task.id)}${variant ? `?variant=${variant}` : ''}`
         : signedLink(base, task, keyId, deps.links, deps.clock(), variant);
-    return { id: task.id, family: dialect.family, object: dialect.toWire(task, { signedContentUrl }) };
+    const id = dialect.wireIds?.fromTask(task.id) ?? task.id;
+    return { id, family: dialect.family, object: dialect.toWire(task, { signedContentUrl }) };
   };
 }

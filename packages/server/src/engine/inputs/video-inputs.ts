@@ -11,7 +11,7 @@ import { FetchRefused } from '../../security/safe-fetch.ts';
 import { InvalidField } from '../../errors.ts';
 import type { InputVideo } from '../../generators/generator.ts';
 import { checkVideoFile, isMp4, type VideoProber } from '../../media/video-input.ts';
-import { outputSeconds, type Task, type TaskStatus, type VideoRef } from '../../domain/task.ts';
+import { outputDimensions, outputSeconds, type Task, type TaskStatus, type VideoRef } from '../../domain/task.ts';
 import { inputUrlProblem, MAX_INPUT_URL_LENGTH } from './input-url.ts';
 import { FAILURES } from '../../domain/task-failure.ts';
 
@@ -111,7 +111,7 @@ export class VideoInputs {
         (name) => `\`${name}\` '${id}' is ${NOT_DONE[source.status]}; only a done task's video can be used.`,
       );
     }
-    return { kind: 'task', taskId: source.id, seconds: outputSeconds(source) };
+    return { kind: 'task', taskId: source.id, seconds: outputSeconds(source), ...outputDimensions(source) };
   }
 
   private async acceptFile(account: Account, fileId: string, field: string): Promise<VideoRef> {

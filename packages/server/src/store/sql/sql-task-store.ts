@@ -150,7 +150,7 @@ export class SqlTaskStore implements TaskStore {
         ? pages[0]
         : pages
             .flat()
-            .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+            .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) * (q.order === 'asc' ? -1 : 1))
             .slice(0, q.limit);
     return rows.map(toTask);
   }
@@ -161,9 +161,9 @@ export class SqlTaskStore implements TaskStore {
       .selectAll()
       .where('account_id', '=', q.accountId)
       .where('family', '=', q.family)
-      .orderBy('id', 'desc')
+      .orderBy('id', q.order ?? 'desc')
       .limit(q.limit);
-    if (q.after) query = query.where('id', '<', q.after);
+    if (q.after) query = query.where('id', q.order === 'asc' ? '>' : '<', q.after);
     if (status) query = query.where('status', '=', status);
     if (q.model) query = query.where('model', '=', q.model);
     if (q.createdAfter !== undefined) {
@@ -473,6 +473,28 @@ export class SqlTaskStore implements TaskStore {
         .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );
+  }
+
+  async endNow(taskId: string, now: number): Promise<Task | undefined> {
+    const [expired] = await this.finishing((db) =>
+      db
+        .updateTable('tasks')
+        .set({ status: 'expired', expires_at: now })
+        .where('id', '=', taskId)
+        .where('status', '=', 'succeeded')
+        .$call((qb) => this.returningFinished(qb.returningAll()))
+        .execute(),
+    );
+    if (expired) return expired;
+    const row = await this.db
+      .updateTable('tasks')
+      .set({ expires_at: now })
+      .where('id', '=', taskId)
+      .where('status', 'in', ['failed', 'canceled'])
+      .where('expires_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toTask(row);
   }
 
   /**

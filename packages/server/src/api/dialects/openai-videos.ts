@@ -1,0 +1,246 @@
+import {
+  ErrorBody,
+  OpenAiVideo as OpenAiVideoSchema,
+  OpenAiVideoClaim,
+  OpenAiVideoCreateBody,
+  OpenAiVideoEditBody,
+  OpenAiVideoExtendBody,
+  type OpenAiImageReference,
+  type OpenAiVideo,
+  type OpenAiVideoStatus,
+} from '@vidgen/protocol';
+import type { ImageInput, VideoInput } from '../../engine/task-service.ts';
+import { outputDimensions, outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
+import { InvalidRequest } from '../../errors.ts';
+import { openAiErrorBody, submitRoute, type Dialect, type WireIds } from './dialect.ts';
+import { claimsOpenAiVideos } from './openai-videos-claims.ts';
+import { registerOpenAiVideoRoutes } from './openai-videos-routes.ts';
+
+/**
+ * The OpenAI Videos API (openai-node `src/resources/videos.ts`, openai-python
+ * `src/openai/resources/videos/videos.py`): `video_` ids, a `Video` object for every answer,
+ * failures as `status: "failed"` with `error`, and `openai-poll-after-ms` on pending answers.
+ * It shares `/v1/videos` with family A: ids, the listing's query and create bodies tell them
+ * apart (docs/openai-videos.md).
+ */
+
+const STATUS: Record<TaskStatus, OpenAiVideoStatus> = {
+  queued: 'queued',
+  running: 'in_progress',
+  succeeded: 'completed',
+  failed: 'failed',
+  canceled: 'failed',
+  expired: 'completed',
+};
+
+/** What the SDKs send when `model` is left out. */
+export const DEFAULT_OPENAI_VIDEO_MODEL = 'sora-2';
+/** How long a client should wait between polls of a pending video. */
+const POLL_AFTER_MS = 1000;
+
+const FIELD_NAMES: Record<string, string> = {
+  aspectRatio: 'size',
+  resolution: 'size',
+  duration: 'seconds',
+  images: 'input_reference',
+  'images[0].url': 'input_reference',
+  'images[0].fileId': 'input_reference.file_id',
+  'video.taskId': 'video.id',
+  'video.fileId': 'video.id',
+  'video.url': 'video',
+};
+
+/** `video_` and the task's UUID as 32 hex digits, the length OpenAI's own ids have. */
+export const openAiVideoIds: WireIds = {
+  fromTask: (taskId) => `video_${taskId.replaceAll('-', '')}`,
+  toTask(wireId) {
+    const hex = /^video_([0-9a-f]{32})$/.exec(wireId)?.[1];
+    if (hex === undefined) return undefined;
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  },
+};
+
+const toAnswer = (task: Task) => toOpenAiVideo(task);
+
+export const openAiVideos: Dialect = {
+  family: 'O',
+  idField: 'video_id',
+  submits: [
+    submitRoute({
+      path: '/v1/videos',
+      kind: 'generate',
+      body: OpenAiVideoCreateBody,
+      answer: OpenAiVideoSchema,
+      toAnswer,
+      multipart: true,
+      operationId: 'createVideo',
+      summary: 'OpenAI Videos: generate a video from a prompt (and a first frame)',
+      description: 'JSON or multipart (`input_reference` as a file part, or `input_reference[image_url]`).',
+      toInput: (body) => ({
+        kind: 'generate',
+        model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
+        prompt: body.prompt,
+        images: body.input_reference === undefined ? [] : [firstFrame(body.input_reference)],
+        duration: body.seconds === undefined ? undefined : secondsOf(body.seconds),
+        ...(body.size === undefined ? {} : sizeOf(body.size)),
+      }),
+    }),
+    submitRoute({
+      path: '/v1/videos/edits',
+      kind: 'edit',
+      body: OpenAiVideoEditBody,
+      answer: OpenAiVideoSchema,
+      toAnswer,
+      claim: OpenAiVideoClaim,
+      multipart: true,
+      operationId: 'editVideo',
+      summary: 'OpenAI Videos: edit a video (a body with `video.id`)',
+      toInput: (body) => ({
+        kind: 'edit',
+        model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
+        prompt: body.prompt,
+        images: [],
+        video: sourceVideo(body.video),
+      }),
+    }),
+    submitRoute({
+      path: '/v1/videos/extensions',
+      kind: 'extend',
+      body: OpenAiVideoExtendBody,
+      answer: OpenAiVideoSchema,
+      toAnswer,
+      claim: OpenAiVideoClaim,
+      multipart: true,
+      operationId: 'extendVideo',
+      summary: 'OpenAI Videos: extend a video (a body with `video.id`)',
+      toInput: (body) => ({
+        kind: 'extend',
+        model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
+        prompt: body.prompt,
+        images: [],
+        video: sourceVideo(body.video),
+        duration: secondsOf(body.seconds),
+      }),
+    }),
+  ],
+  paths: { poll: '/v1/videos/:video_id', cancel: '/v1/videos/:video_id/cancel' },
+  operations: {
+    poll: {
+      operationId: 'getVideo',
+      summary: 'OpenAI Videos: retrieve a video (`video_…` ids)',
+      statusCodes: { 200: 'The video; while queued or in_progress, poll again after `openai-poll-after-ms`' },
+    },
+    cancel: {
+      operationId: 'cancelVideo',
+      summary: 'OpenAI Videos: cancel a queued or in-progress video (it ends failed, code canceled; vidgen extension)',
+    },
+  },
+  tag: 'OpenAI Videos',
+  schemas: { task: OpenAiVideoSchema, error: ErrorBody },
+  statusWords: {
+    queued: ['queued'],
+    in_progress: ['running'],
+    completed: ['succeeded'],
+    failed: ['failed', 'canceled'],
+  },
+  fieldName: (field) => FIELD_NAMES[field] ?? field,
+  toWire: (task) => toOpenAiVideo(task),
+  pollStatus: (task) =>
+    task.status === 'queued' || task.status === 'running'
+      ? {
+          code: 200,
+          retryAfterSeconds: POLL_AFTER_MS / 1000,
+          headers: { 'openai-poll-after-ms': String(POLL_AFTER_MS) },
+        }
+      : { code: 200 },
+  inFlightRetryAfterSeconds: 1,
+  errorBody: openAiErrorBody,
+  wireIds: openAiVideoIds,
+  owns: (task) => task.family === 'O' && !isDeleted(task),
+  claims: claimsOpenAiVideos,
+  routes: (app, deps) => registerOpenAiVideoRoutes(app, openAiVideos, deps),
+};
+
+/**
+ * Deleted, or gone when its retention ended: a succeeded task is then expired, a failed one
+ * carries the time it was deleted (store `endNow`).
+ */
+export function isDeleted(task: Task): boolean {
+  return (
+    task.status === 'expired' || ((task.status === 'failed' || task.status === 'canceled') && task.expiresAt !== null)
+  );
+}
+
+const unixSeconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+
+export function toOpenAiVideo(task: Task): OpenAiVideo {
+  const done = task.status === 'succeeded';
+  const size = outputDimensions(task);
+  const source = task.params.video;
+  const body: OpenAiVideo = {
+    id: openAiVideoIds.fromTask(task.id),
+    object: 'video',
+    model: task.params.reportedModel ?? task.model,
+    status: STATUS[task.status],
+    progress: done ? 100 : Math.round(task.progress),
+    created_at: Math.floor(task.createdAt / 1000),
+    completed_at: done ? unixSeconds(task.finishedAt) : null,
+    expires_at: done ? unixSeconds(task.expiresAt) : null,
+    prompt: task.params.prompt,
+    seconds: String(Math.round(outputSeconds(task))),
+    size: size ? `${size.width}x${size.height}` : '',
+    // A remix is an edit of an earlier video with a new prompt: every edit of a video names it.
+    remixed_from_video_id:
+      task.kind === 'edit' && source?.kind === 'task' ? openAiVideoIds.fromTask(source.taskId) : null,
+    error: task.error && (task.status === 'failed' || task.status === 'canceled') ? { ...task.error } : null,
+  };
+  if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
+  return body;
+}
+
+/** `seconds` is text on this wire; whole seconds only. */
+function secondsOf(seconds: string | number): number {
+  const text = String(seconds);
+  if (!/^\d{1,4}$/.test(text))
+    throw new InvalidRequest('invalid_value', '`seconds` must be a whole number of seconds, such as "4".', 'seconds');
+  return Number(text);
+}
+
+/** `WxH` as the engine's words: the ratio in lowest terms and the short side as a resolution. */
+export function sizeOf(size: string): { aspectRatio: string; resolution: string } {
+  const match = /^([1-9]\d{1,4})x([1-9]\d{1,4})$/.exec(size);
+  if (!match)
+    throw new InvalidRequest('invalid_value', '`size` must be width x height in pixels, such as "1280x720".', 'size');
+  const [width, height] = [Number(match[1]), Number(match[2])];
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const g = gcd(width, height);
+  return { aspectRatio: `${width / g}:${height / g}`, resolution: `${Math.min(width, height)}p` };
+}
+
+/** `input_reference`: exactly one of `image_url` or `file_id`; a file part arrives as a data URL. */
+function firstFrame(reference: OpenAiImageReference | string): ImageInput {
+  if (typeof reference === 'string') return { url: reference };
+  if ((reference.image_url !== undefined) === (reference.file_id !== undefined)) {
+    throw new InvalidRequest(
+      'invalid_image',
+      '`input_reference` must have exactly one of `image_url` or `file_id`.',
+      'input_reference',
+    );
+  }
+  return reference.image_url !== undefined ? { url: reference.image_url } : { fileId: reference.file_id };
+}
+
+/** `video.id`: a `video_…` of this account, or an uploaded MP4's `file-…` id. */
+function sourceVideo(video: { id: string } | string): VideoInput {
+  if (typeof video === 'string')
+    throw new InvalidRequest(
+      'invalid_video',
+      'Upload the video with POST /v1/files and send its id as `video[id]`; a video file part is not taken here.',
+      'video',
+    );
+  const id = video.id;
+  const taskId = openAiVideoIds.toTask(id);
+  if (taskId !== undefined) return { taskId };
+  if (id.startsWith('file-')) return { fileId: id };
+  throw new InvalidRequest('invalid_video', '`video.id` must be a `video_…` id or a `file-…` id.', 'video.id');
+}

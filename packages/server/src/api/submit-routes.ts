@@ -1,0 +1,128 @@
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Type, type TSchema } from '@vidgen/protocol';
+import type { TaskService } from '../engine/task-service.ts';
+import type { FileService } from '../engine/file-service.ts';
+import { InvalidRequest } from '../errors.ts';
+import type { Dialect, SubmitRoute } from './dialects/dialect.ts';
+import { callerOf } from './authenticate.ts';
+import { formBody } from './form-body.ts';
+import { multipartRefusal } from './files/multipart-upload.ts';
+import { idempotencyOf, markReplay } from './request-options.ts';
+import { described, errorResponses } from './route-schemas.ts';
+import { IdempotencyHeader } from './task-routes.ts';
+
+export interface SubmitRouteDeps {
+  tasks: TaskService;
+  /** Where a video sent as a file part is kept (as an upload of the account). */
+  files: FileService;
+  /** Largest file part of a multipart create (an image sent as `input_reference`). */
+  uploadLimitBytes: number;
+}
+
+interface Served {
+  dialect: Dialect;
+  route: SubmitRoute;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** On a path several dialects serve: the dialect a request is for, read from its body. */
+    dialectOf?: (request: FastifyRequest) => Dialect;
+  }
+}
+
+/**
+ * The create routes of every dialect. Where two dialects create at the same path (family A's and
+ * the OpenAI dialect's `POST /v1/videos/edits`), one route serves both, and the body decides:
+ * the route whose `claim` schema it matches, else the one without a claim. The body schema is
+ * `if claim then its body else the other`, so a refusal names the fields of the body that was
+ * meant. Routes that take multipart are registered where it is parsed, and only there.
+ */
+export async function registerSubmitRoutes(
+  app: FastifyInstance,
+  dialects: readonly Dialect[],
+  deps: SubmitRouteDeps,
+): Promise<void> {
+  const byPath = new Map<string, Served[]>();
+  for (const dialect of dialects)
+    for (const route of dialect.submits)
+      byPath.set(route.path, [...(byPath.get(route.path) ?? []), { dialect, route }]);
+  const groups = [...byPath.values()];
+  const plain = groups.filter((group) => !group.some((s) => s.route.multipart));
+  const forms = groups.filter((group) => group.some((s) => s.route.multipart));
+  for (const group of plain) registerGroup(app, group, deps);
+  if (forms.length === 0) return;
+  // Multipart is parsed only here: the plugin hooks every response of its scope.
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      attachFieldsToBody: true,
+      limits: { fileSize: deps.uploadLimitBytes, files: 2, fields: 20 },
+    });
+    // A form the parser refuses is a 400 like any bad body (the root handler renders it).
+    scope.setErrorHandler((err: Error & { validation?: unknown }, request) => {
+      throw request.isMultipart() && !err.validation ? multipartRefusal(err) : err;
+    });
+    scope.addHook('preValidation', async (request) => {
+      if (!request.isMultipart()) return;
+      const accountId = callerOf(request).account.id;
+      // The OpenAI dialect's forms (the only multipart creates) name an uploaded video `{id}`.
+      request.body = await formBody(request.body, async (field, filename, bytes) => {
+        try {
+          return { id: (await deps.files.upload(accountId, { filename, bytes, purpose: 'video' })).id };
+        } catch (err) {
+          if (!(err instanceof InvalidRequest)) throw err;
+          throw new InvalidRequest(err.code, err.message.replace('`file`', `\`${field}\``), field);
+        }
+      });
+    });
+    for (const group of forms) registerGroup(scope, group, deps);
+  });
+}
+
+function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteDeps): void {
+  const fallback = group.find((s) => !s.route.claim) ?? group[0];
+  const claimed = group.filter((s) => s !== fallback);
+  // Also asked by the error handler, for bodies that never parsed: then the route without a claim answers.
+  const pick = (request: FastifyRequest): Served => {
+    if (typeof request.body !== 'object' || request.body === null) return fallback;
+    return claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema)) ?? fallback;
+  };
+  const config: FastifyContextConfig = { dialect: fallback.dialect };
+  if (group.length > 1) config.dialectOf = (request) => pick(request).dialect;
+  app.post(fallback.route.path, { schema: groupSchema(group, fallback, claimed), config }, async (request, reply) => {
+    const { dialect, route } = group.length === 1 ? fallback : pick(request);
+    const input = { ...route.toInput(request.body as never), family: dialect.family };
+    const caller = callerOf(request);
+    const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);
+    markReplay(reply, submitted);
+    return route.toAnswer(submitted.task);
+  });
+}
+
+function groupSchema(group: Served[], fallback: Served, claimed: Served[]): FastifySchema {
+  const body = claimed.reduceRight<TSchema>(
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
+    (otherwise, s) => ({ if: s.route.claim, then: s.route.body, else: otherwise }) as unknown as TSchema,
+    fallback.route.body,
+  );
+  const answers = group.map((s) => s.route.answer);
+  const tags = [...new Set(group.map((s) => s.dialect.tag))];
+  return {
+    operationId: fallback.route.operationId,
+    summary: group.map((s) => s.route.summary).join('; or '),
+    description:
+      [fallback.route.description, ...claimed.map((s) => s.route.description)].filter(Boolean).join(' ') || undefined,
+    tags,
+    body,
+    ...(group.some((s) => s.route.multipart) ? { consumes: ['application/json', 'multipart/form-data'] } : {}),
+    headers: IdempotencyHeader,
+    response: {
+      200: described(
+        answers.length === 1 ? answers[0] : Type.Union(answers),
+        'Task created (or, for a reused Idempotency-Key, the first answer again)',
+      ),
+      ...errorResponses(fallback.dialect.schemas.error),
+    },
+  };
+}
