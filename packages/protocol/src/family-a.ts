@@ -28,6 +28,12 @@ export const FamilyACreateBody = Type.Object({
     }),
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+    }),
+  ),
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
 
@@ -48,6 +54,12 @@ export const FamilyAEditBody = Type.Object({
   model: Type.String({ minLength: 1 }),
   prompt: Type.String(),
   video: FamilyAVideoInput,
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+    }),
+  ),
 });
 export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
 export const FamilyAExtensionBody = Type.Object({
@@ -55,6 +67,12 @@ export const FamilyAExtensionBody = Type.Object({
   prompt: Type.String(),
   video: FamilyAVideoInput,
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+    }),
+  ),
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
 
@@ -83,6 +101,9 @@ export const FamilyATask = Type.Object({
       duration: Type.Number(),
       thumbnail_url: Type.Optional(
         Type.String({ description: 'Absolute, signed link to the poster image (WebP); vidgen extension.' }),
+      ),
+      has_audio: Type.Optional(
+        Type.Boolean({ description: 'The video has a verified, non-silent audio track (vidgen extension).' }),
       ),
     }),
   ),

@@ -42,6 +42,13 @@ export interface TaskParams {
   reportedModel?: string;
   /** Edits and extensions: the input video. */
   video?: VideoRef;
+  /**
+   * Whether the output carries sound: what the request asked, else the model's default (always
+   * true for a model whose sound is `always`). Fixed at submit, so the output check and the price
+   * follow it; a succeeded task delivered exactly this (the check refuses anything else). Absent on
+   * tasks created before sound existed, whose outputs are not checked for it.
+   */
+  audio?: boolean;
 }
 
 export interface TaskResult {

@@ -43,6 +43,8 @@ export interface SubmitInput {
   seed?: number;
   /** Edits and extensions: the input video (`duration` is then the seconds an extension adds). */
   video?: VideoInput;
+  /** Sound asked for; absent: the model's default. */
+  audio?: boolean;
 }
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
@@ -215,11 +217,13 @@ export class TaskService {
     const createdAt = this.deps.clock();
     const id = uuidv7(createdAt);
     const names = { requestedModel: input.model, reportedModel: reportedModelName(model, input.model) };
+    const audio = checkSound(model, input.audio);
     const params = {
       ...(input.kind === 'generate'
         ? await this.generationParams(account, id, model, input, prompt)
         : await this.variantParams(account, model, input, prompt)),
       ...names,
+      audio,
     };
     try {
       const task = await this.deps.tasks.insert({
@@ -384,6 +388,27 @@ function checkResolution(model: ModelEntry, requested: string | undefined): numb
     );
   }
   return shortSideOf(requested) ?? model.shortSide;
+}
+
+/** The sound a task makes: what was asked, within what the model can do, else its default. */
+function checkSound(model: ModelEntry, requested: boolean | undefined): boolean {
+  const { mode } = model.sound;
+  if (requested === undefined) return model.sound.default;
+  if (requested && mode === 'none') {
+    throw new InvalidField(
+      'audio',
+      'unsupported_audio',
+      (name) => `Model '${model.id}' makes silent videos only: \`${name}\` must be false or left out.`,
+    );
+  }
+  if (!requested && mode === 'always') {
+    throw new InvalidField(
+      'audio',
+      'unsupported_audio',
+      (name) => `Model '${model.id}' always makes videos with sound: \`${name}\` must be true or left out.`,
+    );
+  }
+  return requested;
 }
 
 function checkDuration(model: ModelEntry, requested: number | undefined): number {

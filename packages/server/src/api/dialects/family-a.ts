@@ -14,7 +14,7 @@ import type { ImageInput } from '../../engine/task-service.ts';
 import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
-import { openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
+import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 
 const STATUS: Record<TaskStatus, FamilyAStatus> = {
   queued: 'pending',
@@ -32,6 +32,7 @@ const FIELD_NAMES: Record<string, string> = {
   'images[0].fileId': 'image.file_id',
   'video.fileId': 'video.file_id',
   'video.taskId': 'video.request_id',
+  audio: 'generate_audio',
 };
 
 const toAnswer = (task: Task) => ({ request_id: task.id });
@@ -63,6 +64,7 @@ export const familyA: Dialect = {
         aspectRatio: body.aspect_ratio,
         resolution: body.resolution,
         seed: body.seed,
+        audio: body.generate_audio,
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
@@ -80,6 +82,7 @@ export const familyA: Dialect = {
         prompt: body.prompt,
         images: [],
         video: sourceVideo(body.video),
+        audio: body.generate_audio,
       }),
     }),
     submitRoute({
@@ -97,6 +100,7 @@ export const familyA: Dialect = {
         images: [],
         video: sourceVideo(body.video),
         duration: body.duration,
+        audio: body.generate_audio,
       }),
     }),
   ],
@@ -145,6 +149,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
       url: ctx.signedContentUrl(task),
       duration: Math.round(outputSeconds(task)),
       thumbnail_url: ctx.signedContentUrl(task, 'thumbnail'),
+      ...hasAudio(task),
     };
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };

@@ -95,6 +95,7 @@ export class VideoInputs {
       durationSeconds: facts.durationSeconds,
       frames: facts.frames,
       frameRate: facts.frameRate,
+      hasAudio: facts.audioStreams > 0,
     };
   }
 
