@@ -80,6 +80,6 @@ export function tempo(ratio: number): string[] {
     steps.push('atempo=0.5');
     left /= 0.5;
   }
-  if (Math.abs(left - 1) > 1e-9) steps.push(`atempo=${left.toFixed(6)}`);
+  if (Math.abs(left - 1) > 1e-9) steps.push(`atempo=${Number(left.toFixed(6))}`);
   return steps;
 }
