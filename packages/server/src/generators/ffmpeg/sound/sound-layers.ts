@@ -263,19 +263,38 @@ function music(mix: Stereo, rnd: Random, gain: number): void {
       const l = phasor(f, rnd.next());
       const r = phasor(f + detune, rnd.next());
       const swell = phasor(lfo, rnd.next());
-      // The oscillators' state in locals: this loop runs for every voice and sample.
-      let [ls, lc, rs, rc, ss, sc] = [l.sin, l.cos, r.sin, r.cos, swell.sin, swell.cos];
+      // The oscillators' state in plain locals: this loop runs for every voice and sample.
+      let ls = l.sin;
+      let lc = l.cos;
+      let rs = r.sin;
+      let rc = r.cos;
+      let ss = swell.sin;
+      let sc = swell.cos;
+      const firstWeight = c === 0 ? 1 : -1;
+      const firstOffset = c === 0 ? 0 : 1;
       for (let i = 0; i < n; i++) {
-        [ls, lc] = [ls * l.cw + lc * l.sw, lc * l.cw - ls * l.sw];
-        [rs, rc] = [rs * r.cw + rc * r.sw, rc * r.cw - rs * r.sw];
-        [ss, sc] = [ss * swell.cw + sc * swell.sw, sc * swell.cw - ss * swell.sw];
+        const ls1 = ls * l.cw + lc * l.sw;
+        lc = lc * l.cw - ls * l.sw;
+        ls = ls1;
+        const rs1 = rs * r.cw + rc * r.sw;
+        rc = rc * r.cw - rs * r.sw;
+        rs = rs1;
+        const ss1 = ss * swell.cw + sc * swell.sw;
+        sc = sc * swell.cw - ss * swell.sw;
+        ss = ss1;
         if ((i & 4095) === 4095) {
           // Renormalised now and then, so rounding never lets an amplitude drift.
-          [ls, lc] = normalised(ls, lc);
-          [rs, rc] = normalised(rs, rc);
-          [ss, sc] = normalised(ss, sc);
+          const kl = 1 / Math.hypot(ls, lc);
+          const kr = 1 / Math.hypot(rs, rc);
+          const ks = 1 / Math.hypot(ss, sc);
+          ls *= kl;
+          lc *= kl;
+          rs *= kr;
+          rc *= kr;
+          ss *= ks;
+          sc *= ks;
         }
-        const a = (c === 0 ? first[i] : 1 - first[i]) * level * (0.75 + 0.25 * ss);
+        const a = (firstOffset + firstWeight * first[i]) * level * (0.75 + 0.25 * ss);
         // Fundamental and octave (sin 2x = 2 sin x cos x): two harmonics from one oscillator.
         mix.left[i] += a * ls * (1 + 0.6 * lc);
         mix.right[i] += a * rs * (1 + 0.6 * rc);
@@ -289,11 +308,6 @@ function music(mix: Stereo, rnd: Random, gain: number): void {
 function phasor(hz: number, phase: number) {
   const w = (2 * Math.PI * hz) / SAMPLE_RATE;
   return { sin: Math.sin(2 * Math.PI * phase), cos: Math.cos(2 * Math.PI * phase), cw: Math.cos(w), sw: Math.sin(w) };
-}
-
-function normalised(s: number, c: number): [number, number] {
-  const k = 1 / Math.hypot(s, c);
-  return [s * k, c * k];
 }
 
 export const LAYERS: Record<SoundKind, Layer> = { rain, wind, surf, fire, birds, insects, traffic, music };
