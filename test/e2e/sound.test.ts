@@ -128,6 +128,15 @@ describe('sound', () => {
     }
   });
 
+  it('the usage report splits the seconds with sound from the rest', async () => {
+    const usage = await client.get('/v1/usage');
+    assert.equal(usage.status, 200, JSON.stringify(usage.body));
+    const row = usage.body.data.find((r: any) => r.model === 'snd-a');
+    // Above: one 2 s task of snd-a with sound, two without.
+    assert.deepEqual([row.tasks, row.sound_tasks, row.seconds, row.sound_seconds], [3, 1, 6, 2]);
+    assert.equal(row.cost_in_usd_ticks, 6 * TICKS_PER_SECOND + 2 * SOUND_TICKS);
+  });
+
   it('asking a model for sound it cannot make is a 400 naming generate_audio, and writes nothing', async () => {
     const cases = [
       ['/v1/videos/generations', { model: 'mute-a', generate_audio: true, duration: 1 }],

@@ -57,6 +57,9 @@ export interface UsageRow {
   day: string;
   tasks: number;
   seconds: number;
+  /** Of those, the tasks and seconds whose verified output has sound (priced with its surcharge). */
+  soundTasks: number;
+  soundSeconds: number;
   costUsdTicks: number;
   upstreamCostUsdTicks: number;
 }
