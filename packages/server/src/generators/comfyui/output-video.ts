@@ -110,7 +110,7 @@ function reencodeArgs(source: string, out: string, target: VideoTarget, preset: 
     ...['-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', '-i', source],
     ...['-map', '0:v:0', '-vf', filter, ...sound, '-sn', '-dn'],
     ...['-c:v', 'libx264', '-preset', preset, '-crf', '23'],
-    ...['-maxrate', String(maxrate), '-bufsize', String(2 * maxrate), '-pix_fmt', 'yuv420p'],
+    ...['-maxrate', String(maxrate), '-bufsize', String(maxrate), '-pix_fmt', 'yuv420p'],
     ...['-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv'],
     ...['-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', out],
   ];
