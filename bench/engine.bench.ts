@@ -56,7 +56,8 @@ const model: ModelEntry = {
   fps: 24,
   ownedBy: 'bench',
   created: 0,
-  price: { usdTicksPerSecond: 1000, byResolution: {} },
+  price: { usdTicksPerSecond: 1000, byResolution: {}, soundUsdTicksPerSecond: 0 },
+  sound: { mode: 'none', default: false },
 };
 const effects = [
   ledgerEffects({ find: (id) => (id === 'm' ? model : undefined) }, Date.now),

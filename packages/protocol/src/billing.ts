@@ -53,6 +53,8 @@ export const UsageRowObject = Type.Object({
   day: Type.String({ description: 'UTC day the tasks ended, YYYY-MM-DD.' }),
   tasks: Type.Integer(),
   seconds: Type.Number(),
+  sound_tasks: Type.Integer({ description: 'Of `tasks`, those whose verified output has sound.' }),
+  sound_seconds: Type.Number({ description: 'Of `seconds`, those with sound (priced with the sound surcharge).' }),
   cost_in_usd_ticks: Ticks(),
   refunded_usd_ticks: Ticks('Given back by the operator (task refunds).'),
   upstream_cost_in_usd_ticks: Type.Optional(

@@ -30,6 +30,12 @@ export const FamilyACreateBody = Type.Object({
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+    }),
+  ),
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
 
@@ -52,6 +58,12 @@ export const FamilyAEditBody = Type.Object({
   prompt: Type.String(),
   video: FamilyAVideoInput,
   ...CallbackFields,
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+    }),
+  ),
 });
 export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
 export const FamilyAExtensionBody = Type.Object({
@@ -60,6 +72,12 @@ export const FamilyAExtensionBody = Type.Object({
   video: FamilyAVideoInput,
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
   ...CallbackFields,
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+    }),
+  ),
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
 
@@ -88,6 +106,9 @@ export const FamilyATask = Type.Object({
       duration: Type.Number(),
       thumbnail_url: Type.Optional(
         Type.String({ description: 'Absolute, signed link to the poster image (WebP); vidgen extension.' }),
+      ),
+      has_audio: Type.Optional(
+        Type.Boolean({ description: 'The video has a verified, non-silent audio track (vidgen extension).' }),
       ),
     }),
   ),

@@ -11,6 +11,12 @@ export const FamilyBCreateBody = Type.Object({
   ratio: Type.Optional(Type.String()),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
+  generate_audio: Type.Optional(
+    Type.Boolean({
+      description:
+        "vidgen extension (new-api passes unknown fields through): true for a video with sound, false for a silent one; default: the model's own.",
+    }),
+  ),
 });
 export type FamilyBCreateBody = Static<typeof FamilyBCreateBody>;
 
@@ -42,6 +48,9 @@ export const FamilyBTask = Type.Object({
     }),
   ),
   result_url: Type.Optional(Type.String({ description: 'Relative path of the video; fetch it with the API key.' })),
+  has_audio: Type.Optional(
+    Type.Boolean({ description: 'vidgen extension: the video has a verified, non-silent audio track.' }),
+  ),
   expired: Type.Optional(
     Type.Literal(true, {
       description:

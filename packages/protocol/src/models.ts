@@ -1,10 +1,27 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './common.ts';
 
 export const ModelCapabilities = Type.Object({
   generate: Type.Boolean(),
   edit: Type.Boolean(),
   extend: Type.Boolean(),
 });
+
+export const SOUND_MODES = ['none', 'optional', 'always'] as const;
+export const ModelSound = Type.Object(
+  {
+    mode: StringEnum(SOUND_MODES),
+    default: Type.Optional(
+      Type.Boolean({ description: 'For `optional`: what a request without `generate_audio` gets.' }),
+    ),
+  },
+  {
+    description:
+      'Whether the videos carry sound: `none` (`generate_audio: true` is refused), `always` (`generate_audio: ' +
+      'false` is refused) or `optional`.',
+  },
+);
+export type ModelSound = Static<typeof ModelSound>;
 
 /** One entry of `GET /v1/models`: the OpenAI list shape plus what the model can do. */
 export const ModelObject = Type.Object({
@@ -23,11 +40,18 @@ export const ModelObject = Type.Object({
   requires_image: Type.Boolean(),
   capabilities: ModelCapabilities,
   aliases: Type.Array(Type.String()),
+  sound: ModelSound,
   pricing: Type.Optional(
     Type.Object(
       {
         usd_ticks_per_second: Type.Integer({ minimum: 0 }),
         by_resolution: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }))),
+        sound_usd_ticks_per_second: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            description: 'Added per output second when the verified output has sound (`generate_audio`).',
+          }),
+        ),
       },
       {
         description:

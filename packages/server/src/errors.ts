@@ -42,6 +42,7 @@ export const API_ERROR_CODES = [
   'unsupported_aspect_ratio',
   'unsupported_duration',
   'unsupported_resolution',
+  'unsupported_audio',
   'invalid_variant',
   'variant_not_found',
   'invalid_file',

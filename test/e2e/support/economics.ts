@@ -69,10 +69,11 @@ export interface EconomicsService {
 export async function startEconomicsService(
   databaseUrl?: string,
   env: Record<string, string> = {},
+  models: unknown = PRICED_MODELS,
 ): Promise<EconomicsService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-econ-'));
   const modelsFile = join(dataDir, 'models.json');
-  await writeFile(modelsFile, JSON.stringify(PRICED_MODELS));
+  await writeFile(modelsFile, JSON.stringify(models));
   const config = loadConfig({
     VIDGEN_DATA_DIR: dataDir,
     PORT: '0',

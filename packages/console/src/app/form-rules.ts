@@ -20,6 +20,8 @@ export interface FormValues {
   imageFiles: File[];
   /** Optional; a whole number from 0 to 2³²−1. */
   seed?: number;
+  /** `generate_audio`, for models whose sound is optional; absent: the model's default. */
+  sound?: boolean;
 }
 
 /** Field id → message. */

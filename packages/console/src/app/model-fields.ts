@@ -13,9 +13,17 @@ const ACCEPT = ACCEPTED_IMAGE_TYPES.join(',');
 /** The fields that depend on the model: family A's first frame and duration, family B's references. */
 export function modelFields(model: ModelObject, previousRatio?: string): HTMLElement[] {
   const ratio = ratioField(model, previousRatio);
+  const sound = soundField(model);
   if (model.family === 'A')
-    return [firstFrameFields(model), h('div', { class: 'field-row' }, durationField(model), ratio, seedField())];
-  return [referenceFields(model), h('div', { class: 'field-row' }, ratio, seedField())];
+    return [firstFrameFields(model), h('div', { class: 'field-row' }, durationField(model), ratio, seedField(), sound)];
+  return [referenceFields(model), h('div', { class: 'field-row' }, ratio, seedField(), sound)];
+}
+
+/** A "Sound" box where the model lets the request choose, ticked as its default; nothing otherwise. */
+function soundField(model: ModelObject): HTMLElement | string {
+  if (model.sound?.mode !== 'optional') return '';
+  const box = h('input', { id: 'sound', name: 'sound', type: 'checkbox', checked: model.sound.default === true });
+  return h('div', { class: 'field' }, h('label', { for: 'sound' }, box, ' Sound'));
 }
 
 /** Reads the current controls; ids are those the fields above create. */
@@ -24,7 +32,13 @@ export function readValues(model: ModelObject, form: HTMLFormElement): FormValue
     form.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(`#${id}`)?.value ?? '';
   const files = (id: string) => [...(form.querySelector<HTMLInputElement>(`#${id}`)?.files ?? [])];
   const seed = value('seed').trim();
-  const base = { prompt: value('prompt'), ratio: value('aspect-ratio'), seed: seed === '' ? undefined : Number(seed) };
+  const box = form.querySelector<HTMLInputElement>('#sound');
+  const base = {
+    prompt: value('prompt'),
+    ratio: value('aspect-ratio'),
+    seed: seed === '' ? undefined : Number(seed),
+    ...(box ? { sound: box.checked } : {}),
+  };
   if (model.family === 'A') {
     const url = value('first-frame-url').trim();
     const raw = value('duration').trim();

@@ -18,6 +18,7 @@ export async function submitGeneration(client: VidgenClient, model: ModelObject,
       duration: v.duration ?? 5,
       aspect_ratio: v.ratio,
       seed: v.seed,
+      ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
     });
     const pending: FamilyATask = { request_id, status: 'pending', model: model.id, progress: 0 };
     return toTaskItem('A', pending);
@@ -29,6 +30,7 @@ export async function submitGeneration(client: VidgenClient, model: ModelObject,
     prompt,
     ratio: v.ratio,
     seed: v.seed,
+    ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
     ...images,
   });
   const queued: FamilyBTaskObject = {

@@ -78,6 +78,9 @@ export interface UsageRow {
   day: string;
   tasks: number;
   seconds: number;
+  /** Of those, the tasks and seconds whose verified output has sound (priced with its surcharge). */
+  soundTasks: number;
+  soundSeconds: number;
   costUsdTicks: number;
   upstreamCostUsdTicks: number;
   /** Refunded by the operator (refund entries of these tasks). */

@@ -1,11 +1,26 @@
 import type { ModelEntry } from '../catalog/model-catalog.ts';
 import type { Task } from '../domain/task.ts';
 
-/** Ticks per output second of this model at this output short side (the catalog's price, or 0 when it has none). */
-export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number): number {
+/**
+ * Ticks per output second of this model at this output short side (the catalog's price, or 0 when
+ * it has none), plus the sound price when the output carries sound.
+ */
+export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number, sound = false): number {
   const price = model?.price;
   if (!price) return 0;
-  return (shortSide ? price.byResolution[`${shortSide}p`] : undefined) ?? price.usdTicksPerSecond;
+  const picture = (shortSide ? price.byResolution[`${shortSide}p`] : undefined) ?? price.usdTicksPerSecond;
+  return picture + (sound ? price.soundUsdTicksPerSecond : 0);
+}
+
+/**
+ * The sound part of a price: what `chargeTicks` adds for the seconds it charges. A succeeded task
+ * delivered exactly the sound its params ask for (the output check refuses anything else), so the
+ * asked sound is the verified sound here (docs/architecture.md, invariant 3).
+ */
+export function soundTicks(model: ModelEntry | undefined, task: Pick<Task, 'params' | 'result'>): number {
+  const measured = task.result?.durationSeconds;
+  if (!model?.price || !task.params.audio || measured === undefined) return 0;
+  return model.price.soundUsdTicksPerSecond * Math.max(1, Math.round(measured));
 }
 
 /**
@@ -20,7 +35,7 @@ export function holdTicks(
   perSecond?: (catalogTicks: number) => number,
 ): number {
   if (!model) return 0;
-  const catalogTicks = perSecondTicks(model, shortSideOf(task.params));
+  const catalogTicks = perSecondTicks(model, shortSideOf(task.params), task.params.audio === true);
   return (perSecond ? perSecond(catalogTicks) : catalogTicks) * heldSeconds(model, task);
 }
 
@@ -63,18 +78,23 @@ export function chargeTicks(
   const measured = task.result?.durationSeconds;
   if (!model || measured === undefined) return held;
   const seconds = Math.max(1, Math.round(measured));
-  return Math.min(held, perSecondTicks(model, shortSideOf(task.params)) * seconds);
+  return Math.min(held, perSecondTicks(model, shortSideOf(task.params), task.params.audio === true) * seconds);
 }
 
 /** Unit price shown in `/v1/models`. */
 export function pricingOf(
   model: ModelEntry,
-): { usd_ticks_per_second: number; by_resolution?: Record<string, number> } | undefined {
+):
+  | { usd_ticks_per_second: number; by_resolution?: Record<string, number>; sound_usd_ticks_per_second?: number }
+  | undefined {
   if (!model.price) return undefined;
   const byResolution = model.price.byResolution;
-  return Object.keys(byResolution).length
-    ? { usd_ticks_per_second: model.price.usdTicksPerSecond, by_resolution: { ...byResolution } }
-    : { usd_ticks_per_second: model.price.usdTicksPerSecond };
+  const sound = model.price.soundUsdTicksPerSecond;
+  return {
+    usd_ticks_per_second: model.price.usdTicksPerSecond,
+    ...(Object.keys(byResolution).length ? { by_resolution: { ...byResolution } } : {}),
+    ...(sound > 0 ? { sound_usd_ticks_per_second: sound } : {}),
+  };
 }
 
 function shortSideOf(params: Task['params']): number | undefined {

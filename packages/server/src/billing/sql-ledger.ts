@@ -185,6 +185,10 @@ export class SqlLedger implements Ledger {
         day.as('day'),
         eb.fn.countAll<number>().as('tasks'),
         eb.fn.sum<number>('t.result_duration_ms').as('ms'),
+        // A task's sound is in its params, written by JSON.stringify: `"audio":true` can only be
+        // that key (a quote inside a string value is escaped), in SQLite and PostgreSQL alike.
+        sql<number>`SUM(CASE WHEN t.params LIKE '%"audio":true%' THEN 1 ELSE 0 END)`.as('sound_tasks'),
+        sql<number>`SUM(CASE WHEN t.params LIKE '%"audio":true%' THEN t.result_duration_ms ELSE 0 END)`.as('sound_ms'),
         eb.fn.sum<number>('t.cost_usd_ticks').as('cost'),
         eb.fn.sum<number>('t.upstream_cost_usd_ticks').as('upstream'),
         eb.fn.sum<number>('r.amount_usd_ticks').as('refunded'),
@@ -215,6 +219,8 @@ export class SqlLedger implements Ledger {
       day: new Date(Number(r.day) * DAY_MS).toISOString().slice(0, 10),
       tasks: Number(r.tasks),
       seconds: Number(r.ms ?? 0) / 1000,
+      soundTasks: Number(r.sound_tasks ?? 0),
+      soundSeconds: Number(r.sound_ms ?? 0) / 1000,
       costUsdTicks: Number(r.cost ?? 0),
       upstreamCostUsdTicks: Number(r.upstream ?? 0),
       refundedUsdTicks: Number(r.refunded ?? 0),

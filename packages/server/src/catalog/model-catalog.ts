@@ -27,6 +27,18 @@ export interface ModelEntry {
   created: number;
   /** What an output second costs; null for a model without a price (free). */
   price: ModelPrice | null;
+  /** Whether the model's videos carry sound (docs/models.md). */
+  sound: ModelSound;
+}
+
+/**
+ * `none`: silent videos only; `always`: every video has sound (Sora 2, Veo 3); `optional`: the
+ * request chooses, and `default` is what a request that does not say gets.
+ */
+export type SoundMode = 'none' | 'optional' | 'always';
+export interface ModelSound {
+  mode: SoundMode;
+  default: boolean;
 }
 
 /** Integer USD ticks (10⁻¹⁰ USD) per output second (invariant 7, docs/architecture.md: sums stay exact). */
@@ -34,6 +46,8 @@ export interface ModelPrice {
   usdTicksPerSecond: number;
   /** Overrides by output resolution ("1080p"), for models whose output size varies. */
   byResolution: Record<string, number>;
+  /** Added per output second when the verified output has sound (fal prices Veo 3.1's sound this way). */
+  soundUsdTicksPerSecond: number;
 }
 
 export interface ModelCatalog {
@@ -173,7 +187,20 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     ownedBy: typeof e.owned_by === 'string' ? e.owned_by : 'vidgen',
     created: typeof e.created === 'number' ? e.created : 1767225600,
     price: e.price === undefined ? null : parsePrice(e.price, fail),
+    sound: parseSound(e.sound, fail),
   };
+}
+
+/**
+ * `"none"` (the default: a catalog written before sound existed claims none), `"always"`, or `{"optional": <default>}`.
+ */
+function parseSound(value: unknown, fail: (what: string) => never): ModelSound {
+  if (value === undefined || value === 'none') return { mode: 'none', default: false };
+  if (value === 'always') return { mode: 'always', default: true };
+  const optional = (value as { optional?: unknown } | null)?.optional;
+  if (typeof optional === 'boolean' && Object.keys(value as object).length === 1)
+    return { mode: 'optional', default: optional };
+  return fail('"sound" must be "none", "always" or {"optional": <default true or false>}');
 }
 
 function parsePrice(value: unknown, fail: (what: string) => never): ModelPrice {
@@ -181,13 +208,24 @@ function parsePrice(value: unknown, fail: (what: string) => never): ModelPrice {
     Number.isSafeInteger(v) && (v as number) >= 0
       ? (v as number)
       : fail(`${what} must be a non-negative integer of USD ticks`);
-  const raw = (value ?? {}) as { usd_ticks_per_second?: unknown; by_resolution?: unknown };
+  const raw = (value ?? {}) as {
+    usd_ticks_per_second?: unknown;
+    by_resolution?: unknown;
+    sound_usd_ticks_per_second?: unknown;
+  };
   const byResolution: Record<string, number> = {};
   for (const [resolution, v] of Object.entries((raw.by_resolution ?? {}) as Record<string, unknown>)) {
     if (!/^\d{3,4}p$/.test(resolution)) fail(`"price.by_resolution" key "${resolution}" must look like "720p"`);
     byResolution[resolution] = ticks(v, `"price.by_resolution.${resolution}"`);
   }
-  return { usdTicksPerSecond: ticks(raw.usd_ticks_per_second, '"price.usd_ticks_per_second"'), byResolution };
+  return {
+    usdTicksPerSecond: ticks(raw.usd_ticks_per_second, '"price.usd_ticks_per_second"'),
+    byResolution,
+    soundUsdTicksPerSecond:
+      raw.sound_usd_ticks_per_second === undefined
+        ? 0
+        : ticks(raw.sound_usd_ticks_per_second, '"price.sound_usd_ticks_per_second"'),
+  };
 }
 
 function parseDurations(value: unknown): number[] | undefined {

@@ -72,7 +72,7 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     retentionMs: config.retentionSeconds * 1000,
     // A refused image (media's ImageRejected) becomes a task failure in the engine.
     normalizeImage: async (bytes) => (await normalizeImage(bytes, { maxPixels: config.maxImagePixels })).png,
-    verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect),
+    verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect, binaries.ffmpeg),
     makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
   });
   worker.start();

@@ -44,6 +44,13 @@ export interface TaskParams {
   video?: VideoRef;
   /** A per-request webhook: where this task's own events are sent, checked like an endpoint's URL at submit. */
   callbackUrl?: string;
+  /**
+   * Whether the output carries sound: what the request asked, else the model's default (always
+   * true for a model whose sound is `always`). Fixed at submit, so the output check and the price
+   * follow it; a succeeded task delivered exactly this (the check refuses anything else). Absent on
+   * tasks created before sound existed, whose outputs are not checked for it.
+   */
+  audio?: boolean;
 }
 
 export interface TaskResult {

@@ -24,6 +24,8 @@ export interface OutputExpectation {
   height: number;
   durationSeconds: number;
   fps: number;
+  /** The sound rule: one audio stream of the picture's length, not silent; false: none; absent: unchecked. */
+  audio?: boolean;
 }
 
 /** The size, rate and length handed to the backend: the request's, or the input video's. */

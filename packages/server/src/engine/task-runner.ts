@@ -141,6 +141,7 @@ async function produce(
         seed,
         images,
         ...(video ? { video } : {}),
+        ...(task.params.audio !== undefined ? { audio: task.params.audio } : {}),
       },
       {
         signal,
@@ -156,7 +157,7 @@ async function produce(
       },
     );
     if (signal.aborted) throw FAILURES.canceled();
-    const expect = expectedOutput(task.kind, shape, video, output.expect);
+    const expect = { ...expectedOutput(task.kind, shape, video, output.expect), audio: task.params.audio };
     const measured = await deps.verifyVideo(output.path, expect);
     return {
       ok: true,

@@ -46,6 +46,8 @@ export interface SubmitInput {
   video?: VideoInput;
   /** A per-request webhook: this task's events go there (as well as to the account's endpoints). */
   callbackUrl?: string;
+  /** Sound asked for; absent: the model's default. */
+  audio?: boolean;
 }
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
@@ -241,12 +243,14 @@ export class TaskService {
     const createdAt = this.deps.clock();
     const id = uuidv7(createdAt);
     const names = { requestedModel: input.model, reportedModel: reportedModelName(model, input.model) };
+    const audio = checkSound(model, input.audio);
     const params = {
       ...(input.kind === 'generate'
         ? await this.generationParams(account, id, model, input, prompt)
         : await this.variantParams(account, model, input, prompt)),
       ...names,
       ...(callbackUrl === undefined ? {} : { callbackUrl }),
+      audio,
     };
     try {
       const task = await this.deps.tasks.insert({
@@ -423,6 +427,27 @@ function checkResolution(model: ModelEntry, requested: string | undefined): numb
     );
   }
   return shortSideOf(requested) ?? model.shortSide;
+}
+
+/** The sound a task makes: what was asked, within what the model can do, else its default. */
+function checkSound(model: ModelEntry, requested: boolean | undefined): boolean {
+  const { mode } = model.sound;
+  if (requested === undefined) return model.sound.default;
+  if (requested && mode === 'none') {
+    throw new InvalidField(
+      'audio',
+      'unsupported_audio',
+      (name) => `Model '${model.id}' makes silent videos only: \`${name}\` must be false or left out.`,
+    );
+  }
+  if (!requested && mode === 'always') {
+    throw new InvalidField(
+      'audio',
+      'unsupported_audio',
+      (name) => `Model '${model.id}' always makes videos with sound: \`${name}\` must be true or left out.`,
+    );
+  }
+  return requested;
 }
 
 function checkDuration(model: ModelEntry, requested: number | undefined): number {

@@ -10,6 +10,8 @@ export interface InputVideo {
   frames: number;
   /** The stream's rate exactly as ffprobe states it, e.g. "24/1" or "30000/1001". */
   frameRate: string;
+  /** The input has an audio stream (the first one is the one edits and extensions carry on). */
+  hasAudio?: boolean;
 }
 
 /**
@@ -35,6 +37,11 @@ export interface GenerationJob {
   images: string[];
   /** Edits and extensions only. */
   video?: InputVideo;
+  /**
+   * The output must carry sound (one audio stream as long as the picture, not silent); when false
+   * or absent it must carry none. The engine checks the file against it.
+   */
+  audio?: boolean;
 }
 
 /**

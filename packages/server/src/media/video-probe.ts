@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { measureLoudness, SILENCE_LUFS } from './audio-loudness.ts';
 
 export interface VideoProbe {
   codec: string;
@@ -20,6 +21,17 @@ export interface VideoProbe {
   frameRate?: string;
   /** Degrees a player turns the picture (phone videos); decoders turn it too, so 90 or 270 swap the sides. */
   rotation?: number;
+  /** How many audio streams the file has; the first one's facts in `audio`. */
+  audioStreams: number;
+  audio?: AudioFacts;
+}
+
+export interface AudioFacts {
+  codec: string;
+  channels: number;
+  sampleRate: number;
+  /** NaN when neither the stream nor the container states it. */
+  durationSeconds: number;
 }
 
 /** The file is not the video that was asked for (or no readable video at all); `message` is safe to show the caller. */
@@ -32,6 +44,11 @@ export interface VideoExpectation {
   codec?: 'h264';
   /** Frame rate the duration tolerance is measured in; defaults to the probed rate. */
   fps?: number;
+  /**
+   * The sound rule: true, one audio stream as long as the picture (within one frame) that is not
+   * silent; false, no audio stream at all; absent, not checked (tasks from before sound existed).
+   */
+  audio?: boolean;
 }
 
 interface FfprobeStream {
@@ -40,6 +57,8 @@ interface FfprobeStream {
   width?: number;
   height?: number;
   pix_fmt?: string;
+  channels?: number;
+  sample_rate?: string;
   duration?: string;
   nb_frames?: string;
   avg_frame_rate?: string;
@@ -52,7 +71,7 @@ const PROBE_TIMEOUT_MS = 30_000;
 const PROBE_MAX_BUFFER = 4 * 1024 * 1024;
 
 export async function probeVideo(ffprobePath: string, file: string, signal?: AbortSignal): Promise<VideoProbe> {
-  const args = ['-v', 'error', '-select_streams', 'v:0', '-show_streams', '-show_format', '-of', 'json', file];
+  const args = ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file];
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(
       ffprobePath,
@@ -84,6 +103,7 @@ function parseProbe(json: string): VideoProbe {
   const fps = parseRate(stream.avg_frame_rate);
   // The nominal rate is what a re-encode must keep; the average is the fallback for odd streams.
   const frameRate = [stream.r_frame_rate, stream.avg_frame_rate].find((r) => parseRate(r) !== undefined);
+  const sounds = parsed.streams?.filter((s) => s.codec_type === 'audio') ?? [];
   return {
     codec: stream.codec_name,
     width: stream.width,
@@ -94,6 +114,18 @@ function parseProbe(json: string): VideoProbe {
     ...(fps !== undefined ? { fps } : {}),
     ...(frameRate !== undefined ? { frameRate } : {}),
     ...rotationOf(stream),
+    audioStreams: sounds.length,
+    ...(sounds[0] ? { audio: audioFacts(sounds[0], parsed.format?.duration) } : {}),
+  };
+}
+
+function audioFacts(stream: FfprobeStream, containerDuration: string | undefined): AudioFacts {
+  const duration = Number(stream.duration ?? containerDuration);
+  return {
+    codec: stream.codec_name ?? 'unknown',
+    channels: stream.channels ?? 0,
+    sampleRate: Number(stream.sample_rate ?? 0),
+    durationSeconds: Number.isFinite(duration) ? duration : NaN,
   };
 }
 
@@ -115,7 +147,13 @@ export function parseRate(rate: string | undefined): number | undefined {
  * Throws OutputRejected unless `file` is a non-empty H.264 yuv420p video of exactly the expected
  * size whose duration is within one frame (+50 ms of container rounding) of the expected one.
  */
-export async function verifyVideo(ffprobePath: string, file: string, expect: VideoExpectation): Promise<VideoProbe> {
+export async function verifyVideo(
+  ffprobePath: string,
+  file: string,
+  expect: VideoExpectation,
+  /** Measures the loudness of a sound the rule asks for; without it a file that should sound is refused. */
+  ffmpegPath?: string,
+): Promise<VideoProbe> {
   const size = await stat(file).then(
     (s) => s.size,
     () => 0,
@@ -136,7 +174,38 @@ export async function verifyVideo(ffprobePath: string, file: string, expect: Vid
     const got = Number.isFinite(probe.durationSeconds) ? `${probe.durationSeconds.toFixed(2)} s` : 'unknown';
     throw invalid(`The output video lasts ${got}, expected ${expect.durationSeconds} s.`);
   }
+  if (expect.audio !== undefined) await verifySound(probe, expect.audio, tolerance - 0.05, file, ffmpegPath);
   return probe;
+}
+
+/**
+ * The sound rule (DESIGN invariant 3). The length is held to one frame of the picture's, so a
+ * track that stops early or runs on is caught; silence is judged by integrated loudness, the
+ * measure a listener's ear follows, rather than by peak sample values that a hiss would pass.
+ */
+async function verifySound(
+  probe: VideoProbe,
+  wanted: boolean,
+  frame: number,
+  file: string,
+  ffmpegPath: string | undefined,
+): Promise<void> {
+  if (!wanted) {
+    if (probe.audioStreams > 0) throw invalid('The output video has sound, and none was asked for.');
+    return;
+  }
+  if (probe.audioStreams !== 1 || !probe.audio)
+    throw invalid(`The output video has ${probe.audioStreams} audio streams, expected one.`);
+  const seconds = probe.audio.durationSeconds;
+  if (!(Math.abs(seconds - probe.durationSeconds) <= frame + 1e-3)) {
+    const got = Number.isFinite(seconds) ? `${seconds.toFixed(3)} s` : 'unknown';
+    throw invalid(`The output's sound lasts ${got}, and its picture ${probe.durationSeconds.toFixed(3)} s.`);
+  }
+  if (!ffmpegPath) throw invalid('The output video has sound that could not be measured.');
+  const lufs = await measureLoudness(ffmpegPath, file).catch((err: unknown) => {
+    throw invalid('The output video has sound that could not be decoded.', err);
+  });
+  if (!(lufs > SILENCE_LUFS)) throw invalid('The output video has an audio stream, but it is silent.');
 }
 
 function invalid(message: string, cause?: unknown): OutputRejected {

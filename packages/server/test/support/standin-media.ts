@@ -41,8 +41,8 @@ export class StandinMedia {
   }
 
   /** An H.264 MP4 of this shape; rendered once per shape (the machine is small and shared). */
-  render(width: number, height: number, seconds: number): Promise<string> {
-    const key = `${width}x${height}x${seconds}`;
+  render(width: number, height: number, seconds: number, audio = false): Promise<string> {
+    const key = `${width}x${height}x${seconds}${audio ? 'a' : ''}`;
     let done = this.renders.get(key);
     if (!done) {
       const out = join(this.dir, `${key}.mp4`);
@@ -54,6 +54,8 @@ export class StandinMedia {
         'lavfi',
         '-i',
         `testsrc=size=${width}x${height}:rate=24:duration=${seconds}`,
+        // With sound: a tone as long as the picture, AAC stereo, as a model with joint audio returns.
+        ...(audio ? ['-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${seconds}`, '-ac', '2', '-c:a', 'aac'] : []),
         '-c:v',
         'libx264',
         '-preset',

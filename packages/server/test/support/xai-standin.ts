@@ -151,7 +151,8 @@ export class XaiStandin extends LoopbackStandin {
       ready: false,
       moderated: this.moderateNext > 0 ? (this.moderateNext--, true) : false,
     };
-    job.file = this.media.render(width, height, seconds);
+    // `generate_audio` (xAI's flag for grok-imagine-video's sound): a video with a sound track.
+    job.file = this.media.render(width, height, seconds, body.generate_audio === true);
     void job.file.then(() => (job.ready = true));
     this.jobs.push(job);
     send(res, 200, { request_id: job.id });

@@ -48,6 +48,8 @@ export function toUsageRows(rows: UsageRow[], admin: boolean) {
     day: r.day,
     tasks: r.tasks,
     seconds: r.seconds,
+    sound_tasks: r.soundTasks,
+    sound_seconds: r.soundSeconds,
     cost_in_usd_ticks: r.costUsdTicks,
     refunded_usd_ticks: r.refundedUsdTicks,
     ...(admin ? { upstream_cost_in_usd_ticks: r.upstreamCostUsdTicks, margin_usd_ticks: marginOf(r) } : {}),

@@ -121,3 +121,12 @@ export function submitRoute<Body extends TSchema>(route: SubmitRoute<Body>): Sub
 export function openAiErrorBody(error: ApiError): Record<string, unknown> {
   return { error: { message: error.message, type: error.type, code: error.code, param: error.param } };
 }
+
+/**
+ * `has_audio` of a succeeded task, for every dialect's poll answer: the output check held the file
+ * to exactly the sound the task asked for (docs/architecture.md, invariant 3), so what was asked
+ * is what was delivered. Tasks from before sound existed say nothing.
+ */
+export function hasAudio(task: Task): { has_audio?: boolean } {
+  return task.params.audio === undefined ? {} : { has_audio: task.params.audio };
+}

@@ -14,8 +14,8 @@ import type { ImageInput } from '../../engine/task-service.ts';
 import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
-import { openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
+import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 
 const STATUS: Record<TaskStatus, FamilyAStatus> = {
   queued: 'pending',
@@ -33,6 +33,7 @@ const FIELD_NAMES: Record<string, string> = {
   'images[0].fileId': 'image.file_id',
   'video.fileId': 'video.file_id',
   'video.taskId': 'video.request_id',
+  audio: 'generate_audio',
 };
 
 const toAnswer = (task: Task) => ({ request_id: task.id });
@@ -65,6 +66,7 @@ export const familyA: Dialect = {
         resolution: body.resolution,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        audio: body.generate_audio,
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
@@ -83,6 +85,7 @@ export const familyA: Dialect = {
         images: [],
         video: sourceVideo(body.video),
         callbackUrl: callbackUrlOf(body),
+        audio: body.generate_audio,
       }),
     }),
     submitRoute({
@@ -101,6 +104,7 @@ export const familyA: Dialect = {
         video: sourceVideo(body.video),
         duration: body.duration,
         callbackUrl: callbackUrlOf(body),
+        audio: body.generate_audio,
       }),
     }),
   ],
@@ -150,6 +154,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
       url: ctx.signedContentUrl(task),
       duration: Math.round(outputSeconds(task)),
       thumbnail_url: ctx.signedContentUrl(task, 'thumbnail'),
+      ...hasAudio(task),
     };
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };

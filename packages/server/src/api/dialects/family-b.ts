@@ -11,8 +11,8 @@ import type { ImageInput } from '../../engine/task-service.ts';
 import type { Task, TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { contentPath } from '../links.ts';
-import { openAiErrorBody, submitRoute, type Dialect } from './dialect.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
+import { hasAudio, openAiErrorBody, submitRoute, type Dialect } from './dialect.ts';
 
 /** Family B has no word for an expired result: the task stays SUCCESS, and its content answers 410. */
 const STATUS: Record<TaskStatus, FamilyBStatus> = {
@@ -24,7 +24,12 @@ const STATUS: Record<TaskStatus, FamilyBStatus> = {
   expired: 'SUCCESS',
 };
 
-const FIELD_NAMES: Record<string, string> = { aspectRatio: 'ratio', duration: 'seconds', images: 'image' };
+const FIELD_NAMES: Record<string, string> = {
+  aspectRatio: 'ratio',
+  duration: 'seconds',
+  images: 'image',
+  audio: 'generate_audio',
+};
 
 /**
  * Family B (new-api relay style): `task_id`, upper-case states, `seconds` as text, content
@@ -50,6 +55,7 @@ export const familyB: Dialect = {
         aspectRatio: body.ratio,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        audio: body.generate_audio,
       }),
       toAnswer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
     }),
@@ -103,7 +109,7 @@ function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
     model: task.params.reportedModel ?? task.model,
   };
   if (queuePosition !== undefined) body.queue_position = queuePosition;
-  if (task.status === 'succeeded') body.result_url = contentPath(task.id);
+  if (task.status === 'succeeded') Object.assign(body, { result_url: contentPath(task.id), ...hasAudio(task) });
   if (task.status === 'expired') body.expired = true;
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   // vidgen extension in family B: xAI's field name.

@@ -37,6 +37,7 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
     requires_image: m.requiresImage,
     capabilities: { ...m.capabilities },
     aliases: m.aliases,
+    sound: m.sound.mode === 'optional' ? { mode: 'optional', default: m.sound.default } : { mode: m.sound.mode },
     ...withPricing(m),
   };
 }

@@ -96,6 +96,7 @@ export class VideoInputs {
       durationSeconds: facts.durationSeconds,
       frames: facts.frames,
       frameRate: facts.frameRate,
+      hasAudio: facts.audioStreams > 0,
     };
   }
 

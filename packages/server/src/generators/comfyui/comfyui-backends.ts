@@ -99,6 +99,14 @@ async function backendWorkflows(b: Raw, baseDir: string, fail: (what: string) =>
     renderFps: num('render_fps') ?? base.renderFps,
     maxRenderPixels: num('max_render_pixels') ?? base.maxRenderPixels,
     negativePrompt: typeof b.negative_prompt === 'string' ? b.negative_prompt : base.negativePrompt,
+    sound:
+      b.sound === undefined
+        ? base.sound
+        : b.sound === true
+          ? true
+          : b.sound === false
+            ? false
+            : fail('sound must be true or false'),
   };
   if (!merged.textToVideo && !merged.imageToVideo)
     fail('needs a "preset" or "text_to_video"/"image_to_video" workflow files');

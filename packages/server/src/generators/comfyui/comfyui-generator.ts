@@ -339,7 +339,7 @@ export class ComfyUiGenerator implements Generator {
     progress(FETCH_END);
     const path = await normalizeVideo(
       local,
-      { width: job.width, height: job.height, fps: job.fps, frames: plan.frames },
+      { width: job.width, height: job.height, fps: job.fps, frames: plan.frames, audio: job.audio === true },
       {
         ffmpeg: this.o.ffmpeg,
         ffprobe: this.o.ffprobe,

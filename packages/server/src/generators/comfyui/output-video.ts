@@ -2,12 +2,22 @@
  * Makes what ComfyUI saved into the MP4 that was asked for. Video models render at their own
  * granularity (Wan: sides in multiples of 16 or 32, 4n+1 frames), and a workflow may save WebM or
  * GIF, so the file is usually re-encoded: scaled to cover the asked size, centre-cropped, trimmed
- * (or the last frame held) to the exact frame count, H.264 yuv420p. An exact MP4 is kept as is.
+ * (or the last frame held) to the exact frame count, H.264 yuv420p. An exact MP4 of a sensible size
+ * is kept as is.
+ *
+ * Size: ComfyUI's SaveVideo encodes with x264's defaults and no rate limit. Wan 2.2 TI2V 5B at
+ * 1280×704, 5 s, wrote 31 MB (≈50 Mbit/s) on a real host: a random-weights model makes noise, and
+ * noise at CRF 23 is huge. The re-encode here is the built-in renderer's (same preset and CRF) with a
+ * ceiling of MAX_BITS_PER_PIXEL per pixel and frame (≈2.7 Mbit/s at 720p24), so a clip is never
+ * more than the renderer's quality costs at that size; an "exact" file over that ceiling is
+ * re-encoded too. Sound: kept (AAC stereo 48 kHz, exactly as long as the picture) when the task
+ * asks for it; dropped otherwise.
  */
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FAILURES, type TaskFailure } from '../../domain/task-failure.ts';
-import { probeVideo } from '../../media/video-probe.ts';
+import { probeVideo, type VideoProbe } from '../../media/video-probe.ts';
+import { AAC_OUTPUT } from '../ffmpeg/encode-args.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 
 export interface VideoTarget {
@@ -15,6 +25,8 @@ export interface VideoTarget {
   height: number;
   fps: number;
   frames: number;
+  /** The task asked for sound: the workflow's audio stream is kept. */
+  audio?: boolean;
 }
 
 export interface NormalizeOptions {
@@ -25,6 +37,12 @@ export interface NormalizeOptions {
   onProgress(fraction: number): void;
 }
 
+/** Bits per pixel per frame of the ceiling: above what x264 at CRF 23 spends on a real scene. */
+export const MAX_BITS_PER_PIXEL = 0.12;
+
+export const maxVideoBitrate = (t: Pick<VideoTarget, 'width' | 'height' | 'fps'>) =>
+  Math.round(t.width * t.height * t.fps * MAX_BITS_PER_PIXEL);
+
 /** Returns the path of the finished `output.mp4` beside `source`. */
 export async function normalizeVideo(source: string, target: VideoTarget, opts: NormalizeOptions): Promise<string> {
   const out = join(source, '..', 'output.mp4');
@@ -32,6 +50,26 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
     if (opts.signal.aborted) throw FAILURES.canceled();
     throw unreadable(err);
   });
+  if (target.audio && probe.audioStreams === 0)
+    throw FAILURES.invalidOutput('The GPU host returned a video without sound.');
+  if (await keepsAsIs(source, probe, target)) {
+    await rename(source, out);
+    return out;
+  }
+  try {
+    await runFfmpeg(opts.ffmpeg, {
+      args: reencodeArgs(source, out, target, opts.preset),
+      signal: opts.signal,
+      onFrame: (frame) => opts.onProgress(Math.min(1, frame / target.frames)),
+    });
+  } catch (err) {
+    if (opts.signal.aborted) throw FAILURES.canceled();
+    throw unreadable(err);
+  }
+  return out;
+}
+
+async function keepsAsIs(source: string, probe: VideoProbe, target: VideoTarget): Promise<boolean> {
   const exact =
     source.toLowerCase().endsWith('.mp4') &&
     probe.codec === 'h264' &&
@@ -40,11 +78,16 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
     probe.height === target.height &&
     probe.frames === target.frames &&
     probe.fps !== undefined &&
-    Math.abs(probe.fps - target.fps) < 0.01;
-  if (exact) {
-    await rename(source, out);
-    return out;
-  }
+    Math.abs(probe.fps - target.fps) < 0.01 &&
+    (target.audio
+      ? probe.audioStreams === 1 && probe.audio?.codec === 'aac' && probe.audio.channels === 2
+      : probe.audioStreams === 0);
+  if (!exact) return false;
+  const bytes = (await stat(source)).size;
+  return (bytes * 8) / probe.durationSeconds <= maxVideoBitrate(target) * 1.25 + 256_000;
+}
+
+function reencodeArgs(source: string, out: string, target: VideoTarget, preset: string): string[] {
   const { width: w, height: h, fps, frames } = target;
   const filter = [
     `fps=${fps}`,
@@ -53,59 +96,24 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
     'setsar=1',
     // A model that rendered fewer frames than asked: hold the last one rather than end early.
     `tpad=stop_mode=clone:stop=${frames}`,
+    // Cut by a filter, not -frames:v, which would also cut the sound at the picture's last packet.
+    `trim=end_frame=${frames}`,
     'format=yuv420p',
   ].join(',');
-  try {
-    await runFfmpeg(opts.ffmpeg, {
-      args: [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-nostats',
-        '-progress',
-        'pipe:1',
-        '-i',
-        source,
-        '-map',
-        '0:v:0',
-        '-vf',
-        filter,
-        '-frames:v',
-        String(frames),
-        '-an',
-        '-sn',
-        '-dn',
-        '-c:v',
-        'libx264',
-        '-preset',
-        opts.preset,
-        '-pix_fmt',
-        'yuv420p',
-        '-colorspace',
-        'bt709',
-        '-color_primaries',
-        'bt709',
-        '-color_trc',
-        'bt709',
-        '-color_range',
-        'tv',
-        '-map_metadata',
-        '-1',
-        '-movflags',
-        '+faststart',
-        '-f',
-        'mp4',
-        '-y',
-        out,
-      ],
-      signal: opts.signal,
-      onFrame: (frame) => opts.onProgress(Math.min(1, frame / frames)),
-    });
-  } catch (err) {
-    if (opts.signal.aborted) throw FAILURES.canceled();
-    throw unreadable(err);
-  }
-  return out;
+  // The sound exactly as long as the picture: padded with silence or cut.
+  const samples = Math.round((frames / fps) * 48_000);
+  const sound = target.audio
+    ? ['-map', '0:a:0', '-af', `aresample=48000,apad=whole_len=${samples},atrim=end_sample=${samples}`, ...AAC_OUTPUT]
+    : ['-an'];
+  const maxrate = maxVideoBitrate(target);
+  return [
+    ...['-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', '-i', source],
+    ...['-map', '0:v:0', '-vf', filter, ...sound, '-sn', '-dn'],
+    ...['-c:v', 'libx264', '-preset', preset, '-crf', '23'],
+    ...['-maxrate', String(maxrate), '-bufsize', String(maxrate), '-pix_fmt', 'yuv420p'],
+    ...['-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv'],
+    ...['-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', out],
+  ];
 }
 
 function unreadable(cause: unknown): TaskFailure {

@@ -22,6 +22,11 @@ export interface ComfyUiWorkflows {
   maxRenderPixels?: number;
   /** Fills {{negative_prompt}}. */
   negativePrompt?: string;
+  /**
+   * The workflows' output video has a sound track (LTX-2's joint audio, a workflow that muxes one):
+   * it is kept when the task asks for sound. Without it a task that asks for sound is refused.
+   */
+  sound?: boolean;
 }
 
 export interface RenderPlan {
@@ -51,6 +56,7 @@ export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan 
   if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
   const frames = Math.round(job.duration * job.fps);
   if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
+  if (job.audio && !w.sound) throw bad('This model makes silent videos only.');
   const workflow = job.images.length > 0 ? w.imageToVideo : w.textToVideo;
   if (!workflow)
     throw bad(

@@ -29,6 +29,8 @@ export const WORKFLOW_PRESETS: Record<string, Preset> = {
     renderFps: 24,
     maxRenderPixels: 1280 * 704,
     negativePrompt: WAN_NEGATIVE,
+    // Wan 2.2 makes pictures only: its SaveVideo writes no audio stream.
+    sound: false,
   },
 };
 

@@ -1,7 +1,8 @@
 /**
  * The ffmpeg arguments every output of the built-in renderer shares, so generations, edits and
- * extensions are the same kind of file: H.264 yuv420p tagged BT.709 limited range, no audio or
- * metadata, the index up front for streaming (faststart).
+ * extensions are the same kind of file: H.264 yuv420p tagged BT.709 limited range, stereo AAC at
+ * 48 kHz when the task asked for sound (else no audio stream), no metadata, the index up front for
+ * streaming (faststart).
  */
 import type { Size } from './frame-resampler.ts';
 
@@ -30,9 +31,16 @@ export function rawFramesInput(size: Size, frameRate: string): string[] {
   ];
 }
 
-export function x264Output(enc: EncoderSettings, outPath: string): string[] {
+/**
+ * AAC-LC stereo at 48 kHz, 128 kbit/s: transparent for ambience and a music bed. ffmpeg's own
+ * encoder with its fast coder: its default (two-loop) costs twice the CPU for no audible gain here.
+ */
+export const AAC_OUTPUT = ['-c:a', 'aac', '-aac_coder', 'fast', '-b:a', '128k', '-ar', '48000', '-ac', '2'];
+
+/** `audio`: the output carries the mapped audio stream as AAC; otherwise it has none. */
+export function x264Output(enc: EncoderSettings, outPath: string, audio = false): string[] {
   return [
-    '-an',
+    ...(audio ? AAC_OUTPUT : ['-an']),
     '-sn',
     '-dn',
     '-c:v',

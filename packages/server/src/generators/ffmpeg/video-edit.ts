@@ -1,7 +1,9 @@
 /**
  * Edits of an input video (edit-plan.ts says which), keeping its length: the output has exactly the
  * input's frame count at the input's frame rate, so the engine's rule "an edit keeps the length"
- * holds by construction. Audio is dropped: the built-in renderer makes silent videos.
+ * holds by construction. Sound follows the picture when the task asks for it (edit-sound.ts): a
+ * change of timing changes its tempo, reverse reverses it, a grade keeps it; an input without sound
+ * gets a soundtrack of the prompt. Without a request for sound the output has none.
  *
  * Most edits are one ffmpeg pass over the input file. Reverse needs every frame before the first
  * one can be written; ffmpeg's own `reverse` filter holds them all in memory (3 MB a frame at
@@ -17,6 +19,7 @@ import { pictureFilters } from './edit-filters.ts';
 import { QUIET, TO_BT709, x264Output, type EncoderSettings } from './encode-args.ts';
 import type { Size } from './frame-resampler.ts';
 import { runFfmpeg } from './run-ffmpeg.ts';
+import { editAudioArgs, editSound, type EditAudio } from './sound/edit-sound.ts';
 
 export interface EditRun {
   ffmpeg: string;
@@ -46,22 +49,28 @@ export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run
     'setsar=1',
     `setpts=N/(${video.frameRate})/TB`,
     `tpad=stop_mode=clone:stop=${frames}`,
+    `trim=end_frame=${frames}`,
   ];
   const start = [...even, ...TO_BT709];
-  const encode = (inputArgs: string[], filters: string[], from: number) =>
+  const sound = job.audio ? await editSound(job, plan, ctx, frames) : undefined;
+  const encode = (inputArgs: string[], filters: string[], from: number, audio?: EditAudio) =>
     runFfmpeg(run.ffmpeg, {
       args: [
         ...QUIET,
         ...inputArgs,
+        ...(audio?.input ?? []),
         '-map',
         '0:v:0',
+        ...(audio?.map ?? []),
         '-vf',
         filters.join(','),
-        '-frames:v',
-        String(frames),
+        ...(audio?.filters.length ? ['-af', audio.filters.join(',')] : []),
+        // With sound, a frame limit would cut the sound short at the picture's last packet: the
+        // picture is cut to its frames by a filter instead.
+        ...(audio ? [] : ['-frames:v', String(frames)]),
         '-r',
         video.frameRate,
-        ...x264Output(run.encoder, outPath),
+        ...x264Output(run.encoder, outPath, audio !== undefined),
       ],
       signal: ctx.signal,
       onFrame: (frame) => run.progress(from + (1 - from) * Math.min(1, frame / frames)),
@@ -73,10 +82,17 @@ export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run
       ['-framerate', video.frameRate, '-start_number', '0', '-i', pattern],
       [...TO_BT709, ...finish],
       SPILL_SHARE,
+      // The frames come from the spilled JPEGs: the sound from the input file, as input 1.
+      sound && editAudioArgs(sound, video.path, false),
     );
   } else {
     const timing = timingFilters(plan, frames, video.frameRate);
-    await encode([...timing.input, '-i', video.path], [...start, ...timing.filters, ...finish], 0);
+    await encode(
+      [...timing.input, '-i', video.path],
+      [...start, ...timing.filters, ...finish],
+      0,
+      sound && editAudioArgs(sound, video.path, true),
+    );
   }
   return {
     path: outPath,

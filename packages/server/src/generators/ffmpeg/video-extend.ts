@@ -7,6 +7,9 @@
  * way to the encoder, so the last frame is known exactly as it was encoded, bit for bit, without a
  * second decode. The move then starts at rest on exactly that frame (camera-shot.ts), so the first
  * new frame differs from the last old one by a fraction of a pixel.
+ *
+ * With sound asked for, the input's sound carries on and the prompt's sound takes over across the
+ * seam (sound/soundtrack.ts); an input without sound gets a soundtrack of the prompt throughout.
  */
 import { join } from 'node:path';
 import type { GenerationContext, GenerationJob, GenerationOutput } from '../generator.ts';
@@ -19,6 +22,10 @@ import { FrameResampler, type Size } from './frame-resampler.ts';
 import { runFfmpeg } from './run-ffmpeg.ts';
 import { seededRandom } from './seeded-random.ts';
 import { mirrorPad } from './yuv-canvas.ts';
+import { parseRate } from '../../media/video-probe.ts';
+import { decodeAudio } from './sound/decode-audio.ts';
+import { composeSoundtrack, continueSoundtrack, samplesFor } from './sound/soundtrack.ts';
+import { soundtrackArgs, writeSoundtrack } from './sound/soundtrack-file.ts';
 
 export interface ExtendRun {
   ffmpeg: string;
@@ -44,13 +51,45 @@ export async function renderExtension(
     frameBytes: frameBytes(size),
     signal: ctx.signal,
   });
+  const soundtrack = job.audio ? await extensionSound(job, ctx, run.ffmpeg, total) : undefined;
+  const sound = soundtrackArgs(soundtrack, 1);
   await runFfmpeg(run.ffmpeg, {
-    args: [...QUIET, ...rawFramesInput(size, video.frameRate), '-vf', 'setsar=1', ...x264Output(run.encoder, outPath)],
+    args: [
+      ...QUIET,
+      ...rawFramesInput(size, video.frameRate),
+      ...sound.input,
+      '-map',
+      '0:v:0',
+      ...sound.map,
+      '-vf',
+      'setsar=1',
+      ...x264Output(run.encoder, outPath, soundtrack !== undefined),
+    ],
     stdin: joined(input, (last) => extensionFrames(job, size, last, added)),
     signal: ctx.signal,
     onFrame: (frame) => run.progress(Math.min(1, frame / total)),
   });
   return { path: outPath, expect: { ...size, durationSeconds: video.durationSeconds + job.duration } };
+}
+
+/**
+ * The extension's sound, as a WAV file: the input's own sound continued across the seam by the
+ * prompt's (sound/soundtrack.ts, continueSoundtrack), or, for an input without sound, a soundtrack
+ * of the prompt for the whole length.
+ */
+async function extensionSound(job: GenerationJob, ctx: GenerationContext, ffmpeg: string, total: number) {
+  const video = job.video!;
+  const rate = parseRate(video.frameRate) ?? job.fps;
+  const samples = samplesFor(total / rate);
+  const mix = video.hasAudio
+    ? continueSoundtrack(
+        await decodeAudio(ffmpeg, video.path, samplesFor(video.frames / rate), ctx.signal),
+        job.prompt,
+        job.seed,
+        samples,
+      )
+    : composeSoundtrack(job.prompt, job.seed, samples);
+  return writeSoundtrack(ctx.workDir, mix);
 }
 
 /** The input's frames, then what `then` makes of the last one. */

@@ -14,6 +14,7 @@ export const TEMPLATE_NAMES = [
   'height',
   'resolution',
   'size',
+  'generate_audio',
 ] as const;
 
 /** Names a template uses that we do not fill: a typo stops the service at start, not a paid job later. */

@@ -44,6 +44,8 @@ export interface SubmitPayload {
   /** Edits and extensions: the input MP4 as `data:video/mp4;base64,…`. */
   video?: string;
   seed?: number;
+  /** Sound asked of the upstream (`generate_audio`); absent for tasks from before sound existed. */
+  audio?: boolean;
   /** The output size our catalog entry asks for; the upstream is told, so it renders what we verify. */
   width: number;
   height: number;

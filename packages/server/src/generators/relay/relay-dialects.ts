@@ -41,6 +41,7 @@ const familyA: RelayDialectSpec = {
           ...(channel.upstream === 'vidgen' ? {} : { resolution: resolutionOf(p.width, p.height) }),
           ...(p.images.length > 0 ? { image: { url: p.images[0] } } : {}),
           ...(p.seed !== undefined ? { seed: p.seed } : {}),
+          ...soundOf(p),
         },
   idOf: (body) => stringField(taskOf(body), 'request_id', 'id'),
   pollPath: (id) => `/v1/videos/${enc(id)}`,
@@ -78,7 +79,16 @@ function editBody(p: SubmitPayload, channel: RelayChannelConfig): Record<string,
     prompt: p.prompt,
     video: { url: p.video },
     ...(p.kind === 'extend' ? { duration: p.duration } : {}),
+    ...soundOf(p),
   };
+}
+
+/**
+ * Sound is asked the way xAI takes it, `generate_audio` (also what a vidgen upstream reads, and
+ * what new-api passes through to its channel untouched); the output is checked for it either way.
+ */
+function soundOf(p: SubmitPayload): { generate_audio?: boolean } {
+  return p.audio === undefined ? {} : { generate_audio: p.audio };
 }
 
 const familyB: RelayDialectSpec = {
@@ -98,6 +108,7 @@ const familyB: RelayDialectSpec = {
     ...(channel.sendRatio && channel.upstream !== 'vidgen' ? { ratio: p.ratio } : {}),
     ...(p.images.length === 1 ? { image: p.images[0] } : p.images.length > 1 ? { images: p.images } : {}),
     ...(p.seed !== undefined ? { seed: p.seed } : {}),
+    ...soundOf(p),
   }),
   idOf: (body) => stringField(taskOf(body), 'task_id', 'id'),
   pollPath: (id) => `/v1/video/generations/${enc(id)}`,

@@ -22,6 +22,8 @@ function valuesOf(p: SubmitPayload): Record<string, unknown> {
     height: p.height,
     resolution: resolutionOf(p.width, p.height),
     size: `${p.width}x${p.height}`,
+    // fal and Replicate models name it `generate_audio` too (Veo 3, Kling, LTX-2): a boolean.
+    generate_audio: p.audio,
   };
 }
 

@@ -98,6 +98,7 @@ export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannel
     ratio: plan.ratio,
     images: plan.images,
     seed: channel.sendSeed ? job.seed : undefined,
+    ...(job.audio !== undefined ? { audio: job.audio } : {}),
     width: job.width,
     height: job.height,
     fps: job.fps,

@@ -195,8 +195,12 @@ async function runNode(
       return { outputs: [await sample(i, run)] };
     case 'VAEDecode':
       return { outputs: [i.samples as Value] };
+    case 'LoadAudio':
+      return { outputs: [{ path: join(run.host.dirs.input, String(i.audio)) }] };
     case 'CreateVideo':
-      return { outputs: [{ ...(i.images as Value), fps: Number(i.fps) }] };
+      return {
+        outputs: [{ ...(i.images as Value), fps: Number(i.fps), audio: (i.audio as Value | undefined)?.path }],
+      };
     case 'SaveVideo':
       // comfy_extras/nodes_video.py: the container writes only the codecs it knows.
       if (i.codec !== undefined && !SAVE_VIDEO_CODECS.includes(String(i.codec)))
@@ -294,9 +298,13 @@ async function save(
     gif: ['-f', 'gif'],
   };
   const tmp = join(run.host.dirs.temp, `${run.item.id}-${run.id}.${ext}`);
+  // comfy_api's VideoFromComponents.save_to muxes a CreateVideo's audio as AAC, all of it (not cut
+  // to the picture): so the sound may run past the last frame, as on a real host.
+  const audio =
+    video.audio && ext === 'mp4' ? ['-i', String(video.audio), '-map', '0:v', '-map', '1:a', '-c:a', 'aac'] : [];
   await ffmpeg(
     run.host.ffmpeg,
-    ['-i', String(video.clip), '-vf', `setpts=N/(${fps}*TB)`, '-r', String(fps), ...codec[ext], tmp],
+    ['-i', String(video.clip), ...audio, '-vf', `setpts=N/(${fps}*TB)`, '-r', String(fps), ...codec[ext], tmp],
     run.signal,
   );
   await rename(tmp, join(folder, filename));

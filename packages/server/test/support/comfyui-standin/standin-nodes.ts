@@ -109,6 +109,13 @@ export function nodeDefs(
       },
       outputs: ['IMAGE', 'MASK'],
     },
+    // comfy_extras/nodes_audio.py: a file of the input folder (uploaded like an image), as AUDIO.
+    LoadAudio: {
+      inputs: {
+        audio: { type: 'COMBO', validate: (v) => (inputExists(String(v)) ? true : `Invalid audio file: ${v}`) },
+      },
+      outputs: ['AUDIO'],
+    },
     Wan22ImageToVideoLatent: {
       inputs: { vae: LINK('VAE'), ...latent(32), start_image: LINK('IMAGE', true) },
       outputs: ['LATENT'],

@@ -1,0 +1,141 @@
+/**
+ * The built-in renderer's soundtrack: the layers a prompt names (sound-scene.ts, sound-layers.ts)
+ * mixed in stereo at 48 kHz, normalised to one integrated loudness (TARGET_LUFS, EBU R128 /
+ * BS.1770) with a soft limit under -1 dBFS, and faded in and out over a few milliseconds so the
+ * track starts and ends at zero. The same prompt and seed give the same samples; another seed
+ * another take. The result is handed to ffmpeg as a WAV file and encoded as AAC in the same pass
+ * as the picture (encode-args.ts).
+ */
+import { seededRandom } from '../seeded-random.ts';
+import { SAMPLE_RATE, type Stereo } from './dsp.ts';
+import { integratedLoudness } from './loudness.ts';
+import { LAYERS } from './sound-layers.ts';
+import { soundScene } from './sound-scene.ts';
+
+/**
+ * Integrated loudness of every soundtrack: -16 LUFS, what web and mobile players (and the AES
+ * streaming recommendation) expect; broadcast's -23 is quiet beside other clips on a phone.
+ */
+export const TARGET_LUFS = -16;
+/** Sample peak ceiling (-1 dBFS): room for the AAC encoder's overshoot. */
+const CEILING = 10 ** (-1 / 20);
+const FADE_SECONDS = 0.04;
+
+export const samplesFor = (seconds: number) => Math.round(seconds * SAMPLE_RATE);
+
+/** A finished soundtrack of `samples` samples for the prompt and seed. */
+export function composeSoundtrack(prompt: string, seed: number | undefined, samples: number): Stereo {
+  const mix = rawMix(prompt, seed, samples);
+  normalise(mix, TARGET_LUFS);
+  fade(mix, 'in');
+  fade(mix, 'out');
+  return mix;
+}
+
+/** The prompt's layers, mixed, at no particular level. */
+export function rawMix(prompt: string, seed: number | undefined, samples: number): Stereo {
+  const mix: Stereo = { left: new Float32Array(samples), right: new Float32Array(samples) };
+  const rnd = seededRandom(`sound\u0000${prompt}`, seed ?? 0);
+  for (const part of soundScene(prompt)) LAYERS[part.kind](mix, rnd, part.gain);
+  return mix;
+}
+
+/**
+ * Scales `mix` to `target` LUFS. Peaks above the knee are bent under the ceiling by a smooth curve
+ * (a crackle or a breaking wave may peak far above the average); that lowers the loudness a little,
+ * so the gain is measured again and corrected.
+ */
+export function normalise(mix: Stereo, target: number): void {
+  for (let round = 0; round < 3; round++) {
+    const now = integratedLoudness(mix);
+    if (!Number.isFinite(now)) return;
+    const gain = 10 ** ((target - now) / 20);
+    if (Math.abs(gain - 1) < 0.005) return;
+    scale(mix, gain);
+    softLimit(mix);
+  }
+}
+
+export function scale(mix: Stereo, gain: number, from = 0, to = mix.left.length): void {
+  for (let i = from; i < to; i++) {
+    mix.left[i] *= gain;
+    mix.right[i] *= gain;
+  }
+}
+
+function softLimit(mix: Stereo): void {
+  const knee = CEILING * 0.7;
+  const room = CEILING - knee;
+  for (const ch of [mix.left, mix.right]) {
+    for (let i = 0; i < ch.length; i++) {
+      const a = Math.abs(ch[i]);
+      if (a > knee) ch[i] = Math.sign(ch[i]) * (knee + room * Math.tanh((a - knee) / room));
+    }
+  }
+}
+
+/** A raised-cosine fade over the first or last FADE_SECONDS: the track starts and ends at zero. */
+export function fade(mix: Stereo, which: 'in' | 'out', seconds = FADE_SECONDS): void {
+  const n = Math.min(mix.left.length, Math.round(seconds * SAMPLE_RATE));
+  for (let k = 0; k < n; k++) {
+    const w = 0.5 - 0.5 * Math.cos((Math.PI * k) / n);
+    const i = which === 'in' ? k : mix.left.length - 1 - k;
+    mix.left[i] *= w;
+    mix.right[i] *= w;
+  }
+}
+
+/** 16-bit PCM stereo WAV bytes of `mix`, what ffmpeg reads as the soundtrack's input. */
+export function wavBytes(mix: Stereo): Buffer {
+  const n = mix.left.length;
+  const data = n * 4;
+  const out = Buffer.alloc(44 + data);
+  out.write('RIFF', 0, 'latin1');
+  out.writeUInt32LE(36 + data, 4);
+  out.write('WAVEfmt ', 8, 'latin1');
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(2, 22);
+  out.writeUInt32LE(SAMPLE_RATE, 24);
+  out.writeUInt32LE(SAMPLE_RATE * 4, 28);
+  out.writeUInt16LE(4, 32);
+  out.writeUInt16LE(16, 34);
+  out.write('data', 36, 'latin1');
+  out.writeUInt32LE(data, 40);
+  const pcm = new Int16Array(out.buffer, out.byteOffset + 44, n * 2);
+  for (let i = 0; i < n; i++) {
+    pcm[2 * i] = Math.round(Math.max(-1, Math.min(1, mix.left[i])) * 32767);
+    pcm[2 * i + 1] = Math.round(Math.max(-1, Math.min(1, mix.right[i])) * 32767);
+  }
+  return out;
+}
+
+/** Length of the crossfade at an extension's seam. */
+export const SEAM_SECONDS = 0.25;
+
+/**
+ * An extension's soundtrack: `previous` (the input's sound, as long as its picture), then the
+ * prompt's sound for the rest of `total` samples. The new sound is brought to the loudness of the
+ * input's last seconds, so the level does not jump, and enters over an equal-power crossfade of
+ * SEAM_SECONDS that ends at the seam, so there is no click.
+ */
+export function continueSoundtrack(previous: Stereo, prompt: string, seed: number | undefined, total: number): Stereo {
+  const seam = previous.left.length;
+  const overlap = Math.min(seam, Math.round(SEAM_SECONDS * SAMPLE_RATE));
+  const next = rawMix(prompt, seed, total - seam + overlap);
+  const tail = integratedLoudness(previous, Math.max(0, seam - 3 * SAMPLE_RATE));
+  normalise(next, Number.isFinite(tail) ? tail : TARGET_LUFS);
+  const out: Stereo = { left: new Float32Array(total), right: new Float32Array(total) };
+  out.left.set(previous.left.subarray(0, seam - overlap));
+  out.right.set(previous.right.subarray(0, seam - overlap));
+  for (let k = 0; k < overlap; k++) {
+    const angle = ((k + 0.5) / overlap) * (Math.PI / 2);
+    const i = seam - overlap + k;
+    out.left[i] = previous.left[i] * Math.cos(angle) + next.left[k] * Math.sin(angle);
+    out.right[i] = previous.right[i] * Math.cos(angle) + next.right[k] * Math.sin(angle);
+  }
+  out.left.set(next.left.subarray(overlap), seam);
+  out.right.set(next.right.subarray(overlap), seam);
+  fade(out, 'out');
+  return out;
+}
