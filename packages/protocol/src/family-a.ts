@@ -33,7 +33,8 @@ export const FamilyACreateBody = Type.Object({
   generate_audio: Type.Optional(
     Type.Boolean({
       description:
-        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+        'Sound: true for a video with an audio track, false for a silent one; ' +
+        "default: the model's own (see `sound` in GET /v1/models).",
     }),
   ),
 });
@@ -61,7 +62,8 @@ export const FamilyAEditBody = Type.Object({
   generate_audio: Type.Optional(
     Type.Boolean({
       description:
-        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+        'Sound: true for a video with an audio track, false for a silent one; ' +
+        "default: the model's own (see `sound` in GET /v1/models).",
     }),
   ),
 });
@@ -75,7 +77,8 @@ export const FamilyAExtensionBody = Type.Object({
   generate_audio: Type.Optional(
     Type.Boolean({
       description:
-        "Sound: true for a video with an audio track, false for a silent one; default: the model's own (see `sound` in GET /v1/models).",
+        'Sound: true for a video with an audio track, false for a silent one; ' +
+        "default: the model's own (see `sound` in GET /v1/models).",
     }),
   ),
 });

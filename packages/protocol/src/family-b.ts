@@ -14,7 +14,8 @@ export const FamilyBCreateBody = Type.Object({
   generate_audio: Type.Optional(
     Type.Boolean({
       description:
-        "vidgen extension (new-api passes unknown fields through): true for a video with sound, false for a silent one; default: the model's own.",
+        'vidgen extension (new-api passes unknown fields through): true for a video with sound, ' +
+        "false for a silent one; default: the model's own.",
     }),
   ),
 });

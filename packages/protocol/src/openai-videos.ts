@@ -1,5 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CallbackFields } from './callbacks.ts';
 import { StringEnum, TaskUsage } from './common.ts';
+
+/**
+ * Sound, as family A asks for it. Multipart bodies carry it as text, so `"true"` and `"false"` are
+ * read as the booleans.
+ */
+const GenerateAudio = Type.Optional(
+  Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')], {
+    description: "Sound: true for a video with an audio track, false for a silent one; default: the model's own.",
+  }),
+);
 
 /**
  * The OpenAI Videos API, as the official `openai` SDKs send and read it (openai-node
@@ -33,6 +44,8 @@ export const OpenAiVideoCreateBody = Type.Object({
       Type.String({ description: 'Multipart: the image file part (PNG or JPEG); read as a data URL of its bytes.' }),
     ]),
   ),
+  generate_audio: GenerateAudio,
+  ...CallbackFields,
 });
 export type OpenAiVideoCreateBody = Static<typeof OpenAiVideoCreateBody>;
 
@@ -46,6 +59,8 @@ export const OpenAiVideoEditBody = Type.Object({
   prompt: Type.String(),
   video: OpenAiVideoReference,
   model: Type.Optional(Type.String({ minLength: 1, description: "Default: the source video's model." })),
+  generate_audio: GenerateAudio,
+  ...CallbackFields,
 });
 export type OpenAiVideoEditBody = Static<typeof OpenAiVideoEditBody>;
 
@@ -54,6 +69,8 @@ export const OpenAiVideoExtendBody = Type.Object({
   video: OpenAiVideoReference,
   seconds: Seconds,
   model: Type.Optional(Type.String({ minLength: 1, description: "Default: the source video's model." })),
+  generate_audio: GenerateAudio,
+  ...CallbackFields,
 });
 export type OpenAiVideoExtendBody = Static<typeof OpenAiVideoExtendBody>;
 
@@ -86,6 +103,9 @@ export const OpenAiVideo = Type.Object({
   remixed_from_video_id: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
   usage: Type.Optional(TaskUsage),
+  has_audio: Type.Optional(
+    Type.Boolean({ description: 'vidgen extension: whether the video has a sound track (asked for and verified).' }),
+  ),
 });
 export type OpenAiVideo = Static<typeof OpenAiVideo>;
 

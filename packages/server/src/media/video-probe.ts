@@ -179,7 +179,7 @@ export async function verifyVideo(
 }
 
 /**
- * The sound rule (DESIGN invariant 3). The length is held to one frame of the picture's, so a
+ * The sound rule (invariant 3, docs/architecture.md). The length is held to one frame of the picture's, so a
  * track that stops early or runs on is caught; silence is judged by integrated loudness, the
  * measure a listener's ear follows, rather than by peak sample values that a hiss would pass.
  */

@@ -12,7 +12,8 @@ import {
 import type { ImageInput, VideoInput } from '../../engine/task-service.ts';
 import { outputDimensions, outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
-import { openAiErrorBody, submitRoute, type Dialect, type WireIds } from './dialect.ts';
+import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
+import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireIds } from './dialect.ts';
 import { claimsOpenAiVideos } from './openai-videos-claims.ts';
 import { registerOpenAiVideoRoutes } from './openai-videos-routes.ts';
 
@@ -39,6 +40,7 @@ export const DEFAULT_OPENAI_VIDEO_MODEL = 'sora-2';
 const POLL_AFTER_MS = 1000;
 
 const FIELD_NAMES: Record<string, string> = {
+  audio: 'generate_audio',
   aspectRatio: 'size',
   resolution: 'size',
   duration: 'seconds',
@@ -83,6 +85,7 @@ export const openAiVideos: Dialect = {
         images: body.input_reference === undefined ? [] : [firstFrame(body.input_reference)],
         duration: body.seconds === undefined ? undefined : secondsOf(body.seconds),
         ...(body.size === undefined ? {} : sizeOf(body.size)),
+        ...extras(body),
       }),
     }),
     submitRoute({
@@ -101,6 +104,7 @@ export const openAiVideos: Dialect = {
         prompt: body.prompt,
         images: [],
         video: sourceVideo(body.video),
+        ...extras(body),
       }),
     }),
     submitRoute({
@@ -120,6 +124,7 @@ export const openAiVideos: Dialect = {
         images: [],
         video: sourceVideo(body.video),
         duration: secondsOf(body.seconds),
+        ...extras(body),
       }),
     }),
   ],
@@ -143,7 +148,7 @@ export const openAiVideos: Dialect = {
     completed: ['succeeded'],
     failed: ['failed', 'canceled'],
   },
-  fieldName: (field) => FIELD_NAMES[field] ?? field,
+  fieldName: (field, body) => (field === 'callbackUrl' ? callbackFieldName(body) : (FIELD_NAMES[field] ?? field)),
   toWire: (task) => toOpenAiVideo(task),
   pollStatus: (task) =>
     task.status === 'queued' || task.status === 'running'
@@ -195,7 +200,13 @@ export function toOpenAiVideo(task: Task): OpenAiVideo {
     error: task.error && (task.status === 'failed' || task.status === 'canceled') ? { ...task.error } : null,
   };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
-  return body;
+  return { ...body, ...hasAudio(task) };
+}
+
+/** What every submit of this dialect may add: sound, and a per-request webhook. */
+function extras(body: { generate_audio?: boolean | 'true' | 'false' } & Parameters<typeof callbackUrlOf>[0]) {
+  const audio = body.generate_audio === undefined ? undefined : String(body.generate_audio) === 'true';
+  return { audio, callbackUrl: callbackUrlOf(body) };
 }
 
 /** `seconds` is text on this wire; whole seconds only. */

@@ -18,11 +18,17 @@ const SOUND_WORDS: Array<[SoundKind, RegExp]> = [
   ['insects', new RegExp(String.raw`\b(?:crickets?|insects?|cicadas?|fireflies|summer${W}night)\b`)],
   [
     'birds',
-    /\b(?:birds?|birdsong|songbirds?|forests?|woods|woodland|jungle|meadows?|gardens?|parks?|trees?|spring|hills?|countryside|valley)\b/,
+    new RegExp(
+      String.raw`\b(?:birds?|birdsong|songbirds?|forests?|woods|woodland|jungle|meadows?|gardens?|parks?|trees?|` +
+        String.raw`spring|hills?|countryside|valley)\b`,
+    ),
   ],
   [
     'wind',
-    /\b(?:winds?|windy|windswept|breez\w*|gusts?|blizzard|deserts?|dunes?|snow\w*|mountains?|peaks?|arctic|tundra|canyons?|cliffs?|storm)\b/,
+    new RegExp(
+      String.raw`\b(?:winds?|windy|windswept|breez\w*|gusts?|blizzard|deserts?|dunes?|snow\w*|mountains?|peaks?|` +
+        String.raw`arctic|tundra|canyons?|cliffs?|storm)\b`,
+    ),
   ],
 ];
 const NIGHT = /\b(?:night|midnight|moon\w*|stars?|starry|dark)\b/;
