@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnInGroup } from './support/process-groups.ts';
 import { collectOutput } from './support/process.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -187,7 +188,7 @@ describe('vidgen CLI', () => {
 });
 
 function spawnVidgen(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [VIDGEN_BIN, ...args], {
+  return spawnInGroup(process.execPath, [VIDGEN_BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

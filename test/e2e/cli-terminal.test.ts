@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnInGroup } from './support/process-groups.ts';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -56,7 +56,7 @@ describe('vidgen generate on a terminal', () => {
       VIDGEN_API_KEY: await svc.createKey('tty'),
       VIDGEN_JOURNAL_DIR: join(dir, 'journal'),
     };
-    const child = spawn('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], {
+    const child = spawnInGroup('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnInGroup } from './support/process-groups.ts';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { verifyWebhook } from '../../packages/client/src/index.ts';
@@ -29,15 +29,19 @@ describe('vidgen webhooks listen', () => {
   });
 
   it('forwards verified events to --forward-to and deletes its endpoint on Ctrl-C', async () => {
-    const child = spawn(process.execPath, [VIDGEN_BIN, 'webhooks', 'listen', '--forward-to', app.url, '--json'], {
-      env: {
-        ...process.env,
-        VIDGEN_BASE_URL: svc.url,
-        VIDGEN_API_KEY: key,
-        VIDGEN_PROFILE: '/nonexistent/profile.json',
+    const child = spawnInGroup(
+      process.execPath,
+      [VIDGEN_BIN, 'webhooks', 'listen', '--forward-to', app.url, '--json'],
+      {
+        env: {
+          ...process.env,
+          VIDGEN_BASE_URL: svc.url,
+          VIDGEN_API_KEY: key,
+          VIDGEN_PROFILE: '/nonexistent/profile.json',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
