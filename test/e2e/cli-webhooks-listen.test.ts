@@ -43,10 +43,10 @@ describe('vidgen webhooks listen', () => {
       },
     );
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const [line] = await Promise.race([
-      createInterface({ input: child.stdout })
+      createInterface({ input: child.stdout! })
         [Symbol.asyncIterator]()
         .next()
         .then((r) => [r.value as string]),

@@ -31,7 +31,7 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL and S3', () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it('runs 200 tasks from 4 accounts fairly, all verified and stored in S3', { timeout: 600_000 }, async (t) => {
+  it('runs 200 tasks from 4 accounts fairly, all verified and stored in S3', async (t) => {
     if (typeof database === 'string') return t.skip(database);
     if (typeof s3 === 'string') return t.skip(s3);
     const catalogDir = await mkdtemp(join(tmpdir(), 'vidgen-scale-'));
