@@ -198,7 +198,10 @@ export const ENVIRONMENT = {
     about: 'an endpoint failing every delivery this long is disabled (0: never)',
   },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
-  VIDGEN_ACCESS_LOG: { fallback: 'on', about: 'one info line per request; 0, false or off logs only failed requests' },
+  VIDGEN_ACCESS_LOG: {
+    fallback: 'on',
+    about: 'one info line per request (held long-polls at debug); 0, false or off logs only failed requests',
+  },
 } as const satisfies Record<string, Variable>;
 
 type Variables = typeof ENVIRONMENT;
