@@ -111,6 +111,7 @@ export async function startService(
   const metrics = createPrometheusMetrics(stores.tasks, {
     perAccount: config.metricsPerAccount,
     deliveries: stores.webhooks,
+    lanes: Object.keys(backends.generators),
   });
   // The admin API lists and changes channels through relayChannels.status() / .configure().
   if (backends.relayChannels) registerRelayChannelMetrics(metrics.registry, backends.relayChannels);
