@@ -42,7 +42,18 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   });
 
   dialect.submits.forEach((route, i) => {
-    app.post(route.path, { schema: schemas.submits[i], config }, async (request, reply) => {
+    // The model's endpoint is checked before its fields: a family B model posted here without a
+    // field only B lacks should learn where to go, not which field to add for the wrong endpoint.
+    const preValidation = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      const model = (request.body as { model?: unknown } | null)?.model;
+      try {
+        deps.tasks.checkServedHere(callerOf(request).account, model, dialect.family);
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    };
+    app.post(route.path, { schema: schemas.submits[i], config, preValidation }, async (request, reply) => {
       const input = { ...route.toInput(request.body as never), family: dialect.family };
       const caller = callerOf(request);
       const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);
