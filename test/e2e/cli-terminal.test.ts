@@ -86,6 +86,35 @@ describe('vidgen generate on a terminal', () => {
     assert.match(screen, /saved \d+ bytes to /);
     assert.equal((await readFile(output)).subarray(4, 8).toString('latin1'), 'ftyp');
   });
+
+  it('vidgen login reads the key at a terminal without echoing it', async () => {
+    const key = await svc.createKey('tty-login');
+    const env = { ...process.env, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: '', VIDGEN_PROFILE: join(dir, 'p.json') };
+    const child = spawnInGroup(
+      'script',
+      ['-qfec', `${shellQuote(process.execPath)} ${shellQuote(VIDGEN_BIN)} login`, '/dev/null'],
+      {
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let screen = '';
+    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d) => {
+        screen += d;
+        if (screen.includes('API key')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`vidgen exited (${code}) before asking:\n${screen}`)));
+    });
+    // Typed into the terminal as a person would; a terminal with echo on would show each character.
+    child.stdin!.write(`${key}\r`);
+    const code = await exited;
+    assert.equal(code, 0, screen);
+    assert.match(screen, /Logged in to /);
+    assert.ok(!screen.includes(key), `the key was echoed:\n${screen}`);
+    assert.equal(JSON.parse(await readFile(join(dir, 'p.json'), 'utf8')).apiKey, key);
+  });
 });
 
 /** Serves one PNG, but only once `release()` is called; requests wait until then. */

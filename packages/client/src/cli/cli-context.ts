@@ -14,8 +14,8 @@ export interface Stream {
 export interface CliIO {
   stdout: Stream;
   stderr: Stream;
-  /** For `vidgen login` reading a key from a pipe. */
-  stdin?: AsyncIterable<unknown> & { isTTY?: boolean };
+  /** For `vidgen login` reading a key from a pipe, or from a terminal without echo (raw mode). */
+  stdin?: AsyncIterable<unknown> & { isTTY?: boolean; setRawMode?(raw: boolean): unknown; pause?(): unknown };
 }
 
 export interface CliConfig {
