@@ -56,8 +56,9 @@ async function readKeyWithoutEcho(
   stdin: NonNullable<CliContext['io']['stdin']>,
   setRawMode: (raw: boolean) => unknown,
 ): Promise<string | undefined> {
-  ctx.io.stderr.write('API key (not shown as you type): ');
+  // Echo off before the prompt shows: what is typed once the prompt appears is never echoed.
   setRawMode(true);
+  ctx.io.stderr.write('API key (not shown as you type): ');
   let key = '';
   try {
     for await (const chunk of stdin) {
