@@ -53,7 +53,7 @@ export interface Config {
   backendsFile?: string;
   /** The environment the config came from: relay channels resolve their `api_key_env` names in it. */
   secretsEnv: Env;
-  /** Hard limit of one attempt on backends other than the built-in renderer (GPU hosts, relays). */
+  /** Hard limit of one attempt on ComfyUI backends; relay backends set their own (`deadline_seconds`). */
   backendDeadlineSeconds: number;
   modelsFile?: string;
   ffmpegPath?: string;
@@ -150,7 +150,7 @@ export const ENVIRONMENT = {
   VIDGEN_BACKEND_DEADLINE_SECONDS: {
     fallback: 3600,
     min: 1,
-    about: 'hard limit of one attempt on other backends: ComfyUI, relays',
+    about: 'hard limit of one attempt on ComfyUI backends (a relay backend has its own deadline_seconds)',
   },
   VIDGEN_COMFYUI_CONFIG: { unset: 'none', about: 'ComfyUI hosts and backends, see docs/comfyui.md' },
   VIDGEN_BACKENDS_FILE: { unset: 'none', about: 'relay backends to upstream services, see docs/relays.md' },
