@@ -324,7 +324,7 @@ export class TaskService {
       throw new ModelServedElsewhere(model.id, model.family);
   }
 
-    private resolveModel(account: Account, input: SubmitInput): ModelEntry {
+  private resolveModel(account: Account, input: SubmitInput): ModelEntry {
     const model = this.deps.catalog.find(input.model);
     if (!model || !isEntitled(account, model)) {
       throw new InvalidField(
