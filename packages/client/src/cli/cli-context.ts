@@ -70,7 +70,9 @@ export class CliContext {
   }
 
   clientFor(target: { baseURL: string; apiKey: string | undefined }): NodeVidgenClient {
-    return new NodeVidgenClient({ ...target, journalDir: this.config.journalDir });
+    // The CLI resolved key and server itself (flags, env, profile): no key stays no key, and the
+    // server's 401 is reported with the CLI's own hint.
+    return new NodeVidgenClient({ ...target, apiKey: target.apiKey ?? '', journalDir: this.config.journalDir });
   }
 
   /** Human-oriented notes go to stderr, so stdout stays clean for the result. */
