@@ -4,6 +4,7 @@
 // (docs/architecture.md, "Tests"). A leak would
 // otherwise keep the file's process alive, or pass unnoticed where a later file happens to clean up.
 import { subscribe } from 'node:diagnostics_channel';
+import { readFileSync, readdirSync } from 'node:fs';
 import { after } from 'node:test';
 // Loaded after tsx (run-tests.mjs: --import tsx first), so the server's TypeScript resolves.
 import { WORKER_LIFECYCLE_CHANNEL } from '../packages/server/src/domain/worker-lifecycle.ts';
@@ -52,3 +53,70 @@ setImmediate(() =>
     }
   }),
 );
+
+// The hook above runs only when the file's tests get to their end. A file that is cancelled, times
+// out or exits early skips it, and a child it started (a `vidgen-server`) would keep running after
+// it: so on every exit, whatever the path, any process still descending from this one is reported
+// and killed, and the file fails.
+function endDescendants() {
+  const alive = descendants(process.pid);
+  if (alive.length === 0) return;
+  process.stderr.write(
+    `leak check: child processes still running at exit, killed: ${alive.map((p) => `${p.pid} (${p.command})`).join('; ')}\n`,
+  );
+  for (const { pid } of alive) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+  process.exitCode = 1;
+}
+process.once('exit', endDescendants);
+// A signal (the runner cancelling the file, Ctrl-C) would end this process without 'exit' listeners.
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+  ['SIGHUP', 129],
+]) {
+  process.once(signal, () => {
+    endDescendants();
+    process.exit(code);
+  });
+}
+
+/** Live (not zombie) processes below `root`, from /proc (Linux; elsewhere none are seen). */
+function descendants(root) {
+  const children = new Map();
+  let entries;
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of entries) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
+    const close = stat.lastIndexOf(')');
+    const [state, ppid] = stat.slice(close + 2).split(' ');
+    const command = stat.slice(stat.indexOf('(') + 1, close);
+    // tsx's esbuild service lives as long as this process and ends with it (its stdin closes).
+    if (state === 'Z' || command === 'esbuild') continue;
+    const list = children.get(Number(ppid)) ?? [];
+    list.push({ pid: Number(name), command });
+    children.set(Number(ppid), list);
+  }
+  const found = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}

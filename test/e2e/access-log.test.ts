@@ -64,6 +64,21 @@ describe('access log', () => {
     assert.equal(line.req.path, `/v1/video/generations/${id}`, 'no query string');
   });
 
+  it('logs a held long-poll (?wait=) only at debug, so an open console does not drown the log', async () => {
+    const held = await fetch(`${svc.url}/v1/video/generations/${id}?wait=5`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(held.status, 200);
+    assert.ok(held.headers.get('x-vidgen-long-poll'), 'the poll was a long-poll');
+    const plain = await fetch(`${svc.url}/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(plain.status, 200);
+    // The line is written once the answer is sent: wait for the later request's line.
+    while (!completed().some((l) => l.reqId === plain.headers.get('x-request-id')))
+      await new Promise((r) => setImmediate(r));
+    const ids = completed().map((l) => l.reqId);
+    assert.ok(!ids.includes(held.headers.get('x-request-id')), 'a long-poll is not logged at info');
+  });
+
   it('keeps the signed link secret and the API key out of the log', async () => {
     const res = await fetch(signedUrl);
     assert.equal(res.status, 200);

@@ -20,7 +20,7 @@ describe('vidgen commands', () => {
   let key: string;
   let base: Record<string, string>;
   before(async () => {
-    svc = await startTestService({ VIDGEN_FETCH_TIMEOUT_MS: '3000' });
+    svc = await startTestService();
     dir = await mkdtemp(join(tmpdir(), 'vidgen-cmds-'));
     key = await svc.createKey('cmds');
     // No VIDGEN_* from the developer's shell, and a profile path of the test's own.

@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnInGroup } from './support/process-groups.ts';
 import { collectOutput } from './support/process.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,8 +22,7 @@ describe('vidgen CLI', () => {
   let dir: string;
   let env: Record<string, string>;
   before(async () => {
-    // A short image-fetch time-out bounds the task the Ctrl-C test leaves running.
-    svc = await startTestService({ VIDGEN_FETCH_TIMEOUT_MS: '3000' });
+    svc = await startTestService();
     images = await startImageServer();
     dir = await mkdtemp(join(tmpdir(), 'vidgen-cli-'));
     env = {
@@ -127,7 +127,8 @@ describe('vidgen CLI', () => {
   });
 
   it('stops waiting on Ctrl-C with exit 130 and a pointer to `vidgen resume`', async () => {
-    // An image URL that never answers keeps the task running (until the server's fetch time-out).
+    // An image URL that never answers keeps the task running until the test cancels it: however late
+    // the CLI starts on a busy machine, it finds the task still running.
     const stall = createServer(() => undefined);
     await new Promise<void>((r) => stall.listen(0, '127.0.0.1', r));
     const slowImage = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/photo.png`;
@@ -142,10 +143,12 @@ describe('vidgen CLI', () => {
     await new Promise<void>((resolve) => createInterface({ input: waiting.stderr! }).once('line', () => resolve()));
     waiting.kill('SIGINT');
     const r = await done;
+    const canceled = await vidgen(['cancel', id], ownJournal);
     stall.closeAllConnections();
     stall.close();
     assert.equal(r.code, 130, r.stderr);
     assert.match(r.stderr, /vidgen resume/);
+    assert.equal(canceled.code, 0, canceled.stderr);
     const forgot = await vidgen(['forget', id], ownJournal);
     assert.equal(forgot.code, 0, forgot.stderr);
     assert.equal((await vidgen(['resume'], ownJournal)).stdout.trim(), 'nothing to resume');
@@ -187,7 +190,7 @@ describe('vidgen CLI', () => {
 });
 
 function spawnVidgen(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [VIDGEN_BIN, ...args], {
+  return spawnInGroup(process.execPath, [VIDGEN_BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

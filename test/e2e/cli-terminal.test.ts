@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnInGroup } from './support/process-groups.ts';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -56,7 +56,7 @@ describe('vidgen generate on a terminal', () => {
       VIDGEN_API_KEY: await svc.createKey('tty'),
       VIDGEN_JOURNAL_DIR: join(dir, 'journal'),
     };
-    const child = spawn('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], {
+    const child = spawnInGroup('script', ['-qfec', args.map(shellQuote).join(' '), '/dev/null'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -85,6 +85,35 @@ describe('vidgen generate on a terminal', () => {
     assert.match(screen, /downloading /);
     assert.match(screen, /saved \d+ bytes to /);
     assert.equal((await readFile(output)).subarray(4, 8).toString('latin1'), 'ftyp');
+  });
+
+  it('vidgen login reads the key at a terminal without echoing it', async () => {
+    const key = await svc.createKey('tty-login');
+    const env = { ...process.env, VIDGEN_BASE_URL: svc.url, VIDGEN_API_KEY: '', VIDGEN_PROFILE: join(dir, 'p.json') };
+    const child = spawnInGroup(
+      'script',
+      ['-qfec', `${shellQuote(process.execPath)} ${shellQuote(VIDGEN_BIN)} login`, '/dev/null'],
+      {
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let screen = '';
+    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d) => {
+        screen += d;
+        if (screen.includes('API key')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`vidgen exited (${code}) before asking:\n${screen}`)));
+    });
+    // Typed into the terminal as a person would; a terminal with echo on would show each character.
+    child.stdin!.write(`${key}\r`);
+    const code = await exited;
+    assert.equal(code, 0, screen);
+    assert.match(screen, /Logged in to /);
+    assert.ok(!screen.includes(key), `the key was echoed:\n${screen}`);
+    assert.equal(JSON.parse(await readFile(join(dir, 'p.json'), 'utf8')).apiKey, key);
   });
 });
 

@@ -65,9 +65,7 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps serving through fast restarts and stop/start outages, round after round', {
-    timeout: 600_000,
-  }, async (t) => {
+  it('keeps serving through fast restarts and stop/start outages, round after round', async (t) => {
     if (typeof cluster === 'string') return t.skip(cluster);
     const db = cluster;
     const [apiProcess, workerProcess] = processes;
@@ -98,10 +96,8 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
       check(`poll ${id}`, await raw.get(`/v1/video/generations/${id}`)).body?.status;
     /** Holds until one of the tasks renders, so the fault that follows meets a running attempt. */
     const someRunning = async () => {
-      const deadline = Date.now() + 60_000;
       for (;;) {
         for (const id of ids.values()) if ((await statusOf(id)) === 'IN_PROGRESS') return;
-        assert.ok(Date.now() < deadline, 'a task started rendering');
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -132,9 +128,8 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
     });
     const readiness = async (want: number) => {
       for (const p of processes) {
-        const deadline = Date.now() + 60_000;
         while ((await fetch(`${p.url}/readyz`)).status !== want) {
-          assert.ok(Date.now() < deadline, `${p.url}/readyz answered ${want}`);
+          assert.equal(p.child.exitCode, null, `${p.url} exited before /readyz answered ${want}`);
           await new Promise((r) => setTimeout(r, 100));
         }
       }

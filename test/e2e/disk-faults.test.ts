@@ -92,7 +92,6 @@ describe('full and read-only disks', () => {
     const done = await pollUntil(
       () => client.get(`/v1/video/generations/${id}`),
       (a) => ['SUCCESS', 'FAILURE'].includes(a.body?.status),
-      180_000,
     );
     assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
     const { probe } = await downloadAndProbe(`${server!.url}/v1/videos/${id}/content`, {
@@ -174,7 +173,6 @@ describe('full and read-only disks', () => {
     await pollUntil(
       () => client.get(`/v1/video/generations/${id}`),
       (a) => a.body.status === 'IN_PROGRESS',
-      60_000,
     );
     const workRoot = join(env.VIDGEN_DATA_DIR, 'work');
     // The attempt makes its work directory when the renderer first writes, a moment after it starts.

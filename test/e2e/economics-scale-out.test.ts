@@ -49,9 +49,7 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it('every balance equals grants minus the settled cost of succeeded tasks, and the ledger verifies', {
-    timeout: 900_000,
-  }, async (t) => {
+  it('every balance equals grants minus the settled cost of succeeded tasks, and the ledger verifies', async (t) => {
     if (typeof database === 'string') return t.skip(database);
     const started = Date.now();
     const catalogDir = await mkdtemp(join(tmpdir(), 'vidgen-econ-scale-'));
@@ -119,7 +117,6 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
     };
     /** Holds until `p` holds a lease: a kill then lands mid-render. */
     const rendering = async (p: ServerProcess) => {
-      const deadline = Date.now() + 60_000;
       const leased = async () =>
         (
           await db.query("SELECT count(*)::int AS n FROM tasks WHERE status = 'running' AND lease_owner LIKE $1", [
@@ -127,7 +124,7 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
           ])
         ).rows[0].n;
       while ((await leased()) === 0) {
-        assert.ok(Date.now() < deadline, 'the worker started rendering');
+        assert.equal(p.child.exitCode, null, 'the worker is alive and will claim a task');
         await new Promise((r) => setTimeout(r, 20));
       }
     };
@@ -144,7 +141,6 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
       await pollUntil(
         async () => ({ status: 200, headers: new Headers(), body: answeredBy.get(apis[victim]) ?? 0 }),
         (a) => a.body > answeredBefore,
-        60_000,
       );
       await kill(apis[victim]);
       kills++;
@@ -171,7 +167,6 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
       const done = await pollUntil(
         () => api(apis[1].url, keys[o.account]).get(`/v1/video/generations/${o.taskId}`),
         (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status),
-        600_000,
       );
       const ok = done.body.status === 'SUCCESS';
       if (ok) succeededIds.push({ account: o.account, taskId: o.taskId! });

@@ -62,7 +62,6 @@ it('serves a catalog model by relaying to an upstream configured in VIDGEN_BACKE
     const done = await pollUntil(
       () => client.get(`/v1/video/generations/${id}`),
       (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status),
-      120_000,
     );
     assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
     const { probe } = await downloadAndProbe(`${front.url}${done.body.result_url}`, { authorization: `Bearer ${key}` });

@@ -31,7 +31,7 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL and S3', () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it('runs 200 tasks from 4 accounts fairly, all verified and stored in S3', { timeout: 600_000 }, async (t) => {
+  it('runs 200 tasks from 4 accounts fairly, all verified and stored in S3', async (t) => {
     if (typeof database === 'string') return t.skip(database);
     if (typeof s3 === 'string') return t.skip(s3);
     const catalogDir = await mkdtemp(join(tmpdir(), 'vidgen-scale-'));
@@ -93,7 +93,6 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL and S3', () => {
     await pollUntil(
       () => api(apis[0].url, keys[0]).get(`/v1/video/generations/${big[10].body.task_id}`),
       (a) => a.body.status === 'SUCCESS',
-      120_000,
     );
     const small: Array<{ account: number; id: string }> = [];
     for (let i = 0; i < 50; i++) {
@@ -106,7 +105,6 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL and S3', () => {
       const done = await pollUntil(
         () => api(apis[1].url, keys[account]).get(`/v1/video/generations/${id}`),
         (a) => ['SUCCESS', 'FAILURE'].includes(a.body.status),
-        300_000,
       );
       assert.equal(done.body.status, 'SUCCESS', JSON.stringify(done.body));
     }

@@ -38,6 +38,20 @@ describe('submit validation', () => {
       assert.equal(typeof res.body.error.code, 'string');
     });
 
+  it('names the right endpoint before any field: a family B model on the family A path without duration', async () => {
+    for (const [path, model, missing] of [
+      [A, 'video-v1-5s', { prompt: 'p' }],
+      [B, 'vx-imagine-video-1.5-720p', {}],
+    ] as const) {
+      const res = await client.post(path, { model, ...missing });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, 'model_wrong_endpoint', JSON.stringify(res.body));
+      assert.equal(res.body.error.param, 'model');
+    }
+    const unknown = await client.post(A, { model: 'no-such-model', prompt: 'p' });
+    assert.notEqual(unknown.body.error.code, 'model_wrong_endpoint', 'an unknown model still gets the field checks');
+  });
+
   describe('family A', () => {
     refused('model is required', A, { ...aOk, model: undefined }, 'model', /`model` is required/);
     refused('model must exist', A, { ...aOk, model: 'nope' }, 'model', /'nope' does not exist or is not available/);

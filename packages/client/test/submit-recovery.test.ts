@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { VidgenClient, SubmitOutcomeUnknown, BadRequestError, requestFingerprint } from '../src/index.ts';
 import { FileJournal } from '../src/node/index.ts';
 import { json, startScriptedServer, type Handler } from './support/scripted-server.ts';
+import type { FetchLike } from '../src/core/transport.ts';
 
 // Obligation 2 against servers that lack idempotency or listing, or answer in ways the SDK must
 // survive: never a second POST unless a lookup proved the first one did not land.
@@ -21,15 +22,46 @@ describe('submit recovery', async () => {
   });
   const body = { model: 'video-v1-5s', prompt: 'sunset' };
   const created = json(200, { task_id: 't-1', status: 'queued', seconds: '5' });
-  const stall: Handler = () => undefined;
+  // The client's time-out may end only a request the server has received and is stalling: a request
+  // that is answered keeps its answer however late it comes, so a busy machine cannot turn an answer
+  // into a time-out. Each request carries a number; `stall` records the numbers it holds.
+  const stalled = new Map<string, () => void>();
+  const stallSeen = new Map<string, Promise<void>>();
+  const held = (n: string) => {
+    if (!stallSeen.has(n)) stallSeen.set(n, new Promise<void>((resolve) => stalled.set(n, resolve)));
+    return stallSeen.get(n)!;
+  };
+  const stall: Handler = (req) => {
+    const n = String(req.headers['x-test-request']);
+    held(n);
+    stalled.get(n)!();
+  };
+  let sent = 0;
+  const stallAwareFetch: FetchLike = (input, init = {}) => {
+    const n = String(++sent);
+    const answer = fetch(input, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'x-test-request': n },
+      signal: undefined,
+    });
+    const signal = init.signal;
+    if (!signal) return answer;
+    // Abort only once both hold: the client's timer fired and the server is holding this request.
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = () => void held(n).then(() => reject(signal.reason));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([answer, aborted]);
+  };
   const posts = () => server.seen.filter((r) => r.method === 'POST');
-  // 150 ms makes the time-out cases quick; tests that are not about time-outs pass a longer one, or a
-  // busy machine turns their answer into a time-out (the journal test failed so in combined runs).
-  const client = (journalDir?: string, timeout = 150) =>
+  const client = (journalDir?: string) =>
     new VidgenClient({
       baseURL: server.url,
       apiKey: 'k',
-      timeout,
+      // Short, so the time-out cases are quick; only a stalled request can time out (stallAwareFetch).
+      timeout: 100,
+      fetch: stallAwareFetch,
       maxRetries: 2,
       backoff: { initialDelayMs: 5, maxDelayMs: 10 },
       journal: journalDir ? new FileJournal(journalDir) : undefined,
@@ -46,7 +78,7 @@ describe('submit recovery', async () => {
       seenAtPost = (await journal.list())[0];
       return created(req, res, '');
     });
-    await client(journal.dir, 30_000).videoGenerations.create(body);
+    await client(journal.dir).videoGenerations.create(body);
     const atPost = seenAtPost as { state: string; idempotencyKey: string; fingerprint: string };
     assert.equal(atPost.state, 'submitting');
     assert.equal(atPost.idempotencyKey, posts()[0].headers['idempotency-key']);
@@ -97,7 +129,7 @@ describe('submit recovery', async () => {
       json(429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited', param: null } }),
       created,
     );
-    await client(undefined, 30_000).videoGenerations.create(body);
+    await client().videoGenerations.create(body);
     assert.equal(server.seen.length, 2);
     assert.equal(posts()[0].headers['idempotency-key'], posts()[1].headers['idempotency-key']);
   });
@@ -111,7 +143,7 @@ describe('submit recovery', async () => {
       ),
       created,
     );
-    const c = client(undefined, 30_000);
+    const c = client();
     await c.videoGenerations.create(body);
     assert.equal(posts().length, 2);
     assert.equal(posts()[0].headers['idempotency-key'], posts()[1].headers['idempotency-key']);
@@ -178,7 +210,7 @@ describe('submit recovery', async () => {
       }),
     );
     const journalDir = join(dir, 'rejected');
-    const err = await client(journalDir, 30_000)
+    const err = await client(journalDir)
       .videoGenerations.create({ ...body, ratio: '2:1' })
       .catch((e) => e);
     assert.ok(err instanceof BadRequestError);

@@ -58,7 +58,7 @@ export interface Config {
   guardrailsFile?: string;
   /** The environment the config came from: relay channels resolve their `api_key_env` names in it. */
   secretsEnv: Env;
-  /** Hard limit of one attempt on backends other than the built-in renderer (GPU hosts, relays). */
+  /** Hard limit of one attempt on ComfyUI backends; relay backends set their own (`deadline_seconds`). */
   backendDeadlineSeconds: number;
   modelsFile?: string;
   ffmpegPath?: string;
@@ -160,7 +160,7 @@ export const ENVIRONMENT = {
   VIDGEN_BACKEND_DEADLINE_SECONDS: {
     fallback: 3600,
     min: 1,
-    about: 'hard limit of one attempt on other backends: ComfyUI, relays',
+    about: 'hard limit of one attempt on ComfyUI backends (a relay backend has its own deadline_seconds)',
   },
   VIDGEN_COMFYUI_CONFIG: { unset: 'none', about: 'ComfyUI hosts and backends, see docs/comfyui.md' },
   VIDGEN_BACKENDS_FILE: { unset: 'none', about: 'relay backends to upstream services, see docs/relays.md' },
@@ -217,7 +217,10 @@ export const ENVIRONMENT = {
     about: 'how long GET /v1/events lists an event and recover can send it again',
   },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
-  VIDGEN_ACCESS_LOG: { fallback: 'on', about: 'one info line per request; 0, false or off logs only failed requests' },
+  VIDGEN_ACCESS_LOG: {
+    fallback: 'on',
+    about: 'one info line per request (held long-polls at debug); 0, false or off logs only failed requests',
+  },
 } as const satisfies Record<string, Variable>;
 
 type Variables = typeof ENVIRONMENT;

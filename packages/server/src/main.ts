@@ -33,7 +33,7 @@ import { UrlSigner } from './security/url-signer.ts';
 import { SecretBox } from './webhooks/secret-box.ts';
 import { CallbackSecrets } from './webhooks/callback-secret.ts';
 import { checkWebhookUrl } from './webhooks/webhook-url.ts';
-import { buildServiceApp } from './composition/api-side.ts';
+import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
 import { buildBackends } from './composition/backends.ts';
 import { openSqlStores } from './composition/open-sql-stores.ts';
@@ -44,6 +44,8 @@ export interface RunningService {
   /** Base URL of the HTTP listener. */
   url: string;
   app: FastifyInstance;
+  /** The key made for account 'default' at this start, when there was none: to be shown once. */
+  bootstrapKey?: { id: string; secret: string };
   /** Stops accepting requests, lets running tasks finish for up to `graceMs`, hands back the rest. */
   close(graceMs?: number): Promise<void>;
 }
@@ -123,6 +125,7 @@ export async function startService(
   const metrics = createPrometheusMetrics(stores.tasks, {
     perAccount: config.metricsPerAccount,
     deliveries: stores.webhooks,
+    lanes: Object.keys(backends.generators),
   });
   // The admin API lists and changes channels through relayChannels.status() / .configure().
   if (backends.relayChannels) registerRelayChannelMetrics(metrics.registry, backends.relayChannels);
@@ -185,8 +188,18 @@ export async function startService(
     logger,
     clock,
   });
-  const url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
+  let url: string;
+  try {
+    url = (await app.listen({ host: config.host, port: config.port })).replace('[::1]', '127.0.0.1');
+  } catch (err) {
+    await Promise.all(sides.map((side) => side.drain(0)));
+    for (const side of sides.reverse()) await side.stop();
+    await app.close();
+    await stores.close();
+    throw listenError(err, config);
+  }
   listenerUrl = url;
+  const bootstrapKey = await ensureBootstrapKey(config, stores.accounts, logger, clock());
   if (runsWork)
     sides.push(
       startWebhookDispatcher({ config, stores, box, signer, dialects, url, metrics: metrics.webhooks, logger, clock }),
@@ -196,6 +209,7 @@ export async function startService(
   return {
     url,
     app,
+    bootstrapKey,
     async close(graceMs = 0) {
       await app.close();
       await Promise.all(sides.map((side) => side.drain(graceMs)));
@@ -204,4 +218,18 @@ export async function startService(
       await stores.close();
     },
   };
+}
+
+/** A port clash names PORT (and HOST), the variables that move the server elsewhere. */
+function listenError(err: unknown, config: Config): Error {
+  const code = (err as { code?: string }).code;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `port ${config.port} on ${config.host} is already in use (EADDRINUSE): stop the other server, or set PORT ` +
+        `to a free port (PORT=0 picks one)`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(`HOST ${config.host} is not an address of this machine (EADDRNOTAVAIL): set HOST to one`);
+  if (code === 'EACCES') return new Error(`port ${config.port} needs privileges (EACCES): set PORT to 1024 or above`);
+  return err instanceof Error ? err : new Error(String(err));
 }

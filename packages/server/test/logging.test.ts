@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnInGroup } from '../../../test/e2e/support/process-groups.ts';
 import { fileURLToPath } from 'node:url';
 import { collectOutput } from '../../../test/e2e/support/process.ts';
 
@@ -18,7 +18,7 @@ describe('stdout log', () => {
       for (let i = 0; i < 3000; i++) log.info({ i }, 'line');
       log.info('last');
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawnInGroup(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const { code, stdout, stderr } = await collectOutput(child);

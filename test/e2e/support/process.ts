@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { spawnInGroup } from './process-groups.ts';
 
 export const SERVER_BIN = fileURLToPath(new URL('../../../packages/server/bin/vidgen-server.mjs', import.meta.url));
 
@@ -13,7 +14,8 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `vidgen-server` as its own process and waits until it says where it listens. With
+ * Starts `vidgen-server` as its own process and waits until it says where it listens, or exits:
+ * no clock, since a busy machine may take any time to start it. With
  * `keepLines: false` the lines after that are read and dropped unparsed (benches: the load
  * generator's process must not spend its time parsing the server's access log).
  */
@@ -22,21 +24,16 @@ export async function spawnServer(
   args: string[] = [],
   { keepLines = true } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [SERVER_BIN, ...args], {
+  const child = spawnInGroup(process.execPath, [SERVER_BIN, ...args], {
     env: { ...process.env, PORT: '0', VIDGEN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not start:\n${lines.join('\n')}`));
-    }, 30_000);
     const reader = createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
       const parsed = safeJson(line);
       if (parsed?.msg === 'vidgen is running') {
-        clearTimeout(timer);
         resolve(parsed.url ?? '');
         if (!keepLines) {
           reader.close();
@@ -85,7 +82,7 @@ export function runCommand(
   args: string[],
   opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
 ): Promise<CommandResult> {
-  const child = spawn(command, args, {
+  const child = spawnInGroup(command, args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
     stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

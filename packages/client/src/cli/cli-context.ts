@@ -14,8 +14,8 @@ export interface Stream {
 export interface CliIO {
   stdout: Stream;
   stderr: Stream;
-  /** For `vidgen login` reading a key from a pipe. */
-  stdin?: AsyncIterable<unknown> & { isTTY?: boolean };
+  /** For `vidgen login` reading a key from a pipe, or from a terminal without echo (raw mode). */
+  stdin?: AsyncIterable<unknown> & { isTTY?: boolean; setRawMode?(raw: boolean): unknown; pause?(): unknown };
 }
 
 export interface CliConfig {
@@ -70,7 +70,9 @@ export class CliContext {
   }
 
   clientFor(target: { baseURL: string; apiKey: string | undefined }): NodeVidgenClient {
-    return new NodeVidgenClient({ ...target, journalDir: this.config.journalDir });
+    // The CLI resolved key and server itself (flags, env, profile): no key stays no key, and the
+    // server's 401 is reported with the CLI's own hint.
+    return new NodeVidgenClient({ ...target, apiKey: target.apiKey ?? '', journalDir: this.config.journalDir });
   }
 
   /** Human-oriented notes go to stderr, so stdout stays clean for the result. */

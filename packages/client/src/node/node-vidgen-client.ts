@@ -16,11 +16,23 @@ export interface NodeResumeOptions extends ResumeOptions {
   onDownloadProgress?: (received: number, total: number | undefined) => void;
 }
 
-/** The client with the Node-only parts: a file journal, downloads to files, and resume that downloads. */
+/**
+ * The client with the Node-only parts: a file journal, downloads to files, and resume that downloads.
+ * Like the `vidgen` CLI, it takes the key and server from VIDGEN_API_KEY and VIDGEN_BASE_URL when the
+ * options do not name them (as the openai SDK reads OPENAI_API_KEY), and refuses to start without a
+ * key: a local error, not a 401 from the server. `apiKey: ''` asks for no key on purpose.
+ */
 export class NodeVidgenClient extends VidgenClient {
   constructor(options: NodeClientOptions = {}) {
+    const apiKey = options.apiKey ?? process.env.VIDGEN_API_KEY;
+    if (apiKey === undefined)
+      throw new Error(
+        'No API key: pass `apiKey` to NodeVidgenClient or set VIDGEN_API_KEY (`vidgen-server keys create` makes one).',
+      );
     super({
       ...options,
+      apiKey,
+      baseURL: options.baseURL ?? (process.env.VIDGEN_BASE_URL || undefined),
       journal: options.journal ?? (options.journalDir ? new FileJournal(options.journalDir) : undefined),
     });
   }

@@ -4,7 +4,7 @@ import pino, { type Logger } from 'pino';
 /**
  * Request logging: one line per answered request (method, path, status, milliseconds), written
  * when the answer is sent, instead of Fastify's two (one on arrival, one on completion). With the
- * access log off, only failed requests are logged. Query strings, which carry signed-link
+ * access log off, only failed requests are logged; held long-polls log at debug. Query strings, which carry signed-link
  * secrets, are never logged. Fastify's other lines (stream errors, serializer failures) are kept.
  *
  * A successful request's line is put together here rather than by pino: it is the same JSON
@@ -32,18 +32,22 @@ export class AccessLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     if (error) request.log.error({ req: request, res: reply, err: error, ms }, 'request errored');
-    else if (this.everyRequest && this.logger.isLevelEnabled('info'))
-      this.writeCompleted(request, reply.statusCode, ms);
+    else if (!this.everyRequest) return;
+    // A held poll (`?wait=`) is logged at debug: an open console holds one per task around the
+    // clock, and at info their lines drowned everything else. Failed ones still log at info.
+    else if (reply.statusCode < 400 && reply.hasHeader('x-vidgen-long-poll')) {
+      if (this.logger.isLevelEnabled('debug')) this.writeCompleted(request, reply.statusCode, ms, DEBUG);
+    } else if (this.logger.isLevelEnabled('info')) this.writeCompleted(request, reply.statusCode, ms, INFO);
   }
 
   /** The line pino would write from the request's logger (its `reqId` binding included), without making that logger. */
-  private writeCompleted(request: FastifyRequest, statusCode: number, ms: number): void {
+  private writeCompleted(request: FastifyRequest, statusCode: number, ms: number, level: number): void {
     const { url } = request;
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const id = quoted(request.id);
     this.destination.write(
-      `{"level":${INFO},"time":${Date.now()}${this.bindings},"reqId":${id},` +
+      `{"level":${level},"time":${Date.now()}${this.bindings},"reqId":${id},` +
         `"req":{"id":${id},"method":"${request.method}","path":${quoted(path)}},` +
         `"res":{"statusCode":${statusCode}},"ms":${ms},"msg":"request completed"}\n`,
     );
@@ -52,6 +56,7 @@ export class AccessLog extends LogController {
 
 const { chindingsSym, streamSym } = pino.symbols;
 const INFO = 30;
+const DEBUG = 20;
 
 /** Text JSON holds between quotes as it is: printable ASCII, but for `"` and backslash. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;

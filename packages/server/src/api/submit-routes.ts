@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type, type TSchema } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
@@ -90,7 +90,20 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
   };
   const config: FastifyContextConfig = { dialect: fallback.dialect };
   if (group.length > 1) config.dialectOf = (request) => pick(request).dialect;
-  app.post(fallback.route.path, { schema: groupSchema(group, fallback, claimed), config }, async (request, reply) => {
+  // The model's endpoint is checked before its fields: a family B model posted to family A's path
+  // without a field only B lacks should learn where to go, not which field to add.
+  const preValidation = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    const model = (request.body as { model?: unknown } | null)?.model;
+    const dialect = group.length === 1 ? fallback.dialect : pick(request).dialect;
+    try {
+      deps.tasks.checkServedHere(callerOf(request).account, model, dialect.family);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  const options = { schema: groupSchema(group, fallback, claimed), config, preValidation };
+  app.post(fallback.route.path, options, async (request, reply) => {
     const { dialect, route } = group.length === 1 ? fallback : pick(request);
     const input = { ...route.toInput(request.body as never), family: dialect.family };
     const caller = callerOf(request);

@@ -6,6 +6,7 @@ import { printBillingHelp, runBillingCommand } from './billing-command.ts';
 import { MIGRATE_USAGE, runMigrateCommand } from './migrate-command.ts';
 import { SERVER_VERSION, serverUsage } from './server-usage.ts';
 import { releaseStartupMemory } from './release-startup-memory.ts';
+import { startupText } from './startup-text.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -112,6 +113,7 @@ async function serve(env: Env): Promise<void> {
   const config = loadConfig(env);
   const { startService } = await import('../main.ts');
   const service = await startService(config);
+  for (const line of startupText(config, service.url, service.bootstrapKey)) process.stderr.write(`${line}\n`);
   releaseStartupMemory();
   let closing = false;
   // SIGTERM: stop taking requests and tasks, let running renders finish within the grace

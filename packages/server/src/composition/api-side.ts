@@ -43,7 +43,6 @@ export interface ServiceAppDeps {
  */
 export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInstance> {
   const { config, stores, blobs, clock } = deps;
-  if (config.role !== 'worker') await ensureBootstrapKey(stores.accounts, deps.logger, clock());
   const writableDirs = config.role === 'api' ? [config.dataDir] : [config.dataDir, join(config.dataDir, 'work')];
   return buildApp({
     routes: config.role === 'worker' ? 'ops' : 'all',
@@ -86,14 +85,25 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
   });
 }
 
-/** With no key at all, a newcomer gets one for the account "default", shown once in the log. */
-async function ensureBootstrapKey(accounts: SqlAccountStore, logger: Logger, now: number): Promise<void> {
-  if ((await accounts.countKeys()) > 0) return;
-  const { secret, id } = await createKeyFor(accounts, 'default', undefined, now);
+/**
+ * With no key at all, a newcomer gets one for the account "default". Called once the port is
+ * bound: a start that fails (a port clash) must not use up the one showing of a key. The secret is
+ * handed back for the start-up text (server-cli.ts prints it on a line of its own); the JSON log
+ * gets only its id, so log shipping never carries it.
+ */
+export async function ensureBootstrapKey(
+  config: Config,
+  accounts: SqlAccountStore,
+  logger: Logger,
+  now: number,
+): Promise<{ id: string; secret: string } | undefined> {
+  if (config.role === 'worker' || (await accounts.countKeys()) > 0) return undefined;
+  const created = await createKeyFor(accounts, 'default', undefined, now);
   logger.info(
-    { keyId: id },
-    `No API key existed, so one was created for account 'default'. It is shown only this once: ${secret}`,
+    { keyId: created.id },
+    "No API key existed, so one was created for account 'default'; it is printed once on the server's stderr",
   );
+  return { id: created.id, secret: created.secret };
 }
 
 async function storageReady(

@@ -360,6 +360,13 @@ export class TaskService {
     return task;
   }
 
+  /** Throws ModelServedElsewhere when `modelId` names a model this account may use on another family's endpoint. */
+  checkServedHere(account: Account, modelId: unknown, family: SubmitInput['family']): void {
+    const model = typeof modelId === 'string' ? this.deps.catalog.find(modelId) : undefined;
+    if (model && isEntitled(account, model) && model.family !== family)
+      throw new ModelServedElsewhere(model.id, model.family);
+  }
+
   private resolveModel(account: Account, input: SubmitInput): ModelEntry {
     const model = this.deps.catalog.find(input.model);
     if (!model || !isEntitled(account, model)) {

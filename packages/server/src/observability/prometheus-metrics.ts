@@ -10,7 +10,12 @@ import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.ts';
  */
 export function createPrometheusMetrics(
   tasks: TaskStore,
-  options: { perAccount?: boolean; deliveries?: { countByStatus(): Promise<Record<string, number>> } } = {},
+  options: {
+    perAccount?: boolean;
+    deliveries?: { countByStatus(): Promise<Record<string, number>> };
+    /** The backend lanes this service has: an idle one reports 0, not "no data". */
+    lanes?: readonly string[];
+  } = {},
 ): { registry: Registry; engine: EngineMetrics; webhooks: WebhookMetrics } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'vidgen_' });
@@ -72,6 +77,12 @@ export function createPrometheusMetrics(
     const stats = await tasks.laneStats();
     queued.reset();
     running.reset();
+    // Zeros first: a gauge with no sample reads "no data" on a dashboard, not an idle lane. Per
+    // account, an idle account has no series (its id is not known here), as Prometheus expects.
+    for (const backend of options.lanes ?? []) {
+      queued.set({ backend }, 0);
+      if (!options.perAccount) running.set({ backend }, 0);
+    }
     for (const q of stats.queued) queued.set({ backend: q.backend }, q.count);
     if (options.perAccount)
       for (const r of stats.running) running.set({ backend: r.backend, account: r.accountId }, r.count);

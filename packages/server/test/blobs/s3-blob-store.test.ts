@@ -85,9 +85,16 @@ describe('S3 blob store', () => {
     // Large enough that a response cannot arrive whole before it is read: each open download
     // holds its socket until drained, and the SDK's own pool has 50.
     await store.putBuffer('popular.mp4', Buffer.alloc(4 * 1024 * 1024), 'video/mp4');
-    const open60 = await withTimeout(Promise.all(Array.from({ length: 60 }, () => store.read('popular.mp4'))), 5000);
+    // A pool too small never answers: the limit that tells a deadlock from a slow machine is derived
+    // from the same work done where no pool can block it (10 downloads and a stat), on this machine, now.
+    const started = Date.now();
+    const open10 = await Promise.all(Array.from({ length: 10 }, () => store.read('popular.mp4')));
+    await store.stat('popular.mp4');
+    for (const stream of open10) stream.destroy();
+    const limit = 50 * (Date.now() - started) + 1000;
+    const open60 = await withLimit(Promise.all(Array.from({ length: 60 }, () => store.read('popular.mp4'))), limit);
     try {
-      assert.deepEqual(await withTimeout(store.stat('popular.mp4'), 5000), { size: 4 * 1024 * 1024 });
+      assert.deepEqual(await withLimit(store.stat('popular.mp4'), limit), { size: 4 * 1024 * 1024 });
     } finally {
       for (const stream of open60) stream.destroy();
     }
@@ -139,10 +146,14 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/** Fails a call that has not answered within `ms`, 50 times what the same work took unblocked. */
+function withLimit<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${ms} ms (50 times the unblocked run): a pool deadlock`)),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -39,3 +39,9 @@ it('docs/errors.md lists exactly the task failure codes of engine/task-failure.t
   assert.deepEqual(sorted(documented.keys()), sorted(FAILURE_CODES.map((f) => f.code)));
   for (const { code, retried } of FAILURE_CODES) assert.equal(documented.get(code), retried, `"retried?" of ${code}`);
 });
+
+it('lists no row twice', () => {
+  const rows = doc.split('\n').filter((line) => line.startsWith('| ') && !/^\|[\s|-]+\|$/.test(line));
+  const twice = rows.filter((row, i) => rows.indexOf(row) !== i);
+  assert.deepEqual(twice, [], 'rows listed more than once');
+});

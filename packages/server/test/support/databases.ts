@@ -16,17 +16,26 @@ export async function createSqliteDatabase(): Promise<TestDatabase> {
   return { location: join(dir, 'test.db'), drop: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** Errors that prove nothing listens there: the only ones that may skip (a laptop without PostgreSQL). */
+const ABSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EADDRNOTAVAIL', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** How long a server that is there but slow (a busy machine) gets to accept a connection, in all. */
+const PROBE_DEADLINE_MS = 120_000;
+
 /**
  * A fresh PostgreSQL database for one test file, or a reason why there is none (the caller
- * skips with that message: PostgreSQL may be absent on a laptop). Under CI=true it throws
- * instead: CI runs PostgreSQL, so a missing one is a failure, never a silent skip.
+ * skips with that message: PostgreSQL may be absent on a laptop). Only a refused connection is
+ * "absent": a server that is up but slow to answer is retried, with a longer connect time-out each
+ * time, until PROBE_DEADLINE_MS, and then fails; a time-out is never a skip. Under CI=true a
+ * missing server throws too: CI runs PostgreSQL, so a missing one is a failure.
  */
 export async function createPostgresDatabase(): Promise<TestDatabase | string> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  let admin: pg.Client;
   try {
-    await admin.connect();
+    admin = await connectAdmin();
   } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
     const reason = `PostgreSQL is not reachable at ${ADMIN_URL} (${(err as Error).message}); set VIDGEN_TEST_POSTGRES_URL to run these tests`;
+    if (!ABSENT.has(code)) throw new Error(`${reason} (it is there but did not accept a connection in time)`);
     if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: a missing service is a failure)`);
     return reason;
   }
@@ -69,5 +78,20 @@ export function forEachDatabase(
       suite(created, kind);
       after(() => created.drop());
     });
+  }
+}
+
+async function connectAdmin(): Promise<pg.Client> {
+  const deadline = Date.now() + PROBE_DEADLINE_MS;
+  for (let connectMs = 3000; ; connectMs = Math.min(connectMs * 2, 30_000)) {
+    const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: connectMs });
+    try {
+      await admin.connect();
+      return admin;
+    } catch (err) {
+      await admin.end().catch(() => {});
+      const code = (err as { code?: string }).code ?? '';
+      if (ABSENT.has(code) || Date.now() >= deadline) throw err;
+    }
   }
 }

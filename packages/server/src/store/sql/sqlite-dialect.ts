@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import { Kysely, SqliteDialect, sql, type Compilable } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import type { Database } from './schema.ts';
@@ -71,6 +72,7 @@ function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
 }
 
 function openSqliteFile(path: string): SqliteDatabase.Database {
+  createPrivately(path);
   const database = new SqliteDatabase(path);
   // WAL lets pollers read while a worker writes; NORMAL sync survives a process crash (kill -9),
   // and busy_timeout makes a second process wait for the write lock instead of failing.
@@ -79,6 +81,20 @@ function openSqliteFile(path: string): SqliteDatabase.Database {
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   return database;
+}
+
+/**
+ * The database holds key hashes, prompts and encrypted webhook secrets: a new one is created
+ * owner-only (0600), as the signing key is. SQLite gives its -wal and -shm files the database
+ * file's mode. An existing file keeps the mode its operator gave it.
+ */
+function createPrivately(path: string): void {
+  if (path === ':memory:' || path === '' || path.startsWith('file:')) return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /**
