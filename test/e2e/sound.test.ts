@@ -22,6 +22,8 @@ const MODELS = {
     { id: 'loud-a', family: 'A', durations: { min: 1, max: 5 }, sound: 'always', price, ...common },
     { id: 'snd-b', family: 'B', durations: [2], sound: { optional: true }, price, ...common },
     { id: 'mute-b', family: 'B', durations: [2], price, ...common },
+    { id: 'snd-o', family: 'O', durations: [2], sound: { optional: false }, price, ...common },
+    { id: 'mute-o', family: 'O', durations: [2], sound: 'none', price, ...common },
   ],
 };
 
@@ -135,6 +137,40 @@ describe('sound', () => {
     // Above: one 2 s task of snd-a with sound, two without.
     assert.deepEqual([row.tasks, row.sound_tasks, row.seconds, row.sound_seconds], [3, 1, 6, 2]);
     assert.equal(row.cost_in_usd_ticks, 6 * TICKS_PER_SECOND + 2 * SOUND_TICKS);
+  });
+
+  it('OpenAI Videos: generate_audio (JSON, and multipart text) gives sound and has_audio; none without it', async () => {
+    const done = async (body: Record<string, unknown> | FormData) => {
+      const res = await fetch(`${svc.url}/v1/videos`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body instanceof FormData ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body instanceof FormData ? body : JSON.stringify(body),
+      });
+      const created = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(created));
+      const video = await pollUntil(
+        () => client.get(`/v1/videos/${created.id}`),
+        (a) => a.body.status === 'completed' || a.body.status === 'failed',
+      );
+      assert.equal(video.body.status, 'completed', JSON.stringify(video.body));
+      return video.body;
+    };
+    const base = { model: 'snd-o', prompt: 'rain on a window', seconds: '2', size: '256x144' };
+    const loud = await done({ ...base, generate_audio: true });
+    assert.equal(loud.has_audio, true);
+    assertSound(await fetchVideo(`${svc.url}/v1/videos/${loud.id}/content`, { authorization: `Bearer ${key}` }));
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ ...base, generate_audio: 'false' })) form.append(name, value);
+    const quiet = await done(form);
+    assert.equal(quiet.has_audio, false);
+    const got = await fetchVideo(`${svc.url}/v1/videos/${quiet.id}/content`, { authorization: `Bearer ${key}` });
+    assert.equal(got.probe.audioStreams, 0);
+    const refused = await client.post('/v1/videos', { ...base, model: 'mute-o', generate_audio: true });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.param, 'generate_audio');
   });
 
   it('asking a model for sound it cannot make is a 400 naming generate_audio, and writes nothing', async () => {
