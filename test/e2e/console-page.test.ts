@@ -132,12 +132,13 @@ describe('web console page', { skip }, () => {
     await page.getByLabel('Model', { exact: true }).selectOption('video-v1-5s');
     await page.getByLabel('Model', { exact: true }).focus();
     const order: string[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || ''));
     }
-    // Optional images fold away under their summary (opened by Enter or by an error inside).
-    assert.deepEqual(order, ['prompt', 'Reference images (optional)', 'aspect-ratio', 'seed', 'Generate']);
+    // Optional images fold away under their summary (opened by Enter or by an error inside); the
+    // sound switch shows for models whose sound is optional, after the seed.
+    assert.deepEqual(order, ['prompt', 'Reference images (optional)', 'aspect-ratio', 'seed', 'sound', 'Generate']);
   });
 
   it('cancels an unfinished task and says so', async () => {

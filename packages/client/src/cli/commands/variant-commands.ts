@@ -18,8 +18,9 @@ export const extendCommand = (ctx: CliContext) => variantCommand(ctx, 'extend');
 async function variantCommand(ctx: CliContext, variant: Variant): Promise<number> {
   const model = await findModel(ctx.client, requireFlag(ctx.flags, 'model'));
   if (model.family !== 'A' || !model.capabilities?.[variant]) {
+    // The CLI edits and extends through family A: models of other dialects are no answer here.
     const offering = (await ctx.client.models.list({ signal: ctx.signal })).data
-      .filter((m) => m.capabilities?.[variant])
+      .filter((m) => m.family === 'A' && m.capabilities?.[variant])
       .map((m) => m.id);
     throw new UsageError(
       `model '${model.id}' does not offer ${variant === 'edit' ? 'edits' : 'extensions'} (models that do: ` +
