@@ -92,7 +92,9 @@ describe('edits and extensions relayed to xAI', () => {
     });
     const sent = xai.jobs.at(-1)!;
     assert.equal(sent.kind, 'edit');
-    assert.deepEqual(Object.keys(sent.body).sort(), ['model', 'prompt', 'video']);
+    // Sound is asked of xAI explicitly, as its own field: none was asked here.
+    assert.deepEqual(Object.keys(sent.body).sort(), ['generate_audio', 'model', 'prompt', 'video']);
+    assert.equal(sent.body.generate_audio, false);
     assert.equal(
       Buffer.from(sent.body.video.url.slice('data:video/mp4;base64,'.length), 'base64').compare(videos.clip),
       0,

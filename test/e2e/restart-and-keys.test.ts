@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnServer, runServerCommand } from './support/process.ts';
+import { bootstrapKeyOf, spawnServer, runServerCommand } from './support/process.ts';
 import { api, pollUntil } from './support/http.ts';
 import { KEY_CACHE_MS } from '../../packages/server/src/api/authenticate.ts';
 import { taskBlobFiles } from './support/blob-files.ts';
@@ -57,9 +57,7 @@ describe('operator commands and crash recovery (real processes)', () => {
     };
     try {
       const first = await spawnServer(env);
-      const bootstrap = first.lines.find((l) => l.includes('No API key existed'));
-      assert.ok(bootstrap, 'the first start creates and prints a key');
-      const key = /(vg-[A-Za-z0-9_-]{43})/.exec(bootstrap!)![1];
+      const key = await bootstrapKeyOf(first);
       const client = api(first.url, key);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++)

@@ -83,6 +83,15 @@ describe('every timestamp on the wire is in Unix seconds', () => {
       () => client.get(`/v1/video/generations/${task.task_id}`),
       (a) => a.body.status === 'SUCCESS',
     );
+    // The OpenAI Videos dialect's own times: completed_at and expires_at of a finished video.
+    const video = await read(
+      client.post('/v1/videos', { model: 'tiny-o', prompt: 'a clock', seconds: '1', size: '256x144' }),
+    );
+    await pollUntil(
+      () => client.get(`/v1/videos/${video.id}`),
+      (a) => a.body.status === 'completed',
+    );
+    await read(client.get(`/v1/videos/${video.id}`));
     await receiver.until((all) => all.length > 0);
     const deliveries = () => client.get(`/v1/webhooks/${hook.id}/deliveries`);
     await pollUntil(deliveries, (a) => a.body.data?.some((d: any) => d.delivered_at));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from './support/service.ts';
 import { api, pollUntil, type Api } from './support/http.ts';
-import { spawnServer } from './support/process.ts';
+import { bootstrapKeyOf, spawnServer } from './support/process.ts';
 import { downloadAndProbe } from './support/video.ts';
 import defaultModels from '../../packages/server/src/catalog/default-models.json' with { type: 'json' };
 
@@ -127,9 +127,7 @@ describe('a fresh `npm start`', () => {
       // What `npm start` runs, with nothing but a data dir of its own.
       const server = await spawnServer({ VIDGEN_DATA_DIR: dataDir });
       try {
-        const bootstrap = server.lines.find((l) => l.includes('No API key existed'));
-        const key = /(vg-[A-Za-z0-9_-]{43})/.exec(bootstrap ?? '')?.[1];
-        assert.ok(key, 'the first start prints a key');
+        const key = await bootstrapKeyOf(server);
         const ids = (await api(server.url, key).get('/v1/models')).body.data.map((m: { id: string }) => m.id);
         assert.ok(ids.includes('grok-imagine-video') && ids.includes('grok-imagine-video-1.5'), ids.join(', '));
       } finally {

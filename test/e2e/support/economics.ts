@@ -44,6 +44,15 @@ export const PRICED_MODELS = {
       price: { usd_ticks_per_second: TICKS_PER_SECOND },
     },
     {
+      id: 'tiny-o',
+      family: 'O',
+      backend: 'renderer',
+      resolution: '144p',
+      durations: [1],
+      aspect_ratios: ['16:9'],
+      price: { usd_ticks_per_second: TICKS_PER_SECOND },
+    },
+    {
       id: 'tiny-a',
       family: 'A',
       backend: 'renderer',

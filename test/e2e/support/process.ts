@@ -104,3 +104,16 @@ function safeJson(line: string): any {
     return undefined;
   }
 }
+
+/**
+ * The key a first start prints on stderr. It is printed once the server is up, so it may arrive
+ * after the ready line: wait for it, as long as the process lives.
+ */
+export async function bootstrapKeyOf(server: ServerProcess): Promise<string> {
+  for (;;) {
+    const shown = /only this once:\s+(vg-[A-Za-z0-9_-]{43})/.exec(server.lines.join(''));
+    if (shown) return shown[1];
+    if (server.child.exitCode !== null) throw new Error('the server exited without printing a key');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
