@@ -5,7 +5,7 @@ import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { Task } from '../domain/task.ts';
 import { newId } from '../domain/ids.ts';
 import { InsufficientCredits, TooManyRequests } from '../errors.ts';
-import { chargeTicks, holdTicks } from './prices.ts';
+import { chargeFromHold, holdTicks } from './prices.ts';
 import { endedOutcome } from './ended-outcome.ts';
 import { checkDailyCap, checkTaskCap } from './spend-caps.ts';
 import { groupTicksPerSecond, readPriceGroup } from './price-groups.ts';
@@ -71,7 +71,7 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
       }),
       value: (task) => {
         const model = catalog.find(task.model);
-        return chargeTicks(model, task, holdTicks(model, task));
+        return chargeFromHold(model, task, holdTicks(model, task));
       },
     },
 

@@ -13,17 +13,6 @@ export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number
 }
 
 /**
- * The sound part of a price: what `chargeTicks` adds for the seconds it charges. A succeeded task
- * delivered exactly the sound its params ask for (the output check refuses anything else), so the
- * asked sound is the verified sound here (docs/architecture.md, invariant 3).
- */
-export function soundTicks(model: ModelEntry | undefined, task: Pick<Task, 'params' | 'result'>): number {
-  const measured = task.result?.durationSeconds;
-  if (!model?.price || !task.params.audio || measured === undefined) return 0;
-  return model.price.soundUsdTicksPerSecond * Math.max(1, Math.round(measured));
-}
-
-/**
  * The price a submit holds: the seconds the request fixes (a generation's duration, an
  * extension's added seconds on top of a known source), or for an edit, whose length comes from
  * its input, the model's longest duration. Settlement never charges more than this.
@@ -64,21 +53,6 @@ export function heldSeconds(model: ModelEntry, task: Pick<Task, 'kind' | 'params
     : task.kind === 'extend'
       ? Math.ceil(sourceSeconds ?? maxSeconds) + params.duration
       : Math.ceil(sourceSeconds ?? maxSeconds);
-}
-
-/**
- * What a succeeded task is charged: its verified output in whole seconds (at least one; the
- * unit family A reports `video.duration` in), never more than was held.
- */
-export function chargeTicks(
-  model: ModelEntry | undefined,
-  task: Pick<Task, 'params' | 'result'>,
-  held: number,
-): number {
-  const measured = task.result?.durationSeconds;
-  if (!model || measured === undefined) return held;
-  const seconds = Math.max(1, Math.round(measured));
-  return Math.min(held, perSecondTicks(model, shortSideOf(task.params), task.params.audio === true) * seconds);
 }
 
 /** Unit price shown in `/v1/models`. */

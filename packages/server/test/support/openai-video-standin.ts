@@ -16,7 +16,7 @@
  * - **SGLang Diffusion** (sgl-project/sglang `python/sglang/multimodal_gen/runtime/entrypoints/openai/
  *   video_api.py`): JSON, or multipart that must carry an `input_reference` file (400 "input_reference
  *   file is required"); seconds 4 and size 720x1280 by default; `DELETE` only forgets the job
- *   ("TODO: support aborting a job"): the render goes on; content 404 "Generation is still
+ *   (its source leaves aborting a job for later): the render goes on; content 404 "Generation is still
  *   in-progress" until the file exists (and after it is gone); errors `{detail}`; a failed run is
  *   `error: {message}` only.
  * Both run Wan-style models whose sides must be multiples of 16 (diffusers' Wan `check_inputs`

@@ -12,7 +12,7 @@
  *   never uses (a cut answer there is paid GPU time with no id to follow).
  * - SGLang Diffusion (sgl-project/sglang `python/sglang/multimodal_gen/runtime/entrypoints/openai/
  *   video_api.py`): JSON, or multipart only with an `input_reference` file; `seconds`, `size`, `fps`;
- *   its `DELETE` only forgets the job ("TODO: support aborting a job"), so it is no cancel.
+ *   its `DELETE` only forgets the job (its source leaves aborting a job for later), so it is no cancel.
  * - OpenAI's own shape (openai-node `src/resources/videos/videos.ts`), as LiteLLM, Dynamo, Unsloth
  *   and vidgen serve it: JSON with `input_reference: {image_url}`, or multipart with a file.
  * Pending answers may carry `openai-poll-after-ms` (follow-upstream-task.ts honours it).
