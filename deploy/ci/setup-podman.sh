@@ -5,10 +5,11 @@ set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "setup-podman.sh: run as root (rootful podman)" >&2; exit 1; }
 
 if ! command -v podman >/dev/null || ! command -v podman-compose >/dev/null || ! command -v mmdebstrap >/dev/null \
-  || ! command -v runc >/dev/null; then
+  || ! command -v runc >/dev/null || ! command -v catatonit >/dev/null; then
+  # catatonit: `podman kube play` builds its local pause image from it (no registry to pull one from).
   apt-get update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    podman podman-compose mmdebstrap runc netavark aardvark-dns slirp4netns uidmap iptables fuse-overlayfs ca-certificates
+    podman podman-compose mmdebstrap runc catatonit netavark aardvark-dns slirp4netns uidmap iptables fuse-overlayfs ca-certificates
 fi
 
 conf=/etc/containers/containers.conf
