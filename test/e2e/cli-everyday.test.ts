@@ -130,7 +130,7 @@ describe('vidgen CLI, everyday use', () => {
     await new Promise((r) => child.once('exit', r));
     const resumed = await vidgen(['resume', '--interval', '0.3']);
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stdout, new RegExp(`^${id}: downloaded → ${escape(join(there, `${id}.mp4`))}$`, 'm'));
+    assert.match(resumed.stdout, new RegExp(`^${id}: downloaded → ${literal(join(there, `${id}.mp4`))}$`, 'm'));
     assert.ok(await isMp4(join(there, `${id}.mp4`)));
   });
 
@@ -186,6 +186,6 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 20));
 }
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
