@@ -33,9 +33,10 @@ export async function submitGeneration(client: VidgenClient, model: ModelObject,
     ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
     ...images,
   });
+  // What the list shows until the first poll: a create answers before any work started.
   const queued: FamilyBTaskObject = {
     task_id: created.task_id,
-    status: created.status,
+    status: 'queued',
     seconds: created.seconds,
     model: model.id,
     progress: 0,
