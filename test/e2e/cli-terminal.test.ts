@@ -1,14 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnInGroup } from './support/process-groups.ts';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestService, type TestService } from './support/service.ts';
-import { makeImage } from './support/images.ts';
+import { gatedImageServer } from './support/gated-image.ts';
 
 const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
 
@@ -116,42 +114,6 @@ describe('vidgen generate on a terminal', () => {
     assert.equal(JSON.parse(await readFile(join(dir, 'p.json'), 'utf8')).apiKey, key);
   });
 });
-
-/** Serves one PNG, but only once `release()` is called; requests wait until then. */
-function gatedImageServer() {
-  const waiting: ServerResponse[] = [];
-  let png: Buffer;
-  let released = false;
-  let requested = false;
-  const send = (res: ServerResponse) =>
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
-  const server = createServer((_req, res) => {
-    requested = true;
-    if (released) send(res);
-    else waiting.push(res);
-  });
-  return {
-    get url() {
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/photo.png`;
-    },
-    get requested() {
-      return requested;
-    },
-    async start() {
-      png = await makeImage(400, 300, 'png');
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    },
-    release() {
-      released = true;
-      for (const res of waiting.splice(0)) send(res);
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 function shellQuote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;

@@ -11,6 +11,8 @@ import {
   screenshot,
   scrollsSideways,
   PHONE,
+  headerItemsOnSeveralLines,
+  unnamedFormParts,
   DESKTOP,
   type TestBrowser,
   signIn,
@@ -96,6 +98,7 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
     await screenshot(page, 'account-webhooks-desktop');
     await page.setViewportSize(PHONE);
     assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');
+    assert.deepEqual(await headerItemsOnSeveralLines(page), [], 'a metered balance at 375 px: one line each');
     await screenshot(page, 'account-webhooks-phone');
     await page.setViewportSize(DESKTOP);
 
@@ -116,5 +119,23 @@ describe('web console: balance, task costs, webhook endpoints', { skip }, () => 
     await page.locator('.balance').filter({ hasText: 'Not metered' }).waitFor();
     await page.locator('details.webhooks-panel summary').filter({ hasText: 'Webhook endpoints (0)' }).waitFor();
     assert.deepEqual(browser.problems, [], 'no console errors (CSP violations included)');
+  });
+
+  it('fits the header on a 375 px phone, one line per item, and names every form control', async () => {
+    await page.setViewportSize(PHONE);
+    try {
+      assert.deepEqual(await headerItemsOnSeveralLines(page), [], '"vidgen console", "Not metered", "Sign out"');
+      await page.getByRole('button', { name: 'Generate' }).waitFor();
+      assert.deepEqual(await unnamedFormParts(page), [], 'the family B form');
+      await page.getByLabel('Model', { exact: true }).selectOption('tiny-a');
+      await page.getByLabel('Duration').waitFor();
+      assert.deepEqual(await unnamedFormParts(page), [], 'the family A form');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+      assert.deepEqual(await headerItemsOnSeveralLines(page), []);
+      assert.deepEqual(await unnamedFormParts(page), [], 'the sign-in form');
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
   });
 });

@@ -25,6 +25,8 @@ describe('web console journey', { skip }, () => {
   let browser: TestBrowser;
   let key: string;
   let page: Page;
+  /** Each task's timing line as this tab showed it when the task ended here, by task id. */
+  const timingsSeenLive = new Map<string, string>();
   before(async () => {
     svc = await startTestService();
     key = await svc.createKey('console');
@@ -85,6 +87,13 @@ describe('web console journey', { skip }, () => {
     }
     assert.equal(await taskA.locator('.task-status').textContent(), 'Done');
     assert.equal(await taskB.getAttribute('data-status'), 'SUCCESS');
+    // A task that ended in front of the user shows the server's times, as the listing after a reload will.
+    for (const task of [taskA, taskB]) {
+      const timing = task.locator('.task-timing');
+      await timing.filter({ hasText: / · waited \d+:\d\d · rendered \d+:\d\d/ }).waitFor();
+      timingsSeenLive.set((await task.getAttribute('data-task-id'))!, (await timing.textContent())!);
+    }
+    assert.equal(timingsSeenLive.size, 2);
   });
 
   it('keeps the list and each task’s family across a reload, and plays both results with seeking', async () => {
@@ -95,6 +104,9 @@ describe('web console journey', { skip }, () => {
     await taskA.waitFor();
     await taskB.waitFor();
     assert.equal(await taskA.locator('.task-prompt').textContent(), 'slow zoom in on the harbour');
+    // The same words as when they ended live: both read the server's created, started and finished times.
+    for (const [id, live] of timingsSeenLive)
+      assert.equal(await page.locator(`li.task[data-task-id="${id}"] .task-timing`).textContent(), live, id);
 
     for (const [task, seconds] of [
       [taskB, 5],

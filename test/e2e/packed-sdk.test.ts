@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCommand, type CommandResult } from './support/process.ts';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,14 +18,16 @@ const isMp4 = (bytes: Uint8Array) => Buffer.from(bytes.subarray(4, 8)).toString(
 describe('the packed SDK in a project outside the repository', () => {
   let svc: TestService;
   let project: string;
+  let tarball: string;
   let env: Record<string, string>;
   before(async () => {
     svc = await startTestService();
     project = await mkdtemp(join(tmpdir(), 'vidgen-packed-'));
     const packed = await exec('npm', ['pack', '--pack-destination', project, '--silent'], CLIENT_DIR);
     assert.equal(packed.code, 0, packed.stderr);
-    const tarball = (await readdir(project)).find((n) => n.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote a tarball');
+    const packedName = (await readdir(project)).find((n) => n.endsWith('.tgz'));
+    assert.ok(packedName, 'npm pack wrote a tarball');
+    tarball = packedName;
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'outside', private: true, type: 'module' }));
     // The SDK has no runtime dependencies, so an offline install of the tarball must succeed.
     const installed = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], project);
@@ -52,9 +54,19 @@ describe('the packed SDK in a project outside the repository', () => {
     await writeFile(
       join(project, 'check.ts'),
       `
-      import { VidgenClient, type FamilyBTask } from '@vidgen/client';
+      import { VidgenClient, type FamilyATask, type FamilyBTask } from '@vidgen/client';
       const client = new VidgenClient({ baseURL: 'http://127.0.0.1:1', apiKey: 'k' });
       export const task: Promise<FamilyBTask> = client.videoGenerations.wait('t', { onProgress: (v, _t, plan) => console.log(v.status, plan.longPoll) });
+      // A task is a union on its status: the check of the status is what reaches the video.
+      export function urlOf(a: FamilyATask, b: FamilyBTask): string {
+        // @ts-expect-error: before the status says done, the video may not be there
+        const early: string = a.video.url;
+        if (a.status === 'done') return a.video.url;
+        if (b.status === 'SUCCESS' && !b.expired) return b.result_url;
+        // @ts-expect-error: no result outside a success
+        const none: string = b.result_url;
+        return early + none;
+      }
     `,
     );
     await writeFile(
@@ -74,6 +86,61 @@ describe('the packed SDK in a project outside the repository', () => {
     );
     const tsc = await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
     assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
+  });
+
+  it('ships package.json as a package: no build script to run on install, no development dependencies', async () => {
+    const unpacked = join(project, 'unpacked');
+    await mkdir(unpacked);
+    const untar = await exec('tar', ['-xzf', join(project, tarball), '-C', unpacked], project);
+    assert.equal(untar.code, 0, untar.stderr);
+    const manifest = JSON.parse(await readFile(join(unpacked, 'package/package.json'), 'utf8'));
+    assert.equal(manifest.name, '@vidgen/client');
+    assert.equal(manifest.scripts?.prepare, undefined, 'prepare would run a build in installs from git or a folder');
+    assert.equal(manifest.devDependencies, undefined);
+    assert.deepEqual(manifest.dependencies ?? {}, {});
+    assert.deepEqual(manifest.typesVersions, { '*': { node: ['./dist/node/index.d.ts'] } });
+  });
+
+  it('type-checks `@vidgen/client/node` under moduleResolution node10, through typesVersions', async () => {
+    const dir = join(project, 'node10');
+    await mkdir(dir);
+    await writeFile(
+      join(dir, 'check.ts'),
+      `
+      import { NodeVidgenClient, familyAImage } from '@vidgen/client/node';
+      import { VidgenClient, type FamilyATask } from '@vidgen/client';
+      const node: VidgenClient = new NodeVidgenClient({ baseURL: 'http://127.0.0.1:1', apiKey: 'k', journalDir: 'j' });
+      export const frame = familyAImage(node as NodeVidgenClient, 'frame.png');
+      export const url = (t: FamilyATask) => (t.status === 'done' ? t.video.url : undefined);
+    `,
+    );
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          noEmit: true,
+        },
+        files: ['check.ts'],
+      }),
+    );
+    const tsc = await exec(process.execPath, [TSC, '-p', 'tsconfig.json', '--traceResolution'], dir);
+    assert.equal(
+      tsc.code,
+      0,
+      tsc.stdout
+        .split('\n')
+        .filter((l) => l.includes('error'))
+        .join('\n') + tsc.stderr,
+    );
+    // It resolved through typesVersions, not by luck: the path mapping is named in the trace.
+    assert.match(tsc.stdout, /Module name 'node', matched pattern 'node'\./);
+    assert.match(tsc.stdout, /'@vidgen\/client\/node' was successfully resolved to '[^']*dist\/node\/index\.d\.ts'/);
   });
 
   it('generates and downloads a video from plain `node file.mjs`', async () => {

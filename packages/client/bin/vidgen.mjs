@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the built CLI (plain JavaScript): no TypeScript loader at run time. In this repository
-// `npm install` builds it (the package's `prepare` script).
+// `npm install` builds it (the root package's `prepare` script).
 import { runCli } from '../dist/cli/main.js';
 
 const controller = new AbortController();

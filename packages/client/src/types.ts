@@ -2,24 +2,20 @@
  * Wire types. Every shape comes from @vidgen/protocol, the schemas the server validates and
  * answers with: type-only imports, erased at run time, so the SDK keeps zero runtime dependencies.
  */
-import type { FamilyATask, FamilyBTask } from '@vidgen/protocol';
+import type { FamilyATask as FamilyATaskWire, FamilyBTask as FamilyBTaskWire } from '@vidgen/protocol';
 
 export type {
   FamilyACreateBody,
   FamilyAEditBody,
   FamilyAExtensionBody,
   FamilyACreateResponse,
-  FamilyATask,
   FamilyBCreateBody,
   FamilyBCreateResponse,
-  FamilyBTask,
   ModelObject,
   ModelList,
   FileObject,
   FileDeleted,
   TaskError,
-  // `expired: true` (a vidgen extension) is part of the protocol's family B task; the old name stays for SDK users.
-  FamilyBTask as FamilyBTaskObject,
   // A listing entry (poll object + `created_at`, `idempotency_key`) and the page envelope around it.
   Listed,
   ListEnvelope as ListResponse,
@@ -34,6 +30,50 @@ export type {
   AccountObject,
   UsageReport,
 } from '@vidgen/protocol';
+
+/*
+ * Tasks as unions on `status`, so that a check of the status is all a caller needs: after
+ * `task.status === 'done'`, `task.video` is there; after `task.status === 'SUCCESS' && !task.expired`,
+ * `task.result_url` is. The fields are the protocol's; only which of them each status carries is added,
+ * as the server writes them (api/dialects/family-a.ts and family-b.ts in packages/server).
+ */
+type FamilyAFields = Omit<FamilyATaskWire, 'status' | 'video'>;
+
+/** A family A task that succeeded: `video` (signed link, seconds, poster) is always there. */
+export type FamilyADoneTask = FamilyAFields & { status: 'done'; video: NonNullable<FamilyATaskWire['video']> };
+
+/** A family A task still pending (queued or running), failed (canceled included) or expired: no video. */
+export type FamilyANotDoneTask = FamilyAFields & {
+  status: Exclude<FamilyATaskWire['status'], 'done'>;
+  video?: undefined;
+};
+
+/** A family A task (`GET /v1/videos/{request_id}`): narrow on `status` to reach `video`. */
+export type FamilyATask = FamilyADoneTask | FamilyANotDoneTask;
+
+type FamilyBFields = Omit<FamilyBTaskWire, 'status' | 'result_url' | 'expired'>;
+
+/** A family B task that succeeded and whose video is still kept: `result_url` is always there. */
+export type FamilyBSucceededTask = FamilyBFields & { status: 'SUCCESS'; result_url: string; expired?: undefined };
+
+/** A family B success whose video was deleted at the end of retention: family B has no word for it but `expired`. */
+export type FamilyBExpiredTask = FamilyBFields & { status: 'SUCCESS'; expired: true; result_url?: undefined };
+
+/** A family B task queued, in progress or failed (canceled included): no video. */
+export type FamilyBNotDoneTask = FamilyBFields & {
+  status: Exclude<FamilyBTaskWire['status'], 'SUCCESS'>;
+  result_url?: undefined;
+  expired?: undefined;
+};
+
+/**
+ * A family B task (`GET /v1/video/generations/{task_id}`): narrow on `status` (and `expired`) to reach
+ * `result_url`.
+ */
+export type FamilyBTask = FamilyBSucceededTask | FamilyBExpiredTask | FamilyBNotDoneTask;
+
+/** The name earlier versions of the SDK used for a family B task. */
+export type FamilyBTaskObject = FamilyBTask;
 
 /**
  * A: `/v1/videos/*` (request_id, pending/done/failed/expired); B: `/v1/video/generations` (task_id,

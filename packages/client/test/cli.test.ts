@@ -7,6 +7,8 @@ import { parseCliArgs } from '../src/cli/cli-args.ts';
 import { resolveConfig } from '../src/cli/cli-context.ts';
 import { EXIT, UsageError, exitCodeFor } from '../src/cli/exit-codes.ts';
 import { ProgressReporter } from '../src/cli/progress-reporter.ts';
+import { humanSize } from '../src/cli/human-size.ts';
+import { formatTable } from '../src/cli/table.ts';
 import { runCli } from '../src/cli/main.ts';
 import { VERSION } from '../src/version.ts';
 import {
@@ -98,6 +100,7 @@ describe('vidgen CLI parts', () => {
       status: 'IN_PROGRESS',
       phase: 'pending' as const,
       progress: 50,
+      queuePosition: undefined,
       error: undefined,
     };
     const bar = new ProgressReporter(tty);
@@ -115,6 +118,82 @@ describe('vidgen CLI parts', () => {
     plain.task(view);
     plain.task({ ...view, status: 'SUCCESS', progress: 100 });
     assert.equal(log.text, 'task t1: IN_PROGRESS 50%\ntask t1: SUCCESS 100%\n');
+  });
+
+  it("shows a queued task's place in the queue instead of a percentage it does not have", () => {
+    const tty = {
+      text: '',
+      isTTY: true,
+      write(s: string) {
+        this.text += s;
+      },
+    };
+    const queued = {
+      id: 't2',
+      family: 'B' as const,
+      status: 'queued',
+      phase: 'pending' as const,
+      progress: 0,
+      queuePosition: 3,
+      error: undefined,
+    };
+    const bar = new ProgressReporter(tty);
+    bar.begin('t2');
+    bar.task(queued, { longPoll: true, nextPollInMs: 0 });
+    bar.task({ ...queued, queuePosition: 0 }, { longPoll: true, nextPollInMs: 0 });
+    bar.task({ ...queued, status: 'IN_PROGRESS', progress: 25, queuePosition: undefined });
+    bar.done();
+    const lines = tty.text.split('\r\x1b[2K').filter(Boolean);
+    assert.match(lines[0], /^t2 waiting for the server's first answer \d+s$/);
+    assert.match(lines[1], /^t2 queued, 3 tasks ahead \d+s · live$/);
+    assert.match(lines[2], /^t2 queued, next in line \d+s · live$/);
+    assert.match(lines[3], /^t2 \[█{6}░{18}\] 25% IN_PROGRESS \d+s\n$/);
+    assert.doesNotMatch(tty.text, /\?%/);
+    const log = {
+      text: '',
+      write(s: string) {
+        this.text += s;
+      },
+    };
+    const plain = new ProgressReporter(log);
+    plain.task({ ...queued, queuePosition: 1 });
+    plain.task({ ...queued, queuePosition: 1 });
+    plain.task({ ...queued, queuePosition: 0 });
+    assert.equal(log.text, 'task t2: queued, 1 task ahead\ntask t2: queued, next in line\n');
+  });
+
+  it('writes download sizes in the unit their magnitude asks for', () => {
+    assert.equal(humanSize(512), '512 B');
+    assert.equal(humanSize(35_000), '35.0 KB');
+    assert.equal(humanSize(12_400_000), '12.4 MB');
+    assert.equal(humanSize(3_500, 35_000), '3.5 KB', 'the total picks the unit');
+    const tty = {
+      text: '',
+      isTTY: true,
+      write(s: string) {
+        this.text += s;
+      },
+    };
+    const bar = new ProgressReporter(tty);
+    bar.download(17_500, 35_000);
+    bar.download(35_000, 35_000);
+    bar.done();
+    assert.match(tty.text, /downloading \[█{12}░{12}\] 50% 17\.5 KB of 35\.0 KB/);
+    assert.match(tty.text, /downloading \[█{24}\] 100% 35\.0 KB of 35\.0 KB\n$/);
+    assert.doesNotMatch(tty.text, /MB/);
+  });
+
+  it('lines a table up under its header', () => {
+    assert.equal(
+      formatTable(
+        ['id', 'status', 'model'],
+        [
+          ['a-long-id', 'queued', 'm1'],
+          ['b', 'IN_PROGRESS', 'model-two'],
+        ],
+      ),
+      'ID         STATUS       MODEL\na-long-id  queued       m1\nb          IN_PROGRESS  model-two',
+    );
   });
 
   it('prints usage for --help and fails on an unknown command', async () => {

@@ -106,3 +106,51 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
+
+/**
+ * The page header's items (brand, balance, Sign out) whose text takes more than one line, as "text: N lines". Lines
+ * are counted from where the item's text boxes sit, so a tall button with one line of text is one line.
+ */
+export function headerItemsOnSeveralLines(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('header.top .brand, header.top #session > *')].flatMap((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const tops = [...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.top);
+      const lineHeight = Number.parseFloat(getComputedStyle(el).lineHeight) || 16;
+      const lines = new Set(tops.map((top) => Math.round(top / (lineHeight / 2)))).size;
+      return lines > 1 ? [`${el.textContent?.trim()}: ${lines} lines`] : [];
+    }),
+  );
+}
+
+/**
+ * What fails to name a form control: a `<label>` with no text of its own (beside the control it wraps) or tied to
+ * no control, and any control the accessibility tree (Chromium's, as screen readers get it) gives no name.
+ */
+export async function unnamedFormParts(page: Page): Promise<string[]> {
+  const labels = await page.evaluate(() =>
+    [...document.querySelectorAll('label')].flatMap((label) => {
+      const own = [...label.childNodes]
+        .filter((n) => !(n instanceof Element && n.matches('input, select, textarea')))
+        .map((n) => n.textContent ?? '')
+        .join('')
+        .trim();
+      if (!own) return [`label without text: ${label.outerHTML}`];
+      return label.control ? [] : [`label "${own}" names no control`];
+    }),
+  );
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+      nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[];
+    };
+    const controls = ['textbox', 'combobox', 'checkbox', 'spinbutton', 'radio', 'slider', 'searchbox', 'button'];
+    const unnamed = nodes
+      .filter((n) => !n.ignored && controls.includes(n.role?.value ?? '') && !n.name?.value?.trim())
+      .map((n) => `a ${n.role?.value} without an accessible name`);
+    return [...labels, ...unnamed];
+  } finally {
+    await cdp.detach();
+  }
+}

@@ -4,6 +4,7 @@ import { familyAImage, familyBImage, isRemoteImage } from '../node/local-image.t
 import type { FamilyACreateBody, FamilyBCreateBody, ModelObject } from '../types.ts';
 import { numberFlag, requireFlag, type Flags } from './cli-args.ts';
 import { EXIT, UsageError } from './exit-codes.ts';
+import { durationsText } from './durations-text.ts';
 
 export type BuiltRequest =
   | { family: 'A'; model: ModelObject; body: FamilyACreateBody }
@@ -11,10 +12,13 @@ export type BuiltRequest =
 
 /** Checks the model against /v1/models first (docs/service-spec.md §1: confirm availability before submitting). */
 export async function findModel(client: NodeVidgenClient, id: string): Promise<ModelObject> {
-  const { data } = await client.models.list();
-  const model = data.find((m) => m.id === id || m.aliases?.includes(id));
+  return pickModel((await client.models.list()).data, id);
+}
+
+function pickModel(models: ModelObject[], id: string): ModelObject {
+  const model = models.find((m) => m.id === id || m.aliases?.includes(id));
   if (!model) {
-    const known = data.map((m) => m.id).join(', ') || 'none';
+    const known = models.map((m) => m.id).join(', ') || 'none';
     throw new UsageError(`model '${id}' is not available to this API key (available: ${known}).`, EXIT.badRequest);
   }
   return model;
@@ -24,8 +28,10 @@ export async function findModel(client: NodeVidgenClient, id: string): Promise<M
 export async function buildRequest(client: NodeVidgenClient, flags: Flags): Promise<BuiltRequest> {
   // A missing local image is found before anything is asked of the server.
   await Promise.all((flags.image ?? []).filter((ref) => !isRemoteImage(ref)).map((path) => access(path)));
-  const model = await findModel(client, requireFlag(flags, 'model'));
+  const models = (await client.models.list()).data;
+  const model = pickModel(models, requireFlag(flags, 'model'));
   const prompt = requireFlag(flags, 'prompt');
+  checkDuration(model, models, flags);
   const images = flags.image ?? [];
   const seed = numberFlag(flags, 'seed');
   if (model.family === 'A') {
@@ -39,7 +45,6 @@ export async function buildRequest(client: NodeVidgenClient, flags: Flags): Prom
     if (seed !== undefined) body.seed = seed;
     return { family: 'A', model, body };
   }
-  checkFamilyBDuration(model, flags);
   const body: FamilyBCreateBody = { model: model.id, prompt };
   if (images.length === 1) body.image = await familyBImage(images[0]);
   if (images.length > 1) body.images = await Promise.all(images.map(familyBImage));
@@ -55,13 +60,23 @@ function familyADuration(model: ModelObject, flags: Flags): number {
   return model.durations.includes(5) ? 5 : (model.durations[0] ?? 5);
 }
 
-/** Family B models fix their length in the name; a different --duration is a mistake worth naming. */
-function checkFamilyBDuration(model: ModelObject, flags: Flags): void {
+/**
+ * A --duration the model does not render is refused before anything is sent, with the models that do render it (family
+ * B models fix their length, so the answer is usually another model), or the word that none does.
+ */
+function checkDuration(model: ModelObject, models: ModelObject[], flags: Flags): void {
   const requested = numberFlag(flags, 'duration');
   if (requested === undefined || model.durations.includes(requested)) return;
+  // Only what `vidgen generate` can submit: generation models of the two families it speaks.
+  const offering = models.filter(
+    (m) => (m.family === 'A' || m.family === 'B') && m.capabilities?.generate && m.durations.includes(requested),
+  );
+  const names = offering.map((m) => (m.requires_image ? `${m.id} (needs an image)` : m.id));
   throw new UsageError(
-    `model '${model.id}' renders ${model.durations.join(' or ')} s; pick the model for ${requested} s instead of ` +
-      `--duration.`,
+    `model '${model.id}' renders ${durationsText(model.durations)} s, not ${requested} s. ` +
+      (names.length > 0
+        ? `Models that render ${requested} s: ${names.join(', ')}.`
+        : `No model available to this key renders ${requested} s.`),
     EXIT.badRequest,
   );
 }

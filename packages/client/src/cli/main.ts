@@ -14,6 +14,7 @@ import { webhooksCommand } from './commands/webhooks-command.ts';
 import { SubmitOutcomeUnknown, WaitTimeoutError } from '../task-errors.ts';
 import { APIConnectionError, APIError, APIUserAbortError } from '../errors.ts';
 import { VERSION } from '../version.ts';
+import { WaitInterrupted } from './wait-interrupted.ts';
 
 const COMMANDS: Record<string, (ctx: CliContext) => Promise<number>> = {
   generate: generateCommand,
@@ -83,11 +84,19 @@ export async function runCli(
 }
 
 function reportError(ctx: CliContext, err: unknown): void {
-  const message = messageOf(ctx, err);
-  const hint = hintFor(err);
+  // On Ctrl-C the abort is the CLI's own: "Request was aborted." would only repeat what the user did, so the line
+  // says what to do next instead.
+  const interrupted = err instanceof APIUserAbortError && ctx.signal.aborted;
+  const message = interrupted ? interruptedMessage(err) : messageOf(ctx, err);
+  const hint = interrupted ? undefined : hintFor(err);
   if (ctx.json)
     ctx.io.stdout.write(`${JSON.stringify({ error: errorJson(err, message), exit_code: exitCodeFor(err) })}\n`);
-  ctx.io.stderr.write(`vidgen: ${message}${hint ? `\n${hint}` : ''}\n`);
+  ctx.io.stderr.write(interrupted ? `${message}\n` : `vidgen: ${message}${hint ? `\n${hint}` : ''}\n`);
+}
+
+function interruptedMessage(err: APIUserAbortError): string {
+  if (err instanceof WaitInterrupted) return err.message;
+  return 'Interrupted. Submitted tasks go on on the server; `vidgen resume` picks them up.';
 }
 
 /** The SDK's messages, with what a person at a terminal needs: which server, which file. */
@@ -111,8 +120,6 @@ function hintFor(err: unknown): string | undefined {
     return `The task goes on: \`vidgen wait ${err.taskId}\` or \`vidgen resume\` continues it.`;
   if (err instanceof SubmitOutcomeUnknown)
     return `Idempotency key ${err.idempotencyKey}; \`vidgen resume\` looks it up again. Do not resubmit blindly.`;
-  if (err instanceof APIUserAbortError)
-    return 'Interrupted. Submitted tasks go on on the server; `vidgen resume` picks them up.';
   if (err instanceof APIError && err.status === 401)
     return 'Check the key: --api-key, VIDGEN_API_KEY or `vidgen login`.';
   if (err instanceof APIError && err.requestId) return `(request id ${err.requestId})`;

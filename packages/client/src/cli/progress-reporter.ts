@@ -1,6 +1,7 @@
 import type { TaskView } from '../wait/task-view.ts';
 import type { PollPlan } from '../wait/wait-for.ts';
 import type { Stream } from './cli-context.ts';
+import { humanSize } from './human-size.ts';
 
 const BAR_WIDTH = 24;
 
@@ -12,6 +13,7 @@ const BAR_WIDTH = 24;
 export class ProgressReporter {
   private lastLine = '';
   private drawn = false;
+  private beganId: string | undefined;
   private readonly started = Date.now();
   private view: TaskView | undefined;
   private nextPollAt: number | undefined;
@@ -23,8 +25,10 @@ export class ProgressReporter {
 
   /** Shows the wait before the first answer, which a holding server may keep for a while. */
   begin(id: string): void {
-    if (this.stream.isTTY)
-      this.show({ id, family: 'A', status: 'waiting', phase: 'pending', progress: undefined, error: undefined });
+    if (!this.stream.isTTY) return;
+    this.beganId = id;
+    this.drawTask();
+    this.startTicker();
   }
 
   task(view: TaskView, poll?: PollPlan): void {
@@ -37,6 +41,10 @@ export class ProgressReporter {
   private show(view: TaskView): void {
     this.view = view;
     this.drawTask();
+    this.startTicker();
+  }
+
+  private startTicker(): void {
     this.ticker ??= setInterval(() => this.drawTask(), 1000);
     // The ticker must never keep a finished CLI alive.
     this.ticker.unref?.();
@@ -46,7 +54,7 @@ export class ProgressReporter {
     if (!this.stream.isTTY) return;
     this.stopTicker();
     const pct = total ? Math.min(100, Math.floor((received / total) * 100)) : undefined;
-    const size = total ? `${mb(received)} of ${mb(total)}` : mb(received);
+    const size = total ? `${humanSize(received, total)} of ${humanSize(total)}` : humanSize(received);
     this.draw(`downloading ${pct === undefined ? '' : `${bar(pct)} ${pct}% `}${size}`);
   }
 
@@ -59,9 +67,11 @@ export class ProgressReporter {
 
   private drawTask(): void {
     const view = this.view;
-    if (!view) return;
-    const pct = percent(view);
     const secs = Math.round((Date.now() - this.started) / 1000);
+    if (!view) {
+      if (this.beganId) this.draw(`${this.beganId} waiting for the server's first answer ${secs}s`);
+      return;
+    }
     // Long-polling answers the moment something happens; otherwise say when the next look is due.
     const mode =
       view.phase !== 'pending' || this.mode === 'unknown'
@@ -69,7 +79,15 @@ export class ProgressReporter {
         : this.mode === 'live'
           ? ' · live'
           : ` · next check in ${Math.max(0, Math.ceil(((this.nextPollAt ?? 0) - Date.now()) / 1000))}s`;
-    this.draw(`${view.id} ${bar(pct ?? 0)} ${pct ?? '?'}% ${view.status} ${secs}s${mode}`);
+    // A queued task has no progress to show yet, but its place in the queue moves.
+    const place = queuePlace(view);
+    const pct = percent(view);
+    const state = place
+      ? `${view.status}, ${place}`
+      : pct === undefined
+        ? view.status
+        : `${bar(pct)} ${pct}% ${view.status}`;
+    this.draw(`${view.id} ${state} ${secs}s${mode}`);
   }
 
   private draw(line: string): void {
@@ -79,7 +97,8 @@ export class ProgressReporter {
 
   private plain(view: TaskView): void {
     const pct = percent(view);
-    const line = `task ${view.id}: ${view.status}${pct === undefined ? '' : ` ${pct}%`}`;
+    const place = queuePlace(view);
+    const line = `task ${view.id}: ${view.status}${place ? `, ${place}` : pct === undefined ? '' : ` ${pct}%`}`;
     if (line === this.lastLine) return;
     this.lastLine = line;
     this.stream.write(`${line}\n`);
@@ -95,11 +114,14 @@ function percent(view: TaskView): number | undefined {
   return view.progress === undefined ? undefined : Math.max(0, Math.min(100, Math.round(view.progress)));
 }
 
+/** "next in line", "1 task ahead", "3 tasks ahead"; undefined unless the server says the task is queued. */
+function queuePlace(view: TaskView): string | undefined {
+  if (view.phase !== 'pending' || view.queuePosition === undefined) return undefined;
+  if (view.queuePosition === 0) return 'next in line';
+  return `${view.queuePosition} task${view.queuePosition === 1 ? '' : 's'} ahead`;
+}
+
 function bar(pct: number): string {
   const filled = Math.round((pct / 100) * BAR_WIDTH);
   return `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`;
-}
-
-function mb(bytes: number): string {
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }

@@ -4,16 +4,16 @@ Usage:
   vidgen <command> [flags]          vidgen <command> --help for its flags
 
 Commands:
-  generate   submit, wait with progress, download               (--model --prompt --output)
+  generate   submit, wait with progress, download               (--model --prompt [--output])
   submit     submit only; \`vidgen resume\` collects it later
-  edit       re-render a video with a new prompt (family A)     (--model --prompt --video --output)
-  extend     continue a video by N seconds (family A)           (--model --prompt --video --duration --output)
+  edit       re-render a video with a new prompt (family A)     (--model --prompt --video)
+  extend     continue a video by N seconds (family A)           (--model --prompt --video --duration)
   status     one look at a task
   wait       wait for a task, optionally download it
   download   download a finished task's video, or its poster or sprite sheet
   cancel     cancel a queued or running task
   tasks      list tasks (the server's, or this machine's journal with --local)
-  models     the models this key may use
+  models     the models this key may use: what each does and costs
   resume     finish everything the journal still owes
   forget     drop a journal entry resume should stop chasing
   login      save a server and key in ~/.vidgen/profile.json
@@ -60,20 +60,20 @@ const VARIANT_FLAGS = `  -m, --model <id>        a model offering edits/extensio
 export const COMMAND_HELP: Record<string, string> = {
   generate:
     `Submit a task, wait for it with progress, download the video.\n\nUsage: vidgen generate --model <id> --prompt ` +
-    `<text> [--image <url|path>]... --output <file>\n\n${CREATE_FLAGS}\n  -o, --output <file>     where the MP4 ` +
-    `goes (written atomically)\n${WAIT_FLAGS}\n`,
+    `<text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, --output <file>     where the MP4 ` +
+    `goes (written atomically; default <task-id>.mp4 in the current directory)\n${WAIT_FLAGS}\n`,
   submit:
     `Submit a task and print its id. With --output, \`vidgen resume\` later downloads it there.\n\nUsage: vidgen ` +
     `submit --model <id> --prompt <text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, ` +
     `--output <file>     where \`vidgen resume\` saves the result\n`,
   edit:
     `Re-render a finished video with a new prompt (family A models that offer edits).\n\nUsage: vidgen edit ` +
-    `--model <id> --prompt <text> --video <ref> --output <file>\n\n${VARIANT_FLAGS}\n  -o, --output <file>     ` +
-    `where the MP4 goes\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
+    `--model <id> --prompt <text> --video <ref> [--output <file>]\n\n${VARIANT_FLAGS}\n  -o, --output <file>     ` +
+    `where the MP4 goes (default <task-id>.mp4 here)\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
   extend:
     `Continue a finished video by --duration seconds (family A models that offer extensions).\n\nUsage: vidgen ` +
-    `extend --model <id> --prompt <text> --video <ref> --duration <s> --output <file>\n\n${VARIANT_FLAGS}\n  -d, ` +
-    `--duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes\n  --no-download      ` +
+    `extend --model <id> --prompt <text> --video <ref> --duration <s> [--output <file>]\n\n${VARIANT_FLAGS}\n  -d, ` +
+    `--duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes (default <task-id>.mp4 here)\n  --no-download      ` +
     `     submit only; print the task id\n${WAIT_FLAGS}\n`,
   status:
     `One look at a task: status, progress, error, link.\n\nUsage: vidgen status <task-id> [--family A|B]\n\n  ` +
@@ -84,8 +84,8 @@ export const COMMAND_HELP: Record<string, string> = {
     `-o, --output <file>     download the video here when done\n${WAIT_FLAGS}\n`,
   download:
     `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen ` +
-    `download <task-id> --output <file> [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>  ` +
-    `   where the MP4 (or the image) goes\n  --variant <name>        instead of the video: thumbnail (WebP poster) ` +
+    `download <task-id> [--output <file>] [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>  ` +
+    `   where the MP4 (or the image) goes (default <task-id>.mp4, .thumbnail.webp or .spritesheet.jpg here)\n  --variant <name>        instead of the video: thumbnail (WebP poster) ` +
     `or spritesheet (JPEG, 5x2 frames)\n  --family A|B            the task's family\n  --download-timeout <s>  ` +
     `time-out (default 600)\n`,
   cancel:
@@ -99,8 +99,8 @@ export const COMMAND_HELP: Record<string, string> = {
     `100)\n  --after ID              the page after this task id\n  --local                 this machine's journal ` +
     `for the current server and key\n`,
   models:
-    `The models this API key may use, with family, durations, ratios and whether they need an image.\n\nUsage: ` +
-    `vidgen models [--json]\n`,
+    `The models this API key may use: family, seconds, what each offers (generate, edit, extend; whether it needs ` +
+    `an image),\nthe price per second this key's account pays, and aspect ratios.\n\nUsage: vidgen models [--json]\n`,
   resume:
     `Finish what the journal still owes for the current server and key: reconcile submits that got no\nanswer, ` +
     `wait for running tasks, download finished ones to the path they were submitted with.\nEntries of other ` +

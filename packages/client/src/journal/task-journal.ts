@@ -43,7 +43,10 @@ export interface JournalEntry {
   /** The request body, so a submit the server never received can be sent again with the same key. */
   body?: unknown;
   error?: { code: string | null; message: string };
-  /** Where the result should be saved (set by whoever submitted), for `resume`. */
+  /**
+   * Where the result should be saved (set by whoever submitted), for `resume`. A path ending in a separator is a
+   * directory, the file in it named after the task (`<task id>.mp4`): a submit does not know the id it will get.
+   */
   downloadTo?: string;
   downloadedTo?: string;
   /** The server (normalised base URL) the submit went to; see journal-scope.ts. */
@@ -73,4 +76,11 @@ export function needsResume(entry: JournalEntry): boolean {
   if (FINAL.has(entry.state)) return false;
   if (entry.state === 'succeeded') return entry.downloadTo !== undefined;
   return true;
+}
+
+/** The file an entry's result goes to: `downloadTo`, or `<task id>.mp4` in it when it names a directory. */
+export function downloadPathOf(entry: JournalEntry): string | undefined {
+  const to = entry.downloadTo;
+  if (to === undefined || !/[\\/]$/.test(to)) return to;
+  return entry.taskId === undefined ? undefined : `${to}${entry.taskId}.mp4`;
 }

@@ -2,6 +2,7 @@ import { VidgenClient, type ClientOptions } from '../vidgen-client.ts';
 import type { ResumeOptions, ResumeResult } from '../journal/resume-journal.ts';
 import type { FamilyATask, FamilyBTaskObject } from '../types.ts';
 import { FileJournal } from './file-journal.ts';
+import { downloadPathOf } from '../journal/task-journal.ts';
 import { downloadVideo, type DownloadOptions, type DownloadResult, type DownloadTarget } from './download-video.ts';
 
 export interface NodeClientOptions extends ClientOptions {
@@ -60,7 +61,7 @@ export class NodeVidgenClient extends VidgenClient {
             ? { family: 'A' as const, task: task as FamilyATask }
             : { family: 'B' as const, task: task as FamilyBTaskObject };
         const result = await this.download(target, {
-          path: entry.downloadTo!,
+          path: downloadPathOf(entry) ?? entry.downloadTo!,
           timeoutMs: opts.downloadTimeoutMs,
           signal: opts.signal,
           onProgress: opts.onDownloadProgress,

@@ -10,6 +10,8 @@ export interface TaskView {
   status: string;
   phase: TaskPhase;
   progress: number | undefined;
+  /** While queued: how many tasks the server will start before this one (an estimate). */
+  queuePosition: number | undefined;
   error: TaskError | undefined;
 }
 
@@ -35,6 +37,7 @@ export function viewOf(family: Family, task: FamilyATask | FamilyBTaskObject): T
     family,
     status,
     progress: typeof task.progress === 'number' ? task.progress : undefined,
+    queuePosition: typeof task.queue_position === 'number' ? task.queue_position : undefined,
     error: task.error,
   };
   if (family === 'A') {

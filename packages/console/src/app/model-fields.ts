@@ -23,7 +23,7 @@ export function modelFields(model: ModelObject, previousRatio?: string): HTMLEle
 function soundField(model: ModelObject): HTMLElement | string {
   if (model.sound?.mode !== 'optional') return '';
   const box = h('input', { id: 'sound', name: 'sound', type: 'checkbox', checked: model.sound.default === true });
-  return h('div', { class: 'field' }, h('label', { for: 'sound' }, box, ' Sound'));
+  return h('div', { class: 'field check' }, h('label', { for: 'sound' }, box, 'Sound'));
 }
 
 /** Reads the current controls; ids are those the fields above create. */

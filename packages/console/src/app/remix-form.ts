@@ -61,11 +61,17 @@ export function remixForm(
     try {
       const video = { request_id: source.id };
       const body = { model: model.id, prompt: text, video };
+      // Chosen here so the row can find the task's listing entry (and its times) once it ends.
+      const idempotencyKey = crypto.randomUUID();
       const { request_id } =
         kind === 'edit'
-          ? await opts.client.videos.edits.create(body)
-          : await opts.client.videos.extensions.create({ ...body, duration: Number(seconds.value) || 1 });
-      opts.onCreated(toTaskItem('A', { request_id, status: 'pending', model: model.id, progress: 0 }), text);
+          ? await opts.client.videos.edits.create(body, { idempotencyKey })
+          : await opts.client.videos.extensions.create(
+              { ...body, duration: Number(seconds.value) || 1 },
+              { idempotencyKey },
+            );
+      const pending = { request_id, status: 'pending' as const, model: model.id, progress: 0 };
+      opts.onCreated(toTaskItem('A', { ...pending, idempotency_key: idempotencyKey }), text);
       opts.close();
     } catch (err) {
       if (!opts.onError(err)) error.textContent = `The server refused the request: ${describeError(err).message}`;

@@ -9,38 +9,47 @@ import { toTaskItem, type TaskItem } from './task-item.ts';
  */
 export async function submitGeneration(client: VidgenClient, model: ModelObject, v: FormValues): Promise<TaskItem> {
   const prompt = v.prompt.trim();
+  // Chosen here, not by the SDK, so the row can find the task's listing entry (and its times) once it ends.
+  const idempotencyKey = crypto.randomUUID();
   if (model.family === 'A') {
     const image = await firstFrame(client, v);
-    const { request_id } = await client.videos.generate({
-      model: model.id,
-      prompt,
-      image,
-      duration: v.duration ?? 5,
-      aspect_ratio: v.ratio,
-      seed: v.seed,
-      ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
-    });
+    const { request_id } = await client.videos.generate(
+      {
+        model: model.id,
+        prompt,
+        image,
+        duration: v.duration ?? 5,
+        aspect_ratio: v.ratio,
+        seed: v.seed,
+        ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
+      },
+      { idempotencyKey },
+    );
     const pending: FamilyATask = { request_id, status: 'pending', model: model.id, progress: 0 };
-    return toTaskItem('A', pending);
+    return toTaskItem('A', { ...pending, idempotency_key: idempotencyKey });
   }
   const refs = [...v.imageUrls, ...(await Promise.all(v.imageFiles.map(readAsDataUri)))];
   const images = refs.length === 1 ? { image: refs[0] } : refs.length > 1 ? { images: refs } : {};
-  const created = await client.videoGenerations.create({
-    model: model.id,
-    prompt,
-    ratio: v.ratio,
-    seed: v.seed,
-    ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
-    ...images,
-  });
+  const created = await client.videoGenerations.create(
+    {
+      model: model.id,
+      prompt,
+      ratio: v.ratio,
+      seed: v.seed,
+      ...(v.sound !== undefined ? { generate_audio: v.sound } : {}),
+      ...images,
+    },
+    { idempotencyKey },
+  );
+  // What the list shows until the first poll: a create answers before any work started.
   const queued: FamilyBTaskObject = {
     task_id: created.task_id,
-    status: created.status,
+    status: 'queued',
     seconds: created.seconds,
     model: model.id,
     progress: 0,
   };
-  return toTaskItem('B', queued);
+  return toTaskItem('B', { ...queued, idempotency_key: idempotencyKey });
 }
 
 async function firstFrame(

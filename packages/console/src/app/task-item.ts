@@ -20,9 +20,14 @@ export interface TaskItem {
   queuePosition: number | undefined;
   /** Unix milliseconds. */
   createdAt: number;
-  /** Unix milliseconds; from a listing, or when this tab saw the task end. */
+  /**
+   * Unix milliseconds, from the server's listing only: polls carry no times, and a time this tab measured itself
+   * would disagree with what the same task shows after a reload.
+   */
   startedAt: number | undefined;
   finishedAt: number | undefined;
+  /** The key the task was created with: finds its listing entry (and so its times) once it ends here. */
+  idempotencyKey: string | undefined;
   /** Seconds of the finished video. */
   seconds: number | undefined;
   /** From a listing (the server keeps it), else what this tab remembered at submit. */
@@ -39,6 +44,7 @@ interface ListedExtras {
   finished_at?: number | null;
   prompt?: string;
   requested_model?: string;
+  idempotency_key?: string | null;
 }
 
 export type WireTask = FamilyATask | FamilyBTaskObject;
@@ -50,7 +56,6 @@ export type WireTask = FamilyATask | FamilyBTaskObject;
 export function toTaskItem(family: Family, task: WireTask & ListedExtras, previous?: TaskItem): TaskItem {
   const view = viewOf(family, task);
   const ms = (s: number | null | undefined) => (typeof s === 'number' ? s * 1000 : undefined);
-  const ended = view.phase !== 'pending';
   const seconds =
     family === 'A' ? (task as FamilyATask).video?.duration : Number((task as FamilyBTaskObject).seconds) || undefined;
   return {
@@ -58,9 +63,8 @@ export function toTaskItem(family: Family, task: WireTask & ListedExtras, previo
     family,
     model: task.requested_model ?? task.model ?? previous?.model ?? '',
     startedAt: ms(task.started_at) ?? previous?.startedAt,
-    // Polls carry no end time: a task seen ending here ends now.
-    finishedAt:
-      ms(task.finished_at) ?? previous?.finishedAt ?? (ended && previous?.phase === 'pending' ? Date.now() : undefined),
+    finishedAt: ms(task.finished_at) ?? previous?.finishedAt,
+    idempotencyKey: task.idempotency_key ?? previous?.idempotencyKey,
     seconds: seconds ?? previous?.seconds,
     prompt: task.prompt ?? previous?.prompt,
     status: view.status,
@@ -109,6 +113,8 @@ export function formatCreated(ms: number, now = Date.now()): string {
 
 /**
  * "5 s video · waited 0:01 · rendered 0:04 · cost $0.25": what a finished task took and cost, as far as it is known.
+ * The times are the server's (created, started, finished), so a task reads the same whether this tab saw it end or
+ * a reload listed it.
  */
 export function timingText(item: TaskItem): string {
   const parts: string[] = [];

@@ -1,4 +1,4 @@
-import type { Family, ModelObject, VidgenClient } from '@vidgen/client';
+import { viewOf, type Family, type ModelObject, type VidgenClient } from '@vidgen/client';
 import { remixForm } from './remix-form.ts';
 import { h } from './dom.ts';
 import { announce } from './announce.ts';
@@ -103,6 +103,7 @@ export class TaskList {
       if (before === 'pending' && item.phase !== 'pending') {
         announce(`${item.model} video: ${statusLabel(item)}.`);
         this.changed();
+        void this.loadTimes(item);
       }
     } else {
       this.insert(
@@ -117,6 +118,25 @@ export class TaskList {
     if (item.phase === 'succeeded') void this.loadPoster(item.id);
     this.empty.hidden = true;
     if (item.phase === 'pending') this.watcher.watch(item);
+  }
+
+  /**
+   * A task that ended while this tab watched it: its listing entry brings the server's created, started and finished
+   * times (a poll has none), so its row reads as it will after a reload. Found by the key it was created with; a task
+   * made without one is looked for among those created since the second before it.
+   */
+  private async loadTimes(item: TaskItem): Promise<void> {
+    const params = item.idempotencyKey
+      ? { idempotency_key: item.idempotencyKey, limit: 1 }
+      : { created_after: Math.floor(item.createdAt / 1000) - 1, limit: 100 };
+    try {
+      const page =
+        item.family === 'A' ? await this.client.videos.list(params) : await this.client.videoGenerations.list(params);
+      const entry = (page.data as WireTask[]).find((t) => viewOf(item.family, t).id === item.id);
+      if (entry) this.apply(item.family, entry);
+    } catch {
+      // The row keeps what it shows; a reload lists the times.
+    }
   }
 
   /** Keeps newest first whatever order rows arrive in (two listings, fresh submits). */

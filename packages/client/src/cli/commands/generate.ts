@@ -1,16 +1,21 @@
 import { resolve } from 'node:path';
 import type { FamilyATask, FamilyBTaskObject } from '../../types.ts';
-import { requireFlag } from '../cli-args.ts';
 import { buildRequest, type BuiltRequest } from '../build-request.ts';
 import type { CliContext } from '../cli-context.ts';
 import { EXIT } from '../exit-codes.ts';
-import { downloadWithNotes, waitWithProgress } from './task-commands.ts';
+import { currentDirectory, defaultOutput, downloadWithNotes, waitWithProgress } from './task-commands.ts';
 
-/** `vidgen generate`: submit, wait with progress, download; every step journaled so `resume` can finish it. */
+/**
+ * `vidgen generate`: submit, wait with progress, download (to --output, else `<task id>.mp4` in the current directory);
+ * every step journaled so `resume` can finish it.
+ */
 export async function generateCommand(ctx: CliContext): Promise<number> {
-  const output = resolve(requireFlag(ctx.flags, 'output'));
+  const chosen = ctx.flags.output ? resolve(ctx.flags.output) : undefined;
   const request = await buildRequest(ctx.client, ctx.flags);
-  const id = await submitBuilt(ctx, request, output);
+  // The task id names the default file, and it is only known once the server answers: the journal keeps the
+  // directory, and resume names the file the same way (see `downloadTo` in journal/task-journal.ts).
+  const id = await submitBuilt(ctx, request, chosen ?? currentDirectory());
+  const output = chosen ?? defaultOutput(id);
   const task = await waitWithProgress(ctx, id, request.family);
   const target =
     request.family === 'A'

@@ -1,20 +1,65 @@
 import { APIError } from '../../errors.ts';
-import type { Family, ListParams } from '../../types.ts';
+import type { Family, ListParams, ModelObject } from '../../types.ts';
+import { formatUsdTicks } from '../../usd-ticks.ts';
 import { viewOf } from '../../wait/task-view.ts';
 import { familyFlag, numberFlag } from '../cli-args.ts';
 import type { CliContext } from '../cli-context.ts';
 import { EXIT } from '../exit-codes.ts';
+import { formatTable } from '../table.ts';
+import { durationsText } from '../durations-text.ts';
 
-/** `vidgen models`: what this key may use, with each model's family and limits. */
+/** `vidgen models`: what this key may use: family, lengths, what each model does and what it costs this account. */
 export async function modelsCommand(ctx: CliContext): Promise<number> {
-  const { data } = await ctx.client.models.list({ signal: ctx.signal });
-  const lines = data.map(
-    (m) =>
-      `${m.id.padEnd(28)} family ${m.family}  ${durationsOf(m.durations)} s  ${m.aspect_ratios.join(' ')}` +
-      (m.requires_image ? '  (needs an image)' : ''),
-  );
-  ctx.result(data, lines.join('\n') || 'no models available to this key');
+  const [{ data }, metered] = await Promise.all([ctx.client.models.list({ signal: ctx.signal }), isMetered(ctx)]);
+  const rows = data.map((m) => [
+    m.id,
+    m.family,
+    durationsText(m.durations),
+    offersOf(m),
+    priceOf(m),
+    m.aspect_ratios.join(' '),
+  ]);
+  const table = formatTable(['model', 'family', 'seconds', 'offers', 'price', 'ratios'], rows);
+  ctx.result(data, rows.length > 0 ? table : 'no models available to this key');
+  if (metered === false && rows.length > 0 && !ctx.json)
+    ctx.note('This account is not metered: its tasks are not charged these prices.');
   return EXIT.ok;
+}
+
+/** Whether the key's account pays for its tasks; undefined when the server does not say (no /v1/account). */
+async function isMetered(ctx: CliContext): Promise<boolean | undefined> {
+  try {
+    return (await ctx.client.account.retrieve({ signal: ctx.signal })).metered;
+  } catch (err) {
+    if (err instanceof APIError && (err.status === 404 || err.status === 405)) return undefined;
+    throw err;
+  }
+}
+
+/** "generate (needs an image)", "edit", "generate, edit, extend": the capabilities the server lists. */
+function offersOf(m: ModelObject): string {
+  const offers = (['generate', 'edit', 'extend'] as const).filter((c) => m.capabilities?.[c]);
+  const words = offers.map((c) => (c === 'generate' && m.requires_image ? 'generate (needs an image)' : c));
+  return words.join(', ') || 'nothing';
+}
+
+/**
+ * The price per output second /v1/models lists for this key's account (its price group's, when it has one): by
+ * resolution where it differs, plus what sound adds. No pricing means the server charges nothing for the model.
+ */
+function priceOf(m: ModelObject): string {
+  const pricing = m.pricing;
+  if (!pricing) return 'no charge';
+  const perSecond = (ticks: number) => `${formatUsdTicks(ticks)}/s`;
+  const byResolution = Object.entries(pricing.by_resolution ?? {}).filter(
+    ([, ticks]) => ticks !== pricing.usd_ticks_per_second,
+  );
+  const parts = [
+    perSecond(pricing.usd_ticks_per_second),
+    ...byResolution.map(([resolution, ticks]) => `${resolution} ${perSecond(ticks)}`),
+  ];
+  const sound = pricing.sound_usd_ticks_per_second ? ` +${perSecond(pricing.sound_usd_ticks_per_second)} sound` : '';
+  return parts.join(', ') + sound;
 }
 
 interface Row {
@@ -32,12 +77,17 @@ interface Row {
  */
 export async function tasksCommand(ctx: CliContext): Promise<number> {
   const rows = ctx.flags.local ? await journalRows(ctx) : await serverRows(ctx);
-  const text = rows.map(
-    (r) =>
-      `${(r.id ?? '(no id)').padEnd(38)} ${r.family} ${(r.status ?? '?').padEnd(12)} ${r.model}` +
-      (r.created_at ? `  ${new Date(r.created_at * 1000).toISOString()}` : ''),
+  const table = formatTable(
+    ['id', 'family', 'status', 'model', 'created'],
+    rows.map((r) => [
+      r.id ?? '(no id)',
+      r.family,
+      r.status ?? '?',
+      r.model,
+      r.created_at ? new Date(r.created_at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') : '',
+    ]),
   );
-  ctx.result(rows, text.join('\n') || 'no tasks');
+  ctx.result(rows, rows.length > 0 ? table : 'no tasks');
   return EXIT.ok;
 }
 
@@ -88,9 +138,4 @@ async function journalRows(ctx: CliContext): Promise<Row[]> {
       created_at: Math.floor(e.submittedAt / 1000),
       source: 'journal' as const,
     }));
-}
-
-/** "5" or "1-15": the durations a model renders, in seconds. */
-function durationsOf(durations: number[]): string {
-  return durations.length > 1 ? `${durations[0]}-${durations.at(-1)}` : `${durations[0]}`;
 }

@@ -1,13 +1,14 @@
-import { resolve } from 'node:path';
-import { NotFoundError } from '../../errors.ts';
+import { resolve, sep } from 'node:path';
+import { APIUserAbortError, NotFoundError } from '../../errors.ts';
 import type { DownloadResult, DownloadTarget } from '../../node/download-video.ts';
 import type { Family, TaskObject } from '../../types.ts';
 import { viewOf } from '../../wait/task-view.ts';
-import { familyFlag, numberFlag, requireFlag, secondsFlag } from '../cli-args.ts';
+import { familyFlag, numberFlag, secondsFlag } from '../cli-args.ts';
 import type { CliContext } from '../cli-context.ts';
 import { EXIT, UsageError } from '../exit-codes.ts';
 import { writeFileAtomic } from '../../node/atomic-file.ts';
 import { ProgressReporter } from '../progress-reporter.ts';
+import { WaitInterrupted } from '../wait-interrupted.ts';
 
 /** `vidgen status <id>`: one poll. */
 export async function statusCommand(ctx: CliContext): Promise<number> {
@@ -51,19 +52,33 @@ export async function cancelCommand(ctx: CliContext): Promise<number> {
   return EXIT.ok;
 }
 
-/** `vidgen download <id> --output file`. */
+/** Where a task's file goes without --output: named after the task, in the current directory (as `gh run download`). */
+export function defaultOutput(id: string, extension = 'mp4'): string {
+  return resolve(`${id}.${extension}`);
+}
+
+/** The current directory as a journal `downloadTo` naming a directory: with a trailing separator. */
+export function currentDirectory(): string {
+  const cwd = process.cwd();
+  return cwd.endsWith(sep) ? cwd : `${cwd}${sep}`;
+}
+
+/** `vidgen download <id> [--output file]`. */
 export async function downloadCommand(ctx: CliContext): Promise<number> {
   const id = ctx.positional('task-id');
-  const output = resolve(requireFlag(ctx.flags, 'output'));
   const variant = ctx.flags.variant;
   if (variant !== undefined) {
     if (variant !== 'thumbnail' && variant !== 'spritesheet')
       throw new UsageError(`--variant must be thumbnail or spritesheet, got '${variant}'.`);
+    const output = ctx.flags.output
+      ? resolve(ctx.flags.output)
+      : defaultOutput(id, variant === 'thumbnail' ? 'thumbnail.webp' : 'spritesheet.jpg');
     const image = await ctx.client.content.image(id, variant, { signal: ctx.signal });
     await writeFileAtomic(output, image.bytes);
     ctx.result({ id, variant, output, bytes: image.bytes.length, content_type: image.contentType }, output);
     return EXIT.ok;
   }
+  const output = ctx.flags.output ? resolve(ctx.flags.output) : defaultOutput(id);
   const family = await familyOf(ctx, id);
   const saved = await downloadWithNotes(ctx, { family, id }, output);
   ctx.result({ id, family, output: saved.path, bytes: saved.bytes, resumed: saved.resumed }, saved.path);
@@ -86,6 +101,9 @@ export async function waitWithProgress<F extends Family>(
       intervalMs: secondsFlag(ctx.flags, 'interval'),
       longPollSeconds: numberFlag(ctx.flags, 'long-poll'),
     });
+  } catch (err) {
+    if (err instanceof APIUserAbortError && ctx.signal.aborted) throw new WaitInterrupted(id, err);
+    throw err;
   } finally {
     progress.done();
   }

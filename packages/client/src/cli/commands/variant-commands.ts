@@ -6,7 +6,7 @@ import { findModel } from '../build-request.ts';
 import { numberFlag, requireFlag } from '../cli-args.ts';
 import type { CliContext } from '../cli-context.ts';
 import { EXIT, UsageError } from '../exit-codes.ts';
-import { downloadWithNotes, waitWithProgress } from './task-commands.ts';
+import { currentDirectory, defaultOutput, downloadWithNotes, waitWithProgress } from './task-commands.ts';
 
 type Variant = 'edit' | 'extend';
 
@@ -30,21 +30,23 @@ async function variantCommand(ctx: CliContext, variant: Variant): Promise<number
   }
   const prompt = requireFlag(ctx.flags, 'prompt');
   const submitOnly = ctx.flags['no-download'] === true;
-  const output = submitOnly ? ctx.flags.output && resolve(ctx.flags.output) : resolve(requireFlag(ctx.flags, 'output'));
+  // Without --output the video goes to `<task id>.mp4` here, as with `vidgen generate`.
+  const chosen = ctx.flags.output ? resolve(ctx.flags.output) : undefined;
   const duration = variant === 'extend' ? numberFlag(ctx.flags, 'duration') : undefined;
   if (variant === 'extend' && duration === undefined)
     throw new UsageError('--duration is required: the seconds to add.');
   const video = await videoInput(ctx.client, requireFlag(ctx.flags, 'video'));
-  const opts = { downloadTo: output, signal: ctx.signal };
+  const opts = { downloadTo: chosen ?? (submitOnly ? undefined : currentDirectory()), signal: ctx.signal };
   const { request_id: id } =
     variant === 'edit'
       ? await ctx.client.videos.edits.create({ model: model.id, prompt, video }, opts)
       : await ctx.client.videos.extensions.create({ model: model.id, prompt, video, duration: duration! }, opts);
   ctx.note(`submitted ${id} (${variant}, model ${model.id})`);
-  if (submitOnly || !output) {
+  if (submitOnly) {
     ctx.result({ id, family: 'A', model: model.id }, id);
     return EXIT.ok;
   }
+  const output = chosen ?? defaultOutput(id);
   const task = await waitWithProgress(ctx, id, 'A');
   const saved = await downloadWithNotes(ctx, { family: 'A', task }, output);
   ctx.result(
