@@ -13,7 +13,8 @@ ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 # npm ci runs every install script: better-sqlite3's addon, the server workspace's `prepare`, which
 # builds the server, and the root's `prepare`, which builds the SDK (npm runs a workspace's `prepare`
-# even under --ignore-scripts, so the sources come first). Then the dev dependencies go. ffmpeg/ffprobe are the npm-shipped binaries, as outside.
+# even under --ignore-scripts, so the sources come first). Then the dev dependencies go.
+# ffmpeg/ffprobe are the npm-shipped binaries, as outside.
 COPY package.json package-lock.json tsconfig.base.json ./
 COPY packages packages
 RUN npm ci --no-audit --no-fund \
