@@ -3,6 +3,7 @@
 // dispatcher, or if one it stopped left a task leased or a delivery claimed in its name
 // (docs/architecture.md, "Tests"). A leak would
 // otherwise keep the file's process alive, or pass unnoticed where a later file happens to clean up.
+import { ChildProcess } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, readdirSync } from 'node:fs';
 import { after } from 'node:test';
@@ -11,6 +12,25 @@ import { WORKER_LIFECYCLE_CHANNEL } from '../packages/server/src/domain/worker-l
 
 const LEAKS = { TCPServerWrap: 'listening server', ProcessWrap: 'child process' };
 const WAIT_MS = 5000;
+/** A backstop only: a child that ignores the signal it was sent would otherwise hold the run forever. */
+const EXITING_MAX_MS = 10 * 60_000;
+
+// A child this file asked to stop is on its way out, however long a busy machine makes its exit take:
+// it is waited for, not reported. Signals are recorded by pid, and by process group for a negative pid.
+const signalled = new Set();
+const kill = process.kill.bind(process);
+process.kill = (pid, signal) => {
+  signalled.add(Number(pid));
+  return kill(pid, signal);
+};
+const killChild = ChildProcess.prototype.kill;
+ChildProcess.prototype.kill = function (signal) {
+  if (this.pid !== undefined) signalled.add(this.pid);
+  return killChild.call(this, signal);
+};
+function stopping(child) {
+  return signalled.has(child.pid) || signalled.has(-child.pgid);
+}
 
 // Every in-process task worker and webhook dispatcher announces its start and stop (engine/worker-lifecycle.ts).
 const LEASED = { 'task worker': 'lease of task', 'webhook dispatcher': 'claim of delivery' };
@@ -38,21 +58,31 @@ function leaked() {
 setImmediate(() =>
   after(async () => {
     const deadline = Date.now() + WAIT_MS;
+    const backstop = Date.now() + EXITING_MAX_MS;
     let found = leaked();
-    // Closing is asynchronous: give handles that are on their way out a moment.
-    while (found.length > 0 && Date.now() < deadline) {
+    // Closing is asynchronous: give handles that are on their way out a moment, and children that
+    // were asked to stop the time their exit takes.
+    while (found.length > 0 && (Date.now() < deadline || (exitingChildrenOnly(found) && Date.now() < backstop))) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       found = leaked();
     }
     if (found.length > 0) {
+      const alive = descendants(process.pid);
+      const named = alive.length > 0 ? ` [still running: ${alive.map((p) => `${p.pid} ${p.command}`).join(', ')}]` : '';
       // The leak would keep this process alive and the whole run waiting: end it once the report is out.
       setTimeout(() => process.exit(1), 1000).unref();
       throw new Error(
-        `leaked after all tests and hooks: ${found.join('; ')} (close every server, worker, dispatcher and child process the file starts)`,
+        `leaked after all tests and hooks: ${found.join('; ')}${named} (close every server, worker, dispatcher and child process the file starts)`,
       );
     }
   }),
 );
+
+/** True when every leak is a child process, and each child still running was sent a signal. */
+function exitingChildrenOnly(found) {
+  if (found.some((leak) => leak !== LEAKS.ProcessWrap)) return false;
+  return descendants(process.pid).every(stopping);
+}
 
 // The hook above runs only when the file's tests get to their end. A file that is cancelled, times
 // out or exits early skips it, and a child it started (a `vidgen-server`) would keep running after
@@ -102,12 +132,12 @@ function descendants(root) {
     }
     // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
     const close = stat.lastIndexOf(')');
-    const [state, ppid] = stat.slice(close + 2).split(' ');
+    const [state, ppid, pgid] = stat.slice(close + 2).split(' ');
     const command = stat.slice(stat.indexOf('(') + 1, close);
     // tsx's esbuild service lives as long as this process and ends with it (its stdin closes).
     if (state === 'Z' || command === 'esbuild') continue;
     const list = children.get(Number(ppid)) ?? [];
-    list.push({ pid: Number(name), command });
+    list.push({ pid: Number(name), pgid: Number(pgid), command });
     children.set(Number(ppid), list);
   }
   const found = [];
