@@ -68,6 +68,8 @@ const KINDS: Record<SpanKind, OtelSpanKind> = {
 };
 
 const propagator = new W3CTraceContextPropagator();
+/** How long a shutdown waits for the last spans to be exported. */
+const SHUTDOWN_LIMIT_MS = 5000;
 
 /** One span of ours: the SDK's span and the context that has it active. */
 class OtelSpan implements Span {
@@ -101,7 +103,8 @@ class OtelSpan implements Span {
 }
 
 export function createOtelTracing(config: TracingConfig, options: OtelTracingOptions): Tracing {
-  diag.setLogger(diagnosticsTo(options.logger), DiagLogLevel.WARN);
+  const log = options.logger.child({ component: 'tracing' });
+  diag.setLogger(diagnosticsTo(log), DiagLogLevel.WARN);
   const exporter = new OTLPTraceExporter({
     url: config.endpoint,
     headers: config.headers,
@@ -176,7 +179,20 @@ export function createOtelTracing(config: TracingConfig, options: OtelTracingOpt
     },
     async shutdown() {
       stopFetchSpans();
-      await provider.shutdown();
+      // A collector that is down or slow must neither fail nor hold up the shutdown for long:
+      // what cannot be exported within the limit is dropped, with a warning.
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          log.warn({ limitMs: SHUTDOWN_LIMIT_MS }, 'spans not exported at shutdown were dropped');
+          resolve();
+        }, SHUTDOWN_LIMIT_MS);
+      });
+      const flushed = provider.shutdown().catch((err: unknown) => {
+        log.warn({ errorType: errorTypeOf(err) }, 'spans could not be exported at shutdown');
+      });
+      await Promise.race([flushed, limit]);
+      clearTimeout(timer);
       contexts.disable();
     },
   };
@@ -217,8 +233,7 @@ function definedNumbers<T extends Record<string, number | undefined>>(values: T)
 }
 
 /** The SDK's diagnostics (a failed export, a dropped span) as warnings of the server's log. */
-function diagnosticsTo(logger: Logger) {
-  const log = logger.child({ component: 'tracing' });
+function diagnosticsTo(log: Logger) {
   const warn = (message: string) => log.warn({ detail: message }, 'tracing');
   return { error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined };
 }
