@@ -8,6 +8,8 @@ import { api, pollUntil } from './support/http.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 import { CALLER, Trace, assertNoSecrets, parseTraceparent, traceOf } from './support/traces.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../../packages/server/test/support/otlp-receiver.ts';
+import { ComfyUiStandIn } from '../../packages/server/test/support/comfyui-standin/comfyui-standin.ts';
+import { resolveFfmpegBinaries } from '../../packages/server/src/media/ffmpeg-binaries.ts';
 
 // Tracing on the embedded default (SQLite, one process), exported as OTLP/HTTP protobuf to a
 // collector on loopback and decoded there with opentelemetry-proto's schema: one task's spans are
@@ -175,8 +177,10 @@ describe('tracing, one process on SQLite', () => {
     assert.equal(access?.trace_id, CALLER.traceId);
     assert.equal(access?.span_id, server.spanId);
 
-    // A request without a traceparent starts a trace of its own; a query string is never recorded.
+    // A request without a traceparent starts a trace of its own; a query string is never recorded;
+    // a probe makes no trace at all (spans are exported in the order they end: the poll's comes after).
     const before = otlp.spans.length;
+    assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
     const poll = await client.get(`/v1/video/generations/${id}?wait=1`);
     assert.equal(poll.status, 200);
     await otlp.until((spans) => spans.slice(before).some((s) => s.name === 'GET /v1/video/generations/:task_id'));
@@ -184,6 +188,7 @@ describe('tracing, one process on SQLite', () => {
     assert.equal(get.parentSpanId, '');
     assert.notEqual(get.traceId, CALLER.traceId);
     assert.equal(get.attributes['url.path'], `/v1/video/generations/${id}`);
+    assert.ok(!otlp.spans.slice(before).some((s) => s.name === 'GET /healthz'), 'no span for a probe');
     assert.equal(otlp.refused.length, 0, `the exporter sent only OTLP protobuf: ${otlp.refused.join(', ')}`);
   });
 
@@ -282,5 +287,60 @@ describe('tracing, one process on SQLite', () => {
       'the download has its GET',
     );
     assertNoSecrets(trace.spans, [key, upstreamKey, prompt]);
+  });
+
+  it('carries the trace to a ComfyUI host: the prompt and the download are spans, each call has its traceparent', async () => {
+    const standIn = await ComfyUiStandIn.start({ ffmpeg: resolveFfmpegBinaries({}).ffmpeg });
+    closers.push(() => standIn.close());
+    const comfy = join(dir, 'comfyui.json');
+    await writeFile(
+      comfy,
+      JSON.stringify({
+        hosts: [{ name: 'gpu-traced', url: standIn.url, slots: 1 }],
+        backends: { wan: { preset: 'wan2.2-ti2v-5b' } },
+      }),
+    );
+    const svc = await traced({
+      OTEL_SERVICE_NAME: 'vidgen-gpu',
+      VIDGEN_COMFYUI_CONFIG: comfy,
+      VIDGEN_MODELS_FILE: await tinyCatalog(dir, [
+        { id: 'wan-tiny', backend: 'wan', family: 'B', resolution: '480p', durations: [1], aspect_ratios: ['1:1'] },
+      ]),
+    });
+    const client = api(svc.url, await svc.createKey('gpu'));
+    const traceId = '0123456789abcdef0123456789abcdef';
+    const submit = await client.post(
+      '/v1/video/generations',
+      { model: 'wan-tiny', prompt: 'a fox in snow', ratio: '1:1' },
+      { traceparent: `00-${traceId}-2222222222222222-01` },
+    );
+    assert.equal(submit.status, 200, JSON.stringify(submit.body));
+    await pollUntil(
+      () => client.get(`/v1/video/generations/${submit.body.task_id}`),
+      (a) => a.body.status === 'SUCCESS',
+    );
+    await otlp.until((spans) => {
+      const trace = traceOf(spans, traceId);
+      return trace.named('task.attempt').length > 0 && trace.linked('2222222222222222');
+    });
+    const trace = traceOf(otlp.spans, traceId);
+    const generate = trace.one('task.generate');
+    const prompt = trace.one('comfyui.prompt');
+    trace.assertChild(prompt, generate);
+    assert.equal(prompt.attributes['vidgen.comfyui.host'], 'gpu-traced');
+    trace.assertChild(trace.one('comfyui.download'), generate);
+    // Every HTTP call to the host carried the trace, as the child of a client span of ours.
+    const calls = standIn.stats.requests.map((request, i) => ({ request, traceparent: standIn.stats.traceparents[i] }));
+    const queued = calls.find((c) => c.request === 'POST /prompt');
+    assert.ok(queued, `the prompt was queued: ${standIn.stats.requests.join(', ')}`);
+    const sent = parseTraceparent(queued.traceparent);
+    assert.equal(sent.traceId, traceId);
+    const post = trace.byId.get(sent.spanId);
+    assert.equal(post?.kind, 'CLIENT');
+    assert.equal(post?.name, 'POST');
+    assert.equal(post?.attributes['url.full'], `${standIn.url}/prompt`);
+    assert.ok(post && trace.parentOf(post)?.name === 'comfyui.prompt', 'the POST is a step of the prompt');
+    for (const call of calls.filter((c) => !c.request.startsWith('GET /ws')))
+      assert.equal(parseTraceparent(call.traceparent).traceId, traceId, `${call.request} carried the trace`);
   });
 });

@@ -3,6 +3,11 @@ import type { Span, TraceIds, Tracing } from '../observability/tracing/tracing.t
 
 /** Longest `user_agent.original` kept: the header is the caller's to make as long as it likes. */
 const MAX_USER_AGENT = 256;
+/**
+ * Probes and scrapes, every few seconds from every orchestrator and Prometheus: a trace each would
+ * bury the tasks' traces. Traced only when the caller sends a `traceparent` (it asked for one).
+ */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface HttpSpans {
   /** Adds the hooks that make, activate and end each request's span. */
@@ -26,6 +31,7 @@ export function httpSpans(tracing: Tracing): HttpSpans {
 function install(app: FastifyInstance, tracing: Tracing, spans: WeakMap<FastifyRequest, Span>): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.url;
+    if (route && PROBES.has(route) && request.headers.traceparent === undefined) return done();
     const span = tracing.startSpan(route ? `${request.method} ${route}` : request.method, {
       kind: 'server',
       parent: incomingContext(request),
