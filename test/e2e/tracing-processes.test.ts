@@ -97,6 +97,10 @@ describe('tracing across processes', () => {
     });
     assert.equal(traceOf(otlp.spans, CALLER.traceId).named('task.enqueue').length, 0, 'the API has sent nothing yet');
 
+    assert.ok(
+      apiProcess.lines.join('').includes(`tracing on (OTLP to ${otlp.endpoint})`),
+      'the start-up text says where traces go',
+    );
     await apiProcess.stop();
     await otlp.until((spans) => traceOf(spans, CALLER.traceId).linked(CALLER.spanId));
     const trace = traceOf(otlp.spans, CALLER.traceId);

@@ -343,4 +343,33 @@ describe('tracing, one process on SQLite', () => {
     for (const call of calls.filter((c) => !c.request.startsWith('GET /ws')))
       assert.equal(parseTraceparent(call.traceparent).traceId, traceId, `${call.request} carried the trace`);
   });
+
+  it("sends a cancel's event in the task's trace, not the cancel request's", async () => {
+    const svc = await traced({ OTEL_SERVICE_NAME: 'vidgen-cancel' });
+    const hook = await startWebhookReceiver();
+    closers.push(hook.close);
+    const client = api(svc.url, await svc.createKey('canceling'));
+    const taskTrace = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    const cancelTrace = 'dec0de00dec0de00dec0de00dec0de00';
+    const submit = await client.post(
+      '/v1/video/generations',
+      { model: 'video-v1-15s', prompt: 'a long harbour pan', callback_url: hook.url },
+      { traceparent: `00-${taskTrace}-3333333333333333-01` },
+    );
+    assert.equal(submit.status, 200, JSON.stringify(submit.body));
+    const cancel = await client.post(`/v1/videos/${submit.body.task_id}/cancel`, undefined, {
+      traceparent: `00-${cancelTrace}-4444444444444444-01`,
+    });
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    await hook.until((all) => all.length > 0);
+    assert.equal(parseTraceparent(hook.received[0].headers.traceparent).traceId, taskTrace);
+    await otlp.until((spans) => traceOf(spans, taskTrace).named('webhook.deliver').length > 0);
+    const trace = traceOf(otlp.spans, taskTrace);
+    const deliver = trace.one('webhook.deliver');
+    assert.equal(deliver.attributes['vidgen.webhook.event_type'], 'video.canceled');
+    // The cancel changed the task from another trace: the event joins the task's own, under its enqueue.
+    trace.assertChild(deliver, trace.one('task.enqueue'));
+    await otlp.until((spans) => traceOf(spans, cancelTrace).spans.length > 0);
+    assert.equal(traceOf(otlp.spans, cancelTrace).named('webhook.deliver').length, 0);
+  });
 });
