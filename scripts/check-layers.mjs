@@ -8,9 +8,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 
 const SRC = 'packages/server/src';
-// Lowest first. A top-level folder, or a file of the source root without its extension.
+// Lowest first. A top-level folder, a file of the source root without its extension, or a subfolder
+// placed apart from its folder (the longest match decides): tracing's interface is used by every
+// layer, while the rest of observability (Prometheus metrics) implements ports of engine and webhooks.
 const LAYERS = [
-  ['domain', 'errors', 'logging'],
+  ['domain', 'errors', 'logging', 'observability/tracing'],
   ['media', 'blobs', 'catalog'],
   ['store'],
   ['security'],
@@ -30,9 +32,11 @@ function files(dir) {
   });
 }
 
-/** The layer unit of a path inside SRC: its top-level folder, or its file name at the root. */
+/** The layer unit of a path inside SRC: a subfolder given its own layer, its top-level folder, or its file name at the root. */
 function unitOf(path) {
-  const [first, ...rest] = relative(SRC, path).split(sep);
+  const parts = relative(SRC, path).split(sep);
+  const [first, ...rest] = parts;
+  if (rest.length > 1 && RANK.has(`${first}/${rest[0]}`)) return `${first}/${rest[0]}`;
   return rest.length > 0 ? first : first.replace(/\.[cm]?ts$|\.json$/, '');
 }
 

@@ -61,6 +61,7 @@ describe('vidgen-server start-up output', () => {
       assert.match(surfaces!, /admin API on/);
       assert.match(surfaces!, /metrics on without a token \(set VIDGEN_METRICS_TOKEN\)/);
       assert.match(surfaces!, /webhooks on/);
+      assert.match(surfaces!, /tracing off \(set OTEL_EXPORTER_OTLP_ENDPOINT\)/);
       assert.ok(!server.stdout().includes(key), 'the JSON log does not carry the key');
       assert.ok(!server.stderr.join('\n').includes('admin-secret'));
       for (const file of ['vidgen.db', 'vidgen.db-wal'])

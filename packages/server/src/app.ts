@@ -28,6 +28,8 @@ import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import { httpSpans } from './api/http-tracing.ts';
+import type { Tracing } from './observability/tracing/tracing.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -58,6 +60,8 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
+  /** A server span per request when on (docs/observability.md); absent or off, no hook is added. */
+  tracing?: Tracing;
 }
 
 declare module 'fastify' {
@@ -72,11 +76,12 @@ declare module 'fastify' {
 /** The HTTP API. Never listens by itself: `main.ts` (or a test) decides where. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = requestIds();
+  const spans = deps.tracing?.enabled ? httpSpans(deps.tracing) : undefined;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: false,
-    logController: new AccessLog(deps.logger, deps.accessLog ?? true),
+    logController: new AccessLog(deps.logger, deps.accessLog ?? true, spans?.idsOf),
     childLoggerFactory: (logger, bindings, options) => new RequestLogger(logger, bindings, options),
     genReqId: nextRequestId,
     trustProxy: deps.trustProxy ?? false,
@@ -86,6 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
   // but a 415 tells the caller what to change.
   app.removeContentTypeParser(['text/plain', 'application/json']);
+  // First, so every later hook (the key check, edge guards) runs inside the request's span.
+  spans?.install(app);
   installEdgeGuards(app);
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);

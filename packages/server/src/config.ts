@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { tracingConfigFrom, type TracingConfig } from './observability/tracing/tracing-config.ts';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -87,6 +88,8 @@ export interface Config {
     /** How long events (and their frozen bodies) stay listable and recoverable. */
     eventRetentionMs: number;
   };
+  /** OpenTelemetry tracing from the standard OTEL_* variables (docs/observability.md); undefined: off. */
+  tracing?: TracingConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -221,6 +224,16 @@ export const ENVIRONMENT = {
     fallback: 'on',
     about: 'one info line per request (held long-polls at debug); 0, false or off logs only failed requests',
   },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    unset: 'tracing off',
+    about: 'OTLP/HTTP collector base URL: traces go to its /v1/traces (other OTEL_* variables: docs/observability.md)',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    unset: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    about: 'full OTLP/HTTP URL traces are sent to, as protobuf',
+  },
+  OTEL_SERVICE_NAME: { fallback: 'vidgen', about: 'service.name of the traces' },
+  OTEL_SDK_DISABLED: { fallback: false, about: 'true: no tracing, whatever else is set' },
 } as const satisfies Record<string, Variable>;
 
 type Variables = typeof ENVIRONMENT;
@@ -323,6 +336,7 @@ export function loadConfig(env: Env): Config {
       disableAfterMs: num('VIDGEN_WEBHOOK_DISABLE_AFTER_SECONDS') * 1000,
       eventRetentionMs: num('VIDGEN_EVENT_RETENTION_SECONDS') * 1000,
     },
+    tracing: tracingConfigFrom(env),
   };
 }
 

@@ -2,12 +2,19 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
  * JSON logs, on stdout unless a destination is given (a test's). Requests are logged by method
- * and path only: query strings can carry signed-link secrets, and headers carry API keys.
+ * and path only: query strings can carry signed-link secrets, and headers carry API keys. With
+ * `traceIds`, every line written inside a trace carries its `trace_id` and `span_id`.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  traceIds?: () => Record<string, string> | undefined,
+): Logger {
   return pino(
     {
       level,
+      // A fresh object each line: pino merges the line's own fields into it.
+      ...(traceIds ? { mixin: () => ({ ...traceIds() }) } : {}),
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({
           id: req.id,
@@ -20,6 +27,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination ?? (level === 'silent' ? undefined : stdoutBuffered()),
   );
+}
+
+/**
+ * The same logger (its level and destination), whose lines carry the active span's ids
+ * (docs/observability.md). Made only with tracing on: off, no line pays for the lookup.
+ */
+export function withTraceIds(logger: Logger, traceIds: () => Record<string, string> | undefined): Logger {
+  const destination = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as DestinationStream;
+  return createLogger(logger.level, destination, traceIds);
 }
 
 /** Lines are held at most this long before they are written… */

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createLogger } from './logging.ts';
+import { createLogger, withTraceIds } from './logging.ts';
+import { SERVER_VERSION } from './cli/server-usage.ts';
+import { noTracing, type Tracing } from './observability/tracing/tracing.ts';
 import { describeLinkBase } from './api/links.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
@@ -64,6 +66,8 @@ export async function startService(
   dialects: readonly Dialect[] = DEFAULT_DIALECTS,
 ): Promise<RunningService> {
   const clock = Date.now;
+  const tracing = await startTracing(config, logger);
+  if (tracing.enabled) logger = withTraceIds(logger, () => tracing.activeIds());
   await mkdir(config.dataDir, { recursive: true });
   // Created before the database: its wake-ups are bridged to other processes where the database can.
   const events = new TaskEvents();
@@ -77,7 +81,15 @@ export async function startService(
   const box = new SecretBox(signingSecret);
   const callbacks = new CallbackSecrets(signingSecret);
   let listenerUrl = '';
-  const outbox = createEventOutbox({ config, dialects, box, callbacks, listenerUrl: () => listenerUrl, clock });
+  const outbox = createEventOutbox({
+    config,
+    dialects,
+    box,
+    callbacks,
+    listenerUrl: () => listenerUrl,
+    clock,
+    tracing,
+  });
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
     ledgerEffects(prices, clock),
@@ -89,6 +101,7 @@ export async function startService(
     events,
     logger,
     effects,
+    tracing,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -139,6 +152,7 @@ export async function startService(
     clock,
     checkCallbackUrl: (url) => checkWebhookUrl(url, config.allowPrivateUrls, 'callbackUrl'),
     contentCheck: config.guardrailsFile ? await loadGuardrails(config.guardrailsFile, config.secretsEnv) : undefined,
+    tracing,
   });
   const fileService = new FileService({
     files: stores.files,
@@ -169,6 +183,7 @@ export async function startService(
         metrics: metrics.engine,
         logger,
         clock,
+        tracing,
       }),
     );
   }
@@ -187,6 +202,7 @@ export async function startService(
     metrics,
     logger,
     clock,
+    tracing,
   });
   let url: string;
   try {
@@ -196,13 +212,25 @@ export async function startService(
     for (const side of sides.reverse()) await side.stop();
     await app.close();
     await stores.close();
+    await tracing.shutdown();
     throw listenError(err, config);
   }
   listenerUrl = url;
   const bootstrapKey = await ensureBootstrapKey(config, stores.accounts, logger, clock());
   if (runsWork)
     sides.push(
-      startWebhookDispatcher({ config, stores, box, signer, dialects, url, metrics: metrics.webhooks, logger, clock }),
+      startWebhookDispatcher({
+        config,
+        stores,
+        box,
+        signer,
+        dialects,
+        url,
+        metrics: metrics.webhooks,
+        logger,
+        clock,
+        tracing,
+      }),
     );
   const linkBase = describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url);
   logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase }, 'vidgen is running');
@@ -216,8 +244,20 @@ export async function startService(
       for (const side of sides.reverse()) await side.stop();
       if (s3) s3.destroy();
       await stores.close();
+      // Last, so the spans of the shutdown itself are exported too.
+      await tracing.shutdown();
     },
   };
+}
+
+/**
+ * Tracing when an OTLP endpoint is configured (docs/observability.md). The SDK is imported only
+ * then: a server without tracing loads no OpenTelemetry module and pays nothing per request.
+ */
+async function startTracing(config: Config, logger: Logger): Promise<Tracing> {
+  if (!config.tracing) return noTracing;
+  const { createOtelTracing } = await import('./observability/tracing/otel-tracing.ts');
+  return createOtelTracing(config.tracing, { version: SERVER_VERSION, role: config.role, logger });
 }
 
 /** A port clash names PORT (and HOST), the variables that move the server elsewhere. */

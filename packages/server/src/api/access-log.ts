@@ -1,5 +1,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
+import type { TraceIds } from '../observability/tracing/tracing.ts';
 
 /**
  * Request logging: one line per answered request (method, path, status, milliseconds), written
@@ -20,6 +21,8 @@ export class AccessLog extends LogController {
   constructor(
     private readonly logger: Logger,
     private readonly everyRequest: boolean,
+    /** With tracing on: the ids of a request's span, which its lines carry (docs/observability.md). */
+    private readonly traceOf?: (request: FastifyRequest) => TraceIds | undefined,
   ) {
     super();
     const internals = logger as unknown as Record<symbol, unknown>;
@@ -31,7 +34,8 @@ export class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
-    if (error) request.log.error({ req: request, res: reply, err: error, ms }, 'request errored');
+    if (error)
+      request.log.error({ req: request, res: reply, err: error, ms, ...this.traceOf?.(request) }, 'request errored');
     else if (!this.everyRequest) return;
     // A held poll (`?wait=`) is logged at debug: an open console holds one per task around the
     // clock, and at info their lines drowned everything else. Failed ones still log at info.
@@ -46,10 +50,13 @@ export class AccessLog extends LogController {
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const id = quoted(request.id);
+    const trace = this.traceOf?.(request);
+    // Trace and span ids are hex, written as they are.
+    const ids = trace ? `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"` : '';
     this.destination.write(
       `{"level":${level},"time":${Date.now()}${this.bindings},"reqId":${id},` +
         `"req":{"id":${id},"method":"${request.method}","path":${quoted(path)}},` +
-        `"res":{"statusCode":${statusCode}},"ms":${ms},"msg":"request completed"}\n`,
+        `"res":{"statusCode":${statusCode}},"ms":${ms}${ids},"msg":"request completed"}\n`,
     );
   }
 }

@@ -27,5 +27,9 @@ export function surfaces(config: Config): string {
     : 'metrics on without a token (set VIDGEN_METRICS_TOKEN)';
   const webhooks =
     config.role === 'api' ? 'webhooks on (delivered by worker processes)' : 'webhooks on (delivered by this process)';
-  return `optional surfaces: ${admin}; ${metrics}; ${webhooks}`;
+  // The collector's origin only: an endpoint's path or query may carry a token.
+  const tracing = config.tracing
+    ? `tracing on (OTLP to ${new URL(config.tracing.endpoint).origin})`
+    : 'tracing off (set OTEL_EXPORTER_OTLP_ENDPOINT)';
+  return `optional surfaces: ${admin}; ${metrics}; ${webhooks}; ${tracing}`;
 }

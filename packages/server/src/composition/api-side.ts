@@ -18,6 +18,7 @@ import type { CallbackSecrets } from '../webhooks/callback-secret.ts';
 import { WebhookService } from '../webhooks/webhook-service.ts';
 import type { Backends } from './backends.ts';
 import type { SqlStores } from './open-sql-stores.ts';
+import type { Tracing } from '../observability/tracing/tracing.ts';
 
 export interface ServiceAppDeps {
   config: Config;
@@ -34,6 +35,7 @@ export interface ServiceAppDeps {
   metrics: { registry: import('prom-client').Registry };
   logger: Logger;
   clock: () => number;
+  tracing: Tracing;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     signedUrlTtlSeconds: config.signedUrlTtlSeconds,
+    tracing: deps.tracing,
   });
 }
 

@@ -5,6 +5,7 @@ import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import type { CallbackSecrets } from '../webhooks/callback-secret.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import { webhookOutbox } from '../webhooks/webhook-outbox.ts';
+import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /**
  * The event log and webhook outbox as `main.ts` runs them: events' bodies rendered in their
@@ -19,6 +20,7 @@ export function createEventOutbox(deps: {
   callbacks: CallbackSecrets;
   listenerUrl: () => string;
   clock: () => number;
+  tracing: Tracing;
 }): TransitionEffects {
   const { config } = deps;
   return webhookOutbox({
@@ -26,5 +28,6 @@ export function createEventOutbox(deps: {
     clock: deps.clock,
     render: frozenEventData(deps.dialects, () => config.publicUrl ?? deps.listenerUrl()),
     callbackSecret: (accountId) => deps.box.seal(deps.callbacks.of(accountId)),
+    tracing: deps.tracing,
   });
 }

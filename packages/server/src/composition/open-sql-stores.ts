@@ -9,6 +9,7 @@ import { SqlLedger } from '../billing/sql-ledger.ts';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store.ts';
 import { SqlEventLog } from '../webhooks/sql-event-log.ts';
 import { SqlChannelHealth } from '../generators/relay/sql-channel-health.ts';
+import type { Tracing } from '../observability/tracing/tracing.ts';
 
 export interface SqlStores {
   tasks: SqlTaskStore;
@@ -34,9 +35,9 @@ export interface SqlStores {
  */
 export async function openSqlStores(
   location: string,
-  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[] },
+  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[]; tracing?: Tracing },
 ): Promise<SqlStores> {
-  const database = await openSqlDatabase(location);
+  const database = await openSqlDatabase(location, options.tracing);
   let bridge;
   try {
     bridge = await database.dialect.bridgeWakeups(options.events, options.logger);

@@ -23,6 +23,7 @@ import { createWebhookDispatcher, type WebhookMetrics } from '../webhooks/webhoo
 import { startEventSweeper } from '../webhooks/event-sweeper.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import type { Backends } from './backends.ts';
+import type { Tracing } from '../observability/tracing/tracing.ts';
 import type { SqlStores } from './open-sql-stores.ts';
 
 /** What runs in a worker process (`--role worker`, or `all`): it drains within a grace, then stops. */
@@ -43,6 +44,7 @@ export interface TaskWorkerDeps {
   metrics: EngineMetrics;
   logger: Logger;
   clock: () => number;
+  tracing: Tracing;
 }
 
 /** The task worker and the retention sweeper, after clearing work directories killed processes left. */
@@ -74,6 +76,7 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     normalizeImage: async (bytes) => (await normalizeImage(bytes, { maxPixels: config.maxImagePixels })).png,
     verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect, binaries.ffmpeg),
     makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
+    tracing: deps.tracing,
   });
   worker.start();
   const sweeper = startRetentionSweeper({
@@ -97,6 +100,7 @@ export interface WebhookDispatcherDeps {
   metrics: WebhookMetrics;
   logger: Logger;
   clock: () => number;
+  tracing: Tracing;
 }
 
 /** Delivers the webhook outbox; started after the listener, whose URL event links may need. */
@@ -117,6 +121,8 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WorkerSide 
       what: 'webhook',
     }),
     eventBody: (id) => stores.eventLog.body(id),
+    eventTrace: (id) => stores.eventLog.traceContext(id),
+    tracing: deps.tracing,
     eventData: createEventData({
       tasks: stores.tasks,
       dialects: deps.dialects,

@@ -19,6 +19,7 @@ import { persistently } from './storage-retry.ts';
 import { WorkDir } from './work-dir.ts';
 import { workDirPrefix } from './work-root-sweeper.ts';
 import { deleteResult, storeVariants, videoKey, type MakeStills } from './video-variants.ts';
+import { noTracing, type Span, type Tracing } from '../observability/tracing/tracing.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -45,6 +46,8 @@ export interface TaskRunnerDeps {
   workRoot: string;
   logger: Logger;
   clock: () => number;
+  /** Spans of each attempt's steps (docs/observability.md); absent, none. */
+  tracing?: Tracing;
 }
 
 /** Why an attempt was stopped from outside: each leads to a different ending. */
@@ -76,7 +79,7 @@ interface Ending {
  * Runs one claimed task to its end. Every write presents the lease; when a write is refused
  * the lease was lost (the task was canceled, or another worker owns it now) and this
  * attempt's output is dropped. `claimNext` gives the claim to make with a success, whose task
- * is returned for the same slot (undefined: claim nothing).
+ * is returned for the same slot (undefined: claim nothing). `span`, the attempt's, is told how it ended.
  */
 export async function runTask(
   deps: TaskRunnerDeps,
@@ -84,6 +87,7 @@ export async function runTask(
   lease: Lease,
   controller: AbortController,
   claimNext: () => ClaimRequest | undefined = () => undefined,
+  span?: Span,
 ): Promise<Claimed | undefined> {
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
@@ -106,8 +110,15 @@ export async function runTask(
       await deps.tasks.endAttempt(lease, ending.outcome, ending.code, deps.clock()).catch(() => undefined);
     deps.metrics.attemptEnded(task.backend, ending.outcome, deps.clock() - started);
     deps.events.taskChanged(task.id);
+    if (span) endAttemptSpan(span, ending);
   }
   return ending.next;
+}
+
+/** The attempt's span says how it ended; a failure, a retry or a lost lease is an error. */
+function endAttemptSpan(span: Span, ending: Ending): void {
+  span.setAttributes({ 'vidgen.attempt.outcome': ending.outcome });
+  if (ending.code && ['failed', 'retry', 'lost'].includes(ending.outcome)) span.fail(ending.code);
 }
 
 type Produced =
@@ -121,44 +132,66 @@ async function produce(
   controller: AbortController,
   workDir: WorkDir,
 ): Promise<Produced> {
+  const tracing = deps.tracing ?? noTracing;
   try {
     const generator = deps.generators[task.backend];
     if (!generator) throw FAILURES.backendUnavailable('No backend is configured for this model.');
     const signal = controller.signal;
-    const images = await loadImages(deps, task, signal, workDir);
-    // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
-    const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
+    const inputs = async () => {
+      const images = await loadImages(deps, task, signal, workDir);
+      // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
+      const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
+      return { images, video };
+    };
+    const { images, video } =
+      task.params.images.length > 0 || task.params.video
+        ? await tracing.withSpan(
+            'task.load_inputs',
+            { attributes: { 'vidgen.inputs.images': task.params.images.length } },
+            inputs,
+          )
+        : await inputs();
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
-    const output = await generator.generate(
-      {
-        taskId: task.id,
-        model: task.model,
-        attempt: lease.token,
-        kind: task.kind,
-        prompt,
-        ...shape,
-        seed,
-        images,
-        ...(video ? { video } : {}),
-        ...(task.params.audio !== undefined ? { audio: task.params.audio } : {}),
-      },
-      {
-        signal,
-        get workDir() {
-          return workDir.path;
+    const generating = {
+      'vidgen.task.backend': task.backend,
+      'vidgen.video.width': shape.width,
+      'vidgen.video.height': shape.height,
+      'vidgen.video.duration_s': shape.duration,
+      'vidgen.video.fps': shape.fps,
+    };
+    const output = await tracing.withSpan('task.generate', { attributes: generating }, () =>
+      generator.generate(
+        {
+          taskId: task.id,
+          model: task.model,
+          attempt: lease.token,
+          kind: task.kind,
+          prompt,
+          ...shape,
+          seed,
+          images,
+          ...(video ? { video } : {}),
+          ...(task.params.audio !== undefined ? { audio: task.params.audio } : {}),
         },
-        onProgress: progressReporter(deps, lease, controller),
-        stopReason: () => (signal.aborted ? (GENERATOR_STOP[signal.reason as StopReason] ?? 'cancel') : undefined),
-        checkpoint: {
-          load: () => deps.tasks.loadBackendState(task.id),
-          save: (state) => deps.tasks.saveBackendState(lease, state),
+        {
+          signal,
+          get workDir() {
+            return workDir.path;
+          },
+          onProgress: progressReporter(deps, lease, controller),
+          stopReason: () => (signal.aborted ? (GENERATOR_STOP[signal.reason as StopReason] ?? 'cancel') : undefined),
+          checkpoint: {
+            load: () => deps.tasks.loadBackendState(task.id),
+            save: (state) => deps.tasks.saveBackendState(lease, state),
+          },
+          tracing,
         },
-      },
+      ),
     );
     if (signal.aborted) throw FAILURES.canceled();
     const expect = { ...expectedOutput(task.kind, shape, video, output.expect), audio: task.params.audio };
-    const measured = await deps.verifyVideo(output.path, expect);
+    const measured = await tracing.withSpan('task.verify', undefined, () => deps.verifyVideo(output.path, expect));
     return {
       ok: true,
       path: output.path,
@@ -181,9 +214,21 @@ async function store(
   claimNext: () => ClaimRequest | undefined,
   log: Logger,
 ): Promise<Ending> {
+  const tracing = deps.tracing ?? noTracing;
   const key = videoKey(task.id, lease.token);
-  const stored = await deps.blobs.putFile(key, produced.path, 'video/mp4');
-  if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
+  const stored = await tracing.withSpan('task.store', undefined, async () => {
+    const put = await tracing.withSpan(
+      'blob.put',
+      { kind: 'client', attributes: { 'vidgen.blob.key': key } },
+      async (span) => {
+        const blob = await deps.blobs.putFile(key, produced.path, 'video/mp4');
+        span.setAttributes({ 'vidgen.blob.bytes': blob.size });
+        return blob;
+      },
+    );
+    if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
+    return put;
+  });
   // Stored videos never change: the attempt's token and the size identify the bytes.
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
@@ -204,7 +249,9 @@ async function store(
         .then((completed) => ({ completed, next: undefined }));
     return deps.tasks.completeAndClaim(lease, result, now, now + deps.retentionMs, next);
   };
-  const { completed, next } = await persistently(finish, lease.expiresAt, deps.clock);
+  const { completed, next } = await tracing.withSpan('task.complete', undefined, () =>
+    persistently(finish, lease.expiresAt, deps.clock),
+  );
   if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
     // The task is done (and a next one may be claimed): leftover inputs are no reason to fail it.
     await deps.images
@@ -241,11 +288,14 @@ function progressReporter(deps: TaskRunnerDeps, lease: Lease, controller: AbortC
     const percent = Math.floor(Math.max(0, Math.min(1, fraction)) * 100);
     if (percent <= written || percent >= 100) return;
     written = percent;
-    deps.tasks.reportProgress(lease, percent).then(
-      async (ok) =>
-        ok ? deps.events.taskChanged(lease.id) : controller.abort(await leaseLostReason(deps.tasks, lease.id)),
-      () => undefined,
-    );
+    // Up to a hundred writes a render: outside the trace, where they would drown the steps that matter.
+    (deps.tracing ?? noTracing)
+      .untraced(() => deps.tasks.reportProgress(lease, percent))
+      .then(
+        async (ok) =>
+          ok ? deps.events.taskChanged(lease.id) : controller.abort(await leaseLostReason(deps.tasks, lease.id)),
+        () => undefined,
+      );
   };
 }
 

@@ -26,6 +26,8 @@ import { uuidv7 } from '../domain/ids.ts';
 import { LanePositions } from './lane-positions.ts';
 import { FinishedTasks } from './finished-tasks.ts';
 import { deleteResult } from './video-variants.ts';
+import { taskAttributes } from './task-spans.ts';
+import { noTracing, storedTraceContext, type Tracing } from '../observability/tracing/tracing.ts';
 
 export type { ImageInput, VideoInput };
 
@@ -106,6 +108,8 @@ export class TaskService {
       checkCallbackUrl?: (url: string) => Promise<string>;
       /** Guardrails on the prompt; absent, none. */
       contentCheck?: SubmitCheck;
+      /** Spans of submits; the trace a task is enqueued in is stored with it for the worker. Absent, none. */
+      tracing?: Tracing;
     },
   ) {
     this.positions = new LanePositions((backend) => deps.tasks.queueSnapshot(backend), deps.clock);
@@ -253,7 +257,7 @@ export class TaskService {
       audio,
     };
     try {
-      const task = await this.deps.tasks.insert({
+      const newTask = {
         id,
         accountId: account.id,
         family: input.family,
@@ -264,7 +268,14 @@ export class TaskService {
         createdAt,
         idempotencyKey,
         keyId,
-      });
+      };
+      const tracing = this.deps.tracing ?? noTracing;
+      // The enqueue is the span the worker's claim continues, in whatever process it runs.
+      const task = tracing.enabled
+        ? await tracing.withSpan('task.enqueue', { kind: 'producer', attributes: taskAttributes(newTask) }, (span) =>
+            this.deps.tasks.insert({ ...newTask, traceContext: storedTraceContext(span.headers()) }),
+          )
+        : await this.deps.tasks.insert(newTask);
       this.deps.events.taskQueued(model.backend);
       return task;
     } catch (err) {

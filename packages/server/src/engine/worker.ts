@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
-import type { Task } from '../domain/task.ts';
 import type { Lease } from '../domain/lease.ts';
 import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
 import { announceWorker, stopLeaseHolder } from '../domain/worker-lifecycle.ts';
 import { isStorageFault } from '../domain/storage-faults.ts';
+import { noTracing, parseTraceContext } from '../observability/tracing/tracing.ts';
+import { taskAttributes } from './task-spans.ts';
 
 export interface Lane {
   /** Tasks of this backend run at once in this process (a GPU host with N slots: N). */
@@ -36,10 +37,11 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A lane claim's outcome, and the wake-up count its query started after. */
+/** A lane claim's outcome, the wake-up count its query started after, and when it was asked for. */
 interface ClaimAnswer {
   claimed: Claimed | undefined;
   since: number;
+  askedAt: number;
 }
 
 export function createWorker(deps: WorkerDeps): Worker {
@@ -79,11 +81,14 @@ export function createWorker(deps: WorkerDeps): Worker {
     let waiting = 0;
     /** The claim under way; it resolves to the wake-up count its query started after. */
     let inflight: Promise<number> | undefined;
+    /** When the claim that filled `ready` was asked for: where a claimed task's claim span starts. */
+    let askedAt = 0;
     /** The last claim got all it asked for: more work is likely waiting. */
     let filled = false;
     const claimFor = async (count: number) => {
       const since = wakes;
       filled = false;
+      askedAt = deps.clock();
       try {
         const request = claimRequest(backend);
         const got =
@@ -103,14 +108,14 @@ export function createWorker(deps: WorkerDeps): Worker {
       try {
         for (;;) {
           const next = ready.shift();
-          if (next) return { claimed: next, since: wakes };
+          if (next) return { claimed: next, since: wakes, askedAt };
           inflight ??= claimFor(waiting).finally(() => {
             inflight = undefined;
           });
           const since = await inflight;
           const got = ready.shift();
           // Others took what was claimed: claim again only if the queue seemed to have more.
-          if (got || !filled) return { claimed: got, since };
+          if (got || !filled) return { claimed: got, since, askedAt };
         }
       } finally {
         waiting--;
@@ -133,14 +138,18 @@ export function createWorker(deps: WorkerDeps): Worker {
     // trips as it can, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
     const claimNext = () => (stopped ? undefined : claimRequest(backend));
     let claimed: Claimed | undefined;
+    let claimedAt = 0;
     while (!stopped) {
       if (claimed) {
         deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
-        claimed = await attempt(claimed.task, claimed.lease, lane, claimNext);
+        claimed = await attempt(claimed, lane, claimNext, claimedAt);
+        // Claimed with the completion just made.
+        claimedAt = deps.clock();
         continue;
       }
       const answer = await claim();
       claimed = answer.claimed;
+      claimedAt = answer.askedAt;
       // A task queued while the claim ran (its wake-up came meanwhile) is looked for at once, not
       // at the next poll: the wake-up is not lost for arriving before this slot went idle.
       if (!claimed && !stopped) await idle(answer.since);
@@ -160,11 +169,12 @@ export function createWorker(deps: WorkerDeps): Worker {
   }
 
   async function attempt(
-    task: Task,
-    lease: Lease,
+    claimed: Claimed,
     lane: Lane,
     claimNext: () => ClaimRequest | undefined,
+    claimedAt: number,
   ): Promise<Claimed | undefined> {
+    const { task, lease } = claimed;
     const controller = new AbortController();
     const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
     running.set(task.id, controller);
@@ -181,7 +191,21 @@ export function createWorker(deps: WorkerDeps): Worker {
     }, deps.heartbeatMs);
     const deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
     try {
-      return await runTask(deps, task, lease, controller, claimNext);
+      const tracing = deps.tracing ?? noTracing;
+      if (!tracing.enabled) return await runTask(deps, task, lease, controller, claimNext);
+      // The claim continues the trace the task was submitted in, whichever process enqueued it
+      // (docs/observability.md); the attempt is the claim's child.
+      const attributes = { ...taskAttributes(task), 'vidgen.task.attempt': task.attempts, 'vidgen.worker': deps.owner };
+      const claim = tracing.startSpan('task.claim', {
+        kind: 'consumer',
+        parent: parseTraceContext(claimed.traceContext),
+        startTime: claimedAt,
+        attributes: { ...attributes, 'vidgen.queue_wait_ms': Math.max(0, claimedAt - task.createdAt) },
+      });
+      claim.end();
+      return await tracing.withSpan('task.attempt', { parent: claim, attributes }, (span) =>
+        runTask(deps, task, lease, controller, claimNext, span),
+      );
     } catch (err) {
       deps.logger.error({ err, taskId: task.id }, 'task attempt crashed');
       return undefined;

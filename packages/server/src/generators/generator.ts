@@ -1,4 +1,5 @@
 import type { TaskKind } from '../domain/task.ts';
+import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
 export interface InputVideo {
@@ -78,6 +79,11 @@ export interface GenerationContext {
    * lease) reads it back to re-attach instead of submitting again.
    */
   checkpoint: BackendCheckpoint;
+  /**
+   * Spans of the backend's own steps (a render, a prompt, an upstream submit, each poll, a download),
+   * children of the attempt's; absent (outside the engine), none are made.
+   */
+  tracing?: Tracing;
 }
 
 export interface BackendCheckpoint {

@@ -27,6 +27,8 @@ export interface NewTask {
   createdAt: number;
   /** The API key it was submitted with (per-key limits, quotas and usage). */
   keyId?: string;
+  /** The trace the submit ran in (observability/tracing, storedTraceContext), for the worker to continue. */
+  traceContext?: string | null;
 }
 
 export interface IdempotencyClaim {
@@ -70,6 +72,8 @@ export interface ClaimRequest {
 export interface Claimed {
   task: Task;
   lease: Lease;
+  /** The trace its submit ran in (NewTask.traceContext); null when tracing was off then. */
+  traceContext?: string | null;
 }
 
 export interface LaneStats {

@@ -6,6 +6,8 @@ export interface StoredEvent {
   taskId: string | null;
   createdAt: number;
   body: string;
+  /** The trace the event happened in (observability/tracing, storedTraceContext); its deliveries continue it. */
+  traceContext?: string | null;
 }
 
 export interface EventQuery {
@@ -42,6 +44,8 @@ export interface EventLog {
   list(accountId: string, query: EventQuery): Promise<StoredEvent[]>;
   /** The frozen body of an event; undefined once the retention sweep removed it. */
   body(eventId: string): Promise<string | undefined>;
+  /** The trace the event happened in; undefined when none was kept (tracing was off) or the event is gone. */
+  traceContext(eventId: string): Promise<string | undefined>;
   /**
    * Queues, for one endpoint, every event of the range it has not received and is not about to
    * (no delivery, or one that failed or was canceled): each once, whatever runs at the same time.

@@ -37,6 +37,11 @@ export class SqlEventLog implements EventLog {
     return row?.body;
   }
 
+  async traceContext(eventId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('events').select('trace_context').where('id', '=', eventId).executeTakeFirst();
+    return row?.trace_context ?? undefined;
+  }
+
   async recover(r: Recovery): Promise<number> {
     if (r.types.length === 0) return 0;
     let queued = 0;
@@ -140,6 +145,7 @@ export async function insertEvent(db: Kysely<Database>, event: StoredEvent): Pro
       task_id: event.taskId,
       created_at: event.createdAt,
       body: event.body,
+      trace_context: event.traceContext ?? null,
     })
     .execute();
 }

@@ -7,6 +7,13 @@ import type { WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { retryDelayMs, type RetrySchedule } from './retry-schedule.ts';
 import { webhookHeaders } from './webhook-signing.ts';
+import {
+  errorTypeOf,
+  noTracing,
+  parseTraceContext,
+  type SpanAttributes,
+  type Tracing,
+} from '../observability/tracing/tracing.ts';
 
 /** Counts what this process's dispatcher did (Prometheus in production). */
 export interface WebhookMetrics {
@@ -26,6 +33,10 @@ export interface DispatcherDeps {
   eventData: EventData;
   /** The body frozen when the event happened (event-log.ts): what every attempt sends, byte for byte. */
   eventBody?: (eventId: string) => Promise<string | undefined>;
+  /** The trace the event happened in (event-log.ts), which each delivery attempt continues. */
+  eventTrace?: (eventId: string) => Promise<string | undefined>;
+  /** A span per delivery attempt, whose `traceparent` the receiver gets (docs/observability.md); absent, none. */
+  tracing?: Tracing;
   schedule: RetrySchedule;
   owner: string;
   /** How long a claim holds: longer than one POST may take. */
@@ -47,6 +58,7 @@ export interface DispatcherDeps {
  * `webhook-id` again: at-least-once.
  */
 export function createWebhookDispatcher(deps: DispatcherDeps) {
+  const tracing = deps.tracing ?? noTracing;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   // Aborts the POSTs still in flight once stop()'s grace is over: their claims are handed back.
@@ -85,7 +97,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
 
   async function deliver(delivery: WebhookDelivery, lease: Lease): Promise<void> {
     try {
-      await attempt(delivery, lease);
+      await traced(delivery, () => attempt(delivery, lease));
     } catch (err) {
       // Our own fault (the database, a secret that no longer opens): logged, and retried on the
       // schedule rather than re-claimed at every lease lapse.
@@ -121,7 +133,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      status = (await deps.post(endpoint.url, { body, headers }, shutdown.signal)).status;
+      status = await post(endpoint.url, body, headers);
     } catch (err) {
       // Stopped mid-POST: due again at once for another process, not after a retry delay. The
       // receiver may have had it already; the same webhook-id lets it tell (at-least-once).
@@ -157,6 +169,42 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     }
     const nextAttemptAt = deps.clock() + retryDelayMs(delivery.attempts, deps.schedule);
     return end(lease, { status: 'pending', statusCode: status, error, nextAttemptAt }, 'retried');
+  }
+
+  /**
+   * One delivery attempt as a span continuing the event's trace (a root span for an event that has
+   * none), so a receiver's own tracing joins the task's trace through the POST's `traceparent`.
+   */
+  async function traced(delivery: WebhookDelivery, work: () => Promise<void>): Promise<void> {
+    if (!tracing.enabled) return work();
+    const parent = parseTraceContext(await deps.eventTrace?.(delivery.eventId));
+    const attributes = {
+      'vidgen.webhook.delivery_id': delivery.id,
+      'vidgen.webhook.event_id': delivery.eventId,
+      'vidgen.webhook.event_type': delivery.eventType,
+      'vidgen.webhook.endpoint_id': delivery.endpointId,
+      'vidgen.webhook.attempt': delivery.attempts,
+      'vidgen.task.id': delivery.taskId ?? undefined,
+    };
+    return tracing.withSpan('webhook.deliver', { kind: 'producer', parent, attributes }, work);
+  }
+
+  /** The POST, a client span inside a trace whose `traceparent` it carries; its answer's status. */
+  async function post(url: string, body: string, signed: Record<string, string>): Promise<number> {
+    if (!tracing.enabled) return (await deps.post(url, { body, headers: signed }, shutdown.signal)).status;
+    const span = tracing.startSpan('POST', { kind: 'client', childOnly: true, attributes: webhookUrlAttributes(url) });
+    try {
+      const headers = { ...signed, ...span.headers() };
+      const { status } = await deps.post(url, { body, headers }, shutdown.signal);
+      span.setAttributes({ 'http.response.status_code': status });
+      if (status >= 400) span.fail(String(status));
+      return status;
+    } catch (err) {
+      span.fail(errorTypeOf(err));
+      throw err;
+    } finally {
+      span.end();
+    }
   }
 
   /** Stops a receiver that has been failing every delivery for `disableAfterMs` (its account can enable it again). */
@@ -236,4 +284,20 @@ function describeSpan(ms: number): string {
     if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}${seconds === size ? '' : 's'}`;
   }
   return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/**
+ * The receiver's address without what may be its secret: webhook URLs carry tokens in their path
+ * (Slack's, Discord's) or query, so `url.full` is the origin alone; the delivery's endpoint id says
+ * which URL it was.
+ */
+function webhookUrlAttributes(url: string): SpanAttributes {
+  const parsed = new URL(url);
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return {
+    'http.request.method': 'POST',
+    'url.full': parsed.origin,
+    'server.address': parsed.hostname,
+    'server.port': port,
+  };
 }

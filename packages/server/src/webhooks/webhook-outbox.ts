@@ -7,6 +7,13 @@ import { WEBHOOK_EVENT_TYPES, eventTypeOf } from './webhook-events.ts';
 import { enabledEndpoints, insertDeliveries } from './sql-webhook-store.ts';
 import { insertEvent } from './sql-event-log.ts';
 import { callbackEndpointId, deliveryId, eventId } from './webhook-ids.ts';
+import {
+  noTracing,
+  parseTraceContext,
+  storedTraceContext,
+  traceIdOf,
+  type Tracing,
+} from '../observability/tracing/tracing.ts';
 
 export interface OutboxOptions {
   maxAttempts: number;
@@ -18,6 +25,8 @@ export interface OutboxOptions {
   render?: (task: Task) => Record<string, unknown>;
   /** The sealed secret that signs an account's per-request callbacks; without it they are not kept. */
   callbackSecret?: (accountId: string) => string;
+  /** With tracing on, each event keeps the trace it belongs to, for its deliveries to continue. */
+  tracing?: Tracing;
 }
 
 /**
@@ -31,6 +40,7 @@ export interface OutboxOptions {
  * an event are those subscribed when it happened (others get it by `recover`).
  */
 export function webhookOutbox(options: OutboxOptions): TransitionEffects {
+  const tracing = options.tracing ?? noTracing;
   return {
     // A submit with a callback URL stores it as an endpoint of that task alone, in the insert's transaction.
     async created(trx, task) {
@@ -61,6 +71,8 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
     finishedLookups: (eb) => ({
       watched: eb.exists(listenersOf(eb)),
       endpoints: eb.exists(enabledEndpointsOf(eb)),
+      // Read only with tracing on: off, the statement that finishes a task returns nothing more.
+      ...(tracing.enabled ? { trace: eb.ref('tasks.trace_context') } : {}),
     }),
     idleOnCompletion: (eb) => eb.not(eb.exists(listenersOf(eb))),
 
@@ -75,7 +87,16 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
       const id = eventId(now);
       const data = options.render?.(task) ?? { id: task.id };
       const body = JSON.stringify({ id, type, created_at: Math.floor(now / 1000), data });
-      await insertEvent(trx, { id, accountId: task.accountId, type, taskId: task.id, createdAt: now, body });
+      const traceContext = tracing.enabled ? eventTrace(tracing, looked.trace as string | null) : null;
+      await insertEvent(trx, {
+        id,
+        accountId: task.accountId,
+        type,
+        taskId: task.id,
+        createdAt: now,
+        body,
+        traceContext,
+      });
       const subscribed = Number(looked.endpoints)
         ? (await enabledEndpoints(trx, task.accountId)).filter((e) => e.events.includes(type)).map((e) => e.id)
         : [];
@@ -96,6 +117,20 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
       );
     },
   };
+}
+
+/**
+ * The trace an event joins: the task's own. Inside it (the worker's completion or failure) the span
+ * active now, so the deliveries hang under the step that caused them; elsewhere (a cancel from an
+ * API request, the reaper, the retention sweep) the trace the task was submitted in. A task
+ * submitted while tracing was off has none: the span active now, if any.
+ */
+function eventTrace(tracing: Tracing, submitted: string | null): string | null {
+  const active = tracing.headers();
+  const task = parseTraceContext(submitted);
+  if (!task.traceparent || traceIdOf(active.traceparent) === traceIdOf(task.traceparent))
+    return storedTraceContext(active);
+  return submitted;
 }
 
 async function reread(trx: Kysely<Database>, id: string): Promise<Task | undefined> {

@@ -37,6 +37,7 @@ import { pickVideo, type PromptStatus } from './prompt-status.ts';
 import { cancelRemote, takeOff, watchPrompt, type StopRequest, type WatchTimings } from './prompt-watch.ts';
 import { checkWorkflows, planRender, type ComfyUiWorkflows, type RenderPlan } from './render-plan.ts';
 import { fillWorkflow, placeholdersIn, type WorkflowGraph } from './workflow-template.ts';
+import { noTracing, type SpanAttributes } from '../../observability/tracing/tracing.ts';
 
 export interface ComfyUiGeneratorOptions {
   pool: ComfyUiHostPool;
@@ -116,13 +117,24 @@ export class ComfyUiGenerator implements Generator {
     const timer = setTimeout(() => deadline.abort('deadline'), this.o.timeoutMs ?? 30 * 60_000);
     const signal = AbortSignal.any([ctx.signal, deadline.signal]);
     let run: Run | undefined;
+    const tracing = ctx.tracing ?? noTracing;
     try {
-      run =
-        (await this.reattach(checkpoint, plan, signal)) ??
-        (await this.submit(job, plan, checkpoint, signal, (r) => (run = r)));
-      progress(0.02);
-      const status = await this.follow(run, signal, (f) => progress(0.02 + (RENDER_END - 0.02) * f));
-      return { path: await this.fetchVideo(run, status, job, plan, ctx.workDir, signal, progress) };
+      // The prompt's life on its host: uploaded and queued (or found again), then followed to its end.
+      const prompted = await tracing.withSpan('comfyui.prompt', undefined, async (span) => {
+        const current =
+          (await this.reattach(checkpoint, plan, signal)) ??
+          (await this.submit(job, plan, checkpoint, signal, (r) => (run = r)));
+        run = current;
+        span.setAttributes(promptAttributes(current));
+        progress(0.02);
+        const status = await this.follow(current, signal, (f) => progress(0.02 + (RENDER_END - 0.02) * f));
+        return { current, status };
+      });
+      const { current, status } = prompted;
+      const path = await tracing.withSpan('comfyui.download', { attributes: promptAttributes(current) }, () =>
+        this.fetchVideo(current, status, job, plan, ctx.workDir, signal, progress),
+      );
+      return { path };
     } catch (err) {
       if (!signal.aborted) {
         if (run && err instanceof TaskFailure && err.code === 'backend_unavailable')
@@ -370,4 +382,9 @@ function parseRef(state: unknown): PromptRef | undefined {
     clientId: s.clientId,
     submitted: s.submitted === true,
   };
+}
+
+/** A prompt as spans name it: the host's name from the configuration (never its URL) and the prompt id. */
+function promptAttributes(run: Run): SpanAttributes {
+  return { 'vidgen.comfyui.host': run.slot.host, 'vidgen.comfyui.prompt_id': run.promptId };
 }

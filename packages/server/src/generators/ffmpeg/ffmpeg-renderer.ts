@@ -31,6 +31,7 @@ import { renderEdit } from './video-edit.ts';
 import { renderExtension } from './video-extend.ts';
 import { composeSoundtrack, samplesFor } from './sound/soundtrack.ts';
 import { soundtrackArgs, writeSoundtrack } from './sound/soundtrack-file.ts';
+import { noTracing } from '../../observability/tracing/tracing.ts';
 
 export interface FfmpegRendererOptions {
   /** Path of the ffmpeg executable (see media/ffmpeg-binaries.ts). */
@@ -77,8 +78,13 @@ export class FfmpegRenderer implements Generator {
     const progress = monotonicProgress(ctx.onProgress);
     if (ctx.signal.aborted) throw FAILURES.canceled();
     const run = { ffmpeg: this.ffmpeg, encoder: this.encoder, progress };
+    const tracing = ctx.tracing ?? noTracing;
+    const spanned = { 'vidgen.render.frames': frames, 'vidgen.render.preset': this.encoder.preset };
     if (job.kind !== 'generate') {
-      const made = job.kind === 'edit' ? await renderEdit(job, ctx, run) : await renderExtension(job, ctx, run);
+      const made =
+        job.kind === 'edit'
+          ? await tracing.withSpan('ffmpeg.edit', { attributes: spanned }, () => renderEdit(job, ctx, run))
+          : await tracing.withSpan('ffmpeg.extend', { attributes: spanned }, () => renderExtension(job, ctx, run));
       progress(1);
       return made;
     }
@@ -100,25 +106,29 @@ export class FfmpegRenderer implements Generator {
       ? await writeSoundtrack(ctx.workDir, composeSoundtrack(job.prompt, job.seed, samplesFor(frames / job.fps)))
       : undefined;
     const sound = soundtrackArgs(soundtrack, 1);
-    await runFfmpeg(this.ffmpeg, {
-      args: [
-        ...QUIET,
-        ...rawFramesInput(output, String(job.fps)),
-        ...sound.input,
-        '-map',
-        '0:v:0',
-        ...sound.map,
-        '-vf',
-        'setsar=1',
-        // A frame limit would end the sound with the picture's last packet, short of its own end
-        // (by 0.8 s of 3 s, measured): stdin holds exactly `frames` frames anyway.
-        ...(soundtrack ? [] : ['-frames:v', String(frames)]),
-        ...x264Output(this.encoder, outPath, soundtrack !== undefined),
-      ],
-      stdin: shotFrames(resampler, output, shot, frames, job.duration, particles),
-      signal: ctx.signal,
-      onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
-    });
+    const attributes = { ...spanned, 'vidgen.render.text_to_video': textToVideo, 'vidgen.render.sound': !!soundtrack };
+    // The encode: frames cut here and piped to ffmpeg, the render's bulk (the still drawn above is its parent's).
+    await tracing.withSpan('ffmpeg.render', { attributes }, () =>
+      runFfmpeg(this.ffmpeg, {
+        args: [
+          ...QUIET,
+          ...rawFramesInput(output, String(job.fps)),
+          ...sound.input,
+          '-map',
+          '0:v:0',
+          ...sound.map,
+          '-vf',
+          'setsar=1',
+          // A frame limit would end the sound with the picture's last packet, short of its own end
+          // (by 0.8 s of 3 s, measured): stdin holds exactly `frames` frames anyway.
+          ...(soundtrack ? [] : ['-frames:v', String(frames)]),
+          ...x264Output(this.encoder, outPath, soundtrack !== undefined),
+        ],
+        stdin: shotFrames(resampler, output, shot, frames, job.duration, particles),
+        signal: ctx.signal,
+        onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
+      }),
+    );
     progress(1);
     return { path: outPath };
   }

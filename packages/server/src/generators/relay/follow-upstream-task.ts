@@ -10,6 +10,7 @@ import { relayFailures } from './relay-failures.ts';
 import { parseRetryAfter } from '@vidgen/protocol/retry-after';
 import { callUpstream, errorOf, UpstreamCallFailed, type UpstreamAnswer } from './relay-http.ts';
 import { backoffMs, PollPacer, RelayAborted, sleep, type RelayTimings } from './relay-timing.ts';
+import { noTracing, type Tracing } from '../../observability/tracing/tracing.ts';
 
 export interface FollowRequest {
   channel: RelayChannelConfig;
@@ -21,6 +22,8 @@ export interface FollowRequest {
   timings: RelayTimings;
   /** The upstream's own progress, 0..1. */
   onProgress(fraction: number): void;
+  /** A span per poll (docs/observability.md); absent, none. */
+  tracing?: Tracing;
 }
 
 /** Resolves with a succeeded, failed or expired state; throws a TaskFailure or RelayAborted. */
@@ -68,17 +71,28 @@ export async function followUpstreamTask(req: FollowRequest, signal: AbortSignal
 }
 
 async function poll(req: FollowRequest, wait: number, signal: AbortSignal): Promise<UpstreamAnswer | undefined> {
+  const tracing = req.tracing ?? noTracing;
+  const attributes = {
+    'vidgen.relay.channel': req.channel.name,
+    'vidgen.relay.dialect': req.channel.dialect,
+    'vidgen.relay.wait_s': wait,
+  };
   try {
-    return await callUpstream(
-      req.channel,
-      {
-        method: 'GET',
-        path: req.dialect.pollPath(req.id, req.model),
-        query: { wait: wait > 0 ? wait : undefined },
-        timeoutMs: req.requestTimeoutMs + wait * 1000,
-      },
-      signal,
-    );
+    return await tracing.withSpan('relay.poll', { attributes }, async (span) => {
+      const answer = await callUpstream(
+        req.channel,
+        {
+          method: 'GET',
+          path: req.dialect.pollPath(req.id, req.model),
+          query: { wait: wait > 0 ? wait : undefined },
+          timeoutMs: req.requestTimeoutMs + wait * 1000,
+        },
+        signal,
+      );
+      if (tracing.enabled && (answer.status === 200 || answer.status === 202))
+        span.setAttributes({ 'vidgen.relay.upstream_phase': req.dialect.state(answer.status, answer.body).phase });
+      return answer;
+    });
   } catch (err) {
     if (signal.aborted) throw new RelayAborted();
     if (err instanceof UpstreamCallFailed) return undefined;

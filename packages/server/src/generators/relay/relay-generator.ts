@@ -31,6 +31,7 @@ import { relayFailures } from './relay-failures.ts';
 import { callUpstream } from './relay-http.ts';
 import { channelKinds, planRelayRequest, type RelayJob } from './relay-request.ts';
 import { DEFAULT_RELAY_TIMINGS, type RelayTimings } from './relay-timing.ts';
+import { noTracing, type SpanAttributes, type Tracing } from '../../observability/tracing/tracing.ts';
 
 export interface RelayGeneratorOptions {
   /** Channel breakers, limits and overrides shared through the database (sql-channel-health.ts); absent, none apply. */
@@ -74,6 +75,7 @@ export class RelayGenerator implements Generator {
     const timer = setTimeout(() => timeout.abort('relay_timeout'), this.config.timeoutMs);
     const signal = AbortSignal.any([ctx.signal, timeout.signal]);
     let attached: Attached | undefined;
+    const tracing = ctx.tracing ?? noTracing;
     try {
       const health = this.options.health;
       const plan = await planRelayRequest(
@@ -81,25 +83,34 @@ export class RelayGenerator implements Generator {
         this.config,
         await health?.overrides(this.config.channels.map((c) => c.id)),
       );
-      attached = await attachUpstreamTask(
-        {
-          health,
-          now: this.options.now ?? Date.now,
-          job,
-          plan,
-          config: this.config,
-          checkpoint: ctx.checkpoint,
-          timings: this.timings,
-          log: (e, c, x) => this.log(e, c, x),
-          replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
-        },
-        signal,
-      );
+      // The create (or the re-attach to an earlier attempt's upstream task), with its reconciles.
+      attached = await tracing.withSpan('relay.submit', undefined, async (span) => {
+        const got = await attachUpstreamTask(
+          {
+            health,
+            now: this.options.now ?? Date.now,
+            job,
+            plan,
+            config: this.config,
+            checkpoint: ctx.checkpoint,
+            timings: this.timings,
+            log: (e, c, x) => this.log(e, c, x),
+            replays: { has: (id) => this.replays(id), learn: (id) => this.learnedReplays.add(id) },
+          },
+          signal,
+        );
+        span.setAttributes(channelAttributes(got.channel));
+        return got;
+      });
       progress(SUBMITTED);
       const follow = (a: Attached) =>
-        this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f));
+        this.follow(a, ctx.checkpoint, signal, (f) => progress(SUBMITTED + (RENDERED - SUBMITTED) * f), tracing);
       let path = join(ctx.workDir, 'relay-output.mp4');
-      await this.fetchResult(attached, await follow(attached), path, signal, follow);
+      const state = await follow(attached);
+      const result = attached;
+      await tracing.withSpan('relay.download', { attributes: channelAttributes(result.channel) }, () =>
+        this.fetchResult(result, state, path, signal, follow),
+      );
       path = await this.cropToJob(attached.channel, job, path, signal);
       progress(1);
       const cost = parseRelayCheckpoint(await ctx.checkpoint.load())?.upstreamCostUsdTicks;
@@ -145,6 +156,7 @@ export class RelayGenerator implements Generator {
     checkpoint: BackendCheckpoint,
     signal: AbortSignal,
     onProgress: (f: number) => void,
+    tracing: Tracing,
   ): Promise<UpstreamState> {
     const dialect = RELAY_DIALECTS[a.channel.dialect];
     let state = await followUpstreamTask(
@@ -156,6 +168,7 @@ export class RelayGenerator implements Generator {
         requestTimeoutMs: this.config.requestTimeoutMs,
         timings: this.timings,
         onProgress,
+        tracing,
       },
       signal,
     );
@@ -307,4 +320,9 @@ export class RelayGenerator implements Generator {
   private log(event: string, channel: RelayChannelConfig, extra: Record<string, unknown> = {}): void {
     this.options.logger?.info({ channel: channel.name, dialect: channel.dialect, ...extra }, event);
   }
+}
+
+/** A channel as spans name it: its name and dialect, never its URL or key. */
+export function channelAttributes(channel: RelayChannelConfig): SpanAttributes {
+  return { 'vidgen.relay.channel': channel.name, 'vidgen.relay.dialect': channel.dialect };
 }

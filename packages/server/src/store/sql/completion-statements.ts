@@ -1,9 +1,9 @@
-import { expressionBuilder, type Kysely, type Selectable, type UpdateQueryBuilder } from 'kysely';
-import type { Database, TasksTable } from './schema.ts';
+import { expressionBuilder, type Kysely, type UpdateQueryBuilder } from 'kysely';
+import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { heldBy } from './lease-fence.ts';
 import { reusableStatement } from './reusable-query.ts';
-import { TASK_COLUMNS } from './task-row.ts';
+import { TASK_COLUMNS, type TaskRow } from './task-row.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 
 /*
@@ -25,7 +25,7 @@ import type { TransitionEffects } from './transition-effects.ts';
  */
 
 /** A statement that changes task rows and returns them. */
-export type ReturningTasks = UpdateQueryBuilder<Database, 'tasks', 'tasks', Selectable<TasksTable>>;
+export type ReturningTasks = UpdateQueryBuilder<Database, 'tasks', 'tasks', TaskRow>;
 
 export type CompletionSlot =
   | 'key'
@@ -117,9 +117,9 @@ export function completionStatements(db: Kysely<Database>, dialect: SqlDialect, 
   const alone =
     dialect.statementsAreRoundTrips && dialect.writesInWith && plan.finishers.every((f) => f.effect.idleOnCompletion);
   return {
-    complete: reusableStatement<CompletionSlot, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, false)),
+    complete: reusableStatement<CompletionSlot, TaskRow>((slot) => completeWithAttempt(slot, false)),
     completeAlone: alone
-      ? reusableStatement<CompletionSlot, Selectable<TasksTable>>((slot) => completeWithAttempt(slot, true))
+      ? reusableStatement<CompletionSlot, TaskRow>((slot) => completeWithAttempt(slot, true))
       : undefined,
     /** Ends an attempt's row (the completion's own on SQLite; every failure's and hand-back's). */
     endAttempt: reusableStatement<'now' | 'outcome' | 'code' | 'taskId' | 'attempt'>((slot) =>

@@ -1,9 +1,11 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Dialect, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
 import { isStorageFault } from '../../domain/storage-faults.ts';
 import { openSqlite } from './sqlite-dialect.ts';
+import { noTracing, type Tracing } from '../../observability/tracing/tracing.ts';
+import { tracedDialect, type DatabaseIdentity } from './traced-dialect.ts';
 
 export interface SqlDatabase {
   db: Kysely<Database>;
@@ -18,13 +20,18 @@ export interface SqlDatabase {
 
 /**
  * Opens the task database and brings its schema up to date. A `postgres://` URL selects
- * PostgreSQL; anything else is the path of an SQLite file (or ":memory:").
+ * PostgreSQL; anything else is the path of an SQLite file (or ":memory:"). With tracing on, every
+ * statement run inside a trace is a span (traced-dialect.ts).
  */
-export async function openSqlDatabase(location: string): Promise<SqlDatabase> {
+export async function openSqlDatabase(location: string, tracing: Tracing = noTracing): Promise<SqlDatabase> {
+  const postgres = /^postgres(ql)?:\/\//.test(location);
+  const wrap = tracing.enabled
+    ? (dialect: Dialect) => tracedDialect(dialect, tracing, identityOf(location, postgres))
+    : undefined;
   // pg is loaded only for PostgreSQL: an SQLite process never needs it (bench/idle-rss.bench.ts).
-  const { db, dialect, close } = /^postgres(ql)?:\/\//.test(location)
-    ? (await import('./postgres-dialect.ts')).openPostgres(location)
-    : openSqlite(location);
+  const { db, dialect, close } = postgres
+    ? (await import('./postgres-dialect.ts')).openPostgres(location, wrap)
+    : openSqlite(location, wrap);
   let migrated: string[];
   try {
     migrated = await migrateWhenReachable(db, Date.now() + MIGRATION_WAIT_MS);
@@ -53,4 +60,16 @@ async function migrateWhenReachable(db: Kysely<Database>, until: number): Promis
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
+}
+
+/** What spans say of the database: its system, name and server, never the URL's user or password. */
+function identityOf(location: string, postgres: boolean): DatabaseIdentity {
+  if (!postgres) return { system: 'sqlite', namespace: location };
+  const url = new URL(location);
+  return {
+    system: 'postgresql',
+    namespace: decodeURIComponent(url.pathname.slice(1)) || undefined,
+    address: url.hostname || undefined,
+    port: url.port ? Number(url.port) : 5432,
+  };
 }

@@ -46,19 +46,22 @@ export class FairClaim {
         .orderBy('available_at')
         .orderBy('id')
         .limit(1);
-      return db
-        .updateTable('tasks')
-        .set((eb) => ({
-          status: 'running',
-          lease_owner: slot('owner'),
-          lease_token: eb('lease_token', '+', 1),
-          lease_expires_at: slot('expiresAt'),
-          attempts: eb('attempts', '+', 1),
-          started_at: eb.fn.coalesce('started_at', eb.val(slot('now'))),
-        }))
-        .where('id', '=', dialect.lockForTaking(candidate))
-        .where('status', '=', 'queued')
-        .returning(TASK_COLUMNS);
+      return (
+        db
+          .updateTable('tasks')
+          .set((eb) => ({
+            status: 'running',
+            lease_owner: slot('owner'),
+            lease_token: eb('lease_token', '+', 1),
+            lease_expires_at: slot('expiresAt'),
+            attempts: eb('attempts', '+', 1),
+            started_at: eb.fn.coalesce('started_at', eb.val(slot('now'))),
+          }))
+          .where('id', '=', dialect.lockForTaking(candidate))
+          .where('status', '=', 'queued')
+          // The claim is where the trace a task was submitted in is picked up (docs/observability.md).
+          .returning([...TASK_COLUMNS, 'trace_context'])
+      );
     };
     const startWithAttempt = (slot: (name: Start) => never, account: Expression<string>) => {
       if (!dialect.writesInWith) return start(slot, account);
@@ -219,7 +222,7 @@ export class FairClaim {
     const task = toTask(row);
     const lease = { id: task.id, owner, token: row.lease_token, expiresAt: now + leaseMs };
     this.claimedTasks.set(lease, task);
-    return { task, lease };
+    return { task, lease, traceContext: row.trace_context };
   }
 
   /** The lane's queued tasks, in one read of the (backend, status, account_id, …) index. */

@@ -435,6 +435,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('account_plans').addColumn('max_daily_usd_ticks', 'bigint').execute();
     },
   },
+  '0160_task_trace_context': {
+    async up(db: Kysely<any>) {
+      // The W3C trace context a task was submitted in (JSON of traceparent and tracestate), null when
+      // tracing was off: the worker that claims it, in any process, continues that trace.
+      await db.schema.alterTable('tasks').addColumn('trace_context', 'text').execute();
+    },
+  },
+  '0161_event_trace_context': {
+    async up(db: Kysely<any>) {
+      // The trace context an event happened in: every delivery of it, retries and recoveries
+      // included, continues that trace (docs/observability.md).
+      await db.schema.alterTable('events').addColumn('trace_context', 'text').execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

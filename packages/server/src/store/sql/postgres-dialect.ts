@@ -1,12 +1,15 @@
-import { Kysely, PostgresDialect, type Compilable } from 'kysely';
+import { Kysely, PostgresDialect, type Compilable, type Dialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
 import { reusableName, reusableQuery } from './reusable-query.ts';
 import { bridgePostgresWakeups } from './postgres-wakeups.ts';
 
-/** PostgreSQL through a `pg` pool: any number of API and worker processes share it. */
-export function openPostgres(url: string): OpenedDialect {
+/**
+ * PostgreSQL through a `pg` pool: any number of API and worker processes share it. `wrap` decorates
+ * Kysely's dialect (traced-dialect.ts, when tracing is on).
+ */
+export function openPostgres(url: string, wrap: (dialect: Dialect) => Dialect = (dialect) => dialect): OpenedDialect {
   // int8 columns hold epoch milliseconds and byte counts, all well inside Number's safe range.
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') =>
@@ -24,7 +27,7 @@ export function openPostgres(url: string): OpenedDialect {
   pool.on('connect', (client) => client.on('error', () => undefined));
   pool.on('connect', runReusableByName);
   const allEnded = trackConnections(pool);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: wrap(new PostgresDialect({ pool })) });
   return { db, dialect: postgresDialect(url, db), close: async () => (await db.destroy(), await allEnded()) };
 }
 

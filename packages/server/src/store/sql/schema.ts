@@ -35,6 +35,11 @@ export interface TasksTable {
   upstream_cost_usd_ticks: number | null;
   /** The API key the task was submitted with; null for tasks made before migration 0131 or without a key. */
   api_key_id: string | null;
+  /**
+   * The W3C trace context the task was submitted in, as JSON; null when tracing was off (migration
+   * 0160). Read by the claim alone (fair-claim.ts), never by a poll.
+   */
+  trace_context: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -167,6 +172,8 @@ export interface EventsTable {
   created_at: number;
   /** The JSON body every delivery of the event sends, byte for byte. */
   body: string;
+  /** The W3C trace context the event happened in, as JSON, continued by its deliveries (migration 0161). */
+  trace_context: string | null;
 }
 
 /** The outbox: one row per event and subscribed endpoint, written with the transition it reports. */

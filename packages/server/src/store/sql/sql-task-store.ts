@@ -16,7 +16,7 @@ import type {
 } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
 import type { SqlDialect } from './sql-dialect.ts';
-import { TASK_COLUMNS, toTask } from './task-row.ts';
+import { TASK_COLUMNS, toTask, type TaskRow } from './task-row.ts';
 import { FairClaim } from './fair-claim.ts';
 import type { QueueSnapshot } from '../../domain/queue-snapshot.ts';
 import { FAILURES } from '../../domain/task-failure.ts';
@@ -46,7 +46,7 @@ const heldBy = (lease: Lease) => leaseFence(lease, 'tasks');
 
 /** Task store on SQLite or PostgreSQL through the same Kysely statements. */
 export class SqlTaskStore implements TaskStore {
-  private readonly readById: (id: string) => Promise<Selectable<TasksTable> | undefined>;
+  private readonly readById: (id: string) => Promise<TaskRow | undefined>;
   private readonly fair: FairClaim;
   private readonly idempotency: IdempotencyKeys;
   /** The statements that end an attempt (completion-statements.ts). */
@@ -64,7 +64,7 @@ export class SqlTaskStore implements TaskStore {
     this.idempotency = new IdempotencyKeys(db);
     // Every poll reads one task: it takes the dialect's fastest path (on SQLite a prepared
     // statement called directly, see bench/poll.bench.ts).
-    this.readById = dialect.readOne<Selectable<TasksTable>, [string]>(
+    this.readById = dialect.readOne<TaskRow, [string]>(
       db.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', ''),
       1,
     );
@@ -126,6 +126,7 @@ export class SqlTaskStore implements TaskStore {
         cost_usd_ticks: null,
         upstream_cost_usd_ticks: null,
         api_key_id: task.keyId ?? null,
+        trace_context: task.traceContext ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -501,7 +502,7 @@ export class SqlTaskStore implements TaskStore {
    * Runs a statement that moves tasks to a final state, and the effects that must commit with
    * it, in one transaction (none is opened when nothing follows the change).
    */
-  private async finishing(change: (db: Kysely<Database>) => Promise<Selectable<TasksTable>[]>): Promise<Task[]> {
+  private async finishing(change: (db: Kysely<Database>) => Promise<TaskRow[]>): Promise<Task[]> {
     if (this.plan.finishers.length === 0) return (await change(this.db)).map(toTask);
     return this.db.transaction().execute(async (trx) => {
       const rows = await change(trx);
@@ -515,7 +516,7 @@ export class SqlTaskStore implements TaskStore {
   }
 
   /** The effects of one row's change to a final state, each given what its lookups read with the change. */
-  private async runFinished(trx: Kysely<Database>, row: Selectable<TasksTable>): Promise<void> {
+  private async runFinished(trx: Kysely<Database>, row: TaskRow): Promise<void> {
     const task = toTask(row);
     const columns = row as unknown as Record<string, unknown>;
     for (const { effect, lookups } of this.plan.finishers) {
@@ -533,7 +534,7 @@ export class SqlTaskStore implements TaskStore {
     lease: Lease,
     now: number,
     errorCode: string | null,
-    change: (trx: Kysely<Database>) => Promise<Selectable<TasksTable> | undefined>,
+    change: (trx: Kysely<Database>) => Promise<TaskRow | undefined>,
     /** The change ended the attempt's row itself (writesInWith). */
     endsAttempt: boolean,
     next?: ClaimRequest,

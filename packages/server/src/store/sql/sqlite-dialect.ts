@@ -1,15 +1,18 @@
 import { closeSync, openSync } from 'node:fs';
-import { Kysely, SqliteDialect, sql, type Compilable } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Compilable, type Dialect } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import type { Database } from './schema.ts';
 import type { OpenedDialect, SqlDialect } from './sql-dialect.ts';
 import { reusableSql } from './reusable-query.ts';
 
-/** SQLite through better-sqlite3, the embedded default: one file, writers serialised by its lock. */
-export function openSqlite(path: string): OpenedDialect {
+/**
+ * SQLite through better-sqlite3, the embedded default: one file, writers serialised by its lock.
+ * `wrap` decorates Kysely's dialect (traced-dialect.ts, when tracing is on).
+ */
+export function openSqlite(path: string, wrap: (dialect: Dialect) => Dialect = (dialect) => dialect): OpenedDialect {
   const handle = openSqliteFile(path);
   const db = new Kysely<Database>({
-    dialect: new OriginalErrorSqliteDialect(handle, { database: withStatementCache(handle) }),
+    dialect: wrap(new OriginalErrorSqliteDialect(handle, { database: withStatementCache(handle) })),
   });
   return { db, dialect: sqliteDialect(handle), close: () => db.destroy() };
 }

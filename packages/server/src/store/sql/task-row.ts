@@ -38,11 +38,15 @@ export const TASK_COLUMNS = [
   'upstream_cost_usd_ticks',
   'api_key_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
-// Fails to compile when a column is added to TasksTable and not here.
-({}) as Exclude<keyof TasksTable, (typeof TASK_COLUMNS)[number]> satisfies never;
+// Fails to compile when a column is added to TasksTable and not here. The trace context is not a
+// part of the task: only the claim reads it (fair-claim.ts), so a poll never pays for it.
+({}) as Exclude<keyof TasksTable, (typeof TASK_COLUMNS)[number] | 'trace_context'> satisfies never;
+
+/** The columns of a task as TASK_COLUMNS reads them. */
+export type TaskRow = Omit<Selectable<TasksTable>, 'trace_context'>;
 
 /** A tasks row as the engine's Task. */
-export function toTask(row: Selectable<TasksTable>): Task {
+export function toTask(row: TaskRow): Task {
   return {
     id: row.id,
     accountId: row.account_id,

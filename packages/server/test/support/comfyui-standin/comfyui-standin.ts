@@ -66,6 +66,8 @@ export interface StandInStats {
   uploads: string[];
   /** "METHOD /path" of every HTTP request. */
   requests: string[];
+  /** The W3C `traceparent` of every HTTP request, in the same order (undefined: none was sent). */
+  traceparents: Array<string | undefined>;
   /** Most prompts queued or running at one time. */
   maxOutstanding: number;
   crashes: number;
@@ -89,6 +91,7 @@ export class ComfyUiStandIn {
     queueDeletes: [],
     uploads: [],
     requests: [],
+    traceparents: [],
     maxOutstanding: 0,
     crashes: 0,
   };
@@ -214,6 +217,7 @@ export class ComfyUiStandIn {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     this.stats.requests.push(`${req.method} ${path}`);
+    this.stats.traceparents.push(typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined);
     if (this.faults.serverError) {
       res.writeHead(this.faults.serverError, { 'content-type': 'text/plain' }).end('500 Internal Server Error');
       return;
