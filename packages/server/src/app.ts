@@ -28,6 +28,7 @@ import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -54,6 +55,8 @@ export interface AppDeps {
   billing: BillingService;
   /** VIDGEN_ADMIN_TOKEN; the admin API is disabled without it. */
   adminToken?: string;
+  /** The operator's webhook as configured (`GET /admin/v1/operator-webhook`). */
+  operatorWebhook?: OperatorWebhookView;
   /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
@@ -136,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     adminToken: deps.adminToken,
     webhooks: deps.webhooks,
     channels: deps.relayChannels,
+    operatorWebhook: deps.operatorWebhook,
   });
   return app;
 }

@@ -32,6 +32,8 @@ import { loadSigningSecret } from './security/signing-secret.ts';
 import { UrlSigner } from './security/url-signer.ts';
 import { SecretBox } from './webhooks/secret-box.ts';
 import { CallbackSecrets } from './webhooks/callback-secret.ts';
+import { balanceLowOutbox } from './webhooks/balance-low-outbox.ts';
+import { operatorWebhookSecret } from './webhooks/operator-webhook.ts';
 import { checkWebhookUrl } from './webhooks/webhook-url.ts';
 import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
@@ -62,8 +64,10 @@ export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
   dialects: readonly Dialect[] = DEFAULT_DIALECTS,
+  options: { clock?: () => number } = {},
 ): Promise<RunningService> {
-  const clock = Date.now;
+  // Every time the service writes comes from here: a test passes its own to cross a month's end.
+  const clock = options.clock ?? Date.now;
   await mkdir(config.dataDir, { recursive: true });
   // Created before the database: its wake-ups are bridged to other processes where the database can.
   const events = new TaskEvents();
@@ -78,9 +82,15 @@ export async function startService(
   const callbacks = new CallbackSecrets(signingSecret);
   let listenerUrl = '';
   const outbox = createEventOutbox({ config, dialects, box, callbacks, listenerUrl: () => listenerUrl, clock });
+  // A ledger entry that takes an account under its balance alert writes the alert's event with it.
+  const balanceLow = balanceLowOutbox({
+    maxAttempts: config.webhooks.maxAttempts,
+    operatorUrl: config.operatorWebhook?.url,
+  });
+  const operatorSecret = operatorWebhookSecret(signingSecret);
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
-    ledgerEffects(prices, clock),
+    ledgerEffects(prices, clock, balanceLow),
     keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     outbox,
@@ -89,6 +99,7 @@ export async function startService(
     events,
     logger,
     effects,
+    balanceLow,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -184,6 +195,7 @@ export async function startService(
     signer,
     box,
     callbacks,
+    operatorSecret,
     metrics,
     logger,
     clock,
@@ -202,7 +214,18 @@ export async function startService(
   const bootstrapKey = await ensureBootstrapKey(config, stores.accounts, logger, clock());
   if (runsWork)
     sides.push(
-      startWebhookDispatcher({ config, stores, box, signer, dialects, url, metrics: metrics.webhooks, logger, clock }),
+      startWebhookDispatcher({
+        config,
+        stores,
+        box,
+        signer,
+        dialects,
+        url,
+        operatorSecret,
+        metrics: metrics.webhooks,
+        logger,
+        clock,
+      }),
     );
   const linkBase = describeLinkBase({ publicUrl: config.publicUrl, trustProxy: Boolean(config.trustProxy) }, url);
   logger.info({ role: config.role, url, dataDir: config.dataDir, linkBase }, 'vidgen is running');
