@@ -161,6 +161,20 @@ for (const [name, create] of [
         assert.deepEqual([again.status, again.body.error.code], [402, 'key_quota_exceeded']);
         assert.match(again.body.error.message, /starts over at 2031-03-01T00:00:00Z/);
         assert.deepEqual([(await quotaOf()).tasks_used, (await quotaOf()).usd_ticks_used], [2, 2 * TICKS_PER_SECOND]);
+        // Raising the limit keeps what February used: one more fits, then the quota refuses again.
+        const raised = await monthly.admin.call('PATCH', `/admin/v1/accounts/quota-monthly/keys/${key.body.id}`, {
+          quota: { max_tasks: 3, period: 'month' },
+        });
+        assert.deepEqual(
+          [raised.body.quota.tasks_used, raised.body.quota.usd_ticks_used, raised.body.quota.resets_at],
+          [2, 2 * TICKS_PER_SECOND, march],
+        );
+        assert.equal(
+          (await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'february 4' })).status,
+          200,
+        );
+        const full = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'february 5' });
+        assert.deepEqual([full.status, full.body.error.code], [402, 'key_quota_exceeded']);
         assert.deepEqual((await monthly.verify()).problems, []);
       } finally {
         await monthly.close();

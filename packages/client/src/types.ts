@@ -25,6 +25,7 @@ export type {
   ListEnvelope as ListResponse,
   ContentVariant,
   WebhookEventBody as WebhookEvent,
+  BalanceLowData,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   WebhookDelivery,

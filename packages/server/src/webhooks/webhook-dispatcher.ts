@@ -119,8 +119,10 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         'canceled',
       );
     }
-    const operator = endpoint.audience === 'operator';
-    if (operator && !deps.operator)
+    // undefined: an account's endpoint; null: the operator's, which this dispatcher cannot send.
+    const operatorSend = endpoint.audience === 'operator' ? (deps.operator ?? null) : undefined;
+    const operator = operatorSend !== undefined;
+    if (operatorSend === null)
       return end(
         lease,
         { status: 'canceled', statusCode: null, error: 'The operator webhook is not configured.' },
@@ -132,9 +134,9 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       return end(lease, { status: 'failed', statusCode: null, error: gone }, 'failed');
     }
     const now = deps.clock();
-    const secrets = operator ? [deps.operator!.secret] : secretsOf(endpoint, now);
+    const secrets = operatorSend ? [operatorSend.secret] : secretsOf(endpoint, now);
     const headers = webhookHeaders(delivery.eventId, Math.floor(now / 1000), body, secrets);
-    const post = operator ? deps.operator!.post : deps.post;
+    const post = operatorSend ? operatorSend.post : deps.post;
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -158,8 +160,16 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     }
     if (status !== null && status >= 200 && status <= 299)
       return end(lease, { status: 'delivered', statusCode: status, now: deps.clock() }, 'delivered');
-    // The operator's endpoint is the operator's configuration, never switched off by its answers.
-    if (status === 410 && !operator) {
+    if (status === 410 && operator) {
+      // The operator's receiver is configuration, never switched off by its answers: only this delivery ends.
+      await end(
+        lease,
+        { status: 'failed', statusCode: 410, error: 'The operator webhook answered 410 Gone.' },
+        'failed',
+      );
+      return;
+    }
+    if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending to it.
       await end(
         lease,
