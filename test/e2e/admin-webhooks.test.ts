@@ -111,7 +111,7 @@ describe('webhook endpoints, switched on and off by their account and by the ope
     const row = all.body.data.find((e: any) => e.id === mine.id);
     assert.deepEqual(
       [row.account, row.url, row.status, row.disabled_by, row.events.length, row.deliveries],
-      ['hooked', inbox.url, 'enabled', null, 4, { pending: 0, delivered: 1, failed: 0, canceled: 0 }],
+      ['hooked', inbox.url, 'enabled', null, 5, { pending: 0, delivered: 1, failed: 0, canceled: 0 }],
     );
     assert.ok(all.body.data.some((e: any) => e.id === theirs.id && e.account === 'stranger'));
     const text = JSON.stringify(all.body);

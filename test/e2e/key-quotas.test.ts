@@ -6,7 +6,7 @@ import {
   type TestDatabase,
 } from '../../packages/server/test/support/databases.ts';
 import { api, pollUntil } from './support/http.ts';
-import { startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
+import { PRICED_MODELS, startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
 
 for (const [name, create] of [
   ['SQLite', createSqliteDatabase],
@@ -55,8 +55,10 @@ for (const [name, create] of [
       assert.deepEqual((await listed('quota-tasks', limited.id)).quota, {
         max_tasks: 3,
         max_usd_ticks: null,
+        period: 'total',
         tasks_used: 3,
         usd_ticks_used: 3 * TICKS_PER_SECOND,
+        resets_at: null,
       });
       const free = await api(svc.url, other.secret).post('/v1/video/generations', { model: 'tiny-1s', prompt: 'x' });
       assert.equal(free.status, 200);
@@ -91,6 +93,92 @@ for (const [name, create] of [
       assert.match(over.body.error.message, /quota of 7000000000 USD ticks/);
       assert.equal((await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'fits' })).status, 200);
       assert.deepEqual((await svc.verify()).problems, []);
+    });
+
+    it('a monthly quota starts over when the UTC month ends: the next submit resets it, no sweeper needed', async () => {
+      // The service's own clock, an hour before a month's end, moved on by the test.
+      const january = Date.UTC(2031, 0, 31, 23, 0, 0);
+      let offset = january - Date.now();
+      const monthly = await startEconomicsService(name === 'PostgreSQL' ? db.location : undefined, {}, PRICED_MODELS, {
+        clock: () => Date.now() + offset,
+      });
+      try {
+        await monthly.admin.post('/admin/v1/accounts', {
+          id: 'quota-monthly',
+          credits_usd_ticks: 100 * TICKS_PER_SECOND,
+        });
+        const key = await monthly.admin.post('/admin/v1/accounts/quota-monthly/keys');
+        const client = api(monthly.url, key.body.key);
+        const quotaOf = async () =>
+          (await monthly.admin.get('/admin/v1/accounts/quota-monthly/keys')).body.data.find(
+            (k: any) => k.id === key.body.id,
+          ).quota;
+        const set = await monthly.admin.call('PATCH', `/admin/v1/accounts/quota-monthly/keys/${key.body.id}`, {
+          quota: { max_tasks: 2, period: 'month' },
+        });
+        assert.equal(set.status, 200, JSON.stringify(set.body));
+        const february = Date.UTC(2031, 1, 1) / 1000;
+        assert.deepEqual(set.body.quota, {
+          max_tasks: 2,
+          max_usd_ticks: null,
+          period: 'month',
+          tasks_used: 0,
+          usd_ticks_used: 0,
+          resets_at: february,
+        });
+        const ids: string[] = [];
+        for (const i of [1, 2]) {
+          const ok = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: `january ${i}` });
+          assert.equal(ok.status, 200, JSON.stringify(ok.body));
+          ids.push(ok.body.task_id);
+        }
+        const refused = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'january 3' });
+        assert.deepEqual([refused.status, refused.body.error.code], [402, 'key_quota_exceeded']);
+        assert.equal(
+          refused.body.error.message,
+          "This API key's monthly quota of 2 tasks is used up (2 created this month); it starts over at " +
+            '2031-02-01T00:00:00Z.',
+        );
+        for (const id of ids)
+          await pollUntil(
+            () => client.get(`/v1/video/generations/${id}`),
+            (a) => a.body.status === 'SUCCESS',
+          );
+        assert.deepEqual([(await quotaOf()).tasks_used, (await quotaOf()).usd_ticks_used], [2, 2 * TICKS_PER_SECOND]);
+
+        // Past midnight UTC: nothing used yet in February, before any submit has reset the row.
+        offset += 2 * 3600_000;
+        const march = Date.UTC(2031, 2, 1) / 1000;
+        assert.deepEqual(
+          [(await quotaOf()).tasks_used, (await quotaOf()).usd_ticks_used, (await quotaOf()).resets_at],
+          [0, 0, march],
+        );
+        for (const i of [1, 2]) {
+          const ok = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: `february ${i}` });
+          assert.equal(ok.status, 200, JSON.stringify(ok.body));
+        }
+        const again = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'february 3' });
+        assert.deepEqual([again.status, again.body.error.code], [402, 'key_quota_exceeded']);
+        assert.match(again.body.error.message, /starts over at 2031-03-01T00:00:00Z/);
+        assert.deepEqual([(await quotaOf()).tasks_used, (await quotaOf()).usd_ticks_used], [2, 2 * TICKS_PER_SECOND]);
+        // Raising the limit keeps what February used: one more fits, then the quota refuses again.
+        const raised = await monthly.admin.call('PATCH', `/admin/v1/accounts/quota-monthly/keys/${key.body.id}`, {
+          quota: { max_tasks: 3, period: 'month' },
+        });
+        assert.deepEqual(
+          [raised.body.quota.tasks_used, raised.body.quota.usd_ticks_used, raised.body.quota.resets_at],
+          [2, 2 * TICKS_PER_SECOND, march],
+        );
+        assert.equal(
+          (await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'february 4' })).status,
+          200,
+        );
+        const full = await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: 'february 5' });
+        assert.deepEqual([full.status, full.body.error.code], [402, 'key_quota_exceeded']);
+        assert.deepEqual((await monthly.verify()).problems, []);
+      } finally {
+        await monthly.close();
+      }
     });
   });
 }

@@ -45,7 +45,14 @@ for (const [name, create] of [
             dialect: 'A',
             base_url: `${xai.url}/v1`,
             api_key_env: 'TEST_XAI_KEY',
-            models: { [charge ? 'relay-fee' : 'relay-free']: 'grok-imagine-video' },
+            // The fee channel also carries the models whose own cancel_charge overrides its fee.
+            models: charge
+              ? {
+                  'relay-fee': 'grok-imagine-video',
+                  'model-full': 'grok-imagine-video',
+                  'model-none': 'grok-imagine-video',
+                }
+              : { 'relay-free': 'grok-imagine-video' },
             poll_interval_seconds: 0.1,
             upstream_usd_ticks_per_second: UPSTREAM_PER_SECOND,
             ...(charge ? { cancel_charge: charge } : {}),
@@ -64,6 +71,9 @@ for (const [name, create] of [
           models: [
             { id: 'relay-fee', backend: 'xai-fee', price, ...shape },
             { id: 'relay-free', backend: 'xai-free', price, ...shape },
+            // The model's policy wins over the channel's fee, either way.
+            { id: 'model-full', backend: 'xai-fee', price, cancel_charge: 'full', ...shape },
+            { id: 'model-none', backend: 'xai-fee', price, cancel_charge: 'none', ...shape },
           ],
         }),
       );
@@ -125,6 +135,30 @@ for (const [name, create] of [
         [['relay-fee', 1, FEE, UPSTREAM, FEE - UPSTREAM]],
       );
       assert.ok(FEE - UPSTREAM < 0, 'the margin is negative');
+      assert.deepEqual((await svc.verify()).problems, []);
+    });
+
+    it("a model's cancel_charge wins over its channel's: full charges the hold, none nothing", async () => {
+      const start = 100 * TICKS_PER_SECOND;
+      const key = await svc.account('model-policy', { credits_usd_ticks: start });
+      const full = await submitAndCancel(key, 'model-full');
+      assert.deepEqual(full.canceled.usage, { cost_in_usd_ticks: PRICE });
+      const none = await submitAndCancel(key, 'model-none');
+      assert.deepEqual(none.canceled.usage, { cost_in_usd_ticks: 0 });
+      const account = (await full.client.get('/v1/account')).body;
+      assert.deepEqual([account.balance_usd_ticks, account.held_usd_ticks], [start - PRICE, 0]);
+      const entries = async (id: string) =>
+        (await svc.admin.get(`/admin/v1/ledger?task_id=${id}`)).body.data
+          .map((e: any) => [e.kind, e.amount_usd_ticks, e.reason])
+          .sort();
+      assert.deepEqual(await entries(full.id), [
+        ['hold', PRICE, 'hold for model-full'],
+        ['settle', PRICE, "canceled after the upstream accepted it (the model's cancel_charge full)"],
+      ]);
+      assert.deepEqual(await entries(none.id), [
+        ['hold', PRICE, 'hold for model-none'],
+        ['release', PRICE, 'task canceled'],
+      ]);
       assert.deepEqual((await svc.verify()).problems, []);
     });
 

@@ -51,7 +51,13 @@ describe('webhook deliveries', () => {
     const inbox = await receiver();
     const endpoint = await register(inbox.url);
     assert.match(endpoint.secret, /^whsec_/);
-    assert.deepEqual(endpoint.events, ['video.completed', 'video.failed', 'video.canceled', 'video.expired']);
+    assert.deepEqual(endpoint.events, [
+      'video.completed',
+      'video.failed',
+      'video.canceled',
+      'video.expired',
+      'account.balance_low',
+    ]);
     const listed = await client.get('/v1/webhooks');
     assert.equal(
       listed.body.data.find((e: any) => e.id === endpoint.id).secret,

@@ -21,6 +21,7 @@ export type {
   ListEnvelope as ListResponse,
   ContentVariant,
   WebhookEventBody as WebhookEvent,
+  BalanceLowData,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   WebhookDelivery,

@@ -39,6 +39,18 @@ export const AccountObject = Type.Object({
   available_usd_ticks: Ticks('balance − held: what new tasks can hold.'),
   limits: AccountLimits,
   price_group: Nullable(Type.String({ description: 'The account’s price group; null: the catalog’s prices.' })),
+  balance_alert_usd_ticks: Nullable(
+    Type.Integer({
+      description:
+        'When `available_usd_ticks` goes under it, one `account.balance_low` event is sent (to the account’s ' +
+        'webhook endpoints and the operator’s webhook); again only after it was at or over it. Null: no alert.',
+    }),
+  ),
+  balance_low_since: Nullable(
+    Type.Integer({
+      description: 'Unix seconds since when `available_usd_ticks` has been under the alert threshold; null: it is not.',
+    }),
+  ),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type AccountObject = Static<typeof AccountObject>;
@@ -85,12 +97,32 @@ export const CreateAccountBody = Type.Object({
   ),
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(Type.String())),
+  balance_alert_usd_ticks: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Sends one `account.balance_low` event when the available balance (balance − held) goes under it; ' +
+          'null removes the alert.',
+      }),
+    ),
+  ),
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
   metered: Type.Optional(Type.Boolean()),
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(Type.String({ description: 'A price group’s id; null: the catalog’s prices.' }))),
+  balance_alert_usd_ticks: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Sends one `account.balance_low` event when the available balance (balance − held) goes under it; ' +
+          'null removes the alert.',
+      }),
+    ),
+  ),
 });
 
 /** A price group: its accounts pay the catalog's prices × `ratio`, or the group's own price for the models it names. */
@@ -116,17 +148,30 @@ export const PriceGroupObject = Type.Object({
 });
 export const PriceGroupList = Type.Object({ object: Type.Literal('list'), data: Type.Array(PriceGroupObject) });
 
+const QuotaPeriod = Type.Union([Type.Literal('total'), Type.Literal('month')], {
+  description:
+    '`total`: over the key’s life (the default); `month`: per calendar month (UTC), starting over at its end.',
+});
 export const KeyQuotaLimits = Type.Object({
-  max_tasks: Nullable(Type.Integer({ minimum: 1, description: 'Tasks the key may create in all; null for no limit.' })),
-  max_usd_ticks: Nullable(
-    Type.Integer({ minimum: 1, description: 'USD ticks the key’s tasks may cost in all; null for no limit.' }),
+  max_tasks: Nullable(
+    Type.Integer({ minimum: 1, description: 'Tasks the key may create in the period; null for no limit.' }),
   ),
+  max_usd_ticks: Nullable(
+    Type.Integer({ minimum: 1, description: 'USD ticks the key’s tasks may cost in the period; null for no limit.' }),
+  ),
+  period: QuotaPeriod,
 });
 export const KeyQuotaObject = Type.Object({
   max_tasks: Nullable(Type.Integer()),
   max_usd_ticks: Nullable(Type.Integer()),
-  tasks_used: Type.Integer({ description: 'Tasks created with the key.' }),
-  usd_ticks_used: Type.Integer({ description: 'Held by its running tasks plus what its ended tasks cost.' }),
+  period: QuotaPeriod,
+  tasks_used: Type.Integer({ description: 'Tasks created with the key in the period.' }),
+  usd_ticks_used: Type.Integer({
+    description: 'In the period: held by its running tasks plus what its ended tasks cost.',
+  }),
+  resets_at: Nullable(
+    Type.Integer({ description: 'A monthly quota: Unix seconds when its counts start over; null for `total`.' }),
+  ),
 });
 export const KeyQuotaBody = Type.Object({
   quota: Type.Union([Type.Partial(KeyQuotaLimits), Type.Null()], { description: 'null removes the quota.' }),

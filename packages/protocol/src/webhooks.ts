@@ -10,7 +10,9 @@ export const WebhookCreateBody = Type.Object({
   }),
   events: Type.Optional(
     Type.Array(Type.String(), {
-      description: 'Any of `video.completed`, `video.failed`, `video.canceled`, `video.expired`; default all four.',
+      description:
+        'Any of `video.completed`, `video.failed`, `video.canceled`, `video.expired`, `account.balance_low`; ' +
+        'default all of them.',
     }),
   ),
 });
@@ -101,12 +103,32 @@ export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
 export const WebhookDeliveryListQuery = Type.Object(pageQuery('A delivery id'));
 
-/** The JSON body of a delivery. `data.object` is the task exactly as its family's poll returns it, at delivery time. */
+/**
+ * The JSON body of a delivery. For a task event `data.object` is the task exactly as its family's poll
+ * returned it when the event happened; for `account.balance_low`, `data` is the account's balance then.
+ */
 export interface WebhookEventBody {
   id: string;
-  type: 'video.completed' | 'video.failed' | 'video.canceled' | 'video.expired' | 'webhook.test';
+  type:
+    | 'video.completed'
+    | 'video.failed'
+    | 'video.canceled'
+    | 'video.expired'
+    | 'account.balance_low'
+    | 'webhook.test';
   created_at: number;
-  data: { id: string; family?: string; object?: Record<string, unknown> };
+  data: { id: string; family?: string; object?: Record<string, unknown> } | BalanceLowData;
+}
+
+/** `data` of an `account.balance_low` event: integer USD ticks; `available_usd_ticks` = balance − held. */
+export interface BalanceLowData {
+  /** The account (its id as the admin API names it). */
+  id: string;
+  object: 'account_balance';
+  balance_usd_ticks: number;
+  held_usd_ticks: number;
+  available_usd_ticks: number;
+  threshold_usd_ticks: number;
 }
 
 /** The admin API's view of an endpoint: its account and its deliveries by status. Never the secret. */
@@ -130,4 +152,26 @@ export const AdminWebhookEndpointList = PageOf(AdminWebhookEndpoint);
 export const AdminWebhookQuery = Type.Object({
   account: Type.Optional(Type.String({ description: 'One account; every account by default.' })),
   ...pageQuery('An endpoint id'),
+});
+
+/** `GET /admin/v1/operator-webhook`: where every account's `account.balance_low` events go, and the secret signing them. */
+export const OperatorWebhookObject = Type.Object({
+  object: Type.Literal('operator_webhook'),
+  url: Nullable(Type.String({ description: 'VIDGEN_OPERATOR_WEBHOOK_URL; null: not configured.' })),
+  allow_private_urls: Type.Boolean({
+    description: 'Whether it may be on loopback or a private network (VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE).',
+  }),
+  secret: Nullable(
+    Type.String({
+      description:
+        '`whsec_…`: verify its deliveries with it (Standard Webhooks). Derived from the service’s signing secret, ' +
+        'so the same on every process.',
+    }),
+  ),
+});
+export type OperatorWebhookObject = Static<typeof OperatorWebhookObject>;
+
+export const OperatorDeliveryListQuery = Type.Object({
+  account: Type.String({ description: 'The account whose events they were.' }),
+  ...pageQuery('A delivery id'),
 });

@@ -30,6 +30,7 @@ import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
 import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
+import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -56,6 +57,8 @@ export interface AppDeps {
   billing: BillingService;
   /** VIDGEN_ADMIN_TOKEN; the admin API is disabled without it. */
   adminToken?: string;
+  /** The operator's webhook as configured (`GET /admin/v1/operator-webhook`). */
+  operatorWebhook?: OperatorWebhookView;
   /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
@@ -143,6 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     adminToken: deps.adminToken,
     webhooks: deps.webhooks,
     channels: deps.relayChannels,
+    operatorWebhook: deps.operatorWebhook,
   });
   return app;
 }

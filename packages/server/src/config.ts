@@ -90,6 +90,11 @@ export interface Config {
   };
   /** OpenTelemetry tracing from the standard OTEL_* variables (docs/observability.md); undefined: off. */
   tracing?: TracingConfig;
+  /**
+   * The operator's webhook (docs/webhooks.md, "The operator's webhook"): every account's
+   * `account.balance_low` events; `allowPrivate` lets it be on loopback or a private network.
+   */
+  operatorWebhook?: { url: string; allowPrivate: boolean };
 }
 
 type Env = Record<string, string | undefined>;
@@ -219,6 +224,14 @@ export const ENVIRONMENT = {
     min: 1,
     about: 'how long GET /v1/events lists an event and recover can send it again',
   },
+  VIDGEN_OPERATOR_WEBHOOK_URL: {
+    unset: 'none',
+    about: "the operator's receiver of every account's account.balance_low events (Standard Webhooks, signed)",
+  },
+  VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE: {
+    fallback: false,
+    about: '1: the operator webhook may be on loopback/private networks (account endpoints stay public-only)',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: {
     fallback: 'on',
@@ -337,7 +350,30 @@ export function loadConfig(env: Env): Config {
       eventRetentionMs: num('VIDGEN_EVENT_RETENTION_SECONDS') * 1000,
     },
     tracing: tracingConfigFrom(env),
+    operatorWebhook: operatorWebhook(
+      optional('VIDGEN_OPERATOR_WEBHOOK_URL'),
+      on('VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE'),
+    ),
   };
+}
+
+/**
+ * The operator's webhook URL, checked at start (a bad one stops the service with its name): http(s)
+ * and no credentials. Its address is checked at every delivery, as an endpoint's is.
+ */
+function operatorWebhook(url: string | undefined, allowPrivate: boolean): Config['operatorWebhook'] {
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('VIDGEN_OPERATOR_WEBHOOK_URL must be an http(s) URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error('VIDGEN_OPERATOR_WEBHOOK_URL must be an http(s) URL');
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new Error('VIDGEN_OPERATOR_WEBHOOK_URL must not contain credentials; it is signed instead');
+  return { url: parsed.href, allowPrivate };
 }
 
 function flag(value: string | undefined): boolean {

@@ -34,6 +34,8 @@ import { loadSigningSecret } from './security/signing-secret.ts';
 import { UrlSigner } from './security/url-signer.ts';
 import { SecretBox } from './webhooks/secret-box.ts';
 import { CallbackSecrets } from './webhooks/callback-secret.ts';
+import { balanceLowOutbox } from './webhooks/balance-low-outbox.ts';
+import { operatorWebhookSecret } from './webhooks/operator-webhook.ts';
 import { checkWebhookUrl } from './webhooks/webhook-url.ts';
 import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
@@ -64,8 +66,10 @@ export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
   dialects: readonly Dialect[] = DEFAULT_DIALECTS,
+  options: { clock?: () => number } = {},
 ): Promise<RunningService> {
-  const clock = Date.now;
+  // Every time the service writes comes from here: a test passes its own to cross a month's end.
+  const clock = options.clock ?? Date.now;
   const tracing = await startTracing(config, logger);
   if (tracing.enabled) logger = withTraceIds(logger, () => tracing.activeIds());
   await mkdir(config.dataDir, { recursive: true });
@@ -90,9 +94,15 @@ export async function startService(
     clock,
     tracing,
   });
+  // A ledger entry that takes an account under its balance alert writes the alert's event with it.
+  const balanceLow = balanceLowOutbox({
+    maxAttempts: config.webhooks.maxAttempts,
+    operatorUrl: config.operatorWebhook?.url,
+  });
+  const operatorSecret = operatorWebhookSecret(signingSecret);
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
-    ledgerEffects(prices, clock),
+    ledgerEffects(prices, clock, balanceLow),
     keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     outbox,
@@ -102,6 +112,7 @@ export async function startService(
     logger,
     effects,
     tracing,
+    balanceLow,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -199,6 +210,7 @@ export async function startService(
     signer,
     box,
     callbacks,
+    operatorSecret,
     metrics,
     logger,
     clock,
@@ -226,6 +238,7 @@ export async function startService(
         signer,
         dialects,
         url,
+        operatorSecret,
         metrics: metrics.webhooks,
         logger,
         clock,

@@ -79,6 +79,7 @@ export async function startEconomicsService(
   databaseUrl?: string,
   env: Record<string, string> = {},
   models: unknown = PRICED_MODELS,
+  options: { clock?: () => number } = {},
 ): Promise<EconomicsService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vidgen-econ-'));
   const modelsFile = join(dataDir, 'models.json');
@@ -94,7 +95,7 @@ export async function startEconomicsService(
     ...(databaseUrl ? { VIDGEN_DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  const service = await startService(config, createLogger('silent'));
+  const service = await startService(config, createLogger('silent'), undefined, options);
   const location = databaseUrl ?? join(dataDir, 'vidgen.db');
   const admin = api(service.url, ADMIN_TOKEN);
   return {

@@ -8,7 +8,8 @@ export interface EventListParams {
   /** An event id: the page of older events after it (`for await` over a page walks them all). */
   after?: string;
   /**
-   * Only events of this type (`video.completed`, `video.failed`, `video.canceled`, `video.expired`, `webhook.test`).
+   * Only events of this type (`video.completed`, `video.failed`, `video.canceled`, `video.expired`,
+   * `account.balance_low`, `webhook.test`).
    */
   type?: string;
   /** Unix seconds: only events made after it. */

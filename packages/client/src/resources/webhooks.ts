@@ -9,7 +9,7 @@ import type { ClientCore } from './client-core.ts';
 
 export interface WebhookCreateParams {
   url: string;
-  /** Default: all of `video.completed`, `video.failed`, `video.canceled`, `video.expired`. */
+  /** Default: all of `video.completed`, `video.failed`, `video.canceled`, `video.expired`, `account.balance_low`. */
   events?: string[];
 }
 

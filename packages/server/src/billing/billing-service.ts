@@ -2,7 +2,7 @@ import type { Account, AccountStore, ApiKeyRecord } from '../store/account-store
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { createKeyFor } from '../security/create-key.ts';
 import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from './ledger.ts';
-import type { KeyQuota } from './key-quotas.ts';
+import { QUOTA_PERIODS, type KeyQuota, type QuotaLimits } from './key-quotas.ts';
 import { PPM, type PriceGroup } from './price-groups.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
 
@@ -20,6 +20,10 @@ export interface AccountView {
     maxDailyUsdTicks: number | null;
   };
   priceGroup: string | null;
+  /** The balance alert's threshold of the available balance; null for none. */
+  balanceAlertUsdTicks: number | null;
+  /** Since when (epoch ms) the available balance has been under it; null while it is not. */
+  balanceLowSince: number | null;
   createdAt: number;
 }
 
@@ -32,6 +36,8 @@ export interface AccountChange {
   priceGroup?: string | null;
   maxTaskUsdTicks?: number | null;
   maxDailyUsdTicks?: number | null;
+  /** The available balance under which the account's `account.balance_low` event fires; null: none. */
+  balanceAlertUsdTicks?: number | null;
 }
 
 /**
@@ -103,7 +109,14 @@ export class BillingService {
   async keys(name: string): Promise<Array<ApiKeyRecord & { quota: KeyQuota | null }>> {
     const account = await this.find(name);
     const keys = (await this.deps.accounts.listKeys()).filter((k) => k.accountId === account.id);
-    const quotas = new Map((await this.deps.ledger.keyQuotas(keys.map((k) => k.id))).map((q) => [q.keyId, q]));
+    const quotas = new Map(
+      (
+        await this.deps.ledger.keyQuotas(
+          keys.map((k) => k.id),
+          this.deps.clock(),
+        )
+      ).map((q) => [q.keyId, q]),
+    );
     return keys.map((k) => ({ ...k, quota: quotas.get(k.id) ?? null }));
   }
 
@@ -137,12 +150,11 @@ export class BillingService {
     return this.deps.ledger.setPriceGroup({ id, ratioPpm, modelPrices: prices }, this.deps.clock());
   }
 
-  /** Sets a key's quota of tasks and of USD ticks (null: no limit; both null removes the quota). */
-  async setKeyQuota(
-    name: string,
-    keyId: string,
-    limits: { maxTasks: number | null; maxUsdTicks: number | null },
-  ): Promise<KeyQuota | null> {
+  /**
+   * Sets a key's quota of tasks and of USD ticks (null: no limit; both null removes the quota), over
+   * the key's life or per UTC month.
+   */
+  async setKeyQuota(name: string, keyId: string, limits: QuotaLimits): Promise<KeyQuota | null> {
     const account = await this.find(name);
     const key = await this.deps.accounts.findKey(keyId);
     if (!key || key.accountId !== account.id) throw new NotFound('key', keyId);
@@ -153,6 +165,8 @@ export class BillingService {
       if (value !== null && (!Number.isSafeInteger(value) || value < 1))
         throw new InvalidRequest('out_of_range', `\`${field}\` must be a positive safe integer or null.`, field);
     }
+    if (!QUOTA_PERIODS.includes(limits.period))
+      throw new InvalidRequest('invalid_value', '`quota.period` must be "total" or "month".', 'quota.period');
     return (await this.deps.ledger.setKeyQuota(keyId, limits, this.deps.clock())) ?? null;
   }
 
@@ -235,7 +249,8 @@ export class BillingService {
       change.maxActiveTasks === undefined &&
       change.maxTaskUsdTicks === undefined &&
       change.maxDailyUsdTicks === undefined &&
-      change.priceGroup === undefined
+      change.priceGroup === undefined &&
+      change.balanceAlertUsdTicks === undefined
     )
       return;
     if (change.priceGroup && !(await this.deps.ledger.priceGroups()).some((g) => g.id === change.priceGroup))
@@ -254,9 +269,17 @@ export class BillingService {
         );
       }
     }
+    const alert = change.balanceAlertUsdTicks;
+    if (alert !== undefined && alert !== null && (!Number.isSafeInteger(alert) || alert < 1))
+      throw new InvalidRequest(
+        'out_of_range',
+        '`balance_alert_usd_ticks` must be a positive integer of USD ticks or null.',
+        'balance_alert_usd_ticks',
+      );
     await this.deps.ledger.setPlan(
       account.id,
       {
+        balanceAlertUsdTicks: alert,
         metered: change.metered,
         rpmLimit: change.requestsPerMinute,
         maxActiveTasks: change.maxActiveTasks,
@@ -307,6 +330,8 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
       maxDailyUsdTicks: plan?.maxDailyUsdTicks ?? null,
     },
     priceGroup: plan?.priceGroup ?? null,
+    balanceAlertUsdTicks: plan?.balanceAlertUsdTicks ?? null,
+    balanceLowSince: plan?.balanceLowSince ?? null,
     createdAt: account.createdAt,
   };
 }

@@ -1,6 +1,7 @@
 import type { ModelEntry } from '../catalog/model-catalog.ts';
 import type { Task } from '../domain/task.ts';
-import { parseRelayCheckpoint, type CancelCharge } from '../generators/relay/relay-checkpoint.ts';
+import { cancelCost } from '../catalog/cancel-charge.ts';
+import { parseRelayCheckpoint } from '../generators/relay/relay-checkpoint.ts';
 import { chargeFromHold, heldSeconds } from './prices.ts';
 
 /** What an ended task costs its account, what its upstream cost the operator (when known), and why. */
@@ -14,8 +15,9 @@ export interface EndedOutcome {
 /**
  * The price of a task that just ended, from its hold:
  * - succeeded: its verified output at the price per second it was held at (prices.ts chargeFromHold);
- * - canceled after an upstream that cannot cancel accepted it: the channel's `cancel_charge`
- *   (nothing by default, a fee, or the full hold), since the upstream renders and bills on;
+ * - canceled after an upstream that cannot cancel accepted it: the model's `cancel_charge` where
+ *   the catalog gives one, else the channel's (kept in the checkpoint when the upstream accepted
+ *   it): nothing by default, a fee, or the full hold, since the upstream renders and bills on;
  * - otherwise nothing.
  * The upstream's cost comes from its own report (kept in the relay's checkpoint) on every outcome,
  * or for a render nobody follows any more, from the channel's configured price per second.
@@ -35,17 +37,13 @@ export function endedOutcome(
     return { costUsdTicks: 0, upstreamCostUsdTicks: reported, reason: `task ${task.status}` };
   const perSecond = unstoppable.upstreamUsdTicksPerSecond;
   const estimated = perSecond !== undefined && model ? perSecond * heldSeconds(model, task) : undefined;
+  const charge = model?.cancelCharge ?? unstoppable.charge;
+  const whose = model?.cancelCharge ? "the model's" : "the channel's";
   return {
-    costUsdTicks: cancelCost(unstoppable.charge, held),
+    costUsdTicks: cancelCost(charge, held),
     upstreamCostUsdTicks: reported ?? estimated,
-    reason: `canceled after the upstream accepted it (cancel_charge ${unstoppable.charge.kind})`,
+    reason: `canceled after the upstream accepted it (${whose} cancel_charge ${charge.kind})`,
   };
-}
-
-function cancelCost(charge: CancelCharge, held: number): number {
-  if (charge.kind === 'full') return held;
-  if (charge.kind === 'fee') return Math.min(charge.usdTicks, held);
-  return 0;
 }
 
 /** The task row's backend state: JSON text (SQLite, PostgreSQL text column), or already parsed. */

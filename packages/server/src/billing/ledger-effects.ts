@@ -10,6 +10,7 @@ import { endedOutcome } from './ended-outcome.ts';
 import { checkDailyCap, checkTaskCap } from './spend-caps.ts';
 import { groupTicksPerSecond, readPriceGroup } from './price-groups.ts';
 import type { LedgerKind } from './ledger.ts';
+import { ALERT_COLUMNS, balanceMoved, type BalanceLowSink } from './balance-alerts.ts';
 
 /** Seconds a client refused for too many active tasks waits before trying again. */
 export const ACTIVE_CAP_RETRY_SECONDS = 5;
@@ -18,9 +19,15 @@ export const ACTIVE_CAP_RETRY_SECONDS = 5;
  * The ledger's writes that commit with the task's own changes (invariant 7, docs/architecture.md), through the
  * store's transition seam: the hold and the active-task cap at insert, settle or release at the
  * end. Correct across processes: the account's plan row is updated (so locked on PostgreSQL)
- * before anything is counted, and the balance check is a condition of that same update.
+ * before anything is counted, and the balance check is a condition of that same update. A hold
+ * that takes the available balance under the account's alert threshold fires the alert
+ * (`balanceLow`) in the same transaction (balance-alerts.ts).
  */
-export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => number): TransitionEffects {
+export function ledgerEffects(
+  catalog: Pick<ModelCatalog, 'find'>,
+  clock: () => number,
+  balanceLow?: BalanceLowSink,
+): TransitionEffects {
   return {
     async created(trx, task) {
       const plan = await trx
@@ -40,8 +47,9 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
         .set((eb) => ({ held_usd_ticks: eb('held_usd_ticks', '+', price) }))
         .where('account_id', '=', task.accountId)
         .$if(metered, (qb) => qb.where((eb) => eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '>=', price)))
+        .returning(ALERT_COLUMNS)
         .executeTakeFirst();
-      if (Number(held.numUpdatedRows) !== 1) throw new InsufficientCredits(price);
+      if (!held) throw new InsufficientCredits(price);
       if (metered) await checkDailyCap(trx, task.accountId, plan.max_daily_usd_ticks, price, clock());
       if (plan.max_active_tasks !== null) {
         // The new row counts itself; the plan row lock orders concurrent submits of the account.
@@ -60,7 +68,11 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
           );
         }
       }
-      if (metered) await append(trx, task, 'hold', price, `hold for ${task.model}`, clock());
+      if (!metered) return;
+      const now = clock();
+      await append(trx, task, 'hold', price, `hold for ${task.model}`, now);
+      // A refusal by a later effect rolls the alert back with the hold.
+      await balanceMoved(trx, task.accountId, held, now, balanceLow);
     },
 
     // A task without a hold (an unmetered account) is priced from itself: its completion sets the
@@ -123,7 +135,7 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
           task.status === 'succeeded' ? 'unused part of the hold' : `task ${task.status}`,
           now,
         );
-      await trx
+      const plan = await trx
         .updateTable('account_plans')
         .set((eb) => ({
           balance_usd_ticks: eb('balance_usd_ticks', '-', cost),
@@ -131,7 +143,10 @@ export function ledgerEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () => 
           updated_at: now,
         }))
         .where('account_id', '=', task.accountId)
-        .execute();
+        .returning(ALERT_COLUMNS)
+        .executeTakeFirst();
+      // A settle never costs more than its hold, so the available balance only rises here: it may re-arm the alert.
+      if (plan) await balanceMoved(trx, task.accountId, plan, now, balanceLow);
     },
   };
 }

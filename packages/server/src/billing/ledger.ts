@@ -1,4 +1,4 @@
-import type { KeyQuota } from './key-quotas.ts';
+import type { KeyQuota, QuotaLimits } from './key-quotas.ts';
 import type { PriceGroup } from './price-groups.ts';
 
 /**
@@ -45,6 +45,10 @@ export interface AccountPlan {
   /** Sanity caps: the most one task may cost, and a UTC day's holds; null for none. */
   maxTaskUsdTicks: number | null;
   maxDailyUsdTicks: number | null;
+  /** The balance alert's threshold of `balance − held` (docs/economics.md, "Balance alerts"); null for none. */
+  balanceAlertUsdTicks: number | null;
+  /** Since when (epoch ms) the available balance has been under it; null while it is armed. */
+  balanceLowSince: number | null;
 }
 
 export interface PlanChange {
@@ -54,6 +58,7 @@ export interface PlanChange {
   priceGroup?: string | null;
   maxTaskUsdTicks?: number | null;
   maxDailyUsdTicks?: number | null;
+  balanceAlertUsdTicks?: number | null;
 }
 
 export interface CreditRequest {
@@ -130,14 +135,10 @@ export interface Ledger {
   /** Creates or replaces a price group. */
   setPriceGroup(group: PriceGroup, now: number): Promise<PriceGroup>;
   priceGroupOf(accountId: string): Promise<PriceGroup | undefined>;
-  /** The quotas of these keys (keys without one are left out). */
-  keyQuotas(keyIds: string[]): Promise<KeyQuota[]>;
-  /** Sets a key's quota (both null: removes it), keeping what it used. */
-  setKeyQuota(
-    keyId: string,
-    limits: { maxTasks: number | null; maxUsdTicks: number | null },
-    now: number,
-  ): Promise<KeyQuota | undefined>;
+  /** The quotas of these keys (keys without one are left out), as they stand at `now` (a month's may have reset). */
+  keyQuotas(keyIds: string[], now: number): Promise<KeyQuota[]>;
+  /** Sets a key's quota (both limits null: removes it), keeping what it used. */
+  setKeyQuota(keyId: string, limits: QuotaLimits, now: number): Promise<KeyQuota | undefined>;
   /** Entries, oldest first, after the given entry id. */
   entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]>;
   usage(query: UsageQuery): Promise<UsageRow[]>;

@@ -3,7 +3,8 @@ import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/s
 import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import { refundTask } from './sql-refunds.ts';
-import { readQuotas, writeQuota } from './key-quotas.ts';
+import { readQuotas, writeQuota, type QuotaLimits } from './key-quotas.ts';
+import { ALERT_COLUMNS, balanceMoved, setBalanceAlert, type BalanceLowSink } from './balance-alerts.ts';
 import { listPriceGroups, priceGroupOf, writePriceGroup, type PriceGroup } from './price-groups.ts';
 import type {
   AccountPlan,
@@ -22,7 +23,11 @@ const DAY_MS = 86_400_000;
 
 /** The ledger on SQLite or PostgreSQL, in the tasks' database (holds commit with the task rows). */
 export class SqlLedger implements Ledger {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `balanceLow` writes the alert of a credit or refund that crosses an account's threshold (balance-alerts.ts). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly balanceLow?: BalanceLowSink,
+  ) {}
 
   async plan(accountId: string): Promise<AccountPlan | undefined> {
     const row = await this.db
@@ -44,6 +49,8 @@ export class SqlLedger implements Ledger {
       if (change.maxTaskUsdTicks !== undefined) set.max_task_usd_ticks = change.maxTaskUsdTicks;
       if (change.maxDailyUsdTicks !== undefined) set.max_daily_usd_ticks = change.maxDailyUsdTicks;
       await trx.updateTable('account_plans').set(set).where('account_id', '=', accountId).execute();
+      if (change.balanceAlertUsdTicks !== undefined)
+        await setBalanceAlert(trx, accountId, change.balanceAlertUsdTicks, now);
       return toPlan(
         await trx.selectFrom('account_plans').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow(),
       );
@@ -114,8 +121,11 @@ export class SqlLedger implements Ledger {
             eb(eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '+', request.amountUsdTicks), '>=', 0),
           ),
         )
+        .returning(ALERT_COLUMNS)
         .executeTakeFirst();
-      if (Number(changed.numUpdatedRows) !== 1) throw new InsufficientCredits(-request.amountUsdTicks);
+      if (!changed) throw new InsufficientCredits(-request.amountUsdTicks);
+      // A grant may re-arm the balance alert, a deduction fire it.
+      await balanceMoved(trx, request.accountId, changed, now, this.balanceLow);
       const plan = await trx
         .selectFrom('account_plans')
         .selectAll()
@@ -137,16 +147,16 @@ export class SqlLedger implements Ledger {
     return priceGroupOf(this.db, accountId);
   }
 
-  keyQuotas(keyIds: string[]) {
-    return readQuotas(this.db, keyIds);
+  keyQuotas(keyIds: string[], now: number) {
+    return readQuotas(this.db, keyIds, now);
   }
 
-  setKeyQuota(keyId: string, limits: { maxTasks: number | null; maxUsdTicks: number | null }, now: number) {
+  setKeyQuota(keyId: string, limits: QuotaLimits, now: number) {
     return writeQuota(this.db, keyId, limits, now);
   }
 
   refund(request: { taskId: string; amountUsdTicks?: number; reason: string }, now: number) {
-    return refundTask(this.db, request, now, { entry: toEntry, plan: toPlan });
+    return refundTask(this.db, request, now, { entry: toEntry, plan: toPlan }, this.balanceLow);
   }
 
   async entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]> {
@@ -361,6 +371,8 @@ export function toPlan(row: Selectable<AccountPlansTable>): AccountPlan {
     priceGroup: row.price_group ?? null,
     maxTaskUsdTicks: row.max_task_usd_ticks === null ? null : Number(row.max_task_usd_ticks),
     maxDailyUsdTicks: row.max_daily_usd_ticks === null ? null : Number(row.max_daily_usd_ticks),
+    balanceAlertUsdTicks: row.balance_alert_usd_ticks === null ? null : Number(row.balance_alert_usd_ticks),
+    balanceLowSince: row.balance_low_since === null ? null : Number(row.balance_low_since),
   };
 }
 

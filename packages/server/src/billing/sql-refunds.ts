@@ -3,6 +3,7 @@ import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/s
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AccountPlan, LedgerEntry } from './ledger.ts';
+import { ALERT_COLUMNS, balanceMoved, type BalanceLowSink } from './balance-alerts.ts';
 
 type Refunded = { entry: LedgerEntry; plan: AccountPlan; replayed: boolean };
 
@@ -19,6 +20,7 @@ export async function refundTask(
     entry: (row: Selectable<LedgerEntriesTable>) => LedgerEntry;
     plan: (row: Selectable<AccountPlansTable>) => AccountPlan;
   },
+  balanceLow?: BalanceLowSink,
 ): Promise<Refunded> {
   return db.transaction().execute(async (trx) => {
     const task = await trx.selectFrom('tasks').select(['id']).where('id', '=', request.taskId).executeTakeFirst();
@@ -76,11 +78,14 @@ export async function refundTask(
         );
       return { entry: read.entry(first), plan: await planOf(), replayed: true };
     }
-    await trx
+    const plan = await trx
       .updateTable('account_plans')
       .set((eb) => ({ balance_usd_ticks: eb('balance_usd_ticks', '+', amount), updated_at: now }))
       .where('account_id', '=', settle.account_id)
-      .execute();
+      .returning(ALERT_COLUMNS)
+      .executeTakeFirst();
+    // Money given back may lift the available balance to the alert threshold again: that re-arms it.
+    if (plan) await balanceMoved(trx, settle.account_id, plan, now, balanceLow);
     return { entry: read.entry(row), plan: await planOf(), replayed: false };
   });
 }

@@ -1,5 +1,6 @@
 import type { ApiFamily, TaskKind } from '../domain/task.ts';
 import { ASPECT_RATIOS, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
+import { parseCancelCharge, type CancelCharge } from './cancel-charge.ts';
 
 /** One model as the engine sees it, after the catalog file has been checked. */
 export interface ModelEntry {
@@ -29,6 +30,11 @@ export interface ModelEntry {
   price: ModelPrice | null;
   /** Whether the model's videos carry sound (docs/models.md). */
   sound: ModelSound;
+  /**
+   * What a cancel costs after a relay's upstream that cannot cancel accepted the task; wins over
+   * the channel's `cancel_charge`. Absent: the channel's applies (docs/economics.md).
+   */
+  cancelCharge?: CancelCharge;
 }
 
 /**
@@ -188,6 +194,7 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     created: typeof e.created === 'number' ? e.created : 1767225600,
     price: e.price === undefined ? null : parsePrice(e.price, fail),
     sound: parseSound(e.sound, fail),
+    ...(e.cancel_charge !== undefined ? { cancelCharge: parseCancelCharge(e.cancel_charge, fail) } : {}),
   };
 }
 

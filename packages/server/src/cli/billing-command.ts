@@ -7,10 +7,11 @@ import { describeModels, resolveModelIds } from './model-ids.ts';
 /** Each group's usage; `--help` prints its own, a refused command line all of them. */
 export const BILLING_USAGE: Record<string, readonly string[]> = {
   accounts: [
-    'usage: vidgen-server accounts create <id> [--models <id,id>] [--credits <ticks>] [--rpm <n>] [--max-active <n>]',
+    'usage: vidgen-server accounts create <id> [--models <id,id>] [--credits <ticks>] [--rpm <n>] [--max-active <n>] ' +
+      '[--balance-alert <ticks>]',
     '       vidgen-server accounts list | show <id>',
     '       vidgen-server accounts set <id> [--models <id,id>|all] [--metered true|false] [--rpm <n>|none] ' +
-      '[--max-active <n>|none]',
+      '[--max-active <n>|none] [--balance-alert <ticks>|none]',
   ],
   credits: [
     'usage: vidgen-server credits grant|deduct <id> <ticks> [--reason <text>] [--idempotency-key <key>] ' +
@@ -25,6 +26,8 @@ const NOTE = [
   '',
   'Amounts are integer USD ticks (10^-10 USD). Run with the same VIDGEN_DATA_DIR or VIDGEN_DATABASE_URL as the server.',
 ];
+const ALERT_NOTE =
+  '--balance-alert: one account.balance_low event when the available balance (balance - held) goes under it.';
 const MODELS_NOTE = '--models names ids or aliases of the catalog (VIDGEN_MODELS_FILE, else the built-in one).';
 
 const VERBS: Record<string, readonly string[]> = {
@@ -33,7 +36,7 @@ const VERBS: Record<string, readonly string[]> = {
   ledger: ['verify', 'list'],
 };
 const OPTIONS: Record<string, readonly string[]> = {
-  accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered'],
+  accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered', '--balance-alert'],
   credits: ['--reason', '--idempotency-key', '--metered'],
   ledger: ['--account', '--limit'],
 };
@@ -47,7 +50,8 @@ export interface BillingCommandDeps {
 
 /** `vidgen-server accounts|credits|ledger --help`: needs no database, so it opens none. */
 export function printBillingHelp(group: string, io: CommandIo): void {
-  for (const line of [...BILLING_USAGE[group], ...NOTE, ...(group === 'accounts' ? [MODELS_NOTE] : [])]) io.out(line);
+  for (const line of [...BILLING_USAGE[group], ...NOTE, ...(group === 'accounts' ? [MODELS_NOTE, ALERT_NOTE] : [])])
+    io.out(line);
 }
 
 /** `vidgen-server accounts|credits|ledger …`: the admin API's service layer from a shell. Returns the exit code. */
@@ -89,6 +93,7 @@ async function run(group: string, args: string[], deps: BillingCommandDeps, io: 
       models,
       requestsPerMinute: limit(option(rest, '--rpm')),
       maxActiveTasks: limit(option(rest, '--max-active')),
+      balanceAlertUsdTicks: limit(option(rest, '--balance-alert')),
     };
     if (verb === 'create') {
       const credits = option(rest, '--credits');

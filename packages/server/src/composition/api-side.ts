@@ -32,6 +32,8 @@ export interface ServiceAppDeps {
   signer: UrlSigner;
   box: SecretBox;
   callbacks?: CallbackSecrets;
+  /** Shown to the operator with the operator webhook's configuration (`GET /admin/v1/operator-webhook`). */
+  operatorSecret: string;
   metrics: { registry: import('prom-client').Registry };
   logger: Logger;
   clock: () => number;
@@ -68,6 +70,11 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
       models: namesOf(deps.catalog, 'the catalog'),
     }),
     adminToken: config.adminToken,
+    operatorWebhook: {
+      url: config.operatorWebhook?.url ?? null,
+      allowPrivate: config.allowPrivateUrls || Boolean(config.operatorWebhook?.allowPrivate),
+      secret: deps.operatorSecret,
+    },
     signer: deps.signer,
     webhooks: new WebhookService({
       store: stores.webhooks,

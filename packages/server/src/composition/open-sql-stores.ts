@@ -6,6 +6,7 @@ import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../store/sql/sql-file-store.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
+import type { BalanceLowSink } from '../billing/balance-alerts.ts';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store.ts';
 import { SqlEventLog } from '../webhooks/sql-event-log.ts';
 import { SqlChannelHealth } from '../generators/relay/sql-channel-health.ts';
@@ -35,7 +36,14 @@ export interface SqlStores {
  */
 export async function openSqlStores(
   location: string,
-  options: { events: TaskEvents; logger: Logger; effects?: readonly TransitionEffects[]; tracing?: Tracing },
+  options: {
+    events: TaskEvents;
+    logger: Logger;
+    effects?: readonly TransitionEffects[];
+    /** Writes the balance alert of a credit, deduction or refund that crosses an account's threshold. */
+    balanceLow?: BalanceLowSink;
+    tracing?: Tracing;
+  },
 ): Promise<SqlStores> {
   const database = await openSqlDatabase(location, options.tracing);
   let bridge;
@@ -49,7 +57,7 @@ export async function openSqlStores(
     tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
-    ledger: new SqlLedger(database.db),
+    ledger: new SqlLedger(database.db, options.balanceLow),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),
     channelHealth: new SqlChannelHealth(database.db),

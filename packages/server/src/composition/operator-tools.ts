@@ -6,6 +6,7 @@ import { LATEST_MIGRATION } from '../store/sql/migrations.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
 import { BillingService } from '../billing/billing-service.ts';
+import { balanceLowOutbox } from '../webhooks/balance-low-outbox.ts';
 import { databaseLocation, readCatalog } from './service-files.ts';
 
 /** What the operator commands (`vidgen-server keys|accounts|credits|ledger`) work on. */
@@ -44,7 +45,16 @@ export function operatorTools(config: Config): OperatorTools {
       const accounts = new SqlAccountStore(database.db);
       return {
         accounts,
-        billing: new BillingService({ accounts, ledger: new SqlLedger(database.db), clock: Date.now }),
+        // A deduction from the shell that takes an account under its balance alert sends the alert
+        // as the server would: written here, delivered by the server's workers.
+        billing: new BillingService({
+          accounts,
+          ledger: new SqlLedger(
+            database.db,
+            balanceLowOutbox({ maxAttempts: config.webhooks.maxAttempts, operatorUrl: config.operatorWebhook?.url }),
+          ),
+          clock: Date.now,
+        }),
         database: describeDatabase(config),
         close: () => database.close(),
       };

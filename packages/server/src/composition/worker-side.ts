@@ -97,6 +97,8 @@ export interface WebhookDispatcherDeps {
   dialects: readonly Dialect[];
   /** The listener's own URL: links in events when no public URL is set. */
   url: string;
+  /** Signs the deliveries to the operator's webhook (webhooks/operator-webhook.ts). */
+  operatorSecret: string;
   metrics: WebhookMetrics;
   logger: Logger;
   clock: () => number;
@@ -120,6 +122,17 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): WorkerSide 
       maxBytes: 64 * 1024,
       what: 'webhook',
     }),
+    // The operator's URL is the operator's own choice: it may be allowed a private address that
+    // no account's endpoint is.
+    operator: {
+      secret: deps.operatorSecret,
+      post: createSafePost({
+        allowPrivate: config.allowPrivateUrls || Boolean(config.operatorWebhook?.allowPrivate),
+        timeoutMs: hooks.timeoutMs,
+        maxBytes: 64 * 1024,
+        what: 'webhook',
+      }),
+    },
     eventBody: (id) => stores.eventLog.body(id),
     eventTrace: (id) => stores.eventLog.traceContext(id),
     tracing: deps.tracing,

@@ -3,7 +3,9 @@ import type { Lease } from '../domain/lease.ts';
 import { heldBy, leasedBy } from '../store/sql/lease-fence.ts';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/sql/schema.ts';
 import type { SqlDialect } from '../store/sql/sql-dialect.ts';
+import { operatorEndpointId } from './webhook-ids.ts';
 import {
+  BALANCE_LOW_EVENT_TYPE,
   DELIVERY_STATUSES,
   type AttemptEnd,
   type DeliveryStatus,
@@ -14,6 +16,9 @@ import {
   type WebhookEventType,
 } from './webhook-events.ts';
 import type { ClaimRequest, EndpointSwitch, NewDelivery, NewEndpoint, WebhookStore } from './webhook-store.ts';
+
+/** What the operator's endpoints get: the account events, never a task's. */
+const ACCOUNT_EVENT_TYPES = [BALANCE_LOW_EVENT_TYPE];
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(
@@ -39,6 +44,7 @@ export class SqlWebhookStore implements WebhookStore {
         created_at: e.createdAt,
         deleted_at: null,
         task_id: null,
+        audience: 'account',
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -89,6 +95,7 @@ export class SqlWebhookStore implements WebhookStore {
         .updateTable('webhook_endpoints')
         .set({ deleted_at: now, status: 'disabled', disabled_reason: 'deleted', disabled_by: 'account' })
         .where('account_id', '=', accountId)
+        .where('audience', '=', 'account')
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
@@ -108,6 +115,7 @@ export class SqlWebhookStore implements WebhookStore {
       .updateTable('webhook_endpoints')
       .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: previousUntil, secret: sealedSecret }))
       .where('account_id', '=', accountId)
+      .where('audience', '=', 'account')
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .returningAll()
@@ -136,6 +144,7 @@ export class SqlWebhookStore implements WebhookStore {
             : { status: 'disabled', disabled_reason: change.reason, disabled_by: change.by },
         )
         .where('account_id', '=', accountId)
+        .where('audience', '=', 'account')
         .where('id', '=', id)
         .where('deleted_at', 'is', null);
       if (change.enabled && change.by === 'account')
@@ -308,13 +317,17 @@ export class SqlWebhookStore implements WebhookStore {
     return row?.id;
   }
 
-  /** The account's own endpoints: per-request callbacks (a task's, `task_id` set) are not among them. */
+  /**
+   * The account's own endpoints: per-request callbacks (a task's, `task_id` set) and the operator's
+   * endpoint for the account are not among them.
+   */
   private live() {
     return this.db
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('deleted_at', 'is', null)
-      .where('task_id', 'is', null);
+      .where('task_id', 'is', null)
+      .where('audience', '=', 'account');
   }
 }
 
@@ -357,10 +370,43 @@ export async function enabledEndpoints(db: Kysely<Database>, accountId: string):
     .selectAll()
     .where('account_id', '=', accountId)
     .where('task_id', 'is', null)
+    .where('audience', '=', 'account')
     .where('status', '=', 'enabled')
     .where('deleted_at', 'is', null)
     .execute();
   return rows.map(toEndpoint);
+}
+
+/**
+ * The operator's endpoint for the account's events (VIDGEN_OPERATOR_WEBHOOK_URL), made or pointed at
+ * `url` inside the transaction of the event it is about to get. A row per account, so that its
+ * deliveries are outbox rows like any other (claimed, retried, listed); it holds no secret, since
+ * the dispatcher signs the operator's deliveries with the operator's own (operator-webhook.ts).
+ */
+export async function operatorEndpoint(db: Kysely<Database>, accountId: string, url: string, now: number) {
+  const id = operatorEndpointId(accountId);
+  await db
+    .insertInto('webhook_endpoints')
+    .values({
+      id,
+      account_id: accountId,
+      audience: 'operator',
+      url,
+      events: JSON.stringify(ACCOUNT_EVENT_TYPES),
+      secret: '',
+      previous_secret: null,
+      previous_secret_until: null,
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_by: null,
+      enabled_at: now,
+      created_at: now,
+      deleted_at: null,
+      task_id: null,
+    })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ url }))
+    .execute();
+  return id;
 }
 
 async function cancelPending(db: Kysely<Database>, endpointId: string, reason: string): Promise<void> {
@@ -381,6 +427,7 @@ function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
   return {
     id: row.id,
     accountId: row.account_id,
+    audience: row.audience === 'operator' ? 'operator' : 'account',
     url: row.url,
     events: JSON.parse(row.events) as WebhookEventType[],
     status: row.status as EndpointStatus,

@@ -46,6 +46,12 @@ export interface DispatcherDeps {
   concurrency: number;
   /** An endpoint whose deliveries have all failed for this long is disabled when one more fails for good (0: never). */
   disableAfterMs?: number;
+  /**
+   * How the operator's endpoints are sent to (operator-webhook.ts): their own secret, and a POST
+   * with the operator's address rules (VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE). Without it their
+   * deliveries are canceled.
+   */
+  operator?: { secret: string; post: SafePost };
   clock: () => number;
   logger: Logger;
   metrics?: WebhookMetrics;
@@ -125,15 +131,28 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         'canceled',
       );
     }
+    // undefined: an account's endpoint; null: the operator's, which this dispatcher cannot send.
+    const operatorSend = endpoint.audience === 'operator' ? (deps.operator ?? null) : undefined;
+    const operator = operatorSend !== undefined;
+    if (operatorSend === null)
+      return end(
+        lease,
+        { status: 'canceled', statusCode: null, error: 'The operator webhook is not configured.' },
+        'canceled',
+      );
     const body = await bodyOf(delivery);
-    if (body === undefined)
-      return end(lease, { status: 'failed', statusCode: null, error: 'The task no longer exists.' }, 'failed');
+    if (body === undefined) {
+      const gone = delivery.taskId === null ? 'The event is no longer kept.' : 'The task no longer exists.';
+      return end(lease, { status: 'failed', statusCode: null, error: gone }, 'failed');
+    }
     const now = deps.clock();
-    const headers = webhookHeaders(delivery.eventId, Math.floor(now / 1000), body, secretsOf(endpoint, now));
+    const secrets = operatorSend ? [operatorSend.secret] : secretsOf(endpoint, now);
+    const headers = webhookHeaders(delivery.eventId, Math.floor(now / 1000), body, secrets);
+    const send = operatorSend ? operatorSend.post : deps.post;
     let status: number | null = null;
     let error: string | null = null;
     try {
-      status = await post(endpoint.url, body, headers);
+      status = await post(send, endpoint.url, body, headers);
     } catch (err) {
       // Stopped mid-POST: due again at once for another process, not after a retry delay. The
       // receiver may have had it already; the same webhook-id lets it tell (at-least-once).
@@ -153,6 +172,15 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     }
     if (status !== null && status >= 200 && status <= 299)
       return end(lease, { status: 'delivered', statusCode: status, now: deps.clock() }, 'delivered');
+    if (status === 410 && operator) {
+      // The operator's receiver is configuration, never switched off by its answers: only this delivery ends.
+      await end(
+        lease,
+        { status: 'failed', statusCode: 410, error: 'The operator webhook answered 410 Gone.' },
+        'failed',
+      );
+      return;
+    }
     if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending to it.
       await end(
@@ -165,7 +193,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     error ??= `The endpoint answered HTTP ${status}.`;
     if (delivery.attempts >= delivery.maxAttempts) {
       await end(lease, { status: 'failed', statusCode: status, error }, 'failed');
-      return disableIfDead(endpoint);
+      return operator ? undefined : disableIfDead(endpoint);
     }
     const nextAttemptAt = deps.clock() + retryDelayMs(delivery.attempts, deps.schedule);
     return end(lease, { status: 'pending', statusCode: status, error, nextAttemptAt }, 'retried');
@@ -190,12 +218,12 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   }
 
   /** The POST, a client span inside a trace whose `traceparent` it carries; its answer's status. */
-  async function post(url: string, body: string, signed: Record<string, string>): Promise<number> {
-    if (!tracing.enabled) return (await deps.post(url, { body, headers: signed }, shutdown.signal)).status;
+  async function post(send: SafePost, url: string, body: string, signed: Record<string, string>): Promise<number> {
+    if (!tracing.enabled) return (await send(url, { body, headers: signed }, shutdown.signal)).status;
     const span = tracing.startSpan('POST', { kind: 'client', childOnly: true, attributes: webhookUrlAttributes(url) });
     try {
       const headers = { ...signed, ...span.headers() };
-      const { status } = await deps.post(url, { body, headers }, shutdown.signal);
+      const { status } = await send(url, { body, headers }, shutdown.signal);
       span.setAttributes({ 'http.response.status_code': status });
       if (status >= 400) span.fail(String(status));
       return status;
@@ -232,8 +260,9 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const frozen = await deps.eventBody?.(delivery.eventId);
     if (frozen !== undefined) return frozen;
     const head = { id: delivery.eventId, type: delivery.eventType, created_at: Math.floor(delivery.createdAt / 1000) };
-    if (delivery.eventType === TEST_EVENT_TYPE || delivery.taskId === null)
-      return JSON.stringify({ ...head, data: { id: delivery.endpointId } });
+    if (delivery.eventType === TEST_EVENT_TYPE) return JSON.stringify({ ...head, data: { id: delivery.endpointId } });
+    // An account event is only ever sent with its frozen body.
+    if (delivery.taskId === null) return undefined;
     const data = await deps.eventData(delivery.taskId);
     return data && JSON.stringify({ ...head, data });
   }

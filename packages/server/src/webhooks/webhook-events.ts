@@ -1,7 +1,11 @@
 import type { TaskStatus } from '../domain/task.ts';
 
-/** The events an endpoint can subscribe to; OpenAI's names for the first two. */
-export const WEBHOOK_EVENT_TYPES = ['video.completed', 'video.failed', 'video.canceled', 'video.expired'] as const;
+/** A task's events; OpenAI's names for the first two. A per-request callback gets these. */
+export const TASK_EVENT_TYPES = ['video.completed', 'video.failed', 'video.canceled', 'video.expired'] as const;
+/** An account's own events, made by a ledger entry rather than a task change (billing/balance-alerts.ts). */
+export const BALANCE_LOW_EVENT_TYPE = 'account.balance_low';
+/** The events an endpoint can subscribe to (every one by default). */
+export const WEBHOOK_EVENT_TYPES = [...TASK_EVENT_TYPES, BALANCE_LOW_EVENT_TYPE] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent only by `POST /v1/webhooks/{id}/test`, whatever the endpoint subscribed to. */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -23,12 +27,18 @@ export function isEventType(value: string): value is WebhookEventType {
 }
 
 export type EndpointStatus = 'enabled' | 'disabled';
+/**
+ * Whose endpoint it is: the account's own, or the operator's (VIDGEN_OPERATOR_WEBHOOK_URL), which
+ * is kept as a row per account only so that its deliveries share the outbox; the account never sees it.
+ */
+export type EndpointAudience = 'account' | 'operator';
 /** Who disabled an endpoint: the server (it answered 410 Gone), its account, or the operator. */
 export type DisabledBy = 'server' | 'account' | 'operator';
 
 export interface WebhookEndpoint {
   id: string;
   accountId: string;
+  audience: EndpointAudience;
   url: string;
   events: WebhookEventType[];
   status: EndpointStatus;

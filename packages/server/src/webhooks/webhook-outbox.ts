@@ -3,7 +3,7 @@ import type { Task } from '../domain/task.ts';
 import type { Database } from '../store/sql/schema.ts';
 import { TASK_COLUMNS, toTask } from '../store/sql/task-row.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
-import { WEBHOOK_EVENT_TYPES, eventTypeOf } from './webhook-events.ts';
+import { TASK_EVENT_TYPES, eventTypeOf } from './webhook-events.ts';
 import { enabledEndpoints, insertDeliveries } from './sql-webhook-store.ts';
 import { insertEvent } from './sql-event-log.ts';
 import { callbackEndpointId, deliveryId, eventId } from './webhook-ids.ts';
@@ -52,7 +52,7 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
           id: callbackEndpointId(task.id),
           account_id: task.accountId,
           url,
-          events: JSON.stringify(WEBHOOK_EVENT_TYPES),
+          events: JSON.stringify(TASK_EVENT_TYPES),
           secret: options.callbackSecret(task.accountId),
           previous_secret: null,
           previous_secret_until: null,
@@ -63,6 +63,7 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
           created_at: task.createdAt,
           deleted_at: null,
           task_id: task.id,
+          audience: 'account',
         })
         .execute();
     },
@@ -141,14 +142,16 @@ async function reread(trx: Kysely<Database>, id: string): Promise<Task | undefin
 /**
  * Whoever may want the task's events: an endpoint its account has or had (enabled, disabled: what
  * ends while it is disabled is recovered later; or deleted: `webhooks listen` sessions replay what
- * happened between them), or the task's own callback. Only then is an event recorded: the event log
- * holds the events of accounts that use webhooks, from their first endpoint on.
+ * happened between them), or the task's own callback; never the operator's endpoint, which gets
+ * account events only. Only then is an event recorded: the event log holds the events of accounts
+ * that use webhooks, from their first endpoint on.
  */
 function listenersOf(eb: ExpressionBuilder<Database, 'tasks'>) {
   return eb
     .selectFrom('webhook_endpoints')
     .select('webhook_endpoints.id')
     .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
+    .where('webhook_endpoints.audience', '=', 'account')
     .where((w) =>
       w.or([w('webhook_endpoints.task_id', 'is', null), w('webhook_endpoints.task_id', '=', w.ref('tasks.id'))]),
     );
@@ -161,6 +164,7 @@ function enabledEndpointsOf(eb: ExpressionBuilder<Database, 'tasks'>) {
     .select('webhook_endpoints.id')
     .whereRef('webhook_endpoints.account_id', '=', 'tasks.account_id')
     .where('webhook_endpoints.task_id', 'is', null)
+    .where('webhook_endpoints.audience', '=', 'account')
     .where('webhook_endpoints.status', '=', 'enabled')
     .where('webhook_endpoints.deleted_at', 'is', null);
 }

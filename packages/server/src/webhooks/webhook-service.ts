@@ -12,7 +12,7 @@ import type { EndpointSwitch, WebhookStore } from './webhook-store.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
-import { deliveryId, endpointId, eventId } from './webhook-ids.ts';
+import { deliveryId, endpointId, eventId, operatorEndpointId } from './webhook-ids.ts';
 import type { EventLog, EventQuery, StoredEvent } from './event-log.ts';
 import type { CallbackSecrets } from './callback-secret.ts';
 
@@ -171,6 +171,11 @@ export class WebhookService {
   async deliveriesByOperator(id: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
     if (!(await this.deps.store.endpointById(id))) throw notFound('webhook', id);
     return this.deps.store.listDeliveries(id, query);
+  }
+
+  /** The deliveries of the account's events to the operator's webhook, newest first (none before its first alert). */
+  operatorDeliveries(accountId: string, query: { limit: number; after?: string }): Promise<WebhookDelivery[]> {
+    return this.deps.store.listDeliveries(operatorEndpointId(accountId), query);
   }
 
   async retry(accountId: string, id: string, delivery: string): Promise<WebhookDelivery> {

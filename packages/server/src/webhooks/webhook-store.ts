@@ -3,7 +3,7 @@ import type { AttemptEnd, DeliveryStatus, DisabledBy, WebhookDelivery, WebhookEn
 
 export type NewEndpoint = Omit<
   WebhookEndpoint,
-  'status' | 'disabledReason' | 'disabledBy' | 'enabledAt' | 'previousSecret' | 'previousSecretUntil'
+  'audience' | 'status' | 'disabledReason' | 'disabledBy' | 'enabledAt' | 'previousSecret' | 'previousSecretUntil'
 >;
 /**
  * Enable an endpoint, or disable it saying by whom and why. An account's enable leaves an

@@ -21,6 +21,8 @@ export function toAccountObject(view: AccountView): AccountObject {
       max_daily_usd_ticks: view.limits.maxDailyUsdTicks,
     },
     price_group: view.priceGroup,
+    balance_alert_usd_ticks: view.balanceAlertUsdTicks,
+    balance_low_since: view.balanceLowSince === null ? null : Math.floor(view.balanceLowSince / 1000),
     created_at: Math.floor(view.createdAt / 1000),
   };
 }

@@ -35,6 +35,7 @@ import { dayRange, toAccountObject, toEntryObject, toPriceGroupObject, toUsageRo
 import { adminRoutes } from './admin-route.ts';
 import { registerAdminWebhookRoutes } from './webhook-routes.ts';
 import { registerAdminChannelRoutes, type ChannelAdmin } from './channel-routes.ts';
+import { registerOperatorWebhookRoutes, type OperatorWebhookView } from './operator-webhook-route.ts';
 
 export interface AdminDeps {
   billing: BillingService;
@@ -46,6 +47,8 @@ export interface AdminDeps {
   webhooks?: WebhookService;
   /** The relay channels of VIDGEN_BACKENDS_FILE; absent (no such file), the list is empty. */
   channels?: ChannelAdmin;
+  /** VIDGEN_OPERATOR_WEBHOOK_URL and its signing secret. */
+  operatorWebhook?: OperatorWebhookView;
 }
 
 type Limits = Static<typeof CreateAccountBody>['limits'];
@@ -68,8 +71,15 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     ),
     async (request) => {
       const { id, models, credits_usd_ticks: credits, limits, price_group: priceGroup } = request.body;
+      const balanceAlertUsdTicks = request.body.balance_alert_usd_ticks;
       return toAccountObject(
-        await billing.createAccount(id, { models, creditsUsdTicks: credits, priceGroup, ...limitsOf(limits) }),
+        await billing.createAccount(id, {
+          models,
+          creditsUsdTicks: credits,
+          priceGroup,
+          balanceAlertUsdTicks,
+          ...limitsOf(limits),
+        }),
       );
     },
   );
@@ -93,15 +103,22 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/accounts/:id',
     route(
       'adminUpdateAccount',
-      'Change models, metering or limits',
+      'Change models, metering, limits, price group or balance alert',
       { params: accountParams, body: PatchAccountBody },
       AccountObject,
       'The account',
     ),
     async (request) => {
       const { models, metered, limits, price_group: priceGroup } = request.body;
+      const balanceAlertUsdTicks = request.body.balance_alert_usd_ticks;
       return toAccountObject(
-        await billing.updateAccount(request.params.id, { models, metered, priceGroup, ...limitsOf(limits) }),
+        await billing.updateAccount(request.params.id, {
+          models,
+          metered,
+          priceGroup,
+          balanceAlertUsdTicks,
+          ...limitsOf(limits),
+        }),
       );
     },
   );
@@ -136,7 +153,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/accounts/:id/keys/:key_id',
     route(
       'adminSetKeyQuota',
-      'Set a key’s quota of tasks and USD ticks (402 `key_quota_exceeded` once used up)',
+      'Set a key’s quota of tasks and USD ticks, in all or per UTC month (402 `key_quota_exceeded` once used up)',
       { params: idParams('id', 'key_id'), body: KeyQuotaBody },
       Type.Object({
         id: Type.String(),
@@ -150,6 +167,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       const set = await billing.setKeyQuota(request.params.id, request.params.key_id, {
         maxTasks: quota?.max_tasks ?? null,
         maxUsdTicks: quota?.max_usd_ticks ?? null,
+        period: quota?.period ?? 'total',
       });
       return { id: request.params.key_id, object: 'api_key' as const, quota: set && toQuotaObject(set) };
     },
@@ -269,14 +287,22 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
 
   registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });
   registerAdminChannelRoutes(app, { route, channels: deps.channels });
+  registerOperatorWebhookRoutes(app, {
+    route,
+    accounts: deps.accounts,
+    webhooks: deps.webhooks,
+    operatorWebhook: deps.operatorWebhook,
+  });
 }
 
 function toQuotaObject(q: KeyQuota) {
   return {
     max_tasks: q.maxTasks,
     max_usd_ticks: q.maxUsdTicks,
+    period: q.period,
     tasks_used: q.tasksUsed,
     usd_ticks_used: q.usdTicksUsed,
+    resets_at: q.resetsAt === null ? null : Math.floor(q.resetsAt / 1000),
   };
 }
 

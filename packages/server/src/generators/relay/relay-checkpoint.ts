@@ -1,9 +1,6 @@
-/**
- * What a customer pays for a task canceled after an upstream that cannot cancel accepted it (the
- * upstream renders and bills on): nothing (the default), a fixed fee, or the task's full price
- * (its hold). Set per channel in the backends file (`cancel_charge`); docs/economics.md.
- */
-export type CancelCharge = { kind: 'none' } | { kind: 'full' } | { kind: 'fee'; usdTicks: number };
+import type { CancelCharge } from '../../catalog/cancel-charge.ts';
+
+export type { CancelCharge };
 
 /** Kept with the upstream id when the channel cannot cancel: read by the ledger when the task is canceled. */
 export interface Unstoppable {

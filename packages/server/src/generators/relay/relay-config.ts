@@ -8,7 +8,7 @@ import { ASPECT_RATIOS } from '@vidgen/protocol';
 import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
 import { DEFAULT_BREAKER, type BreakerSettings, type ChannelLimits } from './channel-health.ts';
-import type { CancelCharge } from './relay-checkpoint.ts';
+import { parseCancelCharge, type CancelCharge } from '../../catalog/cancel-charge.ts';
 
 /**
  * Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions, the
@@ -425,12 +425,7 @@ function positive(value: unknown, fallback: number, name: string, fail: Fail): n
 
 /** `"none"` (the default), `"full"`, or `{"fee_usd_ticks": N}`. */
 function cancelCharge(value: unknown, fail: Fail): CancelCharge {
-  if (value === undefined || value === 'none') return { kind: 'none' };
-  if (value === 'full') return { kind: 'full' };
-  const fee = (value as { fee_usd_ticks?: unknown } | null)?.fee_usd_ticks;
-  if (typeof value === 'object' && value !== null && Object.keys(value).length === 1 && fee !== undefined)
-    return { kind: 'fee', usdTicks: ticks(fee, 'cancel_charge.fee_usd_ticks', fail) };
-  return fail('"cancel_charge" must be "none", "full" or {"fee_usd_ticks": <integer>}');
+  return value === undefined ? { kind: 'none' } : parseCancelCharge(value, fail);
 }
 
 function ticks(value: unknown, name: string, fail: Fail): number {

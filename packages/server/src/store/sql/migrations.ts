@@ -1,5 +1,8 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 
+/** The default subscription of an endpoint until migration 0141, as endpoints stored it. */
+const TASK_EVENTS_BEFORE_0141 = ['video.completed', 'video.failed', 'video.canceled', 'video.expired'];
+
 /**
  * Migrations shared by SQLite and PostgreSQL: only types and statements both understand.
  * Append new ones; never edit one that has shipped.
@@ -433,6 +436,44 @@ const migrations: Record<string, Migration> = {
       // The operator's sanity caps per account: the most one task, and one UTC day of holds, may cost.
       await db.schema.alterTable('account_plans').addColumn('max_task_usd_ticks', 'bigint').execute();
       await db.schema.alterTable('account_plans').addColumn('max_daily_usd_ticks', 'bigint').execute();
+    },
+  },
+  '0140_balance_alerts': {
+    async up(db: Kysely<any>) {
+      // An account's balance alert (billing/balance-alerts.ts): the threshold its available balance is
+      // watched against, and since when it has been under it (null: armed). Both change in the
+      // transaction of the ledger entry that crosses, so concurrent processes fire one alert.
+      await db.schema.alterTable('account_plans').addColumn('balance_alert_usd_ticks', 'bigint').execute();
+      await db.schema.alterTable('account_plans').addColumn('balance_low_since', 'bigint').execute();
+    },
+  },
+  '0141_operator_endpoints': {
+    async up(db: Kysely<any>) {
+      // Whose endpoint a row is: the account's own, or the operator's (VIDGEN_OPERATOR_WEBHOOK_URL, one
+      // row per account it is told about), which the account never sees and which gets only account events.
+      await db.schema
+        .alterTable('webhook_endpoints')
+        .addColumn('audience', 'varchar(16)', (c) => c.notNull().defaultTo('account'))
+        .execute();
+      // Endpoints that took the default subscription ("every event", then the four task events) get
+      // the new account event too; those that chose their events keep their choice.
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ events: JSON.stringify([...TASK_EVENTS_BEFORE_0141, 'account.balance_low']) })
+        .where('events', '=', JSON.stringify(TASK_EVENTS_BEFORE_0141))
+        .where('task_id', 'is', null)
+        .execute();
+    },
+  },
+  '0142_key_quota_periods': {
+    async up(db: Kysely<any>) {
+      // A key quota over the key's life (`total`) or per UTC month (`month`): the month's counters
+      // carry the start of the month they count, and the submit that finds it past resets them.
+      await db.schema
+        .alterTable('key_quotas')
+        .addColumn('period', 'varchar(8)', (c) => c.notNull().defaultTo('total'))
+        .execute();
+      await db.schema.alterTable('key_quotas').addColumn('period_start', 'bigint').execute();
     },
   },
   '0160_task_trace_context': {

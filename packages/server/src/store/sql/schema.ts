@@ -101,6 +101,10 @@ export interface AccountPlansTable {
   /** Sanity caps (migration 0135): the most one task's price, and a UTC day's holds, may be; null: none. */
   max_task_usd_ticks: number | null;
   max_daily_usd_ticks: number | null;
+  /** Balance alert (migration 0140): the threshold of `balance − held`; null: no alert. */
+  balance_alert_usd_ticks: number | null;
+  /** When the available balance went under the threshold (the alert fired); null: armed. */
+  balance_low_since: number | null;
 }
 
 /** A price group: the catalog's prices × ratio_ppm / 10⁶, or `model_prices` (JSON: model id → ticks per second). */
@@ -132,6 +136,10 @@ export interface KeyQuotasTable {
   tasks_used: number;
   usd_ticks_used: number;
   updated_at: number;
+  /** 'total' (over the key's life) or 'month' (per UTC month; migration 0142). */
+  period: string;
+  /** A month quota: the start (epoch ms) of the month the counters count; null before its first use. */
+  period_start: number | null;
 }
 
 export interface RateWindowsTable {
@@ -161,6 +169,8 @@ export interface WebhookEndpointsTable {
   deleted_at: number | null;
   /** Set on a per-request callback: the one task whose events it gets (migration 0130). */
   task_id: string | null;
+  /** 'account' (its own) or 'operator' (VIDGEN_OPERATOR_WEBHOOK_URL's, for this account's events; 0141). */
+  audience: string;
 }
 
 /** An account's event, its webhook body frozen when it happened (migration 0130). */
