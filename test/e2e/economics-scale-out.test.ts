@@ -148,21 +148,26 @@ describe('metered scale-out survives kill -9 of workers and API processes (Postg
           Array.from({ length: PER_ROUND }, (_, j) => submit(account, round * PER_ROUND + j)),
         ),
       ).finally(() => (batchAnswered = true));
-      // Mid-submit: once the victim has answered some of this batch, it dies with the rest in flight, and comes back.
-      await pollUntil(
-        async () => ({ status: 200, headers: new Headers(), body: answeredBy.get(apis[victim]) ?? 0 }),
-        (a) => a.body > answeredBefore,
-      );
-      await kill(apis[victim]);
-      kills++;
-      apis[victim] = await start('api');
-      // Mid-render: a worker dies while it holds a lease, and comes back. Watched while the batch is
-      // still being answered, so that the round's tasks are still there to render.
-      if (await rendering(workers[victim], () => batchAnswered)) midRenderKills++;
-      await kill(workers[victim]);
-      kills++;
-      workers[victim] = await start('worker');
-      await batch;
+      // Both kills are watched from the batch's start, side by side, while its tasks are still coming.
+      // Mid-submit: once the victim API has answered some of this batch, it dies with the rest in
+      // flight, and comes back.
+      const apiKill = (async () => {
+        await pollUntil(
+          async () => ({ status: 200, headers: new Headers(), body: answeredBy.get(apis[victim]) ?? 0 }),
+          (a) => a.body > answeredBefore,
+        );
+        await kill(apis[victim]);
+        kills++;
+        apis[victim] = await start('api');
+      })();
+      // Mid-render: the victim worker dies while it holds a lease, and comes back.
+      const workerKill = (async () => {
+        if (await rendering(workers[victim], () => batchAnswered)) midRenderKills++;
+        await kill(workers[victim]);
+        kills++;
+        workers[victim] = await start('worker');
+      })();
+      await Promise.all([apiKill, workerKill, batch]);
     }
     assert.ok(midRenderKills > 0, 'at least one worker was killed while it held a lease');
 
