@@ -435,6 +435,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('account_plans').addColumn('max_daily_usd_ticks', 'bigint').execute();
     },
   },
+  '0150_task_revision': {
+    async up(db: Kysely<any>) {
+      // Raised by every change of a task's status or progress: the id of a task's stream events, which
+      // a reconnecting client sends back to any API process (docs/streams.md).
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('revision', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

@@ -35,6 +35,8 @@ export interface TasksTable {
   upstream_cost_usd_ticks: number | null;
   /** The API key the task was submitted with; null for tasks made before migration 0131 or without a key. */
   api_key_id: string | null;
+  /** Raised by one with every change of status or progress (migration 0150; store/sql/task-revision.ts). */
+  revision: Generated<number>;
 }
 
 export interface IdempotencyKeysTable {
