@@ -28,6 +28,8 @@ import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import type { TaskWatch } from './engine/task-watch.ts';
+import { OpenStreams } from './api/streams/open-streams.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -58,6 +60,8 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
+  /** Task streams (`<poll>/events`, docs/streams.md): the process's watchers, the bound per account, the heartbeat. */
+  streams: { watch: TaskWatch; maxPerAccount: number; heartbeatMs: number };
 }
 
 declare module 'fastify' {
@@ -118,8 +122,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     files: deps.files,
     uploadLimitBytes: deps.uploadLimitBytes,
   });
+  const streams = new OpenStreams(deps.streams);
+  // Before the listener closes: open streams would otherwise hold the drain until their tasks end.
+  app.addHook('preClose', (done) => {
+    streams.closeAll();
+    done();
+  });
   for (const dialect of deps.dialects)
-    registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
+    registerTaskRoutes(app, dialect, {
+      tasks: deps.tasks,
+      links,
+      clock: deps.clock,
+      watch: deps.streams.watch,
+      streams,
+    });
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
   // scope (to delete temporary uploads), which would otherwise cost every poll a little.
   await app.register(async (uploads) => {
