@@ -30,6 +30,7 @@ import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
 import type { TaskWatch } from './engine/task-watch.ts';
 import { OpenStreams } from './api/streams/open-streams.ts';
+import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // but a 415 tells the caller what to change.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   installEdgeGuards(app);
+  endUnusedConnectionsOnClose(app);
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);
   app.decorateRequest('caller', null);
