@@ -59,8 +59,10 @@ export class TaskWatch {
 
   /**
    * Gives `deliver` the task each time its revision passes `after` and every revision given
-   * before, until the returned function is called. The task is read once at the start, so a
-   * change made between the caller's own read and this call is not missed.
+   * before, until the returned function is called. The task is read at the start, so a change
+   * made between the caller's own read and this call is not missed; a read already under way is
+   * joined instead (it sees every change before it began, and a hint for any change after sends
+   * another).
    */
   watch(taskId: string, after: number, deliver: (task: Task) => void): () => void {
     let watched = this.watched.get(taskId);
@@ -70,7 +72,7 @@ export class TaskWatch {
     }
     const watcher: Watcher = { after, deliver };
     watched.watchers.add(watcher);
-    this.read(taskId, watched);
+    if (!watched.reading) this.read(taskId, watched);
     this.timer ??= setInterval(() => void this.recheck(), this.deps.recheckMs).unref();
     const entry = watched;
     return () => {
@@ -124,7 +126,9 @@ export class TaskWatch {
         const revisions = await this.deps.tasks.revisions(ids.slice(i, i + RECHECK_BATCH));
         for (const [taskId, revision] of revisions) {
           const watched = this.watched.get(taskId);
-          if (watched && [...watched.watchers].some((w) => revision > w.after)) this.read(taskId, watched);
+          // A read under way delivers it (or the next recheck finds it again): no second read for it.
+          if (watched && !watched.reading && [...watched.watchers].some((w) => revision > w.after))
+            this.read(taskId, watched);
         }
       }
     } catch (err) {
