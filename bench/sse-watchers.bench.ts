@@ -5,8 +5,9 @@
  * run, before and after they open (--rounds of both, the median of the differences), once the
  * process has settled each time (--settle-ms: past V8's 5 s allocation window, the pool's 10 s idle
  * time-out and PostgreSQL's 10 s delay in counting an idle backend's transactions):
- *  - its resident set (VmRSS), aim: ≤ 50 MB more with 1,000 watchers; a collection moves it by
- *    tens of MB either way, so the median difference is printed with the bound no pairing exceeds;
+ *  - its resident set (VmRSS) after a full garbage collection (the server runs with `--inspect`, and
+ *    the bench asks for one: otherwise the collector's state alone moves RSS by tens of MB), aim: ≤ 50 MB
+ *    more with 1,000 watchers; the median difference, and the bound no pairing exceeds;
  *  - on PostgreSQL, the connections of its database in pg_stat_activity, aim: none per watcher
  *    (they share the process's wake-ups; the pool keeps one connection for the shared recheck);
  *  - on PostgreSQL, transactions per second while they idle for --window-ms (pg_stat_database
@@ -25,6 +26,7 @@ import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { spawnServer, runServerCommand } from '../test/e2e/support/process.ts';
 import { createPostgresDatabase } from '../packages/server/test/support/databases.ts';
 import { FULL, load, median, numberArg } from './support/paired.ts';
@@ -47,6 +49,30 @@ function rssOf(pid: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const settle = () => sleep(SETTLE_MS);
+
+/**
+ * A full garbage collection in the server, through its inspector (it runs with `--inspect` here):
+ * without it, RSS moves by tens of MB with the collector's state alone (a grown young generation,
+ * garbage not yet collected), more than 1,000 watchers hold.
+ */
+async function collectGarbage(inspectorUrl: string): Promise<void> {
+  const socket = new WebSocket(inspectorUrl);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  for (let id = 1; id <= 2; id++) {
+    const answered = new Promise((resolve) => socket.once('message', resolve));
+    socket.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
+    await answered;
+  }
+  socket.close();
+}
+
+/** The server's RSS once settled and collected. */
+async function rssSettled(pid: number, inspectorUrl: string): Promise<number> {
+  await settle();
+  await collectGarbage(inspectorUrl);
+  await sleep(1000);
+  return rssOf(pid);
+}
 
 /** One open stream, read by node:http (a connection of its own, ended with it, unlike an aborted fetch's). */
 interface Watcher {
@@ -118,7 +144,11 @@ async function run(database: Database): Promise<void> {
     ...(database.url ? { VIDGEN_DATABASE_URL: database.url } : {}),
   };
   const key = (await runServerCommand(['keys', 'create', '--account', 'watchers'], env)).stdout.trim();
-  const server = await spawnServer(env, ['--role', 'api'], { keepLines: false });
+  const server = await spawnServer({ ...env, NODE_OPTIONS: '--inspect=127.0.0.1:0' }, ['--role', 'api'], {
+    keepLines: false,
+  });
+  const inspectorUrl = /ws:\/\/[^\s]+/.exec(server.lines.join(''))?.[0];
+  if (!inspectorUrl) throw new Error(`no inspector address in ${server.lines.join('')}`);
   const watchers: Watcher[] = [];
   try {
     const ids: string[] = [];
@@ -137,15 +167,14 @@ async function run(database: Database): Promise<void> {
     const rounds: Array<{ before: number; after: number }> = [];
     let stats: Record<'before' | 'idle' | 'watched' | 'later', { connections: number; commits: number }> | undefined;
     for (let round = 0; round < ROUNDS; round++) {
-      await settle();
-      const before = rssOf(server.child.pid!);
+      const before = await rssSettled(server.child.pid!, inspectorUrl);
       const statsBefore = await database.stats?.();
       if (database.stats && round === 0) await sleep(WINDOW_MS);
       const statsIdle = await database.stats?.();
       watchers.push(...(await openAll(server.url, ids, key)));
-      await settle();
+      const after = await rssSettled(server.child.pid!, inspectorUrl);
       const statsWatched = await database.stats?.();
-      rounds.push({ before, after: rssOf(server.child.pid!) });
+      rounds.push({ before, after });
       if (database.stats && round === 0) await sleep(WINDOW_MS);
       const statsLater = await database.stats?.();
       if (statsBefore && statsIdle && statsWatched && statsLater && round === 0)
