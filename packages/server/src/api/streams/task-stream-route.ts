@@ -100,16 +100,17 @@ export function registerTaskStreamRoute(app: FastifyInstance, dialect: Dialect, 
 
 /** The id of the last event the client saw, from `Last-Event-ID` (a revision); undefined without one. */
 function lastEventIdOf(raw: string | string[] | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (!/^\d{1,15}$/.test(value.trim())) {
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  // An empty one is none, as EventSource has it (it sends the header only with an id).
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,15}$/.test(value)) {
     throw new InvalidRequest(
       'invalid_last_event_id',
       '`Last-Event-ID` must be the id of an event this stream sent (a whole number).',
       'Last-Event-ID',
     );
   }
-  return Number(value.trim());
+  return Number(value);
 }
 
 function streamSchema(dialect: Dialect) {
