@@ -303,3 +303,47 @@ async function startOlderServer(target: string): Promise<{ url: string; seen: st
       }),
   };
 }
+
+it('ends each stream at its time; the SDK reconnects with Last-Event-ID and misses nothing, until the key is revoked', async () => {
+  const upstream = await startSteeredUpstream();
+  const svc = await startTestService({
+    ...upstream.env,
+    VIDGEN_STREAM_HEARTBEAT_SECONDS: '0.05',
+    VIDGEN_STREAM_MAX_SECONDS: '0.3',
+  });
+  try {
+    const key = await svc.createKey('short streams');
+    const connections: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.endsWith('/events')) connections.push(url);
+      return fetch(input, init);
+    };
+    const client = new VidgenClient({ baseURL: svc.url, apiKey: key, fetch: counting });
+    const prompt = 'a render outliving its streams';
+    const { task_id } = await client.videoGenerations.create({ model: STEERED_MODELS.B, prompt });
+    const events: Streamed[] = [];
+    let ended: unknown;
+    const watched = (async () => {
+      for await (const e of client.videoGenerations.stream(task_id)) events.push(e);
+    })().catch((err) => (ended = err));
+    const job = await upstream.jobFor(prompt);
+    await until(() => events.some((e) => e.task.progress > 0));
+    const before = connections.length;
+    await until(() => connections.length >= before + 2);
+    job.steer.progress = 50;
+    await until(() => events.at(-1)!.task.progress > 40);
+    const ids = events.map((e) => Number(e.id));
+    assert.deepEqual(
+      ids,
+      [...new Set(ids)].sort((a, b) => a - b),
+      `each state once, in order, across ${connections.length} connections`,
+    );
+    await svc.revokeKeyOf(key);
+    await watched;
+    assert.equal((ended as { status?: number } | undefined)?.status, 401, String(ended));
+  } finally {
+    await svc.close();
+    await upstream.close();
+  }
+});

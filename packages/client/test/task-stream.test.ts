@@ -15,7 +15,7 @@ import { json, startScriptedServer, type Handler } from './support/scripted-serv
 describe('EventStreamParser', () => {
   const parse = (...chunks: string[]) => {
     const retries: number[] = [];
-    const parser = new EventStreamParser((ms) => retries.push(ms));
+    const parser = new EventStreamParser({ onRetry: (ms) => retries.push(ms) });
     const events = chunks.flatMap((chunk) => parser.push(chunk));
     return { events, retries };
   };
@@ -47,7 +47,10 @@ describe('EventStreamParser', () => {
   });
 
   it('dispatches nothing until the empty line, and ignores an id holding NUL', () => {
-    const parser = new EventStreamParser(undefined, '2');
+    const comments: string[] = [];
+    const parser = new EventStreamParser({ lastEventId: '2', onComment: (text) => comments.push(text) });
+    assert.deepEqual(parser.push(': ping\n\n'), []);
+    assert.deepEqual(comments, [' ping']);
     assert.deepEqual(parser.push('data: half'), []);
     assert.deepEqual(parser.push(' and the rest\nid: bad\u0000id\n'), []);
     assert.deepEqual(parser.push('\n'), [{ id: '2', event: 'message', data: 'half and the rest' }]);
@@ -108,6 +111,18 @@ describe('task streams in the SDK', async () => {
     assert.deepEqual(seen, []);
     assert.equal(server.seen[0].url, '/v1/videos/r1/events');
     assert.equal(server.seen[0].headers['last-event-id'], '9');
+  });
+
+  it('connects again after a stream that ended with only heartbeats, as often as it takes', async () => {
+    const quiet = frames(': ping\n\n');
+    reset(frames(event(1, b('queued', 0))), quiet, quiet, quiet, frames(event(2, b('SUCCESS', 100))));
+    const ids: string[] = [];
+    for await (const { id } of newClient().videoGenerations.stream('t1', { maxReconnects: 1 })) ids.push(id);
+    assert.deepEqual(ids, ['1', '2']);
+    assert.deepEqual(
+      server.seen.map((r) => r.headers['last-event-id']),
+      [undefined, '1', '1', '1', '1'],
+    );
   });
 
   it('takes a connection that goes quiet for dead and makes it again', async () => {

@@ -61,8 +61,11 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
-  /** Task streams (`<poll>/events`, docs/streams.md): the process's watchers, the bound per account, the heartbeat. */
-  streams: { watch: TaskWatch; maxPerAccount: number; heartbeatMs: number };
+  /**
+   * Task streams (`<poll>/events`, docs/streams.md): the process's watchers, the bound per account,
+   * the heartbeat, how long one stream may last.
+   */
+  streams: { watch: TaskWatch; maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
 }
 
 declare module 'fastify' {
@@ -124,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     files: deps.files,
     uploadLimitBytes: deps.uploadLimitBytes,
   });
-  const streams = new OpenStreams(deps.streams);
+  const streams = new OpenStreams({ ...deps.streams, clock: deps.clock });
   // Before the listener closes: open streams would otherwise hold the drain until their tasks end.
   app.addHook('preClose', (done) => {
     streams.closeAll();

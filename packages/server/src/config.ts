@@ -73,7 +73,7 @@ export interface Config {
   /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
   accessLog: boolean;
   /** Task streams (docs/streams.md): open streams per account in one API process, and their heartbeat. */
-  streams: { maxPerAccount: number; heartbeatMs: number };
+  streams: { maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
   /**
    * Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker
    * process.
@@ -228,6 +228,11 @@ export const ENVIRONMENT = {
     min: 0.01,
     about: 'how often an idle task event stream sends a comment line, so proxies and clients keep it open',
   },
+  VIDGEN_STREAM_MAX_SECONDS: {
+    fallback: 600,
+    min: 0.01,
+    about: 'longest life of one task event stream; then its client reconnects, its key checked again',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: {
     fallback: 'on',
@@ -327,6 +332,7 @@ export function loadConfig(env: Env): Config {
     streams: {
       maxPerAccount: Math.floor(num('VIDGEN_MAX_STREAMS_PER_ACCOUNT')),
       heartbeatMs: num('VIDGEN_STREAM_HEARTBEAT_SECONDS') * 1000,
+      maxLifetimeMs: num('VIDGEN_STREAM_MAX_SECONDS') * 1000,
     },
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),

@@ -12,7 +12,8 @@ export interface ServerSentEvent {
  * The Server-Sent Events parser of the HTML standard ("Interpreting an event stream"), fed with
  * text as it arrives: lines end with CRLF, LF or CR (a CR at the end of one chunk and an LF at the
  * start of the next are one line end), comment lines are skipped, an event is dispatched at an
- * empty line when it carries data. `retry:` is reported to `onRetry`.
+ * empty line when it carries data. `retry:` is reported to `onRetry`, comment lines (a server's
+ * heartbeat) to `onComment`.
  */
 export class EventStreamParser {
   private buffer = '';
@@ -21,12 +22,15 @@ export class EventStreamParser {
   private data: string[] = [];
   private eventType = '';
   private lastEventId: string | undefined;
+  private readonly onRetry: (ms: number) => void;
+  private readonly onComment: (text: string) => void;
 
   constructor(
-    private readonly onRetry: (ms: number) => void = () => undefined,
-    lastEventId?: string,
+    options: { onRetry?: (ms: number) => void; onComment?: (text: string) => void; lastEventId?: string } = {},
   ) {
-    this.lastEventId = lastEventId;
+    this.onRetry = options.onRetry ?? (() => undefined);
+    this.onComment = options.onComment ?? (() => undefined);
+    this.lastEventId = options.lastEventId;
   }
 
   /** The events the text completes. */
@@ -50,7 +54,7 @@ export class EventStreamParser {
 
   private line(line: string): ServerSentEvent | undefined {
     if (line === '') return this.dispatch();
-    if (line.startsWith(':')) return undefined;
+    if (line.startsWith(':')) return void this.onComment(line.slice(1));
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);

@@ -47,9 +47,14 @@ export async function* readEventStream(transport: Transport, read: EventStreamRe
   let failures = 0;
   const maxReconnects = read.maxReconnects ?? DEFAULT_MAX_RECONNECTS;
   for (;;) {
+    // An event or a heartbeat: the connection was a working stream, not one that ends at once.
     let received = false;
     try {
-      const parser = new EventStreamParser((ms) => (retryMs = ms), lastEventId);
+      const parser = new EventStreamParser({
+        onRetry: (ms) => (retryMs = ms),
+        onComment: () => (received = true),
+        lastEventId,
+      });
       for await (const event of connection(transport, read, lastEventId, parser)) {
         received = true;
         failures = 0;
@@ -57,9 +62,11 @@ export async function* readEventStream(transport: Transport, read: EventStreamRe
         yield event;
         if (read.isLast(event)) return;
       }
-      // Ended cleanly before the last event (the server stops, or let a slow reader go): connect again.
-      // An end with no event at all counts as a failure, so a server that does only that is not asked forever.
-      if (!received) failures++;
+      // Ended cleanly before the last event (a stream's time is up, the server stops, or it let a slow
+      // reader go): connect again. One that brought nothing counts as a failure, so a server that only
+      // does that is not asked forever.
+      if (received) failures = 0;
+      else failures++;
     } catch (err) {
       if (err instanceof StreamEnded) return;
       // A refusal for now (too many streams) is the caller's to weigh: polling serves meanwhile.

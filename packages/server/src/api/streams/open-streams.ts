@@ -9,6 +9,13 @@ export interface OpenStreamsOptions {
   maxPerAccount: number;
   /** How often every open stream sends its heartbeat (VIDGEN_STREAM_HEARTBEAT_SECONDS). */
   heartbeatMs: number;
+  /**
+   * How long one stream may last (VIDGEN_STREAM_MAX_SECONDS): then it is ended, at a heartbeat, and
+   * its client reconnects with `Last-Event-ID`, its key checked again (a revoked key's streams end
+   * within this) and its connection balanced anew (new API processes get their share).
+   */
+  maxLifetimeMs: number;
+  clock: () => number;
 }
 
 /**
@@ -17,7 +24,7 @@ export interface OpenStreamsOptions {
  */
 export class OpenStreams {
   private readonly perAccount = new Map<string, number>();
-  private readonly streams = new Map<EventStream, () => void>();
+  private readonly streams = new Map<EventStream, { finish: () => void; endsAt: number }>();
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
 
@@ -57,7 +64,7 @@ export class OpenStreams {
       stream.end();
       ended();
     };
-    this.streams.set(stream, finish);
+    this.streams.set(stream, { finish, endsAt: this.options.clock() + this.options.maxLifetimeMs });
     stream.body.once('close', finish);
     this.timer ??= setInterval(() => this.beat(), this.options.heartbeatMs).unref();
     return finish;
@@ -66,11 +73,15 @@ export class OpenStreams {
   /** Ends every stream (their clients reconnect elsewhere with `Last-Event-ID`) and admits no more. */
   closeAll(): void {
     this.closing = true;
-    for (const finish of [...this.streams.values()]) finish();
+    for (const { finish } of [...this.streams.values()]) finish();
   }
 
   private beat(): void {
-    for (const stream of this.streams.keys()) stream.ping();
+    const now = this.options.clock();
+    for (const [stream, { finish, endsAt }] of [...this.streams]) {
+      if (now >= endsAt) finish();
+      else stream.ping();
+    }
   }
 
   private stopHeartbeat(): void {
