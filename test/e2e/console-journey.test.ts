@@ -56,7 +56,11 @@ describe('web console journey', { skip }, () => {
       );
   });
 
-  it('submits text-to-video (family B) and image-to-video with an uploaded first frame (family A)', async () => {
+  it('submits text-to-video (family B) and image-to-video with an uploaded first frame (family A), following both live', async () => {
+    const requests: string[] = [];
+    const record = (request: { url(): string }) =>
+      requests.push(new URL(request.url()).pathname + new URL(request.url()).search);
+    page.on('request', record);
     await page.getByLabel('Model', { exact: true }).selectOption('video-v1-5s');
     await page.getByLabel('Prompt').fill('sunset over the ocean, pan left');
     await page.getByLabel('Aspect ratio').selectOption('16:9');
@@ -94,6 +98,14 @@ describe('web console journey', { skip }, () => {
       timingsSeenLive.set((await task.getAttribute('data-task-id'))!, (await timing.textContent())!);
     }
     assert.equal(timingsSeenLive.size, 2);
+    page.off('request', record);
+    // Both tasks came live through their event streams (docs/streams.md), with no poll of either.
+    const idA = await taskA.getAttribute('data-task-id');
+    const idB = await taskB.getAttribute('data-task-id');
+    for (const path of [`/v1/videos/${idA}`, `/v1/video/generations/${idB}`]) {
+      assert.ok(requests.includes(`${path}/events`), `${path}/events in ${requests.join(' ')}`);
+      assert.ok(!requests.some((r) => r.startsWith(`${path}?`) || r === path), `no poll of ${path}`);
+    }
   });
 
   it('keeps the list and each task’s family across a reload, and plays both results with seeking', async () => {

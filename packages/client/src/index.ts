@@ -35,6 +35,9 @@ export { canonicalJson, requestFingerprint, newIdempotencyKey } from './core/fin
 export { isRetryable, wasUndelivered, type FetchLike } from './core/transport.ts';
 export { viewOf, taskIdOf, FAMILY_PATHS, type TaskView, type TaskPhase } from './wait/task-view.ts';
 export { DEFAULT_MAX_WAIT_MS, LONG_POLL_HEADER, type WaitOptions, type PollPlan } from './wait/wait-for.ts';
+export { taskStreamPath, type TaskStreamEvent, type TaskStreamOptions } from './wait/task-stream.ts';
+export { StreamNotOfferedError, type EventStreamOptions, type ServerSentEvent } from './core/event-stream.ts';
+export { EventStreamParser } from './core/event-stream-parser.ts';
 export { findByIdempotencyKey, type Lookup } from './submit/find-by-idempotency-key.ts';
 export {
   needsResume,

@@ -3,6 +3,8 @@ import { DEFAULT_BACKOFF, type BackoffOptions } from './core/backoff.ts';
 import { submitTask, type SubmitContext, type SubmitRequest } from './submit/submit-task.ts';
 import { waitFor, type WaitOptions } from './wait/wait-for.ts';
 import { taskPath } from './wait/task-view.ts';
+import { streamTask, type TaskStreamEvent, type TaskStreamOptions } from './wait/task-stream.ts';
+import { readEventStream, type EventStreamOptions, type ServerSentEvent } from './core/event-stream.ts';
 import type { JournalEntry, TaskJournal } from './journal/task-journal.ts';
 import { accountOf, inScope, type JournalScope } from './journal/journal-scope.ts';
 import { resumeJournal, type ResumeOptions, type ResumeResult } from './journal/resume-journal.ts';
@@ -52,8 +54,11 @@ export class VidgenClient implements ClientCore {
   readonly account: Account;
   readonly content: Content;
   readonly pollIntervals: Record<Family, number>;
-  /** What this client learned: once the server replays a create, retries with the same key are known safe. */
-  readonly server = { idempotency: false };
+  /**
+   * What this client learned: once the server replays a create, retries with the same key are
+   * known safe; once it shows it has no task streams, waits poll without trying one first.
+   */
+  readonly server: { idempotency: boolean; streams?: boolean } = { idempotency: false };
   private scope: Promise<JournalScope> | undefined;
 
   constructor(options: ClientOptions = {}) {
@@ -104,6 +109,31 @@ export class VidgenClient implements ClientCore {
     return waitFor(this.waitContext(), id, opts);
   }
 
+  /**
+   * A task's states as they happen, from its event stream (docs/streams.md), ending after the
+   * final one; StreamNotOfferedError where the server has no streams.
+   */
+  streamTask<F extends Family>(
+    family: F,
+    id: string,
+    opts?: TaskStreamOptions,
+  ): AsyncGenerator<TaskStreamEvent<TaskObject<F>>> {
+    return streamTask(this.transport, family, id, opts);
+  }
+
+  /**
+   * The events of any `text/event-stream` route of this server (`path` under the base URL, such
+   * as the OpenAI dialect's `/v1/videos/video_…/events`), reconnecting with `Last-Event-ID`;
+   * `isLast` says which event ends it (by default the stream ends when the server says nothing
+   * more will come).
+   */
+  streamEvents(
+    path: string,
+    opts: EventStreamOptions & { isLast?: (event: ServerSentEvent) => boolean } = {},
+  ): AsyncGenerator<ServerSentEvent> {
+    return readEventStream(this.transport, { ...opts, path, isLast: opts.isLast ?? (() => false) });
+  }
+
   /** One poll of a task of either family. */
   async retrieveTask<F extends Family>(family: F, id: string, opts: RequestOptions = {}): Promise<TaskObject<F>> {
     return (await this.transport.request<TaskObject<F>>({ method: 'GET', path: taskPath(family, id), ...opts })).data;
@@ -138,6 +168,7 @@ export class VidgenClient implements ClientCore {
       journal: this.journal,
       journalEntries: () => this.journalEntries(),
       now: Date.now,
+      server: this.server,
     };
   }
 }

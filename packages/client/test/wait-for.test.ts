@@ -17,6 +17,8 @@ describe('waitFor', async () => {
   const server = await startScriptedServer(json(200, {}));
   after(() => server.close());
   const client = new VidgenClient({ baseURL: server.url, apiKey: 'k', backoff: { initialDelayMs: 5, maxDelayMs: 10 } });
+  // These cases are about polling: the client knows this server has no task streams (task-stream.test.ts has those).
+  client.server.streams = false;
   const a = (status: string, extra: object = {}) =>
     json(
       status === 'pending' ? 202 : 200,

@@ -31,6 +31,9 @@ import type { ChannelAdmin } from './api/admin/channel-routes.ts';
 import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
 import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
+import type { TaskWatch } from './engine/task-watch.ts';
+import { OpenStreams } from './api/streams/open-streams.ts';
+import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -65,6 +68,11 @@ export interface AppDeps {
   relayChannels?: ChannelAdmin;
   /** A server span per request when on (docs/observability.md); absent or off, no hook is added. */
   tracing?: Tracing;
+  /**
+   * Task streams (`<poll>/events`, docs/streams.md): the process's watchers, the bound per account,
+   * the heartbeat, how long one stream may last.
+   */
+  streams: { watch: TaskWatch; maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
 }
 
 declare module 'fastify' {
@@ -97,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // First, so every later hook (the key check, edge guards) runs inside the request's span.
   spans?.install(app);
   installEdgeGuards(app);
+  endUnusedConnectionsOnClose(app);
 
   const authenticate = createAuthenticator(deps.accounts, deps.clock);
   app.decorateRequest('caller', null);
@@ -128,8 +137,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     files: deps.files,
     uploadLimitBytes: deps.uploadLimitBytes,
   });
+  const streams = new OpenStreams({ ...deps.streams, clock: deps.clock });
+  // Before the listener closes: open streams would otherwise hold the drain until their tasks end.
+  app.addHook('preClose', (done) => {
+    streams.closeAll();
+    done();
+  });
   for (const dialect of deps.dialects)
-    registerTaskRoutes(app, dialect, { tasks: deps.tasks, links, clock: deps.clock });
+    registerTaskRoutes(app, dialect, {
+      tasks: deps.tasks,
+      links,
+      clock: deps.clock,
+      watch: deps.streams.watch,
+      streams,
+    });
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
   // scope (to delete temporary uploads), which would otherwise cost every poll a little.
   await app.register(async (uploads) => {

@@ -73,6 +73,8 @@ export interface Config {
   logLevel: string;
   /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
   accessLog: boolean;
+  /** Task streams (docs/streams.md): open streams per account in one API process, and their heartbeat. */
+  streams: { maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
   /**
    * Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker
    * process.
@@ -232,6 +234,21 @@ export const ENVIRONMENT = {
     fallback: false,
     about: '1: the operator webhook may be on loopback/private networks (account endpoints stay public-only)',
   },
+  VIDGEN_MAX_STREAMS_PER_ACCOUNT: {
+    fallback: 50,
+    min: 1,
+    about: 'task event streams one account may hold open on one API process; over it, 429 (docs/streams.md)',
+  },
+  VIDGEN_STREAM_HEARTBEAT_SECONDS: {
+    fallback: 15,
+    min: 0.01,
+    about: 'how often an idle task event stream sends a comment line, so proxies and clients keep it open',
+  },
+  VIDGEN_STREAM_MAX_SECONDS: {
+    fallback: 600,
+    min: 0.01,
+    about: 'longest life of one task event stream; then its client reconnects, its key checked again',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: {
     fallback: 'on',
@@ -338,6 +355,11 @@ export function loadConfig(env: Env): Config {
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS') * 1_000_000,
     logLevel: text('VIDGEN_LOG_LEVEL'),
     accessLog: !['0', 'false', 'off'].includes(text('VIDGEN_ACCESS_LOG')),
+    streams: {
+      maxPerAccount: Math.floor(num('VIDGEN_MAX_STREAMS_PER_ACCOUNT')),
+      heartbeatMs: num('VIDGEN_STREAM_HEARTBEAT_SECONDS') * 1000,
+      maxLifetimeMs: num('VIDGEN_STREAM_MAX_SECONDS') * 1000,
+    },
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),
       retryCapMs: num('VIDGEN_WEBHOOK_RETRY_CAP_MS'),

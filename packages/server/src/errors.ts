@@ -94,6 +94,8 @@ export const API_ERROR_CODES = [
   'key_quota_exceeded',
   'content_policy_violation',
   'spend_cap_exceeded',
+  'too_many_streams',
+  'invalid_last_event_id',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -219,7 +221,11 @@ export class InsufficientCredits extends ApiError {
 
 /** A limit refused the request for now; `Retry-After` says when it will be accepted (or worth retrying). */
 export class TooManyRequests extends ApiError {
-  constructor(code: 'rate_limit_exceeded' | 'too_many_tasks', message: string, retryAfterSeconds: number) {
+  constructor(
+    code: 'rate_limit_exceeded' | 'too_many_tasks' | 'too_many_streams',
+    message: string,
+    retryAfterSeconds: number,
+  ) {
     super(429, 'rate_limit_error', code, message);
     this.retryAfterSeconds = retryAfterSeconds;
   }

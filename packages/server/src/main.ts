@@ -23,6 +23,7 @@ import { FileService } from './engine/file-service.ts';
 import { ImageInputs } from './engine/inputs/image-inputs.ts';
 import { VideoInputs } from './engine/inputs/video-inputs.ts';
 import { TaskService } from './engine/task-service.ts';
+import { TaskWatch } from './engine/task-watch.ts';
 import { registerRelayChannelMetrics } from './generators/relay/relay-channel-metrics.ts';
 import { resolveFfmpegBinaries } from './media/ffmpeg-binaries.ts';
 import { normalizeImage, sniffImageType } from './media/image-input.ts';
@@ -53,6 +54,13 @@ export interface RunningService {
   /** Stops accepting requests, lets running tasks finish for up to `graceMs`, hands back the rest. */
   close(graceMs?: number): Promise<void>;
 }
+
+/**
+ * How often task streams re-read the revisions of what they watch (engine/task-watch.ts): where
+ * hints cross processes (PostgreSQL) only to catch what no hint announced; elsewhere it is also
+ * how an API process sees a worker process's changes, as often as a long-poll looks.
+ */
+const STREAM_RECHECK_MS = { hinted: 10_000, unhinted: 1_000 };
 
 /** The API dialects `npm start` serves. A test may add one: a dialect is one descriptor. */
 export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB, openAiVideos];
@@ -165,6 +173,12 @@ export async function startService(
     contentCheck: config.guardrailsFile ? await loadGuardrails(config.guardrailsFile, config.secretsEnv) : undefined,
     tracing,
   });
+  const watch = new TaskWatch({
+    tasks: stores.tasks,
+    events,
+    recheckMs: stores.wakeupsCrossProcesses ? STREAM_RECHECK_MS.hinted : STREAM_RECHECK_MS.unhinted,
+    onReadError: (err) => logger.warn({ err }, 'a watched task could not be read; the next wake-up reads it again'),
+  });
   const fileService = new FileService({
     files: stores.files,
     blobs,
@@ -205,6 +219,7 @@ export async function startService(
     catalog,
     backends,
     taskService,
+    watch,
     fileService,
     dialects,
     signer,
@@ -223,6 +238,7 @@ export async function startService(
     await Promise.all(sides.map((side) => side.drain(0)));
     for (const side of sides.reverse()) await side.stop();
     await app.close();
+    watch.close();
     await stores.close();
     await tracing.shutdown();
     throw listenError(err, config);
@@ -253,6 +269,7 @@ export async function startService(
     bootstrapKey,
     async close(graceMs = 0) {
       await app.close();
+      watch.close();
       await Promise.all(sides.map((side) => side.drain(graceMs)));
       for (const side of sides.reverse()) await side.stop();
       if (s3) s3.destroy();

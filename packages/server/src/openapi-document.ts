@@ -47,6 +47,7 @@ export function documentApp(opts: DocumentOptions): Promise<FastifyInstance> {
     uploadLimitBytes: 1,
     signedUrlTtlSeconds: 1,
     clock: () => 0,
+    streams: { watch: inert('watch'), maxPerAccount: 1, heartbeatMs: 1, maxLifetimeMs: 1 },
   } satisfies AppDeps);
 }
 

@@ -43,11 +43,16 @@ const HOSTILE_IDS = [
   `file_${'y'.repeat(200)}`,
 ];
 
+/** `Last-Event-ID`s no stream sent: a task stream's ids are whole numbers (docs/streams.md). */
+const LAST_EVENT_IDS = ['-1', '1e5', '0x10', '1.5', '9'.repeat(40), 'x', '', ' ', '1,2', '%00'];
+
 const ID_ROUTES: Array<[string, string]> = [
   ['GET', '/v1/videos/{id}'],
   ['POST', '/v1/videos/{id}/cancel'],
   ['GET', '/v1/video/generations/{id}'],
   ['POST', '/v1/video/generations/{id}/cancel'],
+  ['GET', '/v1/videos/{id}/events'],
+  ['GET', '/v1/video/generations/{id}/events'],
   ['GET', '/v1/videos/{id}/content'],
   ['HEAD', '/v1/videos/{id}/content'],
   ['GET', '/v1/files/{id}'],
@@ -269,6 +274,13 @@ export function hostileCases(png: Buffer): HostileCase[] {
   }
   for (const poll of ['/v1/videos/unknown', '/v1/video/generations/unknown']) {
     for (const q of POLL_QUERIES) cases.push({ name: `poll ${poll}?${q}`, method: 'GET', path: `${poll}?${q}` });
+    for (const id of LAST_EVENT_IDS)
+      cases.push({
+        name: `stream ${poll} Last-Event-ID ${id.slice(0, 20)}`,
+        method: 'GET',
+        path: `${poll}/events`,
+        headers: { 'last-event-id': id },
+      });
   }
   for (const q of CONTENT_QUERIES) {
     for (const id of ['unknown', '%00'])

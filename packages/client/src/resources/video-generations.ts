@@ -1,6 +1,7 @@
 import { Page } from '../core/page.ts';
 import { FAMILY_PATHS, taskPath } from '../wait/task-view.ts';
 import type { WaitOptions } from '../wait/wait-for.ts';
+import { streamTask, type TaskStreamEvent, type TaskStreamOptions } from '../wait/task-stream.ts';
 import type {
   CreateOptions,
   FamilyBCreateBody,
@@ -68,7 +69,18 @@ export class VideoGenerations {
     return new Page(data, (after) => this.list({ ...params, after }, opts));
   }
 
-  /** Polls until SUCCESS (resolves) or FAILURE (TaskFailedError); an expired SUCCESS raises ResultExpiredError. */
+  /**
+   * The task's states as they happen, from its event stream, ending after the final one; reconnects
+   * with the last id. StreamNotOfferedError where the server has no streams (docs/streams.md).
+   */
+  stream(id: string, opts?: TaskStreamOptions): AsyncGenerator<TaskStreamEvent<FamilyBTaskObject>> {
+    return streamTask(this.core.transport, 'B', id, opts);
+  }
+
+  /**
+   * Follows the task to its end, by its event stream where the server has one, else by polling:
+   * resolves at SUCCESS, throws TaskFailedError at FAILURE; an expired SUCCESS raises ResultExpiredError.
+   */
   wait(id: string, opts: Omit<WaitOptions<'B'>, 'family'> = {}): Promise<FamilyBTaskObject> {
     return this.core.waitFor(id, { ...opts, family: 'B' });
   }

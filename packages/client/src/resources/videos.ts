@@ -1,6 +1,7 @@
 import { Page } from '../core/page.ts';
 import { FAMILY_PATHS, taskPath } from '../wait/task-view.ts';
 import type { WaitOptions } from '../wait/wait-for.ts';
+import { streamTask, type TaskStreamEvent, type TaskStreamOptions } from '../wait/task-stream.ts';
 import type {
   CreateOptions,
   FamilyACreateBody,
@@ -74,7 +75,19 @@ export class Videos {
     return new Page(data, (after) => this.list({ ...params, after }, opts));
   }
 
-  /** Polls until done (resolves), failed (TaskFailedError) or expired (ResultExpiredError). */
+  /**
+   * The task's states as they happen (`for await (const { id, task } of client.videos.stream(requestId))`),
+   * from its event stream, ending after the final one; reconnects with the last id, so nothing comes
+   * twice. StreamNotOfferedError where the server has no streams (docs/streams.md).
+   */
+  stream(id: string, opts?: TaskStreamOptions): AsyncGenerator<TaskStreamEvent<FamilyATask>> {
+    return streamTask(this.core.transport, 'A', id, opts);
+  }
+
+  /**
+   * Follows the task to its end, by its event stream where the server has one, else by polling:
+   * resolves when done, throws TaskFailedError when failed, ResultExpiredError when expired.
+   */
   wait(id: string, opts: Omit<WaitOptions<'A'>, 'family'> = {}): Promise<FamilyATask> {
     return this.core.waitFor(id, { ...opts, family: 'A' });
   }

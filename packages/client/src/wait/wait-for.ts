@@ -1,11 +1,13 @@
 import type { Transport } from '../core/transport.ts';
 import { isRetryable } from '../core/transport.ts';
 import { backoffDelay, parseRetryAfter, sleep } from '../core/backoff.ts';
-import { APIError } from '../errors.ts';
+import { APIError, APIUserAbortError } from '../errors.ts';
+import { StreamNotOfferedError } from '../core/event-stream.ts';
 import { ResultExpiredError, TaskFailedError, WaitTimeoutError } from '../task-errors.ts';
 import type { JournalEntry, JournalState, TaskJournal } from '../journal/task-journal.ts';
 import type { Family, TaskObject } from '../types.ts';
 import { taskPath, viewOf, type TaskPhase, type TaskView } from './task-view.ts';
+import { streamTask } from './task-stream.ts';
 
 export interface WaitOptions<F extends Family = Family> {
   family: F;
@@ -15,6 +17,11 @@ export interface WaitOptions<F extends Family = Family> {
   intervalMs?: number;
   /** Ask the server to hold each poll up to this many seconds (`?wait=`, at most 60; 0 = never). Default 30. */
   longPollSeconds?: number;
+  /**
+   * Follow the task's event stream where the server offers one (docs/streams.md), polling only
+   * when it does not or the stream fails. Default true.
+   */
+  stream?: boolean;
   /** Called with every answer; `poll` says how the next poll goes (for a countdown or a "live" mark). */
   onProgress?: (view: TaskView, task: TaskObject<F>, poll: PollPlan) => void;
   signal?: AbortSignal;
@@ -28,6 +35,8 @@ export interface WaitContext {
   intervals: Record<Family, number>;
   journal?: TaskJournal;
   now: () => number;
+  /** What the client learned: `streams: false` once the server showed it has no task streams (polls go first then). */
+  server?: { streams?: boolean };
 }
 
 /** How the wait goes on after an answer. */
@@ -39,6 +48,8 @@ export interface PollPlan {
   longPoll: boolean;
   /** Milliseconds until the next poll is sent (0 once the task has ended). */
   nextPollInMs: number;
+  /** The answer came by the task's event stream: the next one comes when the task changes, with no poll. */
+  stream?: boolean;
 }
 
 export const DEFAULT_MAX_WAIT_MS = 20 * 60_000;
@@ -69,6 +80,10 @@ export async function waitFor<F extends Family>(
   const deadline = started + (opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const longPoll = Math.min(60, Math.max(0, Math.floor(opts.longPollSeconds ?? 30)));
   const journal = await JournalTracker.find(ctx, id);
+  if (opts.stream !== false && ctx.server?.streams !== false) {
+    const streamed = await followStream(ctx, id, opts, { started, deadline }, journal);
+    if (streamed) return finish(id, streamed.view, streamed.task);
+  }
   const pacer = new PollPacer(opts.intervalMs ?? ctx.intervals[opts.family], opts.intervalMs !== undefined);
   let failures = 0;
   let last: TaskView | undefined;
@@ -143,6 +158,51 @@ class PollPacer {
     // An interval the caller chose wins over the server's hint; otherwise the hint, then the family's default.
     const interval = this.explicit ? this.intervalMs : (hintMs ?? this.intervalMs);
     return { longPoll: false, nextPollInMs: Math.max(0, interval - elapsedMs) };
+  }
+}
+
+/**
+ * Follows the task's event stream to its final state (undefined: polling takes over). Streams are
+ * a faster road to the same answers, never the authority: whatever makes one fail (no such route,
+ * the account's bound, a server that keeps dropping it) hands the wait to polling, which meets the
+ * errors that matter (an unknown task, a revoked key) and deals with them as it always did.
+ */
+async function followStream<F extends Family>(
+  ctx: WaitContext,
+  id: string,
+  opts: WaitOptions<F>,
+  { started, deadline }: { started: number; deadline: number },
+  journal: JournalTracker | undefined,
+): Promise<{ view: TaskView; task: TaskObject<F> } | undefined> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort();
+    },
+    Math.max(0, deadline - ctx.now()),
+  );
+  let last: TaskView | undefined;
+  try {
+    for await (const { task } of streamTask(ctx.transport, opts.family, id, { signal: controller.signal })) {
+      last = viewOf(opts.family, task);
+      opts.onProgress?.(last, task, { longPoll: true, nextPollInMs: 0, stream: true });
+      await journal?.track(last);
+      if (last.phase !== 'pending') return { view: last, task };
+    }
+    return undefined;
+  } catch (err) {
+    if (timedOut) throw new WaitTimeoutError(id, opts.family, last?.status, ctx.now() - started);
+    if (err instanceof APIUserAbortError || opts.signal?.aborted) throw err;
+    if (err instanceof StreamNotOfferedError && ctx.server) ctx.server.streams = false;
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
   }
 }
 

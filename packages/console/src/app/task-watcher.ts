@@ -10,9 +10,10 @@ import {
 import type { TaskItem, WireTask } from './task-item.ts';
 
 /**
- * A browser keeps about six connections per origin, and a long-poll holds one for up to
- * LONG_POLL_SECONDS; two held polls leave room for submits, uploads and video streams.
- * Further tasks are polled at the server's Retry-After (A 4 s, B 15 s) until a slot frees.
+ * A browser keeps about six connections per origin, and a task's event stream holds one until the
+ * task ends (a long-poll, where the server has no streams, for up to LONG_POLL_SECONDS); two held
+ * connections leave room for submits, uploads and video streams. Further tasks are polled at the
+ * server's Retry-After (A 4 s, B 15 s) until a slot frees.
  */
 const MAX_HELD_POLLS = 2;
 const LONG_POLL_SECONDS = 25;
@@ -33,7 +34,11 @@ interface Watch {
   held: boolean;
 }
 
-/** Polls every unfinished task, and only those, through the SDK's waitFor (long-poll aware, backs off on errors). */
+/**
+ * Follows every unfinished task, and only those, through the SDK's waitFor: live by the task's
+ * event stream (docs/streams.md) for the first ones, long-polling where the server has no streams,
+ * at intervals for the rest; backs off on errors.
+ */
 export class TaskWatcher {
   private readonly watches = new Map<string, Watch>();
   private stopped = false;
@@ -70,9 +75,11 @@ export class TaskWatcher {
 
   private async run({ item, abort, held }: Watch): Promise<void> {
     try {
-      // onProgress also sees the final answer (done, failed or expired) before waitFor returns or throws.
+      // onProgress sees each state as the stream brings it, and the final answer (done, failed or
+      // expired) before waitFor returns or throws.
       await this.client.waitFor(item.id, {
         family: item.family,
+        stream: held,
         longPollSeconds: held ? LONG_POLL_SECONDS : 0,
         maxWaitMs: MAX_WAIT_MS,
         signal: abort.signal,

@@ -8,6 +8,9 @@ import { signedContentUrl, type LinkOptions } from './links.ts';
 import { clientGone, listQueryOf, waitMsOf } from './request-options.ts';
 import { NotFound } from '../errors.ts';
 import { described, errorResponses, idParams } from './route-schemas.ts';
+import type { TaskWatch } from '../engine/task-watch.ts';
+import type { OpenStreams } from './streams/open-streams.ts';
+import { registerTaskStreamRoute } from './streams/task-stream-route.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,6 +23,9 @@ export interface TaskRouteDeps {
   tasks: TaskService;
   links: LinkOptions;
   clock: () => number;
+  /** The watchers of task streams, and the streams this process serves (docs/streams.md). */
+  watch: TaskWatch;
+  streams: OpenStreams;
 }
 
 /** An answer already serialized: sent as it is (Fastify serializes only what is not a string). */
@@ -31,7 +37,7 @@ function serialized(reply: FastifyReply, json: string): string {
 type IdParams = { Params: Record<string, string>; Querystring: Record<string, string | undefined> };
 
 /**
- * Submit, poll, list and cancel for one dialect. Everything dialect-specific comes from the
+ * Poll, task stream, list and cancel for one dialect. Everything dialect-specific comes from the
  * descriptor; everything that is a rule of the service lives in the task service.
  */
 export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps: TaskRouteDeps): void {
@@ -89,6 +95,15 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
       );
       return answerPoll(request, reply, task, await deps.tasks.queuePosition(task));
     })();
+  });
+
+  registerTaskStreamRoute(app, dialect, {
+    tasks: deps.tasks,
+    watch: deps.watch,
+    streams: deps.streams,
+    context,
+    taskIdOf: (wireId) => wireTaskId(dialect, wireId),
+    owned: (task, wireId) => ownedTask(dialect, task, wireId),
   });
 
   app.post<IdParams>(dialect.paths.cancel, { schema: schemas.cancel, config, constraints }, async (request) => {

@@ -9,6 +9,7 @@ import { BillingService } from '../billing/billing-service.ts';
 import { namesOf, type ModelCatalog } from '../catalog/model-catalog.ts';
 import type { FileService } from '../engine/file-service.ts';
 import type { TaskService } from '../engine/task-service.ts';
+import type { TaskWatch } from '../engine/task-watch.ts';
 import { probeWritable } from '../engine/storage-probe.ts';
 import { createKeyFor } from '../security/create-key.ts';
 import type { UrlSigner } from '../security/url-signer.ts';
@@ -27,6 +28,8 @@ export interface ServiceAppDeps {
   catalog: ModelCatalog;
   backends: Backends;
   taskService: TaskService;
+  /** The watchers of this process's task streams. */
+  watch: TaskWatch;
   fileService: FileService;
   dialects: readonly Dialect[];
   signer: UrlSigner;
@@ -92,6 +95,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     trustProxy: config.trustProxy,
     signedUrlTtlSeconds: config.signedUrlTtlSeconds,
     tracing: deps.tracing,
+    streams: { watch: deps.watch, ...config.streams },
   });
 }
 

@@ -22,6 +22,11 @@ export interface SqlStores {
   eventLog: SqlEventLog;
   /** Relay channels' breakers, limits and overrides, shared by every process (migration 0030). */
   channelHealth: SqlChannelHealth;
+  /**
+   * Wake-up hints reach the other processes on this database (PostgreSQL); without them a process
+   * learns of another's changes only by reading the tasks table again.
+   */
+  wakeupsCrossProcesses: boolean;
   /** One round trip, for readiness checks. */
   ping(): Promise<void>;
   /** Stops the wake-up bridge, then closes the database. */
@@ -61,6 +66,7 @@ export async function openSqlStores(
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),
     channelHealth: new SqlChannelHealth(database.db),
+    wakeupsCrossProcesses: bridge.crossesProcesses,
     ping: database.ping,
     async close() {
       await bridge.close();

@@ -24,7 +24,8 @@ export class TaskEvents {
   /** A task was canceled: a worker of this process running it stops at once. */
   taskCanceled(taskId: string, remote = false): void {
     this.emitter.emit('canceled', taskId, remote);
-    this.taskChanged(taskId);
+    // Flagged as carried already: other processes learn of the change from the cancel's own hint.
+    this.taskChanged(taskId, true);
   }
 
   onCanceled(listener: (taskId: string, remote: boolean) => void): () => void {
@@ -32,9 +33,19 @@ export class TaskEvents {
     return () => this.emitter.off('canceled', listener);
   }
 
-  /** A task's state or progress changed (in this process). */
-  taskChanged(taskId: string): void {
+  /**
+   * A task's state or progress changed: here, or (`remote`) in another process, as a hint that
+   * came through the database (or one that reaches other processes by a hint of its own, a cancel's).
+   */
+  taskChanged(taskId: string, remote = false): void {
     this.emitter.emit(`changed:${taskId}`);
+    this.emitter.emit('changed', taskId, remote);
+  }
+
+  /** Every task's changes (one listener for all: the wake-up bridge, the stream watchers). */
+  onChanged(listener: (taskId: string, remote: boolean) => void): () => void {
+    this.emitter.on('changed', listener);
+    return () => this.emitter.off('changed', listener);
   }
 
   /** Resolves on the next change of the task, after `timeoutMs`, or when `signal` aborts. */

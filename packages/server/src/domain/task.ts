@@ -119,6 +119,12 @@ export interface Task {
   expiresAt: number | null;
   /** The Idempotency-Key the task was created with, if any. */
   idempotencyKey: string | null;
+  /**
+   * Raised by one with every change of `status` or `progress`, by whichever process makes it: a
+   * point in the task's life that any process can compare, whatever its clock (the event ids of
+   * docs/streams.md).
+   */
+  revision: number;
   /** Set once the task's price is settled (or 0 when it ended without a result); null before. */
   usage?: TaskUsage | null;
 }

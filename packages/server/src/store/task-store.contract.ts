@@ -304,6 +304,69 @@ export function taskStoreContract(open: () => Promise<TaskStoreFixture>) {
       assert.equal((await fx.tasks.get(task.id))?.error, null);
     });
 
+    it('raises the revision with every change of status or progress, and with nothing else', async () => {
+      const result = { blobKey: 'k', bytes: 1, etag: '"e"' };
+      const task = await fx.tasks.insert(newTask('b3'));
+      const revisionNow = async () => (await fx.tasks.get(task.id))!.revision;
+      const steps: Array<[string, number]> = [['inserted', await revisionNow()]];
+      const step = async (what: string) => steps.push([what, await revisionNow()]);
+      const first = (await claim('b3'))!;
+      await step('claimed');
+      assert.ok(await fx.tasks.reportProgress(first.lease, 40));
+      await step('progress');
+      assert.ok(await fx.tasks.renew(first.lease, lease, clock));
+      assert.ok(await fx.tasks.saveBackendState(first.lease, { upstream: 'u' }));
+      assert.equal(await revisionNow(), steps.at(-1)![1], 'a renewal or a checkpoint is no change of state');
+      assert.ok(await fx.tasks.release(first.lease, clock));
+      await step('released');
+      const second = (await claim('b3'))!;
+      await step('claimed again');
+      assert.ok(await fx.tasks.retry(second.lease, { code: 'backend_down', message: 'm' }, clock));
+      await step('retried');
+      await claim('b3');
+      await step('claimed after the retry');
+      clock += lease + 1;
+      await fx.tasks.reclaimExpired(clock, 5);
+      await step('reclaimed');
+      const last = (await claim('b3'))!;
+      await step('claimed a third time');
+      assert.ok(await fx.tasks.complete(last.lease, result, clock, clock + 10));
+      await step('completed');
+      clock += 10;
+      await fx.tasks.expireDue(clock, 100);
+      await step('expired');
+      assert.deepEqual(
+        steps.map(([what, revision]) => [what, revision - steps[0][1]]),
+        steps.map(([what], i) => [what, i]),
+        'each change raised the revision by exactly one',
+      );
+
+      const canceled = await fx.tasks.insert(newTask('b3'));
+      const failed = await fx.tasks.insert(newTask('b3'));
+      const lost = await fx.tasks.insert(newTask('b3'));
+      const zero = canceled.revision;
+      assert.equal((await fx.tasks.cancel(canceled.id, clock))?.revision, zero + 1);
+      const running = (await claim('b3'))!;
+      assert.equal(running.task.id, failed.id);
+      assert.ok(await fx.tasks.fail(running.lease, { code: 'x', message: 'y' }, clock));
+      await claim('b3');
+      clock += lease + 1;
+      await fx.tasks.reclaimExpired(clock, 1);
+      const revisions = await fx.tasks.revisions([canceled.id, failed.id, lost.id, task.id, 'missing']);
+      assert.deepEqual(
+        [...revisions.entries()].sort(),
+        [
+          [canceled.id, zero + 1],
+          [failed.id, zero + 2],
+          [lost.id, zero + 2],
+          [task.id, steps.at(-1)![1]],
+        ].sort(),
+        'revisions read many tasks at once, and leave out ids that name none',
+      );
+      assert.equal((await fx.tasks.get(lost.id))?.status, 'failed');
+      assert.deepEqual(await fx.tasks.revisions([]), new Map());
+    });
+
     it('expires each due result exactly once, even with concurrent sweepers', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) {

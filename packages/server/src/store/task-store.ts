@@ -103,6 +103,11 @@ export interface TaskStore {
   /** Writes a queued task; with an idempotency key, binds the key to it in the same transaction. */
   insert(task: NewTask): Promise<Task>;
   get(id: string): Promise<Task | undefined>;
+  /**
+   * The revision (Task.revision) of each of these tasks that exists, in one read: how a process
+   * watching many tasks finds the few that changed without reading each.
+   */
+  revisions(ids: readonly string[]): Promise<Map<string, number>>;
   list(query: TaskQuery): Promise<Task[]>;
   /**
    * Reserves an idempotency key for a request about to create a task. A reservation older than

@@ -25,6 +25,7 @@ function task(id: string, status: TaskStatus, expiresAt: number | null = null, a
     finishedAt: null,
     expiresAt,
     idempotencyKey: null,
+    revision: 0,
   } as Task;
 }
 

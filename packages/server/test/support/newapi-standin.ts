@@ -33,6 +33,8 @@ export interface NewApiTask {
   failReason?: string;
   file: Promise<string>;
   resultUrl?: string;
+  /** With `steered`: the progress the provider reports, and whether the test let the render finish. */
+  steer: { progress: number; done: boolean };
 }
 
 export interface NewApiStandinOptions {
@@ -44,6 +46,11 @@ export interface NewApiStandinOptions {
   proxyCutBytes?: number;
   /** Listen here (a gateway coming back after an outage keeps its address); any free port by default. */
   port?: number;
+  /**
+   * The test moves each task: it stays IN_PROGRESS at `steer.progress` until `steer.done`, instead
+   * of following its poll count (a render whose every step a test can see, docs/streams.md's tests).
+   */
+  steered?: boolean;
 }
 
 export class NewApiStandin extends LoopbackStandin {
@@ -134,6 +141,7 @@ export class NewApiStandin extends LoopbackStandin {
       polls: 0,
       ready: false,
       file: this.media.render(width, height, seconds),
+      steer: { progress: 0, done: false },
     };
     void task.file.then(() => (task.ready = true));
     if (this.failNext.count > 0) {
@@ -155,7 +163,10 @@ export class NewApiStandin extends LoopbackStandin {
   private async fetchTask(res: http.ServerResponse, id: string): Promise<void> {
     const task = this.tasks.find((t) => t.taskId === id);
     if (!task) return send(res, 400, taskError('task_not_exist', 'task_not_exist'));
-    const pending = task.polls++ < (this.o.pendingPolls ?? 2) || !task.ready;
+    task.polls++;
+    const pending = this.o.steered
+      ? !task.steer.done || !task.ready
+      : task.polls <= (this.o.pendingPolls ?? 2) || !task.ready;
     const base = {
       task_id: task.taskId,
       action: 'generate',
@@ -171,8 +182,8 @@ export class NewApiStandin extends LoopbackStandin {
         message: '',
         data: {
           ...base,
-          status: task.polls === 1 ? 'SUBMITTED' : 'IN_PROGRESS',
-          progress: `${Math.min(95, task.polls * 30)}%`,
+          status: task.polls === 1 && !this.o.steered ? 'SUBMITTED' : 'IN_PROGRESS',
+          progress: `${this.o.steered ? task.steer.progress : Math.min(95, task.polls * 30)}%`,
         },
       });
     if (task.failReason)

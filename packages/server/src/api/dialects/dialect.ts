@@ -78,8 +78,16 @@ export interface Dialect {
    * Without `list`, the dialect lists its tasks in `routes`.
    */
   paths: { poll: string; cancel: string; list?: string };
-  /** The poll's `statusCodes` are the HTTP codes `pollStatus` answers with, each described for the document. */
-  operations: { poll: Operation & { statusCodes: Record<number, string> }; cancel: Operation; list?: Operation };
+  /**
+   * The poll's `statusCodes` are the HTTP codes `pollStatus` answers with, each described for the document.
+   * `events` names the task stream (`<poll>/events`, docs/streams.md); without it, a name is made from the poll's.
+   */
+  operations: {
+    poll: Operation & { statusCodes: Record<number, string> };
+    cancel: Operation;
+    list?: Operation;
+    events?: Operation;
+  };
   /** Set when the wire ids are not the task ids (then `owns` is set too). */
   wireIds?: WireIds;
   /** Set when the dialect answers only for some tasks (those it created, not deleted): others are 404 to it. */

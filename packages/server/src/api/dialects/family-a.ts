@@ -120,6 +120,10 @@ export const familyA: Dialect = {
       summary: 'Family A: cancel a queued or running task (it ends failed, code canceled; vidgen extension)',
     },
     list: { operationId: 'listVideosA', summary: "Family A: list the account's tasks, newest first" },
+    events: {
+      operationId: 'streamVideoA',
+      summary: 'Family A: follow a task, each change as a Server-Sent Event (vidgen extension)',
+    },
   },
   tag: 'Family A',
   schemas: { task: FamilyATaskSchema, error: ErrorBody },

@@ -76,6 +76,10 @@ export const familyB: Dialect = {
       summary: 'Family B: cancel a queued or running task (it ends FAILURE, code canceled; vidgen extension)',
     },
     list: { operationId: 'listVideosB', summary: "Family B: list the account's tasks, newest first" },
+    events: {
+      operationId: 'streamVideoB',
+      summary: 'Family B: follow a task, each change as a Server-Sent Event (vidgen extension)',
+    },
   },
   tag: 'Family B',
   schemas: { task: FamilyBTaskSchema, error: ErrorBody },

@@ -139,6 +139,10 @@ export const openAiVideos: Dialect = {
       operationId: 'cancelVideo',
       summary: 'OpenAI Videos: cancel a queued or in-progress video (it ends failed, code canceled; vidgen extension)',
     },
+    events: {
+      operationId: 'streamVideo',
+      summary: 'OpenAI Videos: follow a video (`video_…` ids), each change as a Server-Sent Event (vidgen extension)',
+    },
   },
   tag: 'OpenAI Videos',
   schemas: { task: OpenAiVideoSchema, error: ErrorBody },

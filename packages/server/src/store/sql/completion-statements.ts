@@ -4,6 +4,7 @@ import type { SqlDialect } from './sql-dialect.ts';
 import { heldBy } from './lease-fence.ts';
 import { reusableStatement } from './reusable-query.ts';
 import { TASK_COLUMNS, type TaskRow } from './task-row.ts';
+import { nextRevision } from './task-revision.ts';
 import type { TransitionEffects } from './transition-effects.ts';
 
 /*
@@ -91,6 +92,7 @@ export function completionStatements(db: Kysely<Database>, dialect: SqlDialect, 
         lease_owner: null,
         lease_expires_at: null,
         upstream_cost_usd_ticks: slot('upstreamCost'),
+        revision: nextRevision(eb),
       }))
       .where(heldBy({ id: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }, 'tasks'))
       .$if(alone, (qb) => qb.where((eb) => eb.and(plan.finishers.map((f) => f.effect.idleOnCompletion!(eb)))))

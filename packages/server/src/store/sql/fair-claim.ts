@@ -7,6 +7,7 @@ import { reusableStatement } from './reusable-query.ts';
 import type { SqlDialect } from './sql-dialect.ts';
 import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../domain/queue-snapshot.ts';
+import { nextRevision } from './task-revision.ts';
 
 /**
  * Fair claiming within a lane (no account starves another: docs/architecture.md, "Task life"): the account with the
@@ -56,6 +57,7 @@ export class FairClaim {
             lease_expires_at: slot('expiresAt'),
             attempts: eb('attempts', '+', 1),
             started_at: eb.fn.coalesce('started_at', eb.val(slot('now'))),
+            revision: nextRevision(eb),
           }))
           .where('id', '=', dialect.lockForTaking(candidate))
           .where('status', '=', 'queued')

@@ -476,6 +476,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('key_quotas').addColumn('period_start', 'bigint').execute();
     },
   },
+  '0150_task_revision': {
+    async up(db: Kysely<any>) {
+      // Raised by every change of a task's status or progress: the id of a task's stream events, which
+      // a reconnecting client sends back to any API process (docs/streams.md).
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('revision', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
   '0160_task_trace_context': {
     async up(db: Kysely<any>) {
       // The W3C trace context a task was submitted in (JSON of traceparent and tracestate), null when

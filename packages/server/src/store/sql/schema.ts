@@ -40,6 +40,8 @@ export interface TasksTable {
    * 0160). Read by the claim alone (fair-claim.ts), never by a poll.
    */
   trace_context: string | null;
+  /** Raised by one with every change of status or progress (migration 0150; store/sql/task-revision.ts). */
+  revision: Generated<number>;
 }
 
 export interface IdempotencyKeysTable {

@@ -40,7 +40,7 @@ export interface SqlDialect {
    */
   readOne<Row, P extends unknown[]>(query: Compilable, arity: P['length']): (...params: P) => Promise<Row | undefined>;
   /**
-   * Carries wake-up hints (task queued, task canceled) between processes sharing the
+   * Carries wake-up hints (task queued, canceled, changed) between processes sharing the
    * database; a no-op where the database has no channel for them (other processes then
    * learn by polling the tasks table, which stays the truth).
    */
@@ -48,6 +48,8 @@ export interface SqlDialect {
 }
 
 export interface WakeupBridge {
+  /** Hints reach the other processes; false: they learn of this one's changes only by reading. */
+  readonly crossesProcesses: boolean;
   close(): Promise<void>;
 }
 

@@ -31,6 +31,7 @@ import {
   type ReturningTasks,
 } from './completion-statements.ts';
 import { uuidv7Floor } from '../../domain/ids.ts';
+import { nextRevision } from './task-revision.ts';
 
 /** How much later than its id's time an older version could record a task's created_at. */
 const CREATED_AT_SLACK_MS = 10 * 60_000;
@@ -138,6 +139,12 @@ export class SqlTaskStore implements TaskStore {
     return row ? toTask(row) : undefined;
   }
 
+  async revisions(ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('tasks').select(['id', 'revision']).where('id', 'in', ids).execute();
+    return new Map(rows.map((row) => [row.id, Number(row.revision)]));
+  }
+
   /**
    * One page, newest first. Each state is read on its own through the (account, family, status, id)
    * index and the pages merged: a single `status IN (…)` query would have to sort every match of
@@ -238,14 +245,15 @@ export class SqlTaskStore implements TaskStore {
     const [task] = await this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set({
+        .set((eb) => ({
           status: 'canceled',
           error_code: canceled.code,
           error_message: canceled.message,
           finished_at: now,
           lease_owner: null,
           lease_expires_at: null,
-        })
+          revision: nextRevision(eb),
+        }))
         .where('id', '=', taskId)
         .where('status', 'in', ['queued', 'running'])
         .$call((qb) => this.returningFinished(qb.returningAll()))
@@ -286,7 +294,8 @@ export class SqlTaskStore implements TaskStore {
   }
 
   reportProgress(lease: Lease, progress: number): Promise<boolean> {
-    return this.guarded(lease, { progress: Math.max(0, Math.min(99, Math.floor(progress))) });
+    const percent = Math.max(0, Math.min(99, Math.floor(progress)));
+    return this.guarded(lease, (eb) => ({ progress: percent, revision: nextRevision(eb) }));
   }
 
   async loadBackendState(taskId: string): Promise<unknown | undefined> {
@@ -390,13 +399,17 @@ export class SqlTaskStore implements TaskStore {
     };
     const failing = (trx: Kysely<Database>) =>
       this.returningFinished(
-        trx.updateTable('tasks').set(values).where(heldBy(lease)).returningAll(),
+        trx
+          .updateTable('tasks')
+          .set((eb) => ({ ...values, revision: nextRevision(eb) }))
+          .where(heldBy(lease))
+          .returningAll(),
       ).executeTakeFirst();
     return (await this.guardedFinish(lease, now, error.code, failing, false)).completed;
   }
 
   retry(lease: Lease, error: TaskErrorInfo, availableAt: number): Promise<boolean> {
-    return this.guarded(lease, {
+    return this.guarded(lease, (eb) => ({
       status: 'queued',
       error_code: error.code,
       error_message: error.message,
@@ -404,7 +417,8 @@ export class SqlTaskStore implements TaskStore {
       progress: 0,
       lease_owner: null,
       lease_expires_at: null,
-    });
+      revision: nextRevision(eb),
+    }));
   }
 
   release(lease: Lease, now: number): Promise<boolean> {
@@ -414,6 +428,7 @@ export class SqlTaskStore implements TaskStore {
       lease_owner: null,
       lease_expires_at: null,
       attempts: eb('attempts', '-', 1),
+      revision: nextRevision(eb),
     }));
   }
 
@@ -434,14 +449,15 @@ export class SqlTaskStore implements TaskStore {
     const exhausted = await this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set({
+        .set((eb) => ({
           status: 'failed',
           error_code: lost.code,
           finished_at: now,
           lease_owner: null,
           lease_expires_at: null,
           error_message: lost.message,
-        })
+          revision: nextRevision(eb),
+        }))
         .where('status', '=', 'running')
         .where('lease_expires_at', '<', now)
         .where('attempts', '>=', maxAttempts)
@@ -450,7 +466,13 @@ export class SqlTaskStore implements TaskStore {
     );
     const requeued = await this.db
       .updateTable('tasks')
-      .set({ status: 'queued', lease_owner: null, lease_expires_at: null, available_at: now })
+      .set((eb) => ({
+        status: 'queued',
+        lease_owner: null,
+        lease_expires_at: null,
+        available_at: now,
+        revision: nextRevision(eb),
+      }))
       .where('status', '=', 'running')
       .where('lease_expires_at', '<', now)
       .executeTakeFirst();
@@ -468,7 +490,7 @@ export class SqlTaskStore implements TaskStore {
     return this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set({ status: 'expired' })
+        .set((eb) => ({ status: 'expired', revision: nextRevision(eb) }))
         .where('id', 'in', this.dialect.lockForTaking(due))
         .where('status', '=', 'succeeded')
         .$call((qb) => this.returningFinished(qb.returningAll()))
@@ -480,7 +502,7 @@ export class SqlTaskStore implements TaskStore {
     const [expired] = await this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set({ status: 'expired', expires_at: now })
+        .set((eb) => ({ status: 'expired', expires_at: now, revision: nextRevision(eb) }))
         .where('id', '=', taskId)
         .where('status', '=', 'succeeded')
         .$call((qb) => this.returningFinished(qb.returningAll()))

@@ -70,7 +70,7 @@ function sqliteDialect(handle: SqliteDatabase.Database): SqlDialect {
     },
     // SQLite has no channel between processes; TaskEvents wakes this process's own workers,
     // and any other process on the file (the keys CLI, a second worker) polls the tasks table.
-    bridgeWakeups: async () => ({ close: async () => undefined }),
+    bridgeWakeups: async () => ({ crossesProcesses: false, close: async () => undefined }),
   };
 }
 

@@ -37,6 +37,7 @@ export const TASK_COLUMNS = [
   'cost_usd_ticks',
   'upstream_cost_usd_ticks',
   'api_key_id',
+  'revision',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here. The trace context is not a
 // part of the task: only the claim reads it (fair-claim.ts), so a poll never pays for it.
@@ -72,6 +73,7 @@ export function toTask(row: TaskRow): Task {
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
     idempotencyKey: row.idempotency_key,
+    revision: Number(row.revision),
     usage:
       row.cost_usd_ticks === null
         ? null
