@@ -30,10 +30,6 @@ export class OpenStreams {
 
   constructor(private readonly options: OpenStreamsOptions) {}
 
-  get size(): number {
-    return this.streams.size;
-  }
-
   /**
    * Counts a new stream of the account, or refuses it (429 over the bound, 503 while the server
    * stops). `ended` runs once, when the stream ends for whatever reason (the task finished, the
