@@ -13,26 +13,17 @@
  * for V8's 5 s allocation-rate window (cli/release-startup-memory.ts); before that it is ~30 MB more.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from '../test/e2e/support/process.ts';
 import { startBareFastify } from './support/bare-fastify.ts';
 import { FULL, describeRatios, load, numberArg, paired } from './support/paired.ts';
+import { rssOf } from './support/rss.ts';
 
 const ROUNDS = numberArg('rounds', FULL ? 5 : 3);
 const SETTLE_MS = numberArg('settle-ms', 8000);
 const MB = 1024 * 1024;
-
-/** VmRSS of a process, in bytes (Linux). */
-function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  if (!line) throw new Error(`no VmRSS for ${pid}`);
-  return Number(line.split(/\s+/)[1]) * 1024;
-}
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 

@@ -20,7 +20,6 @@
  *     [--window-ms 20000] [--check 20] [--full: 5 rounds]
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
@@ -30,6 +29,7 @@ import WebSocket from 'ws';
 import { spawnServer, runServerCommand } from '../test/e2e/support/process.ts';
 import { createPostgresDatabase } from '../packages/server/test/support/databases.ts';
 import { FULL, load, median, numberArg } from './support/paired.ts';
+import { rssOf } from './support/rss.ts';
 
 const WATCHERS = numberArg('watchers', 1000);
 const SETTLE_MS = numberArg('settle-ms', 12_000);
@@ -37,15 +37,6 @@ const WINDOW_MS = numberArg('window-ms', 20_000);
 const CHECK = numberArg('check', 20);
 const ROUNDS = numberArg('rounds', FULL ? 5 : 3);
 const MB = 1024 * 1024;
-
-/** VmRSS of a process, in bytes (Linux). */
-function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  if (!line) throw new Error(`no VmRSS for ${pid}`);
-  return Number(line.split(/\s+/)[1]) * 1024;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const settle = () => sleep(SETTLE_MS);

@@ -89,6 +89,16 @@ export const UsageQuery = Type.Object({
   format: Type.Optional(Type.String({ description: '`csv` for text/csv.' })),
 });
 
+const BalanceAlertField = Type.Optional(
+  Nullable(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Sends one `account.balance_low` event when the available balance (balance − held) goes under it; ' +
+        'null removes the alert.',
+    }),
+  ),
+);
 export const CreateAccountBody = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
@@ -97,32 +107,14 @@ export const CreateAccountBody = Type.Object({
   ),
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(Type.String())),
-  balance_alert_usd_ticks: Type.Optional(
-    Nullable(
-      Type.Integer({
-        minimum: 1,
-        description:
-          'Sends one `account.balance_low` event when the available balance (balance − held) goes under it; ' +
-          'null removes the alert.',
-      }),
-    ),
-  ),
+  balance_alert_usd_ticks: BalanceAlertField,
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
   metered: Type.Optional(Type.Boolean()),
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(Type.String({ description: 'A price group’s id; null: the catalog’s prices.' }))),
-  balance_alert_usd_ticks: Type.Optional(
-    Nullable(
-      Type.Integer({
-        minimum: 1,
-        description:
-          'Sends one `account.balance_low` event when the available balance (balance − held) goes under it; ' +
-          'null removes the alert.',
-      }),
-    ),
-  ),
+  balance_alert_usd_ticks: BalanceAlertField,
 });
 
 /** A price group: its accounts pay the catalog's prices × `ratio`, or the group's own price for the models it names. */
