@@ -10,7 +10,7 @@ import { NewApiStandin } from '../../packages/server/test/support/newapi-standin
 
 const KEY = 'sk-newapi-admin-channels';
 
-// Relay channels for the operator (issue 15): the admin API lists each channel of the backends
+// Relay channels for the operator: the admin API lists each channel of the backends
 // file with its shared state, and a PATCH that disables or re-weights one changes where the next
 // tasks really go, without a restart. Two new-api stand-ins on loopback are the upstreams.
 describe('relay channels in the admin API', () => {

@@ -7,7 +7,7 @@ import { startWebhookReceiver } from './support/webhook-receiver.ts';
 
 type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
-// Webhook endpoints for their account and for the operator (issue 13): a disabled endpoint is
+// Webhook endpoints for their account and for the operator: a disabled endpoint is
 // enabled again and really receives the next event; the admin API lists every account's
 // endpoints with their deliveries, never a secret, and its disable is one the account cannot undo.
 describe('webhook endpoints, switched on and off by their account and by the operator', () => {

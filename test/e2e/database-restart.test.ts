@@ -22,7 +22,7 @@ const MODELS = {
   ],
 };
 
-// Issue 10, "restart the PostgreSQL cluster": the server's database really goes away, not just
+// Restarting the PostgreSQL cluster: the server's database really goes away, not just
 // its connections. On a private cluster (the shared one serves everybody else), real API and
 // worker processes keep serving clients through `pg_ctl restart -m fast` and through a stop …
 // start outage, round after round: no process exits, no request gets a 5xx other than 503 +
@@ -121,7 +121,7 @@ describe('PostgreSQL cluster restarts and outages (private cluster, real process
         await new Promise((r) => setTimeout(r, 50));
       }
     })().catch((err) => {
-      // No answer at all: the API process is gone (a crash on a lost connection, as issue 10 found).
+      // No answer at all: the API process is gone (a crash on a lost connection, as once happened).
       problems.push(
         `a request got no answer (${err.cause?.code ?? err.message}); API process exit code ${apiProcess.child.exitCode}`,
       );

@@ -11,7 +11,7 @@ import { createPostgresDatabase, type TestDatabase } from '../../packages/server
 
 const TASK = 1_000_000_000; // the price of one task: the model makes 1 s videos at this price per second
 const ACCOUNTS = ['m1', 'm2', 'm3', 'm4'];
-/** Each account pays for 50 tasks: 200 in all, the issue's size. */
+/** Each account pays for 50 tasks: 200 in all. */
 const CREDITS = 50 * TASK;
 const ROUNDS = 4;
 /** 13 submits per account and round, 52 in all: the last 2 of each account find the credits spent (402). */
@@ -31,7 +31,7 @@ const MODEL = {
   price: { usd_ticks_per_second: TASK },
 };
 
-// Issue 12 at its size: 200 tasks from 4 metered accounts, two API and two worker processes on
+// The ledger at scale: 200 tasks from 4 metered accounts, two API and two worker processes on
 // PostgreSQL, kill -9 of a worker mid-render and of an API process mid-submit, every round. Every
 // account's balance ends at its grants minus the settled cost of its succeeded tasks, nothing is
 // held any more, no submit made two tasks, and the ledger verifies.

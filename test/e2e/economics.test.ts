@@ -13,7 +13,7 @@ import { startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from '
 const FIVE_SECONDS = 5 * TICKS_PER_SECOND;
 const ended = (a: { body: any }) => ['SUCCESS', 'FAILURE'].includes(a.body.status);
 
-// Issue 12's "done when", against real servers on SQLite and on PostgreSQL.
+// The money rules (docs/economics.md), against real servers on SQLite and on PostgreSQL.
 for (const [name, create] of [
   ['SQLite', createSqliteDatabase],
   ['PostgreSQL', createPostgresDatabase],

@@ -14,7 +14,7 @@ import {
 } from '../../packages/server/test/support/databases.ts';
 import { openSqlDatabase } from '../../packages/server/src/store/sql/database.ts';
 
-// Issue 10: a generated matrix of malformed requests over every endpoint, on both stores.
+// A generated matrix of malformed requests over every endpoint, on both stores.
 // Invariants 4 and 9: no input earns a 5xx, every error is in the envelope with a request id,
 // the server stays up and nothing is written.
 for (const store of ['sqlite', 'postgres'] as const) {

@@ -1,5 +1,5 @@
 /**
- * Relayed edits and extensions (issue 15): a family-A catalog model of kind edit or extend served by
+ * Relayed edits and extensions: a family-A catalog model of kind edit or extend served by
  * a relay backend whose channel is xAI. The input goes to xAI inline, as its clients send a local
  * file; what comes back is verified by vidgen like any output: an edit keeps the input's length and
  * size, an extension adds exactly the seconds asked for.

@@ -1,5 +1,5 @@
 /**
- * Issue 15's "done when", through vidgen's public API: a 720p 16:9 5 s task of ours relayed to the
+ * Relays to the stand-ins, through vidgen's public API: a 720p 16:9 5 s task of ours relayed to the
  * xAI stand-in and to the new-api stand-in (both written from those services' own code) each end as
  * a verified MP4 of that shape, downloaded by the customer from vidgen, with exactly one upstream job.
  */

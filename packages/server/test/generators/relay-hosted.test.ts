@@ -2,7 +2,7 @@
  * The fal queue API and Replicate predictions as relay upstreams, against protocol-faithful
  * stand-ins on loopback (test/support/hosted-standins.ts): per-channel input templates, the
  * checkpointed request id, lost answers (never a second job), 429, 5xx, expired result links,
- * failures and cancel. Issue 15's "done when" for fal and Replicate.
+ * failures and cancel. What vidgen needs of fal and Replicate.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * The relay against stand-ins of the real upstreams (xAI and a new-api gateway), written from their
  * own code (test/support/xai-standin.ts, newapi-standin.ts): what they read, what they default, what
- * they refuse, and what they lack (listing, cancel, Idempotency-Key). Issue 15's "done when" for
+ * they refuse, and what they lack (listing, cancel, Idempotency-Key). What vidgen needs of them for
  * dialects A and B.
  */
 import { after, before, describe, it } from 'node:test';
