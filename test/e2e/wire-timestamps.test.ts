@@ -114,6 +114,10 @@ describe('every timestamp on the wire is in Unix seconds', () => {
     ])
       await read(svc.admin.get(path));
     const key2 = await read(svc.admin.post('/admin/v1/accounts/clock/keys'));
+    // A monthly quota says when it starts over (`resets_at`).
+    await read(
+      svc.admin.call('PATCH', `/admin/v1/accounts/clock/keys/${key2.id}`, { quota: { max_tasks: 5, period: 'month' } }),
+    );
     await read(svc.admin.delete(`/admin/v1/accounts/clock/keys/${key2.id}`));
     await read(svc.admin.get('/admin/v1/accounts/clock/keys'));
 
