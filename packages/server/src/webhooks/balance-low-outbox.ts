@@ -1,8 +1,8 @@
 import type { BalanceLowSink } from '../billing/balance-alerts.ts';
 import { BALANCE_LOW_EVENT_TYPE } from './webhook-events.ts';
-import { enabledEndpoints, insertDeliveries, operatorEndpoint } from './sql-webhook-store.ts';
-import { insertEvent } from './sql-event-log.ts';
-import { deliveryId, eventId } from './webhook-ids.ts';
+import { enabledEndpoints, operatorEndpoint } from './sql-webhook-store.ts';
+import { recordEvent } from './record-event.ts';
+import { eventId } from './webhook-ids.ts';
 
 export interface BalanceLowOutboxOptions {
   maxAttempts: number;
@@ -41,23 +41,10 @@ export function balanceLowOutbox(options: BalanceLowOutboxOptions): BalanceLowSi
         threshold_usd_ticks: alert.thresholdUsdTicks,
       },
     });
-    await insertEvent(trx, { id, accountId: alert.accountId, type, taskId: null, createdAt: now, body });
     const endpoints = (await enabledEndpoints(trx, alert.accountId)).filter((e) => e.events.includes(type));
     const targets = endpoints.map((e) => e.id);
     if (options.operatorUrl) targets.push(await operatorEndpoint(trx, alert.accountId, options.operatorUrl, now));
-    await insertDeliveries(
-      trx,
-      targets.map((endpointId) => ({
-        id: deliveryId(now),
-        eventId: id,
-        endpointId,
-        accountId: alert.accountId,
-        eventType: type,
-        taskId: null,
-        createdAt: now,
-        maxAttempts: options.maxAttempts,
-      })),
-      now,
-    );
+    const event = { id, accountId: alert.accountId, type, taskId: null, createdAt: now, body };
+    await recordEvent(trx, event, targets, options.maxAttempts);
   };
 }

@@ -4,9 +4,9 @@ import type { Database } from '../store/sql/schema.ts';
 import { TASK_COLUMNS, toTask } from '../store/sql/task-row.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { TASK_EVENT_TYPES, eventTypeOf } from './webhook-events.ts';
-import { enabledEndpoints, insertDeliveries } from './sql-webhook-store.ts';
-import { insertEvent } from './sql-event-log.ts';
-import { callbackEndpointId, deliveryId, eventId } from './webhook-ids.ts';
+import { enabledEndpoints } from './sql-webhook-store.ts';
+import { recordEvent } from './record-event.ts';
+import { callbackEndpointId, eventId } from './webhook-ids.ts';
 import {
   noTracing,
   parseTraceContext,
@@ -89,33 +89,12 @@ export function webhookOutbox(options: OutboxOptions): TransitionEffects {
       const data = options.render?.(task) ?? { id: task.id };
       const body = JSON.stringify({ id, type, created_at: Math.floor(now / 1000), data });
       const traceContext = tracing.enabled ? eventTrace(tracing, looked.trace as string | null) : null;
-      await insertEvent(trx, {
-        id,
-        accountId: task.accountId,
-        type,
-        taskId: task.id,
-        createdAt: now,
-        body,
-        traceContext,
-      });
       const subscribed = Number(looked.endpoints)
         ? (await enabledEndpoints(trx, task.accountId)).filter((e) => e.events.includes(type)).map((e) => e.id)
         : [];
       if (task.params.callbackUrl && options.callbackSecret) subscribed.push(callbackEndpointId(task.id));
-      await insertDeliveries(
-        trx,
-        subscribed.map((endpointId) => ({
-          id: deliveryId(now),
-          eventId: id,
-          endpointId,
-          accountId: task.accountId,
-          eventType: type,
-          taskId: task.id,
-          createdAt: now,
-          maxAttempts: options.maxAttempts,
-        })),
-        now,
-      );
+      const event = { id, accountId: task.accountId, type, taskId: task.id, createdAt: now, body, traceContext };
+      await recordEvent(trx, event, subscribed, options.maxAttempts);
     },
   };
 }
