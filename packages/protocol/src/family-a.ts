@@ -2,6 +2,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
 
+/** Sound, asked for the same way on a generation, an edit and an extension. */
+const GenerateAudio = Type.Optional(
+  Type.Boolean({
+    description:
+      'Sound: true for a video with an audio track, false for a silent one; ' +
+      "default: the model's own (see `sound` in GET /v1/models).",
+  }),
+);
+
 /**
  * Family A (xAI "imagine video" style). Rules that need a message a person can act on
  * (exactly one of url/file_id, data-URI prefixes, ratios per model) are checked by the
@@ -30,13 +39,7 @@ export const FamilyACreateBody = Type.Object({
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
-  generate_audio: Type.Optional(
-    Type.Boolean({
-      description:
-        'Sound: true for a video with an audio track, false for a silent one; ' +
-        "default: the model's own (see `sound` in GET /v1/models).",
-    }),
-  ),
+  generate_audio: GenerateAudio,
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
 
@@ -59,13 +62,7 @@ export const FamilyAEditBody = Type.Object({
   prompt: Type.String(),
   video: FamilyAVideoInput,
   ...CallbackFields,
-  generate_audio: Type.Optional(
-    Type.Boolean({
-      description:
-        'Sound: true for a video with an audio track, false for a silent one; ' +
-        "default: the model's own (see `sound` in GET /v1/models).",
-    }),
-  ),
+  generate_audio: GenerateAudio,
 });
 export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
 export const FamilyAExtensionBody = Type.Object({
@@ -74,13 +71,7 @@ export const FamilyAExtensionBody = Type.Object({
   video: FamilyAVideoInput,
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
   ...CallbackFields,
-  generate_audio: Type.Optional(
-    Type.Boolean({
-      description:
-        'Sound: true for a video with an audio track, false for a silent one; ' +
-        "default: the model's own (see `sound` in GET /v1/models).",
-    }),
-  ),
+  generate_audio: GenerateAudio,
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
 
