@@ -1,3 +1,5 @@
+import type { MediaRef, TaskInput } from './task-inputs.ts';
+
 /** The engine's view of a task. Dialects map it to their own words; the engine never knows which one created it. */
 export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired';
 export const FINISHED_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled', 'expired'];
@@ -10,7 +12,7 @@ export type ApiFamily = string;
 export type TaskKind = 'generate' | 'edit' | 'extend';
 
 /** Where an input image comes from. Inline data URIs are stored as blobs at submit. */
-export type ImageRef = { kind: 'url'; url: string } | { kind: 'file'; fileId: string } | { kind: 'blob'; key: string };
+export type ImageRef = MediaRef;
 
 /**
  * Where the input video of an edit or extension comes from. Checked at submit (the file or task
@@ -24,7 +26,10 @@ export type VideoRef =
 
 export interface TaskParams {
   prompt: string;
+  /** The first frame, on tasks written before `inputs` existed (read them through `taskInputs`). */
   images: ImageRef[];
+  /** Every input the video is composed from, each with its role (domain/task-inputs.ts). */
+  inputs?: TaskInput[];
   /**
    * Seconds of output for a generation; for an extension the seconds it adds to the input video;
    * 0 for an edit, whose output keeps the input's length.
@@ -92,6 +97,12 @@ export function outputDimensions(task: Pick<Task, 'params'>): { width: number; h
   if (width > 0 && height > 0) return { width, height };
   if (video?.kind === 'task' && video.width && video.height) return { width: video.width, height: video.height };
   return undefined;
+}
+
+/** A task's inputs: its `inputs` list, or for a task written before it, its first frame. */
+export function taskInputs(params: Pick<TaskParams, 'images' | 'inputs'>): TaskInput[] {
+  if (params.inputs) return params.inputs;
+  return params.images.slice(0, 1).map((ref) => ({ role: 'first_frame', ref }));
 }
 
 export interface TaskErrorInfo {
