@@ -5,6 +5,7 @@ import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from '.
 import { QUOTA_PERIODS, type KeyQuota, type QuotaLimits } from './key-quotas.ts';
 import { PPM, type PriceGroup } from './price-groups.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
+import { DEFAULT_ALLOWED_TIERS, type ServiceTier } from '../domain/task.ts';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
 export interface AccountView {
@@ -20,6 +21,8 @@ export interface AccountView {
     maxDailyUsdTicks: number | null;
   };
   priceGroup: string | null;
+  /** The service tiers its submits may name. */
+  serviceTiers: ServiceTier[];
   /** The balance alert's threshold of the available balance; null for none. */
   balanceAlertUsdTicks: number | null;
   /** Since when (epoch ms) the available balance has been under it; null while it is not. */
@@ -38,6 +41,8 @@ export interface AccountChange {
   maxDailyUsdTicks?: number | null;
   /** The available balance under which the account's `account.balance_low` event fires; null: none. */
   balanceAlertUsdTicks?: number | null;
+  /** The service tiers its submits may name; null: the default ones. */
+  serviceTiers?: ServiceTier[] | null;
 }
 
 /**
@@ -63,6 +68,7 @@ export class BillingService {
       throw new Conflict('account_exists', `An account '${name}' already exists; PATCH it to change it.`);
     const account = await this.deps.accounts.ensureAccount(name, models ?? null, this.deps.clock());
     await this.applyPlan(account, change);
+    await this.applyTiers(account, change);
     // A given credit makes the account metered; the key makes a repeated create grant once.
     if (change.creditsUsdTicks !== undefined) {
       await this.deps.ledger.setPlan(account.id, { metered: true }, this.deps.clock());
@@ -96,6 +102,7 @@ export class BillingService {
     let account = await this.find(name);
     if (models !== undefined) account = await this.deps.accounts.ensureAccount(name, models, this.deps.clock());
     await this.applyPlan(account, change);
+    if (await this.applyTiers(account, change)) account = await this.find(name);
     return this.view(account);
   }
 
@@ -242,6 +249,14 @@ export class BillingService {
     return this.deps.ledger.verify();
   }
 
+  /** Sets the account's service tiers when the change names them; true when it did. */
+  private async applyTiers(account: Account, change: AccountChange): Promise<boolean> {
+    if (change.serviceTiers === undefined) return false;
+    const tiers = change.serviceTiers === null ? null : [...new Set(change.serviceTiers)];
+    await this.deps.accounts.setServiceTiers(account.id, tiers);
+    return true;
+  }
+
   private async applyPlan(account: Account, change: AccountChange): Promise<void> {
     if (
       change.metered === undefined &&
@@ -330,6 +345,7 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
       maxDailyUsdTicks: plan?.maxDailyUsdTicks ?? null,
     },
     priceGroup: plan?.priceGroup ?? null,
+    serviceTiers: account.serviceTiers ?? [...DEFAULT_ALLOWED_TIERS],
     balanceAlertUsdTicks: plan?.balanceAlertUsdTicks ?? null,
     balanceLowSince: plan?.balanceLowSince ?? null,
     createdAt: account.createdAt,
