@@ -88,7 +88,15 @@ export function planAnchoredShot(
       const fromView = progress === 0 ? REST : segment.leave.viewAt(progress);
       if (!segment.arrive) return { from: i, fromView, mix: 0, progress, closed: false };
       const mix = easeInOut((progress - DISSOLVE.start) / DISSOLVE.length);
-      return { from: i, fromView, to: i + 1, toView: mirrored(segment.arrive.viewAt(1 - progress)), mix, progress, closed: true };
+      return {
+        from: i,
+        fromView,
+        to: i + 1,
+        toView: mirrored(segment.arrive.viewAt(1 - progress)),
+        mix,
+        progress,
+        closed: true,
+      };
     },
   };
 }

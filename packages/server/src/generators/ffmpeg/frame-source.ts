@@ -99,5 +99,9 @@ async function anchoredSource(
 async function scene(job: GenerationJob, inputs: RenderInputs, size: Size): Promise<Canvas> {
   const canvas = await sceneCanvas(job.prompt, job.seed, size);
   if (inputs.referenceImages.length === 0) return canvas;
-  return withReferenceFrames(canvas, inputs.referenceImages, seededRandom(`references\u0000${job.prompt}`, job.seed ?? 0));
+  return withReferenceFrames(
+    canvas,
+    inputs.referenceImages,
+    seededRandom(`references\u0000${job.prompt}`, job.seed ?? 0),
+  );
 }

@@ -57,7 +57,13 @@ interface Framed {
 }
 
 /** One reference fitted in `box`, mounted and tilted, as raw RGBA (transparent outside the mount). */
-async function mounted(sharp: Sharp, path: string, box: { width: number; height: number }, border: number, tilt: number) {
+async function mounted(
+  sharp: Sharp,
+  path: string,
+  box: { width: number; height: number },
+  border: number,
+  tilt: number,
+) {
   try {
     const { data, info } = await sharp(path)
       .rotate()

@@ -70,4 +70,3 @@ export function* shotFrames(
     if (next) view = next;
   }
 }
-
