@@ -17,14 +17,13 @@ export interface InputVideo {
 }
 
 /**
- * One input of a job as a backend reads it: a local file in the attempt's workDir. Images (every
- * role but the references of sound and video) are decoded and re-encoded PNGs; audio and video are
- * the bytes as fetched.
+ * One of the task's inputs (domain/task-inputs.ts), loaded by the worker into a local file: an image
+ * decoded and re-encoded as PNG, as `images` are; an audio or a video as the caller sent it.
  */
 export interface JobInput {
   role: InputRole;
   path: string;
-  /** Keyframes: seconds from the start of the output, 0 < t < duration. */
+  /** A keyframe's time in seconds from the start of the output; keyframes only. */
   atSeconds?: number;
 }
 
@@ -50,9 +49,8 @@ export interface GenerationJob {
   /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
   images: string[];
   /**
-   * Every input with its role, the first frame included, in the task's order. Absent on jobs that
-   * have only `images` (a backend reads those as the first frame). A backend never receives a role
-   * it cannot take: the model's inputs are checked at submit and a relay routes by its channels'.
+   * Every input with its role, in the task's order, first frame included (also `images[0]`).
+   * Absent: the job has at most its first frame, `images[0]`.
    */
   inputs?: JobInput[];
   /** Edits and extensions only. */
