@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AttemptOutcome, Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
@@ -5,8 +7,7 @@ import type { GenerationStop, Generator } from '../generators/generator.ts';
 import type { ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInputs } from './inputs/video-inputs.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
-import { taskInputs, type Task } from '../domain/task.ts';
-import { loadJobInputs } from './inputs/job-inputs.ts';
+import type { Task } from '../domain/task.ts';
 import type { Lease } from '../domain/lease.ts';
 import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
@@ -137,19 +138,19 @@ async function produce(
     if (!generator) throw FAILURES.backendUnavailable('No backend is configured for this model.');
     const signal = controller.signal;
     const inputs = async () => {
-      const loaded = await loadJobInputs(deps, task, signal, workDir.path);
+      const images = await loadImages(deps, task, signal, workDir);
       // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
       const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
-      return { ...loaded, video };
+      return { images, video };
     };
-    const count = taskInputs(task.params).length;
-    const {
-      images,
-      inputs: roles,
-      video,
-    } = count > 0 || task.params.video
-      ? await tracing.withSpan('task.load_inputs', { attributes: { 'vidgen.inputs.images': count } }, inputs)
-      : await inputs();
+    const { images, video } =
+      task.params.images.length > 0 || task.params.video
+        ? await tracing.withSpan(
+            'task.load_inputs',
+            { attributes: { 'vidgen.inputs.images': task.params.images.length } },
+            inputs,
+          )
+        : await inputs();
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
     const generating = {
@@ -170,7 +171,6 @@ async function produce(
           ...shape,
           seed,
           images,
-          ...(roles ? { inputs: roles } : {}),
           ...(video ? { video } : {}),
           ...(task.params.audio !== undefined ? { audio: task.params.audio } : {}),
         },
@@ -264,6 +264,17 @@ async function store(
   await deleteResult(deps.blobs, key);
   log.warn('lease lost before completion; output discarded');
   return { outcome: 'lost', code: 'lease_lost' };
+}
+
+async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal, workDir: WorkDir): Promise<string[]> {
+  const paths: string[] = [];
+  for (const [index, ref] of task.params.images.entries()) {
+    const png = await deps.normalizeImage(await deps.images.load(task.accountId, ref, signal));
+    const path = join(workDir.path, `input-${index}.png`);
+    await writeFile(path, png);
+    paths.push(path);
+  }
+  return paths;
 }
 
 /**
