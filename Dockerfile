@@ -3,7 +3,7 @@
 # docs/deploy.md has the variables, the compose stack and the Helm chart that run it.
 #   docker build -t vidgen .        (podman: add --format docker, or the HEALTHCHECK is dropped)
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # better-sqlite3 compiles its addon when no prebuilt binary can be downloaded (offline builds): the
 # toolchain stays in this stage, and node-gyp takes the headers the node image ships.
 RUN apt-get update \
@@ -40,7 +40,7 @@ RUN cd /out && VIDGEN_DATA_DIR=/tmp/selftest node packages/server/bin/vidgen-ser
  && node_modules/@ffmpeg-installer/linux-x64/ffmpeg -hide_banner -version >/dev/null \
  && node_modules/@ffprobe-installer/linux-x64/ffprobe -hide_banner -version >/dev/null
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 VIDGEN_DATA_DIR=/data
 COPY --from=build /out /app
 # Creates the bucket on any S3-compatible server (the compose stack's and the chart's bucket jobs).
