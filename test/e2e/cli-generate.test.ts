@@ -51,7 +51,7 @@ describe('vidgen CLI', () => {
     assert.ok(models.some((m: { id: string; family: string }) => m.id === 'video-v1-5s' && m.family === 'B'));
   });
 
-  it('shows each model\'s sound and asks for it with --audio', async () => {
+  it("shows each model's sound and asks for it with --audio", async () => {
     const table = await vidgen(['models']);
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /^MODEL\s+FAMILY\s+SECONDS\s+OFFERS\s+SOUND\s+PRICE/m);
