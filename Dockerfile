@@ -13,12 +13,13 @@ ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 # npm ci runs every install script: better-sqlite3's addon, the server workspace's `prepare`, which
 # builds the server, and the root's `prepare`, which builds the SDK (npm runs a workspace's `prepare`
-# even under --ignore-scripts, so the sources come first). Then the dev dependencies go.
+# even under --ignore-scripts, so the sources come first). Then the dev dependencies go; npm 11 (Node
+# 24's) runs the workspaces' `prepare` on a prune too, after tsup is gone, so the prune runs no scripts.
 # ffmpeg/ffprobe are the npm-shipped binaries, as outside.
 COPY package.json package-lock.json tsconfig.base.json ./
 COPY packages packages
 RUN npm ci --no-audit --no-fund \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && chmod a+rx node_modules/@ffmpeg-installer/linux-x64/ffmpeg node_modules/@ffprobe-installer/linux-x64/ffprobe
 # What runs: the server's build (TypeScript sources are bundled in it), the console's browser sources
 # (bundled at start), the SDK build the console imports, and production dependencies.
