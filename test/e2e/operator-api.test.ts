@@ -80,7 +80,9 @@ for (const [name, create] of [
         [row.account, row.model, row.dialect, row.status, row.progress, row.cost_usd_ticks, row.prompt, row.tier],
         ['ops-acme', 'tiny-1s', 'B', 'succeeded', 100, ONE_SECOND, 'a <b>lighthouse</b>', 'default'],
       );
-      const both = await svc.admin.get('/admin/v1/tasks?account=ops-acme&status=succeeded&model=tiny-1s&dialect=B');
+      const both = await svc.admin.get(
+        '/admin/v1/tasks?account=ops-acme&status=succeeded&model=tiny-1s&dialect=B&tier=default',
+      );
       assert.equal(both.body.data.length, 1);
       for (const query of ['status=failed', 'dialect=openai', 'tier=flex', 'batch=batch_1'])
         assert.equal((await svc.admin.get(`/admin/v1/tasks?account=ops-acme&${query}`)).body.data.length, 0, query);

@@ -14,7 +14,7 @@ export const AdminTaskObject = Type.Object({
   dialect: Type.String({ description: '`A`, `B` or `openai`: the API the task was created through.' }),
   kind: Type.String({ description: '`generation`, `edit`, `extension` or `remix`.' }),
   model: Type.String(),
-  tier: Type.String({ description: 'The service tier it ran in (`default` until tiers are set per task).' }),
+  tier: Type.String({ description: '`priority`, `default`, `flex` or `batch`: the service tier it ran in.' }),
   batch: Nullable(Type.String({ description: 'The batch it is a line of; null for a single create.' })),
   status: Type.String({ description: '`queued`, `running`, `succeeded`, `failed`, `canceled` or `expired`.' }),
   progress: Type.Integer({ minimum: 0, maximum: 100 }),
@@ -42,7 +42,12 @@ export const AdminTaskQuery = Type.Object({
   dialect: Type.Optional(
     Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('openai')], { description: 'One dialect.' }),
   ),
-  tier: Type.Optional(Type.String({ description: 'One service tier.' })),
+  tier: Type.Optional(
+    Type.Union(
+      ['priority', 'default', 'flex', 'batch'].map((t) => Type.Literal(t)),
+      { description: 'One service tier.' },
+    ),
+  ),
   batch: Type.Optional(Type.String({ description: 'Only the lines of this batch.' })),
   since: Type.Optional(Type.String({ description: 'Created at or after, Unix seconds.' })),
   until: Type.Optional(Type.String({ description: 'Created before, Unix seconds.' })),

@@ -4,9 +4,6 @@ import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 
 export const HOUR_MS = 3_600_000;
 
-/** The tier a task ran in, until tasks carry one of their own. */
-export const DEFAULT_TIER = 'default';
-
 /** The start of the UTC hour `ms` falls in. */
 export function hourOf(ms: number): number {
   return Math.floor(ms / HOUR_MS) * HOUR_MS;
@@ -37,7 +34,7 @@ export function usageRollupEffects(clock: () => number): TransitionEffects {
               sql.val(hour).as('hour'),
               'account_id',
               'model',
-              sql.val(DEFAULT_TIER).as('tier'),
+              s.ref('service_tier').as('tier'),
               'status',
               s.fn.coalesce('error_code', sql.val('')).as('error_code'),
               sql.val(1).as('tasks'),
@@ -60,7 +57,11 @@ export async function rollupRefund(
   refund: { taskId: string; accountId: string; amountUsdTicks: number },
   now: number,
 ): Promise<void> {
-  const task = await trx.selectFrom('tasks').select('model').where('id', '=', refund.taskId).executeTakeFirst();
+  const task = await trx
+    .selectFrom('tasks')
+    .select(['model', 'service_tier'])
+    .where('id', '=', refund.taskId)
+    .executeTakeFirst();
   if (!task) return;
   await trx
     .insertInto('usage_hourly')
@@ -68,7 +69,7 @@ export async function rollupRefund(
       hour: hourOf(now),
       account_id: refund.accountId,
       model: task.model,
-      tier: DEFAULT_TIER,
+      tier: task.service_tier,
       outcome: 'refund',
       error_code: '',
       tasks: 0,

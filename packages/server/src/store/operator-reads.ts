@@ -29,6 +29,8 @@ export interface OperatorTaskQuery {
   status?: TaskStatus;
   model?: string;
   family?: ApiFamily;
+  tier?: string;
+  batchId?: string;
   /** Epoch milliseconds, creation time: [since, until). */
   since?: number;
   until?: number;

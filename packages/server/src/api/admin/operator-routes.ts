@@ -81,20 +81,21 @@ export function registerOperatorRoutes(app: FastifyInstance, deps: OperatorRoute
       const q = request.query;
       const limit = pageLimitOf(q.limit);
       const account = q.account === undefined ? undefined : await accounts.findAccountByName(q.account);
-      // Tasks carry no tier or batch of their own yet: every task is in the default tier and no batch.
-      const none = (q.account !== undefined && !account) || (q.tier !== undefined && q.tier !== 'default') || q.batch;
-      const tasks = none
-        ? []
-        : await reads.tasks({
-            accountId: account?.id,
-            status: q.status as TaskStatus | undefined,
-            model: q.model,
-            family: q.dialect === undefined ? undefined : DIALECT_FAMILIES[q.dialect],
-            since: secondsParam(q.since, 'since'),
-            until: secondsParam(q.until, 'until'),
-            after: q.after || undefined,
-            limit: limit + 1,
-          });
+      const tasks =
+        q.account !== undefined && !account
+          ? []
+          : await reads.tasks({
+              accountId: account?.id,
+              status: q.status as TaskStatus | undefined,
+              model: q.model,
+              family: q.dialect === undefined ? undefined : DIALECT_FAMILIES[q.dialect],
+              tier: q.tier,
+              batchId: q.batch,
+              since: secondsParam(q.since, 'since'),
+              until: secondsParam(q.until, 'until'),
+              after: q.after || undefined,
+              limit: limit + 1,
+            });
       return pageOf(tasks, limit, await named(tasks));
     },
   );

@@ -27,6 +27,8 @@ export class SqlOperatorReads implements OperatorReads {
     if (q.status !== undefined) query = query.where('status', '=', q.status);
     if (q.model !== undefined) query = query.where('model', '=', q.model);
     if (q.family !== undefined) query = query.where('family', '=', q.family);
+    if (q.tier !== undefined) query = query.where('service_tier', '=', q.tier);
+    if (q.batchId !== undefined) query = query.where('batch_id', '=', q.batchId);
     if (q.since !== undefined) query = query.where('id', '>=', uuidv7Floor(q.since));
     if (q.until !== undefined) query = query.where('id', '<', uuidv7Floor(q.until));
     if (q.after !== undefined) query = query.where('id', '<', q.after);
