@@ -107,7 +107,7 @@ export const AdminOverview = Type.Object({
       backend: Type.String(),
       name: Type.String(),
       state: Type.String(),
-      opened_at: Nullable(Type.Integer()),
+      opened_at: Nullable(Seconds('The breaker opened')),
     }),
   ),
 });

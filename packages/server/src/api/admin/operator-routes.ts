@@ -63,7 +63,12 @@ export function registerOperatorRoutes(app: FastifyInstance, deps: OperatorRoute
         spend_yesterday_usd_ticks: numbers.spendYesterdayUsdTicks,
         channels_not_closed: channels
           .filter((c) => c.state !== 'closed')
-          .map((c) => ({ backend: c.backend, name: c.name, state: c.state, opened_at: c.openedAt ?? null })),
+          .map((c) => ({
+            backend: c.backend,
+            name: c.name,
+            state: c.state,
+            opened_at: c.openedAt === undefined ? null : Math.floor(c.openedAt / 1000),
+          })),
       };
     },
   );
