@@ -34,7 +34,7 @@ const quarter = (half: Code, part: Code): Code[] => [
 const half = (extend: Code): Code[] => [
   ...quarter(extend, op.i32x4ExtendLowI16x8U),
   ...quarter(extend, op.i32x4ExtendHighI16x8U),
-  ...op.i16x8NarrowI32x4S,
+  op.i16x8NarrowI32x4S,
 ];
 const mix: WasmFunction = {
   name: 'mix',
