@@ -294,6 +294,20 @@ describe('reference audio', () => {
 });
 
 describe('inputs it refuses', () => {
+  it('declares every role but a reference video', () => {
+    assert.deepEqual(renderer.inputsFor(), [
+      {
+        first_frame: true,
+        last_frame: true,
+        keyframes: 8,
+        reference_images: 8,
+        reference_audios: 3,
+        reference_videos: 0,
+        exclusive: [],
+      },
+    ]);
+  });
+
   for (const [name, inputs, extra] of [
     ['a reference video', [{ role: 'reference_video', path: '/nonexistent.mp4' }], {}],
     ['a reference audio without sound', [{ role: 'reference_audio', path: '/nonexistent.wav' }], { audio: false }],
