@@ -51,6 +51,9 @@ export const AccountObject = Type.Object({
       description: 'Unix seconds since when `available_usd_ticks` has been under the alert threshold; null: it is not.',
     }),
   ),
+  zero_retention: Type.Boolean({
+    description: 'Submits must carry `output.upload_url`; a video delivered there is not kept (docs/storage.md).',
+  }),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type AccountObject = Static<typeof AccountObject>;
@@ -108,6 +111,13 @@ export const CreateAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(Type.String())),
   balance_alert_usd_ticks: BalanceAlertField,
+  zero_retention: Type.Optional(
+    Type.Boolean({
+      description:
+        'Zero retention: every submit must carry `output.upload_url`, and a video delivered there is deleted from ' +
+        'vidgen (docs/storage.md).',
+    }),
+  ),
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
@@ -115,6 +125,13 @@ export const PatchAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(Type.String({ description: 'A price group’s id; null: the catalog’s prices.' }))),
   balance_alert_usd_ticks: BalanceAlertField,
+  zero_retention: Type.Optional(
+    Type.Boolean({
+      description:
+        'Zero retention: every submit must carry `output.upload_url`, and a video delivered there is deleted from ' +
+        'vidgen (docs/storage.md).',
+    }),
+  ),
 });
 
 /** A price group: its accounts pay the catalog's prices × `ratio`, or the group's own price for the models it names. */

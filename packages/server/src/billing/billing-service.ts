@@ -24,6 +24,7 @@ export interface AccountView {
   balanceAlertUsdTicks: number | null;
   /** Since when (epoch ms) the available balance has been under it; null while it is not. */
   balanceLowSince: number | null;
+  zeroRetention: boolean;
   createdAt: number;
 }
 
@@ -38,6 +39,8 @@ export interface AccountChange {
   maxDailyUsdTicks?: number | null;
   /** The available balance under which the account's `account.balance_low` event fires; null: none. */
   balanceAlertUsdTicks?: number | null;
+  /** Zero retention (docs/storage.md): submits must name an upload URL; delivered videos are not kept. */
+  zeroRetention?: boolean;
 }
 
 /**
@@ -243,6 +246,10 @@ export class BillingService {
   }
 
   private async applyPlan(account: Account, change: AccountChange): Promise<void> {
+    if (change.zeroRetention !== undefined) {
+      await this.deps.accounts.setZeroRetention(account.id, change.zeroRetention);
+      account.zeroRetention = change.zeroRetention;
+    }
     if (
       change.metered === undefined &&
       change.requestsPerMinute === undefined &&
@@ -332,6 +339,7 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
     priceGroup: plan?.priceGroup ?? null,
     balanceAlertUsdTicks: plan?.balanceAlertUsdTicks ?? null,
     balanceLowSince: plan?.balanceLowSince ?? null,
+    zeroRetention: account.zeroRetention ?? false,
     createdAt: account.createdAt,
   };
 }

@@ -20,6 +20,7 @@ export class SqlAccountStore implements AccountStore {
           'a.name',
           'a.models',
           'a.created_at',
+          'a.zero_retention',
         ])
         .where('k.hash', '=', '')
         .where('k.revoked_at', 'is', null),
@@ -111,6 +112,14 @@ export class SqlAccountStore implements AccountStore {
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
+  async setZeroRetention(accountId: string, on: boolean): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({ zero_retention: on ? 1 : 0 })
+      .where('id', '=', accountId)
+      .execute();
+  }
+
   async countKeys(): Promise<number> {
     const row = await this.db
       .selectFrom('api_keys')
@@ -120,12 +129,13 @@ export class SqlAccountStore implements AccountStore {
   }
 }
 
-function toAccount(row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'>): Account {
+function toAccount(row: Selectable<AccountsTable>): Account {
   return {
     id: row.id,
     name: row.name,
     models: row.models === null ? null : JSON.parse(row.models),
     createdAt: row.created_at,
+    zeroRetention: Number(row.zero_retention) === 1,
   };
 }
 
