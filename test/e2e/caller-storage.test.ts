@@ -173,7 +173,7 @@ describe("the caller's own storage", () => {
     assert.equal((await client.get('/v1/videos?limit=100')).body.data.length, before);
   });
 
-  it('keeps the video among the account\'s files for storage_options, with a signed public_url', async () => {
+  it("keeps the video among the account's files for storage_options, with a signed public_url", async () => {
     const submit = await client.post('/v1/videos/generations', {
       model: 'grok-imagine-video',
       prompt: 'a lighthouse',
