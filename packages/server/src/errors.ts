@@ -60,6 +60,7 @@ export const API_ERROR_CODES = [
   'task_not_finished',
   'idempotency_in_flight',
   'video_expired',
+  'video_deleted',
   'video_delivered',
   'invalid_upload_url',
   'upload_url_forbidden',
