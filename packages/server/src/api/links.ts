@@ -69,8 +69,9 @@ export function signedFileUrl(
   const until = Math.min(nowMs + (seconds ?? MAX_FILE_LINK_SECONDS) * 1000, fileExpiresAt ?? Infinity);
   const { expires, kid, sig } = opts.signer.sign(fileId, keyId, Math.floor(until / 1000));
   const path = `/v1/files/${encodeURIComponent(fileId)}/content`;
+  const query = `expires=${expires}&kid=${encodeURIComponent(kid)}&sig=${sig}`;
   return {
-    url: `${linkBase(request, opts).replace(/\/+$/, '')}${path}?expires=${expires}&kid=${encodeURIComponent(kid)}&sig=${sig}`,
+    url: `${linkBase(request, opts).replace(/\/+$/, '')}${path}?${query}`,
     expiresAt: expires,
   };
 }
