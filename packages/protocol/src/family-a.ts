@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, TaskError, TaskUsage } from './common.ts';
+import { ServiceTierFields, StringEnum, TaskServiceTier, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
 import { OutputFields, StorageAnswerFields } from './storage.ts';
 
@@ -41,6 +41,7 @@ export const FamilyACreateBody = Type.Object({
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
   ...OutputFields,
+  ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
@@ -65,6 +66,7 @@ export const FamilyAEditBody = Type.Object({
   video: FamilyAVideoInput,
   ...CallbackFields,
   ...OutputFields,
+  ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
 export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
@@ -75,6 +77,7 @@ export const FamilyAExtensionBody = Type.Object({
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
   ...CallbackFields,
   ...OutputFields,
+  ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
@@ -112,6 +115,7 @@ export const FamilyATask = Type.Object({
     }),
   ),
   error: Type.Optional(TaskError),
+  service_tier: Type.Optional(TaskServiceTier),
   usage: Type.Optional(TaskUsage),
 });
 export type FamilyATask = Static<typeof FamilyATask>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, TaskError, TaskUsage } from './common.ts';
+import { ServiceTierFields, StringEnum, TaskServiceTier, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
 import { OutputFields, StorageVideo } from './storage.ts';
 
@@ -13,6 +13,7 @@ export const FamilyBCreateBody = Type.Object({
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
   ...OutputFields,
+  ...ServiceTierFields,
   generate_audio: Type.Optional(
     Type.Boolean({
       description:
@@ -63,6 +64,7 @@ export const FamilyBTask = Type.Object({
   ),
   video: Type.Optional(StorageVideo),
   error: Type.Optional(TaskError),
+  service_tier: Type.Optional(TaskServiceTier),
   usage: Type.Optional(TaskUsage),
 });
 export type FamilyBTask = Static<typeof FamilyBTask>;

@@ -43,6 +43,7 @@ export const API_ERROR_CODES = [
   'unsupported_duration',
   'unsupported_resolution',
   'unsupported_audio',
+  'service_tier_not_allowed',
   'invalid_variant',
   'variant_not_found',
   'invalid_file',

@@ -1,3 +1,5 @@
+import type { ServiceTier } from '../domain/task.ts';
+
 export interface Account {
   id: string;
   name: string;
@@ -9,6 +11,8 @@ export interface Account {
    * (docs/storage.md). Absent: off.
    */
   zeroRetention?: boolean;
+  /** The service tiers its submits may name; null: `default` and `flex` (domain/task.ts). */
+  serviceTiers?: ServiceTier[] | null;
 }
 
 export interface ApiKeyRecord {
@@ -48,4 +52,6 @@ export interface AccountStore {
   accountNames(ids: readonly string[]): Promise<Map<string, string>>;
   /** Turns zero retention on or off for the account with this id. */
   setZeroRetention(accountId: string, on: boolean): Promise<void>;
+  /** Sets the service tiers the account's submits may name (null: the default ones). */
+  setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void>;
 }

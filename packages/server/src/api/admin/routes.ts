@@ -79,6 +79,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
           priceGroup,
           balanceAlertUsdTicks,
           zeroRetention: request.body.zero_retention,
+          serviceTiers: request.body.service_tiers,
           ...limitsOf(limits),
         }),
       );
@@ -104,7 +105,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/accounts/:id',
     route(
       'adminUpdateAccount',
-      'Change models, metering, limits, price group, balance alert or zero retention',
+      'Change models, metering, limits, price group, balance alert, service tiers or zero retention',
       { params: accountParams, body: PatchAccountBody },
       AccountObject,
       'The account',
@@ -119,6 +120,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
           priceGroup,
           balanceAlertUsdTicks,
           zeroRetention: request.body.zero_retention,
+          serviceTiers: request.body.service_tiers,
           ...limitsOf(limits),
         }),
       );

@@ -36,6 +36,7 @@ const FIELD_NAMES: Record<string, string> = {
   'video.taskId': 'video.request_id',
   audio: 'generate_audio',
   ...DELIVERY_FIELD_NAMES,
+  serviceTier: 'service_tier',
 };
 
 const toAnswer = (task: Task) => ({ request_id: task.id });
@@ -68,6 +69,7 @@ export const familyA: Dialect = {
         resolution: body.resolution,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
         delivery: deliveryOf(body),
       }),
@@ -88,6 +90,7 @@ export const familyA: Dialect = {
         images: [],
         video: sourceVideo(body.video),
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
         delivery: deliveryOf(body),
       }),
@@ -108,6 +111,7 @@ export const familyA: Dialect = {
         video: sourceVideo(body.video),
         duration: body.duration,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
         delivery: deliveryOf(body),
       }),
@@ -169,6 +173,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
+  body.service_tier = task.serviceTier;
   return body;
 }
 

@@ -31,6 +31,7 @@ const FIELD_NAMES: Record<string, string> = {
   images: 'image',
   audio: 'generate_audio',
   ...DELIVERY_FIELD_NAMES,
+  serviceTier: 'service_tier',
 };
 
 /**
@@ -57,6 +58,7 @@ export const familyB: Dialect = {
         aspectRatio: body.ratio,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
         delivery: deliveryOf(body),
       }),
@@ -123,6 +125,7 @@ function toFamilyBTask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   // vidgen extension in family B: xAI's field name.
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
+  body.service_tier = task.serviceTier;
   return body;
 }
 

@@ -10,7 +10,7 @@ import {
   type OpenAiVideoStatus,
 } from '@vidgen/protocol';
 import type { ImageInput, VideoInput } from '../../engine/task-service.ts';
-import { outputDimensions, outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
+import { outputDimensions, outputSeconds, type ServiceTier, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
@@ -49,6 +49,7 @@ const FIELD_NAMES: Record<string, string> = {
   'images[0].url': 'input_reference',
   'images[0].fileId': 'input_reference.file_id',
   'video.taskId': 'video.id',
+  serviceTier: 'service_tier',
   'video.fileId': 'video.id',
   'video.url': 'video',
   ...DELIVERY_FIELD_NAMES,
@@ -207,16 +208,18 @@ export function toOpenAiVideo(task: Task, ctx?: WireContext): OpenAiVideo {
   };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
   const storage = storageAnswer(task, ctx);
-  return { ...body, ...hasAudio(task), ...(storage ? { video: storage } : {}) };
+  return { ...body, ...hasAudio(task), service_tier: task.serviceTier, ...(storage ? { video: storage } : {}) };
 }
 
-/** What every submit of this dialect may add: sound, a per-request webhook, and where the video also goes. */
+/** What every submit of this dialect may add: sound, a per-request webhook, a tier, and where the video also goes. */
 function extras(
-  body: { generate_audio?: boolean | 'true' | 'false' } & Parameters<typeof callbackUrlOf>[0] &
+  body: { generate_audio?: boolean | 'true' | 'false'; service_tier?: ServiceTier } & Parameters<
+    typeof callbackUrlOf
+  >[0] &
     Parameters<typeof deliveryOf>[0],
 ) {
   const audio = body.generate_audio === undefined ? undefined : String(body.generate_audio) === 'true';
-  return { audio, callbackUrl: callbackUrlOf(body), delivery: deliveryOf(body) };
+  return { audio, callbackUrl: callbackUrlOf(body), serviceTier: body.service_tier, delivery: deliveryOf(body) };
 }
 
 /** `seconds` is text on this wire; whole seconds only. */

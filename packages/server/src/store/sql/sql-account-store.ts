@@ -3,6 +3,7 @@ import { reusableQuery } from './reusable-query.ts';
 import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
 import { newId } from '../../domain/ids.ts';
+import type { ServiceTier } from '../../domain/task.ts';
 
 export class SqlAccountStore implements AccountStore {
   private readonly byKeyHash;
@@ -21,6 +22,7 @@ export class SqlAccountStore implements AccountStore {
           'a.models',
           'a.created_at',
           'a.zero_retention',
+          'a.service_tiers',
         ])
         .where('k.hash', '=', '')
         .where('k.revoked_at', 'is', null),
@@ -125,6 +127,11 @@ export class SqlAccountStore implements AccountStore {
       .execute();
   }
 
+  async setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void> {
+    const text = tiers === null ? null : JSON.stringify(tiers);
+    await this.db.updateTable('accounts').set({ service_tiers: text }).where('id', '=', accountId).execute();
+  }
+
   async countKeys(): Promise<number> {
     const row = await this.db
       .selectFrom('api_keys')
@@ -141,6 +148,7 @@ function toAccount(row: Selectable<AccountsTable>): Account {
     models: row.models === null ? null : JSON.parse(row.models),
     createdAt: row.created_at,
     zeroRetention: Number(row.zero_retention) === 1,
+    serviceTiers: row.service_tiers ? JSON.parse(row.service_tiers) : null,
   };
 }
 
