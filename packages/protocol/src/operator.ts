@@ -75,7 +75,11 @@ export const AdminTaskDetail = Type.Composite([
       Type.Object({
         role: Type.String({ description: '`first_frame`, `last_frame`, `keyframe` or a `reference_*`.' }),
         source: Type.String({ description: '`url`, `file` (an upload) or `blob` (an inline image stored at submit).' }),
-        url: Nullable(Type.String({ description: 'The URL the task was given; null for a stored input.' })),
+        url: Nullable(
+          Type.String({
+            description: 'The URL the task was given, or a signed link to its upload; null for an inline image.',
+          }),
+        ),
       }),
     ),
     content_url: Nullable(Type.String({ description: 'A signed link to the MP4, valid for the signed-URL TTL.' })),

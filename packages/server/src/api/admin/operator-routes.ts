@@ -16,7 +16,7 @@ import type { AccountStore } from '../../store/account-store.ts';
 import type { OperatorReads } from '../../store/operator-reads.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
-import { OPERATOR_LINK_PREFIX, signedContentUrl, type LinkOptions } from '../links.ts';
+import { OPERATOR_LINK_PREFIX, signedContentUrl, signedFileUrl, type LinkOptions } from '../links.ts';
 import { pageLimitOf, pageOf } from '../pages.ts';
 import { idParams } from '../route-schemas.ts';
 import { toDelivery } from '../webhooks/webhook-wire.ts';
@@ -129,7 +129,7 @@ export function registerOperatorRoutes(app: FastifyInstance, deps: OperatorRoute
       return {
         ...toWire(task),
         timeline: timelineOf(task, found.attempts),
-        inputs: inputsOf(task),
+        inputs: inputsOf(task, (fileId) => signedFileUrl(request, fileId, kid, deps.links, now, 3600, null).url),
         content_url: done ? signedContentUrl(request, task, kid, deps.links, now) : null,
         poster_url: done ? signedContentUrl(request, task, kid, deps.links, now, 'thumbnail') : null,
         ledger: entries.map(toEntryObject),

@@ -64,11 +64,14 @@ export function timelineOf(task: Task, attempts: TaskAttemptRecord[]): AdminTask
   return events;
 }
 
-/** The task's inputs by role: a URL as given; a stored one (a file or an inline image) by its kind only. */
-export function inputsOf(task: Task): AdminTaskDetail['inputs'] {
+/**
+ * The task's inputs by role: a URL as given, an upload as a signed link to it (`fileUrl`); an inline
+ * image stored at submit has no route of its own (null).
+ */
+export function inputsOf(task: Task, fileUrl: (fileId: string) => string): AdminTaskDetail['inputs'] {
   return taskInputs(task.params).map((input) => ({
     role: input.role,
     source: input.ref.kind,
-    url: input.ref.kind === 'url' ? input.ref.url : null,
+    url: input.ref.kind === 'url' ? input.ref.url : input.ref.kind === 'file' ? fileUrl(input.ref.fileId) : null,
   }));
 }
