@@ -84,7 +84,8 @@ export function registerAdminChannelRoutes(
     '/admin/v1/channels/:backend/:name/test',
     route(
       'adminTestChannel',
-      'One cheap call to the channel (a poll of a task that does not exist): does the upstream answer and take the key?',
+      'One cheap call to the channel (a poll of a task that does not exist): ' +
+        'does the upstream answer and take the key?',
       { params: idParams('backend', 'name') },
       RelayChannelTestAnswer,
       'What the upstream answered',
