@@ -17,7 +17,14 @@ export interface McpBridgeOptions {
   fetch?: typeof fetch;
 }
 
-type Message = { jsonrpc?: string; id?: string | number | null; method?: string; params?: any; result?: any };
+type Id = string | number | null;
+/** What the bridge reads of a message: whether it is a request (and its id), a cancel, an initialize's answer. */
+type Message = {
+  id?: Id;
+  method?: string;
+  params?: { requestId?: string | number };
+  result?: { protocolVersion?: unknown };
+};
 
 /** The JSON-RPC error codes the bridge answers with itself. */
 const PARSE_ERROR = -32700;
@@ -44,7 +51,8 @@ export class McpBridge {
     const id = message.method !== undefined ? message.id : undefined;
     // The server is stateless: a cancel can only end the HTTP request that carries the call.
     if (message.method === 'notifications/cancelled') {
-      this.inFlight.get(message.params?.requestId)?.abort();
+      const requestId = message.params?.requestId;
+      if (requestId !== undefined) this.inFlight.get(requestId)?.abort();
       return;
     }
     if (message.method === 'initialize' && id != null) this.initializeId = id;
@@ -68,7 +76,7 @@ export class McpBridge {
     await Promise.all([...this.pending]);
   }
 
-  private async post(body: string, id: Message['id'], signal: AbortSignal): Promise<void> {
+  private async post(body: string, id: Id | undefined, signal: AbortSignal): Promise<void> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
       'content-type': 'application/json',
@@ -111,19 +119,20 @@ export class McpBridge {
   }
 
   private deliver(message: Message): void {
-    if (message.id != null && message.id === this.initializeId && message.result?.protocolVersion) {
-      this.protocolVersion = message.result.protocolVersion;
+    const version = message.result?.protocolVersion;
+    if (message.id != null && message.id === this.initializeId && typeof version === 'string') {
+      this.protocolVersion = version;
     }
     this.options.send(JSON.stringify(message));
   }
 
   /** A request gets an error answer; a notification's failure can only be told to a person. */
-  private failed(id: Message['id'], message: string): void {
+  private failed(id: Id | undefined, message: string): void {
     if (id != null) this.reply(id, SERVER_ERROR, message);
     else this.options.note(`vidgen mcp: ${message}`);
   }
 
-  private reply(id: Message['id'], code: number, message: string): void {
+  private reply(id: Id | undefined, code: number, message: string): void {
     this.options.send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
   }
 }

@@ -1,12 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import {
-  IdempotencyKeyValue,
-  PollQuery,
-  TaskList,
-  TaskListQuery,
-  Type,
-  type ContentVariant,
-} from '@vidgen/protocol';
+import { IdempotencyKeyValue, PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
 import { FINISHED_STATUSES, type Task } from '../domain/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';

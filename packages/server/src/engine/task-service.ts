@@ -217,7 +217,11 @@ export class TaskService {
    * One page of the account's tasks of one family (or of every family: undefined), newest first
    * unless the query says otherwise.
    */
-  async list(accountId: string, family: ApiFamily | undefined, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
+  async list(
+    accountId: string,
+    family: ApiFamily | undefined,
+    query: ListQuery,
+  ): Promise<{ tasks: Task[]; hasMore: boolean }> {
     // Tasks keep the catalog id: an alias filters by the model it names.
     const model = query.model === undefined ? undefined : (this.deps.catalog.find(query.model)?.id ?? query.model);
     const rows = await this.deps.tasks.list({ ...query, model, accountId, family, limit: query.limit + 1 });

@@ -99,7 +99,11 @@ export class McpCalls {
       default: {
         const page = await this.page(args.after as string | undefined);
         const videos = page.tasks.map((task) => mcpVideo(task));
-        const listing = { videos, has_more: page.hasMore, next_after: page.hasMore ? (videos.at(-1)?.id ?? null) : null };
+        const listing = {
+          videos,
+          has_more: page.hasMore,
+          next_after: page.hasMore ? (videos.at(-1)?.id ?? null) : null,
+        };
         return { content: [{ type: 'text', text: JSON.stringify(listing) }], structuredContent: listing };
       }
     }
@@ -121,7 +125,8 @@ export class McpCalls {
     const input = toSubmitInput(tool, args, family);
     const { idempotency_key: key, ...rest } = args;
     // The fingerprint is of the tool and its arguments, as the API's is of the route and its body (invariant 2).
-    const idempotency = key === undefined ? undefined : idempotencyFor(String(key), `mcp:${tool}`, rest, 'idempotency_key');
+    const idempotency =
+      key === undefined ? undefined : idempotencyFor(String(key), `mcp:${tool}`, rest, 'idempotency_key');
     const { task } = await this.deps.tasks.submit(account, input, idempotency, keyId);
     if (asTask) return { task: mcpTask(task, this.timing(task, asTask.ttl)) };
     const token = extra._meta?.progressToken;
@@ -178,7 +183,8 @@ export class McpCalls {
     try {
       return await this.deps.tasks.get(this.accountId, wireTaskId(id));
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${id}`);
+      if (err instanceof ApiError && err.status === 404)
+        throw new McpError(ErrorCode.InvalidParams, `Task not found: ${id}`);
       throw err;
     }
   }
