@@ -34,10 +34,15 @@ describe('MCP endpoint', () => {
         durations: [1, 2],
         aspect_ratios: ['16:9', '9:16'],
         price: { usd_ticks_per_second: 1000 },
+        capabilities: { generate: true, edit: true, extend: true },
       },
     ];
     await writeFile(join(dir, 'models.json'), JSON.stringify({ models }));
-    svc = await startTestService({ ...upstream.env, VIDGEN_MODELS_FILE: join(dir, 'models.json') });
+    svc = await startTestService({
+      ...upstream.env,
+      VIDGEN_MODELS_FILE: join(dir, 'models.json'),
+      VIDGEN_BODY_LIMIT_MB: '1',
+    });
     keys = { own: await svc.createKey('mcp-agent'), other: await svc.createKey('mcp-other') };
   });
   after(async () => {
@@ -60,6 +65,14 @@ describe('MCP endpoint', () => {
     assert.equal(foreign.status, 403);
     assert.equal((await foreign.json()).result, undefined);
     for (const kind of ['http', 'stdio'] as const) await assert.rejects(connectMcp(kind, svc.url), kind);
+    // The API's body limit holds here too.
+    const oversized = { ...init, params: { ...init.params, padding: 'x'.repeat(1024 * 1024) } };
+    const big = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${keys.own}` },
+      body: JSON.stringify(oversized),
+    });
+    assert.equal(big.status, 413);
   });
 
   for (const kind of ['http', 'stdio'] as McpTransportKind[]) {
@@ -105,8 +118,10 @@ describe('MCP endpoint', () => {
         assert.equal(byName.get('get_video')!.execution, undefined);
         assert.ok(generate.outputSchema?.properties?.cost_in_usd_ticks);
         const models = await client.callTool({ name: 'list_models', arguments: {} });
-        const listed = (models.structuredContent as { models: Array<{ id: string; durations: number[] }> }).models;
-        assert.deepEqual(listed.find((m) => m.id === RENDERED)?.durations, [1, 2]);
+        type Listed = { id: string; durations: number[]; sizes: string[] };
+        const rendered = (models.structuredContent as { models: Listed[] }).models.find((m) => m.id === RENDERED);
+        assert.deepEqual(rendered?.durations, [1, 2]);
+        assert.deepEqual(rendered?.sizes, ['320x180', '180x320']);
       });
 
       it('a create called as a task: taskCreated, then a result linking a real MP4 with its poster', async () => {
@@ -204,6 +219,30 @@ describe('MCP endpoint', () => {
         assert.equal((byOtherId.structuredContent as { id: string }).id, video.id);
         const page = await client.callTool({ name: 'list_videos', arguments: {} });
         assert.ok((page.structuredContent as { videos: Array<{ id: string }> }).videos.some((v) => v.id === video.id));
+      });
+
+      it("an extension takes one of the account's videos by id", async () => {
+        const made = await client.callTool({
+          name: 'generate_video',
+          arguments: { prompt: `a tide pool over ${kind}`, model: RENDERED, duration: 1, size: '180x320' },
+        });
+        const source = made.structuredContent as { id: string; status: string };
+        assert.equal(source.status, 'completed');
+        const extended = await client.callTool({
+          name: 'extend_video',
+          arguments: { prompt: 'the tide comes in', model: RENDERED, video: { id: source.id }, duration: 1 },
+        });
+        const video = extended.structuredContent as { status: string; duration: number; url: string };
+        assert.equal(video.status, 'completed', JSON.stringify(extended.content));
+        const { probe } = await downloadAndProbe(video.url);
+        assert.equal(probe.height, 320);
+        assert.ok(probe.durationSeconds > 1.5);
+        const both = await client.callTool({
+          name: 'edit_video',
+          arguments: { prompt: 'x', model: RENDERED, video: { id: source.id, url: 'https://example.com/a.mp4' } },
+        });
+        assert.equal(both.isError, true);
+        assert.match(JSON.stringify(both.content), /`video` must have exactly one of `id` or `url`/);
       });
 
       it('bad arguments are tool errors naming the field; an unknown tool is a protocol error', async () => {

@@ -5,6 +5,8 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { TaskWatch } from '../../engine/task-watch.ts';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 import { variantKey } from '../../engine/video-variants.ts';
+import { outputSize, shortSideOf } from '../../catalog/model-catalog.ts';
+import { sizeOf } from '../dialects/openai-videos.ts';
 import { ApiError, InvalidField } from '../../errors.ts';
 import type { Account } from '../../store/account-store.ts';
 import type { Caller } from '../authenticate.ts';
@@ -89,7 +91,7 @@ export class McpCalls {
     const account = this.request.caller.account;
     switch (name) {
       case 'list_models': {
-        const models = await this.deps.models(account);
+        const models = (await this.deps.models(account)).map((model) => ({ ...model, sizes: sizesOf(model) }));
         return { content: [{ type: 'text', text: JSON.stringify({ models }) }], structuredContent: { models } };
       }
       case 'get_video':
@@ -218,6 +220,22 @@ export class McpCalls {
       return undefined;
     }
   }
+}
+
+/**
+ * The `size` values a model takes: each resolution at each aspect ratio, where the size names that
+ * ratio exactly (854x480 is not 16:9 in lowest terms, so it is not offered).
+ */
+function sizesOf(model: ModelObject): string[] {
+  const resolutions = model.resolutions.length > 0 ? model.resolutions : [model.resolution];
+  return resolutions.flatMap((resolution) =>
+    model.aspect_ratios.flatMap((ratio) => {
+      const { width, height } = outputSize(shortSideOf(resolution) ?? 0, ratio);
+      const size = `${width}x${height}`;
+      const named = sizeOf(size);
+      return named.aspectRatio === ratio && named.resolution === resolution ? [size] : [];
+    }),
+  );
 }
 
 /** The task an id of any of vidgen's APIs names; an id of none names no task (the 404 of an unknown one). */

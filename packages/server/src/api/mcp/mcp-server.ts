@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as webTransport from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   CancelTaskRequestSchema,
@@ -33,7 +33,7 @@ export type McpHandler = (request: FastifyRequest) => Promise<Response>;
 export function createMcpHandler(deps: McpServerDeps): McpHandler {
   return async (request) => {
     const server = serverFor(new McpCalls(deps, requestOf(request, deps)));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new webTransport.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     // Closing the server aborts what its handlers still wait for (a task's result, a create's wait).
     request.raw.once('close', () => void server.close());

@@ -22,7 +22,9 @@ export function isCreateTool(name: string): name is CreateTool {
 }
 
 const DESCRIPTIONS: Record<McpToolName, string> = {
-  list_models: 'The video models this account may use: durations, aspect ratios, resolutions, sound and prices.',
+  list_models:
+    'The video models this account may use: durations, aspect ratios, resolutions, the sizes they make, sound and ' +
+    'prices.',
   generate_video:
     'Generate a video from a prompt (and a first frame). Called as a task it answers at once; otherwise it ' +
     'waits a while and answers the finished video, or its id and state for get_video to carry on.',
