@@ -1,4 +1,5 @@
 import type { TaskKind } from '../domain/task.ts';
+import type { InputRole, ModelInputs } from '../domain/task-inputs.ts';
 import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
@@ -13,6 +14,17 @@ export interface InputVideo {
   frameRate: string;
   /** The input has an audio stream (the first one is the one edits and extensions carry on). */
   hasAudio?: boolean;
+}
+
+/**
+ * One of the task's inputs (domain/task-inputs.ts), loaded by the worker into a local file: an image
+ * decoded and re-encoded as PNG, as `images` are; an audio or a video as the caller sent it.
+ */
+export interface JobInput {
+  role: InputRole;
+  path: string;
+  /** A keyframe's time in seconds from the start of the output; keyframes only. */
+  atSeconds?: number;
 }
 
 /**
@@ -36,6 +48,11 @@ export interface GenerationJob {
   seed?: number;
   /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
   images: string[];
+  /**
+   * Every input with its role, in the task's order, first frame included (also `images[0]`).
+   * Absent: the job has at most its first frame, `images[0]`.
+   */
+  inputs?: JobInput[];
   /** Edits and extensions only. */
   video?: InputVideo;
   /**
@@ -105,10 +122,22 @@ export interface GenerationOutput {
   upstreamCostUsdTicks?: number;
 }
 
+/** The inputs of one role, in order: from `inputs`, or for a job that has only `images`, its first frame. */
+export function jobInputs(job: Pick<GenerationJob, 'images' | 'inputs'>, role: InputRole): JobInput[] {
+  if (job.inputs) return job.inputs.filter((input) => input.role === role);
+  return role === 'first_frame' ? job.images.slice(0, 1).map((path) => ({ role, path })) : [];
+}
+
 /** One backend (the built-in renderer, a ComfyUI host, a relay). */
 export interface Generator {
   /** What this backend can do; the catalog refuses models that ask for more. */
   readonly kinds: readonly TaskKind[];
+  /**
+   * The inputs this backend can take for one of our models: one declaration per way it may go (a
+   * relay's channels that serve the model; a ComfyUI model's workflows as one). A task goes only
+   * where its inputs fit one of them. Absent, the backend takes a first frame and nothing else.
+   */
+  inputsFor?(model: string): readonly ModelInputs[];
   generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput>;
 }
 
