@@ -83,7 +83,10 @@ describe('MCP across API processes (PostgreSQL)', () => {
     for (const p of [idle, first]) await p.stop();
     const sdkLoadedBy = async (name: string) => {
       const loaded = (await readFile(join(dataDir, `modules-${name}.txt`), 'utf8')).split('\n');
-      assert.ok(loaded.some((m) => m.includes('fastify')), `${name}: the module list was recorded`);
+      assert.ok(
+        loaded.some((m) => m.includes('fastify')),
+        `${name}: the module list was recorded`,
+      );
       return loaded.some((m) => m.includes('@modelcontextprotocol'));
     };
     assert.equal(await sdkLoadedBy('worker'), false);
