@@ -1,6 +1,5 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
 import { api } from './support/http.ts';
 import { CallToolResultSchema, connectMcp, createAsTask } from './support/mcp-clients.ts';
@@ -16,7 +15,8 @@ describe('MCP: prices, credits, limits and the ledger', () => {
     await svc.close();
   });
 
-  const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+  type Answer = Record<string, unknown>;
+  const text = (result: Answer) => JSON.stringify(result.content);
 
   it('credits for two tasks: two are charged their price, the third is refused and writes nothing', async () => {
     const key = await svc.account('mcp-payer', { credits_usd_ticks: 2 * TICKS_PER_SECOND });
@@ -46,7 +46,7 @@ describe('MCP: prices, credits, limits and the ledger', () => {
     const client = await connectMcp('http', svc.url, key);
     try {
       // A window may turn between two creates on a slow machine: create until refused.
-      let refused: CallToolResult | undefined;
+      let refused: Answer | undefined;
       for (let i = 0; i < 5 && !refused; i++) {
         const answer = await client.callTool({
           name: 'generate_video',
