@@ -1,4 +1,5 @@
 import type { TaskKind } from '../domain/task.ts';
+import type { InputRole } from '../domain/task-inputs.ts';
 import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
@@ -13,6 +14,17 @@ export interface InputVideo {
   frameRate: string;
   /** The input has an audio stream (the first one is the one edits and extensions carry on). */
   hasAudio?: boolean;
+}
+
+/**
+ * One of the task's inputs (domain/task-inputs.ts), loaded by the worker into a local file: an image
+ * decoded and re-encoded as PNG, as `images` are; an audio or a video as the caller sent it.
+ */
+export interface JobInput {
+  role: InputRole;
+  path: string;
+  /** A keyframe's time in seconds from the start of the output; keyframes only. */
+  atSeconds?: number;
 }
 
 /**
@@ -36,6 +48,11 @@ export interface GenerationJob {
   seed?: number;
   /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
   images: string[];
+  /**
+   * Every input with its role, in the task's order, first frame included (also `images[0]`).
+   * Absent: the job has at most its first frame, `images[0]`.
+   */
+  inputs?: JobInput[];
   /** Edits and extensions only. */
   video?: InputVideo;
   /**
