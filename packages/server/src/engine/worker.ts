@@ -1,7 +1,15 @@
 import type { Logger } from 'pino';
 import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { Lease } from '../domain/lease.ts';
-import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
+import {
+  hasInputs,
+  leaseLostReason,
+  runTask,
+  type StopReason,
+  type TaskRunnerDeps,
+  type UntilSlot,
+} from './task-runner.ts';
+import { FetchStage } from './fetch-stage.ts';
 import { announceWorker, stopLeaseHolder } from '../domain/worker-lifecycle.ts';
 import { isStorageFault } from '../domain/storage-faults.ts';
 import { noTracing, parseTraceContext } from '../observability/tracing/tracing.ts';
@@ -25,6 +33,8 @@ export interface WorkerDeps extends TaskRunnerDeps {
   heartbeatMs: number;
   /** How often an idle slot looks for work when no wake-up hint arrives. */
   pollMs: number;
+  /** Tasks of one lane that may fetch their inputs at once, outside its render slots (fetch-stage.ts); 4 by default. */
+  fetchSlots?: number;
   logger: Logger;
 }
 
@@ -47,6 +57,8 @@ interface ClaimAnswer {
 export function createWorker(deps: WorkerDeps): Worker {
   const loops = new Set<Promise<void>>();
   const running = new Map<string, AbortController>();
+  /** Attempts in a fetch stage, not yet rendering: handed back at once when the worker stops. */
+  const staged = new Set<AbortController>();
   const wakers = new Set<() => void>();
   const unsubscribe: Array<() => void> = [];
   let stopped = false;
@@ -133,17 +145,37 @@ export function createWorker(deps: WorkerDeps): Worker {
     };
   }
 
-  async function slot(backend: string, lane: Lane, claim: () => Promise<ClaimAnswer>): Promise<void> {
+  async function slot(
+    backend: string,
+    lane: Lane,
+    claim: () => Promise<ClaimAnswer>,
+    stage: FetchStage<Claimed | undefined>,
+  ): Promise<void> {
     // A success claims the slot's next task with its completion (the store makes that as few round
-    // trips as it can, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
-    const claimNext = () => (stopped ? undefined : claimRequest(backend));
+    // trips as it can, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once
+    // stopping, or while a fetched task waits for a slot: it goes first.
+    const claimNext = () => (stopped || stage.hasWaiting() ? undefined : claimRequest(backend));
     let claimed: Claimed | undefined;
     let claimedAt = 0;
     while (!stopped) {
       if (claimed) {
         deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
+        if (hasInputs(claimed.task) && stage.hasRoom()) {
+          // Its inputs are fetched outside this slot, which looks for other work meanwhile.
+          const [task, at] = [claimed, claimedAt];
+          track(stage.run((untilSlot) => attempt(task, lane, claimNext, at, untilSlot)));
+          claimed = undefined;
+          continue;
+        }
         claimed = await attempt(claimed, lane, claimNext, claimedAt);
         // Claimed with the completion just made.
+        claimedAt = deps.clock();
+        continue;
+      }
+      // A task of the fetch stage whose inputs are in: this slot renders it, and takes what it claimed next.
+      const taken = stage.take();
+      if (taken) {
+        claimed = await taken;
         claimedAt = deps.clock();
         continue;
       }
@@ -152,10 +184,16 @@ export function createWorker(deps: WorkerDeps): Worker {
       claimedAt = answer.askedAt;
       // A task queued while the claim ran (its wake-up came meanwhile) is looked for at once, not
       // at the next poll: the wake-up is not lost for arriving before this slot went idle.
-      if (!claimed && !stopped) await idle(answer.since);
+      if (!claimed && !stopped && !stage.hasWaiting()) await idle(answer.since);
     }
     // Claimed while the worker was being stopped: given back unstarted, so another worker starts it at once.
     if (claimed) await handBackUnstarted(claimed.lease);
+  }
+
+  /** An attempt running outside the slots (in a fetch stage): stopping the worker waits for it too. */
+  function track(run: Promise<unknown>): void {
+    loops.add(run as Promise<void>);
+    void run.finally(() => loops.delete(run as Promise<void>));
   }
 
   async function handBackUnstarted(lease: Lease): Promise<void> {
@@ -173,11 +211,13 @@ export function createWorker(deps: WorkerDeps): Worker {
     lane: Lane,
     claimNext: () => ClaimRequest | undefined,
     claimedAt: number,
+    untilSlot?: UntilSlot,
   ): Promise<Claimed | undefined> {
     const { task, lease } = claimed;
     const controller = new AbortController();
     const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
     running.set(task.id, controller);
+    if (untilSlot) staged.add(controller);
     const heartbeat = setInterval(async () => {
       let renewed: Lease | undefined;
       try {
@@ -189,10 +229,21 @@ export function createWorker(deps: WorkerDeps): Worker {
       if (renewed) lease.expiresAt = renewed.expiresAt;
       else stop(await leaseLostReason(deps.tasks, task.id));
     }, deps.heartbeatMs);
-    const deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
+    let deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
+    // Through the fetch stage: the render slot is waited for; once it is taken the attempt renders,
+    // with the whole deadline for it (the fetch had its own timeouts). A stopping worker hands it back.
+    const slotTaken =
+      untilSlot &&
+      (async (signal: AbortSignal) => {
+        if (stopped) stop('shutdown');
+        await untilSlot(signal);
+        staged.delete(controller);
+        clearTimeout(deadline);
+        deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
+      });
     try {
       const tracing = deps.tracing ?? noTracing;
-      if (!tracing.enabled) return await runTask(deps, task, lease, controller, claimNext);
+      if (!tracing.enabled) return await runTask(deps, task, lease, controller, claimNext, undefined, slotTaken);
       // The claim continues the trace the task was submitted in, whichever process enqueued it
       // (docs/observability.md); the attempt is the claim's child.
       const attributes = { ...taskAttributes(task), 'vidgen.task.attempt': task.attempts, 'vidgen.worker': deps.owner };
@@ -204,7 +255,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       });
       claim.end();
       return await tracing.withSpan('task.attempt', { parent: claim, attributes }, (span) =>
-        runTask(deps, task, lease, controller, claimNext, span),
+        runTask(deps, task, lease, controller, claimNext, span, slotTaken),
       );
     } catch (err) {
       deps.logger.error({ err, taskId: task.id }, 'task attempt crashed');
@@ -213,6 +264,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       clearInterval(heartbeat);
       clearTimeout(deadline);
       running.delete(task.id);
+      staged.delete(controller);
     }
   }
 
@@ -237,8 +289,9 @@ export function createWorker(deps: WorkerDeps): Worker {
       void reap();
       for (const [backend, lane] of Object.entries(deps.lanes)) {
         const claim = laneClaimer(backend);
+        const stage = new FetchStage<Claimed | undefined>(deps.fetchSlots ?? 4, wakeAll);
         for (let i = 0; i < lane.slots; i++) {
-          const loop = slot(backend, lane, claim);
+          const loop = slot(backend, lane, claim, stage);
           loops.add(loop);
           void loop.finally(() => loops.delete(loop));
         }
@@ -248,6 +301,8 @@ export function createWorker(deps: WorkerDeps): Worker {
       stopped = true;
       clearInterval(reaper);
       for (const off of unsubscribe.splice(0)) off();
+      // Not rendering yet: handed back at once, so another worker starts them.
+      for (const controller of staged) controller.abort('shutdown' satisfies StopReason);
       wakeAll();
       await stopLeaseHolder({
         kind: 'task worker',

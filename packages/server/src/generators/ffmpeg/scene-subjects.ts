@@ -73,7 +73,7 @@ export function subjectLayers(scene: SubjectScene): SubjectLayers {
     else add('mountains', SHAPES.mountains(theme, frame, rnd, placeAt(frame, 0.5, frame.horizonY)), 'back');
   }
   if (named.includes('water')) {
-    if (pond) add('water', SHAPES.pond(theme, frame, rnd, water));
+    if (pond) add('water', SHAPES.pond(theme, water));
     else out.boxes.push({ subject: 'water', box: water });
   }
   if (named.includes('moon')) add('moon', SHAPES.moon(theme, frame, rnd, moonPlace(scene)));

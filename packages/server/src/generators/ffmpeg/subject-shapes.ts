@@ -10,53 +10,11 @@ import { ridgePath } from './land-layers.ts';
 import type { Random } from './seeded-random.ts';
 import type { SceneTheme } from './scene-theme.ts';
 import { f, type SceneFrame } from './sky-layers.ts';
+import { box, dark, lit, poly, rect, rock, type Box, type Drawn, type Placement, type Shape } from './shape-kit.ts';
+import { SKY_SHAPES } from './sky-shapes.ts';
+import { LAND_SHAPES } from './land-shapes.ts';
 
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface Placement {
-  x: number;
-  y: number;
-  /** A ground thing out at sea stands on a rock. */
-  rock?: boolean;
-  /** The colour the prompt names, for a thing that is painted (a kite, a car, a balloon, a hull). */
-  paint?: string;
-}
-
-export interface Drawn {
-  body: string;
-  defs?: string;
-  box: Box;
-}
-
-type Shape = (theme: SceneTheme, frame: SceneFrame, rnd: Random, at: Placement) => Drawn;
-
-/** A colour as the scene's light shows it: full by day, warmer and dimmer at dusk, moonlit at night. */
-function lit(theme: SceneTheme, colour: string): string {
-  if (theme.time === 'day') return colour;
-  if (theme.time === 'night') return mix(colour, '#2a3a66', 0.38);
-  return mix(colour, theme.time === 'fire' ? '#5a1a10' : '#6a3550', 0.28);
-}
-const dark = (theme: SceneTheme) => (theme.time === 'day' ? '#2b2f3a' : '#10131d');
-
-const box = (x: number, y: number, width: number, height: number): Box => ({ x, y, width, height });
-const rect = (x: number, y: number, w: number, h: number, fill: string) =>
-  `<rect x="${f(x)}" y="${f(y)}" width="${f(w)}" height="${f(h)}" fill="${fill}"/>`;
-const poly = (pts: Array<[number, number]>, fill: string) =>
-  `<path d="M${pts.map(([x, y]) => `${f(x)},${f(y)}`).join(' L')} Z" fill="${fill}"/>`;
-
-/** A dark rock for a ground thing to stand on at sea. */
-function rock(theme: SceneTheme, at: Placement, halfWidth: number, u: number): string {
-  const fill = mix(theme.ground[3] ?? '#33302c', '#1d1b1a', 0.4);
-  return (
-    `<ellipse cx="${f(at.x)}" cy="${f(at.y + u * 0.012)}" rx="${f(halfWidth * 1.6)}" ry="${f(u * 0.035)}" ` +
-    `fill="${fill}"/>`
-  );
-}
+export type { Box, Drawn, Placement } from './shape-kit.ts';
 
 const lighthouse: Shape = (theme, frame, _rnd, at) => {
   const u = frame.unit;
@@ -270,65 +228,6 @@ const car: Shape = (theme, frame, _rnd, at) => {
   return { body: parts.join(''), box: box(x - w / 2, top - cabin, w, body + cabin + wheel) };
 };
 
-const bird: Shape = (theme, frame, rnd, at) => {
-  const u = frame.unit;
-  const span = u * 0.34;
-  const h = u * 0.15;
-  const { x, y } = at;
-  // Dark against a day sky, pale against a night one.
-  const fill = theme.time === 'night' ? '#e4e8f2' : '#22252e';
-  const lift = rnd.range(0.85, 1.1);
-  const d =
-    `M${f(x - span / 2)},${f(y - h * 0.55 * lift)} Q${f(x - span * 0.22)},${f(y - h * lift)} ${f(x)},${f(y)} ` +
-    `Q${f(x + span * 0.22)},${f(y - h * lift)} ${f(x + span / 2)},${f(y - h * 0.55 * lift)} ` +
-    `Q${f(x + span * 0.2)},${f(y - h * 0.35)} ${f(x)},${f(y + h * 0.12)} ` +
-    `Q${f(x - span * 0.2)},${f(y - h * 0.35)} ${f(x - span / 2)},${f(y - h * 0.55 * lift)} Z`;
-  return { body: `<path d="${d}" fill="${fill}"/>`, box: box(x - span / 2, y - h * lift, span, h * lift + h * 0.12) };
-};
-
-const kite: Shape = (theme, frame, rnd, at) => {
-  const u = frame.unit;
-  const w = u * 0.2;
-  const h = u * 0.28;
-  const { x, y } = at;
-  const a = lit(theme, at.paint ?? rnd.pick(['#e8322c', '#f0b323', '#2f7de0']));
-  const b = lit(theme, '#ffd447');
-  const top: [number, number] = [x, y - h * 0.5];
-  const left: [number, number] = [x - w / 2, y - h * 0.15];
-  const right: [number, number] = [x + w / 2, y - h * 0.15];
-  const bottom: [number, number] = [x, y + h * 0.5];
-  const centre: [number, number] = [x, y - h * 0.15];
-  const string = mix(theme.sky[2], '#333333', 0.5);
-  const body =
-    poly([top, right, centre], a) +
-    poly([top, left, centre], b) +
-    poly([left, bottom, centre], a) +
-    poly([right, bottom, centre], b) +
-    `<path d="M${f(x)},${f(y + h * 0.5)} q${f(u * 0.05)},${f(u * 0.1)} ${f(-u * 0.02)},${f(u * 0.22)}" fill="none" ` +
-    `stroke="${string}" stroke-width="${f(u * 0.003)}"/>`;
-  return { body, box: box(x - w / 2, y - h * 0.5, w, h) };
-};
-
-const moon: Shape = (theme, frame, _rnd, at) => {
-  const r = frame.unit * 0.12;
-  const disc = theme.time === 'day' ? '#f2f4f8' : '#f4f1e4';
-  const shade = mix(disc, '#9aa3b5', 0.5);
-  const craters = [
-    [-0.3, -0.2, 0.22],
-    [0.25, 0.15, 0.16],
-    [-0.05, 0.38, 0.12],
-  ]
-    .map(
-      ([dx, dy, rr]) =>
-        `<circle cx="${f(at.x + dx * r)}" cy="${f(at.y + dy * r)}" r="${f(rr * r)}" fill="${shade}" fill-opacity="0.4"/>`,
-    )
-    .join('');
-  return {
-    body: `<circle cx="${f(at.x)}" cy="${f(at.y)}" r="${f(r)}" fill="${disc}"/>${craters}`,
-    box: box(at.x - r, at.y - r, 2 * r, 2 * r),
-  };
-};
-
 const windmill: Shape = (theme, frame, rnd, at) => {
   const u = frame.unit;
   const h = u * 0.3;
@@ -370,74 +269,4 @@ const windmill: Shape = (theme, frame, rnd, at) => {
   return { body: parts.join(''), box: box(x - blade, y - h - blade, blade * 2, h + blade) };
 };
 
-const balloon: Shape = (theme, frame, rnd, at) => {
-  const u = frame.unit;
-  const r = u * 0.1;
-  const { x, y } = at;
-  const a = lit(theme, at.paint ?? rnd.pick(['#e8322c', '#f08a1c', '#7a3fd0']));
-  const b = lit(theme, '#ffd447');
-  const top = y - r * 1.6;
-  const envelope =
-    `M${f(x - r)},${f(top + r)} A${f(r)},${f(r)} 0 0 1 ${f(x + r)},${f(top + r)} ` +
-    `Q${f(x + r)},${f(top + r * 1.7)} ${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.25)},${f(top + r * 2.2)} ` +
-    `Q${f(x - r)},${f(top + r * 1.7)} ${f(x - r)},${f(top + r)} Z`;
-  const stripe = `M${f(x - r * 0.35)},${f(top + r * 0.06)} L${f(x + r * 0.35)},${f(top + r * 0.06)} L${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.25)},${f(top + r * 2.2)} Z`;
-  const basket = rect(x - r * 0.22, top + r * 2.45, r * 0.44, r * 0.3, lit(theme, '#6b4a2b'));
-  const ropes = `<path d="M${f(x - r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.2)},${f(top + r * 2.45)} M${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x + r * 0.2)},${f(top + r * 2.45)}" stroke="${dark(theme)}" stroke-width="${f(u * 0.003)}"/>`;
-  return {
-    body: `<path d="${envelope}" fill="${a}"/><path d="${stripe}" fill="${b}"/>${ropes}${basket}`,
-    box: box(x - r, top, 2 * r, r * 2.75),
-  };
-};
-
-/** A far range on the horizon, for mountains named in a scene whose land is something else. */
-const mountains: Shape = (theme, frame, rnd, at) => {
-  const u = frame.unit;
-  const peak = u * 0.3;
-  const base = at.y + u * 0.01;
-  const ys: number[] = [];
-  const peaks = [0.15, 0.38, 0.6, 0.84].map((p) => ({ at: p + rnd.range(-0.05, 0.05), h: rnd.range(0.55, 1) }));
-  for (let i = 0; i <= 96; i++) {
-    const t = i / 96;
-    const height = Math.max(...peaks.map((p) => p.h * Math.max(0, 1 - Math.abs(t - p.at) / 0.16)));
-    ys.push(base - peak * (0.12 + 0.88 * height));
-  }
-  const rockColour = lit(theme, '#56657a');
-  const snow = lit(theme, '#f4f7fb');
-  const path = ridgePath(frame, ys);
-  const top = Math.min(...ys);
-  const caps = peaks
-    .map((p) => {
-      const px = -frame.width * 0.02 + p.at * frame.width * 1.04;
-      const py = base - peak * (0.12 + 0.88 * p.h);
-      const s = peak * 0.16 * p.h;
-      return poly(
-        [
-          [px, py],
-          [px + s * 1.3, py + s],
-          [px - s * 1.3, py + s],
-        ],
-        snow,
-      );
-    })
-    .join('');
-  return { body: `<path d="${path}" fill="${rockColour}"/>${caps}`, box: box(0, top, frame.width, base - top) };
-};
-
-/** A pond in the land, with a pale rim and a glint. */
-function pond(theme: SceneTheme, frame: SceneFrame, _rnd: Random, area: Box): Drawn {
-  const cx = area.x + area.width / 2;
-  const cy = area.y + area.height / 2;
-  const deep = theme.time === 'day' ? '#3d7fc2' : mix(theme.water[1], '#3d6fae', 0.4);
-  const edge = theme.time === 'day' ? '#8cc3ea' : mix(theme.water[0], '#9ab8da', 0.3);
-  const defs =
-    `<radialGradient id="pond" cx="0.5" cy="0.4" r="0.6"><stop offset="0" stop-color="${edge}"/>` +
-    `<stop offset="1" stop-color="${deep}"/></radialGradient>`;
-  const body =
-    `<ellipse cx="${f(cx)}" cy="${f(cy)}" rx="${f(area.width / 2)}" ry="${f(area.height / 2)}" fill="url(#pond)"/>` +
-    `<ellipse cx="${f(cx)}" cy="${f(cy - area.height * 0.12)}" rx="${f(area.width * 0.3)}" ` +
-    `ry="${f(area.height * 0.05)}" fill="#ffffff" fill-opacity="0.25"/>`;
-  return { body, defs, box: area };
-}
-
-export const SHAPES = { lighthouse, boat, house, tree, car, bird, kite, moon, windmill, balloon, mountains, pond };
+export const SHAPES = { lighthouse, boat, house, tree, car, windmill, ...LAND_SHAPES, ...SKY_SHAPES };
