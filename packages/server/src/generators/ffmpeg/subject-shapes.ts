@@ -5,12 +5,10 @@
  * Colours are chosen to stand out from sky, land and water at any time of day: a thing in the
  * foreground is lit (by day) or moonlit and lamp-lit (at night) more than the land behind it.
  */
-import { mix } from './color.ts';
-import { ridgePath } from './land-layers.ts';
 import type { Random } from './seeded-random.ts';
 import type { SceneTheme } from './scene-theme.ts';
 import { f, type SceneFrame } from './sky-layers.ts';
-import { box, dark, lit, poly, rect, rock, type Box, type Drawn, type Placement, type Shape } from './shape-kit.ts';
+import { box, dark, lit, poly, rect, rock, type Drawn, type Placement, type Shape } from './shape-kit.ts';
 import { SKY_SHAPES } from './sky-shapes.ts';
 import { LAND_SHAPES } from './land-shapes.ts';
 
