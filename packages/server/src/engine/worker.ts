@@ -47,6 +47,12 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * How long a task with inputs waits in the queue when its lane's fetch stage is full, before it is
+ * claimed again: a slot never fetches, and never spins claiming and handing back the same task.
+ */
+const FETCH_DEFER_MS = 1000;
+
 /** A lane claim's outcome, the wake-up count its query started after, and when it was asked for. */
 interface ClaimAnswer {
   claimed: Claimed | undefined;
@@ -158,15 +164,20 @@ export function createWorker(deps: WorkerDeps): Worker {
     let claimed: Claimed | undefined;
     let claimedAt = 0;
     while (!stopped) {
+      if (claimed && hasInputs(claimed.task)) {
+        // Its inputs are fetched outside this slot, which looks for other work meanwhile. With the
+        // fetch stage full it goes back to the queue for a moment: a slot never waits on a fetch.
+        const [task, at] = [claimed, claimedAt];
+        claimed = undefined;
+        if (!stage.hasRoom()) await handBackUnstarted(task.lease, deps.clock() + FETCH_DEFER_MS);
+        else {
+          deps.metrics.claimed(backend, Math.max(0, deps.clock() - task.task.createdAt));
+          track(stage.run((untilSlot) => attempt(task, lane, claimNext, at, untilSlot)));
+        }
+        continue;
+      }
       if (claimed) {
         deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
-        if (hasInputs(claimed.task) && stage.hasRoom()) {
-          // Its inputs are fetched outside this slot, which looks for other work meanwhile.
-          const [task, at] = [claimed, claimedAt];
-          track(stage.run((untilSlot) => attempt(task, lane, claimNext, at, untilSlot)));
-          claimed = undefined;
-          continue;
-        }
         claimed = await attempt(claimed, lane, claimNext, claimedAt);
         // Claimed with the completion just made.
         claimedAt = deps.clock();
@@ -196,9 +207,9 @@ export function createWorker(deps: WorkerDeps): Worker {
     void run.finally(() => loops.delete(run as Promise<void>));
   }
 
-  async function handBackUnstarted(lease: Lease): Promise<void> {
+  async function handBackUnstarted(lease: Lease, availableAt = deps.clock()): Promise<void> {
     try {
-      await deps.tasks.release(lease, deps.clock());
+      await deps.tasks.release(lease, availableAt);
       await deps.tasks.endAttempt(lease, 'released', null, deps.clock());
     } catch (err) {
       // Its lease runs out and the reaper returns it to the queue.
