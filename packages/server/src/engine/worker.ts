@@ -10,6 +10,7 @@ import {
   type UntilSlot,
 } from './task-runner.ts';
 import { FetchStage } from './fetch-stage.ts';
+import { laneClaimer, type ClaimAnswer } from './lane-claimer.ts';
 import { announceWorker, stopLeaseHolder } from '../domain/worker-lifecycle.ts';
 import { isStorageFault } from '../domain/storage-faults.ts';
 import { noTracing, parseTraceContext } from '../observability/tracing/tracing.ts';
@@ -53,13 +54,6 @@ export interface Worker {
  */
 const FETCH_DEFER_MS = 1000;
 
-/** A lane claim's outcome, the wake-up count its query started after, and when it was asked for. */
-interface ClaimAnswer {
-  claimed: Claimed | undefined;
-  since: number;
-  askedAt: number;
-}
-
 export function createWorker(deps: WorkerDeps): Worker {
   const loops = new Set<Promise<void>>();
   const running = new Map<string, AbortController>();
@@ -88,58 +82,6 @@ export function createWorker(deps: WorkerDeps): Worker {
       }
       wakers.add(done);
     });
-
-  /**
-   * Claims for a lane's idle slots: the slots waiting when a claim starts share it, and it asks for
-   * that many tasks in one transaction (one fair-order read, one commit) instead of one claim per
-   * slot. Tasks are claimed only for slots already waiting, so no claimed task waits on a slot.
-   */
-  function laneClaimer(backend: string): () => Promise<ClaimAnswer> {
-    const ready: Claimed[] = [];
-    let waiting = 0;
-    /** The claim under way; it resolves to the wake-up count its query started after. */
-    let inflight: Promise<number> | undefined;
-    /** When the claim that filled `ready` was asked for: where a claimed task's claim span starts. */
-    let askedAt = 0;
-    /** The last claim got all it asked for: more work is likely waiting. */
-    let filled = false;
-    const claimFor = async (count: number) => {
-      const since = wakes;
-      filled = false;
-      askedAt = deps.clock();
-      try {
-        const request = claimRequest(backend);
-        const got =
-          count === 1
-            ? [await deps.tasks.claim(request)].filter((c) => c !== undefined)
-            : await deps.tasks.claimSeveral(request, count);
-        ready.push(...got);
-        filled = got.length === count;
-      } catch (err) {
-        // A lost database is expected to pass (invariant 9): a warning each poll, not an error.
-        deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err }, 'claim failed');
-      }
-      return since;
-    };
-    return async () => {
-      waiting++;
-      try {
-        for (;;) {
-          const next = ready.shift();
-          if (next) return { claimed: next, since: wakes, askedAt };
-          inflight ??= claimFor(waiting).finally(() => {
-            inflight = undefined;
-          });
-          const since = await inflight;
-          const got = ready.shift();
-          // Others took what was claimed: claim again only if the queue seemed to have more.
-          if (got || !filled) return { claimed: got, since, askedAt };
-        }
-      } finally {
-        waiting--;
-      }
-    };
-  }
 
   function claimRequest(backend: string): ClaimRequest {
     return {
@@ -299,7 +241,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       reaper = setInterval(reap, Math.max(250, Math.floor(deps.leaseMs / 2)));
       void reap();
       for (const [backend, lane] of Object.entries(deps.lanes)) {
-        const claim = laneClaimer(backend);
+        const claim = laneClaimer(backend, { ...deps, claimRequest, wakes: () => wakes });
         const stage = new FetchStage<Claimed | undefined>(deps.fetchSlots ?? 4, wakeAll);
         for (let i = 0; i < lane.slots; i++) {
           const loop = slot(backend, lane, claim, stage);
