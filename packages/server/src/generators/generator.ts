@@ -1,5 +1,5 @@
 import type { TaskKind } from '../domain/task.ts';
-import type { InputRole } from '../domain/task-inputs.ts';
+import type { InputRole, ModelInputs } from '../domain/task-inputs.ts';
 import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
@@ -122,10 +122,22 @@ export interface GenerationOutput {
   upstreamCostUsdTicks?: number;
 }
 
+/** The inputs of one role, in order: from `inputs`, or for a job that has only `images`, its first frame. */
+export function jobInputs(job: Pick<GenerationJob, 'images' | 'inputs'>, role: InputRole): JobInput[] {
+  if (job.inputs) return job.inputs.filter((input) => input.role === role);
+  return role === 'first_frame' ? job.images.slice(0, 1).map((path) => ({ role, path })) : [];
+}
+
 /** One backend (the built-in renderer, a ComfyUI host, a relay). */
 export interface Generator {
   /** What this backend can do; the catalog refuses models that ask for more. */
   readonly kinds: readonly TaskKind[];
+  /**
+   * The inputs this backend can take for one of our models: one declaration per way it may go (a
+   * relay's channels that serve the model; a ComfyUI model's workflows as one). A task goes only
+   * where its inputs fit one of them. Absent, the backend takes a first frame and nothing else.
+   */
+  inputsFor?(model: string): readonly ModelInputs[];
   generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput>;
 }
 

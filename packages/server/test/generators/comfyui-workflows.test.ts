@@ -90,6 +90,7 @@ describe('comfyui workflow templates', () => {
     const defs = nodeDefs(
       {
         diffusion_models: ['wan2.2_ti2v_5B_fp16.safetensors'],
+        checkpoints: [],
         text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors'],
         vae: ['wan2.2_vae.safetensors'],
       },

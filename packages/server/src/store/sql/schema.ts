@@ -27,6 +27,8 @@ export interface TasksTable {
   started_at: number | null;
   finished_at: number | null;
   expires_at: number | null;
+  /** When its owner deleted it (migration 0220); null for a task never deleted (expiry is not deletion). */
+  deleted_at: number | null;
   idempotency_key: string | null;
   backend_state: string | null;
   /** What the task cost its account (settled), 0 when it ended without a result; null while unsettled. */
@@ -42,6 +44,12 @@ export interface TasksTable {
   trace_context: string | null;
   /** Raised by one with every change of status or progress (migration 0150; store/sql/task-revision.ts). */
   revision: Generated<number>;
+  /** domain/task.ts ServiceTier (migration 0200). */
+  service_tier: Generated<string>;
+  /** The tier's claim order (domain/task.ts claimRankOf): the claim index leads with it. */
+  claim_rank: Generated<number>;
+  /** The batch whose line the task is; null for a task of its own. */
+  batch_id: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -57,6 +65,8 @@ export interface AccountsTable {
   name: string;
   models: string | null;
   created_at: number;
+  /** The service tiers its submits may name, as JSON; null: the default ones (migration 0200). */
+  service_tiers: string | null;
 }
 
 export interface ApiKeysTable {

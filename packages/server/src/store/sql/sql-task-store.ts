@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
+import { claimRankOf } from '../../domain/task.ts';
 import type { Lease } from '../../domain/lease.ts';
 import { heldBy as leaseFence, leasedBy } from './lease-fence.ts';
 import type {
@@ -128,6 +129,9 @@ export class SqlTaskStore implements TaskStore {
         upstream_cost_usd_ticks: null,
         api_key_id: task.keyId ?? null,
         trace_context: task.traceContext ?? null,
+        service_tier: task.serviceTier ?? 'default',
+        claim_rank: claimRankOf(task.serviceTier ?? 'default'),
+        batch_id: task.batchId ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -502,7 +506,7 @@ export class SqlTaskStore implements TaskStore {
     const [expired] = await this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set((eb) => ({ status: 'expired', expires_at: now, revision: nextRevision(eb) }))
+        .set((eb) => ({ status: 'expired', expires_at: now, deleted_at: now, revision: nextRevision(eb) }))
         .where('id', '=', taskId)
         .where('status', '=', 'succeeded')
         .$call((qb) => this.returningFinished(qb.returningAll()))
@@ -511,7 +515,7 @@ export class SqlTaskStore implements TaskStore {
     if (expired) return expired;
     const row = await this.db
       .updateTable('tasks')
-      .set({ expires_at: now })
+      .set({ expires_at: now, deleted_at: now })
       .where('id', '=', taskId)
       .where('status', 'in', ['failed', 'canceled'])
       .where('expires_at', 'is', null)

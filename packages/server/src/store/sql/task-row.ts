@@ -32,12 +32,16 @@ export const TASK_COLUMNS = [
   'started_at',
   'finished_at',
   'expires_at',
+  'deleted_at',
   'idempotency_key',
   'backend_state',
   'cost_usd_ticks',
   'upstream_cost_usd_ticks',
   'api_key_id',
   'revision',
+  'service_tier',
+  'claim_rank',
+  'batch_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here. The trace context is not a
 // part of the task: only the claim reads it (fair-claim.ts), so a poll never pays for it.
@@ -72,8 +76,11 @@ export function toTask(row: TaskRow): Task {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
+    deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
     idempotencyKey: row.idempotency_key,
     revision: Number(row.revision),
+    serviceTier: row.service_tier as Task['serviceTier'],
+    batchId: row.batch_id,
     usage:
       row.cost_usd_ticks === null
         ? null

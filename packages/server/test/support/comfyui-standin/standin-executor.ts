@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SAVE_VIDEO_CODECS, type Prompt } from './standin-nodes.ts';
 import { saveVideoAudioArgs } from './standin-audio.ts';
+import { runReferenceNode } from './standin-reference-nodes.ts';
 
 export interface QueueItem {
   number: number;
@@ -221,8 +222,12 @@ async function runNode(
         i.save_output === false ? 'temp' : 'output',
       );
     }
-    default:
-      return { outputs: [{ class_type: type }] };
+    default: {
+      const outputs = runReferenceNode(type, i, (exceptionType, message) => {
+        throw new NodeFailure(exceptionType, message);
+      });
+      return { outputs: (outputs as Value[] | undefined) ?? [{ class_type: type }] };
+    }
   }
 }
 
