@@ -29,7 +29,10 @@ const ADJUST: Record<Adjustment, Partial<Record<'saturation' | 'brightness' | 'c
   contrast: { contrast: 1.25 },
 };
 
-/** Crop, colour (look, adjustments, time of day, season, weather) and blur of a plan, in that order, for a picture of `size`; and the size they leave. */
+/**
+ * Crop, colour (look, adjustments, time of day, season, weather) and blur of a plan, in that order,
+ * for a picture of `size`; and the size they leave.
+ */
 export function pictureFilters(plan: EditPlan, size: Size): { filters: string[]; size: Size } {
   const filters: string[] = [];
   let out = size;

@@ -30,7 +30,8 @@ export interface EditPlan {
 /** The edits this renderer knows, for the message of a prompt that names none. */
 export const KNOWN_EDITS =
   'colour grades (warm, cool, vintage, teal and orange, sepia), black and white, blur, slow motion, ' +
-  `speed up or time-lapse, reverse, crop to a ratio (e.g. "crop to 9:16" or "make it square"), and ${KNOWN_SCENE_EDITS}`;
+  'speed up or time-lapse, reverse, crop to a ratio (e.g. "crop to 9:16" or "make it square"), and ' +
+  KNOWN_SCENE_EDITS;
 
 const W = String.raw`[\s-]*`;
 const LOOKS: Array<[ColourLook, RegExp]> = [

@@ -138,7 +138,8 @@ function shore({ frame, theme }: SubjectScene, rnd: Random): string {
     pts.push(`${f(x)},${f(top + Math.sin(i * 0.7 + rnd.range(0, 0.5)) * land * 0.025)}`);
   }
   const fill = mix(theme.ground[2] ?? '#4f8040', '#000000', theme.time === 'day' ? 0 : 0.35);
-  return `<path d="M${f(-frame.width * 0.02)},${frame.height + 2} L${pts.join(' L')} L${f(frame.width * 1.02)},${frame.height + 2} Z" fill="${fill}"/>`;
+  const [x0, x1, bottom] = [f(-frame.width * 0.02), f(frame.width * 1.02), frame.height + 2];
+  return `<path d="M${x0},${bottom} L${pts.join(' L')} L${x1},${bottom} Z" fill="${fill}"/>`;
 }
 
 function moonPlace({ frame, light }: SubjectScene): Placement {

@@ -57,7 +57,8 @@ const moon: Shape = (theme, frame, _rnd, at) => {
   ]
     .map(
       ([dx, dy, rr]) =>
-        `<circle cx="${f(at.x + dx * r)}" cy="${f(at.y + dy * r)}" r="${f(rr * r)}" fill="${shade}" fill-opacity="0.4"/>`,
+        `<circle cx="${f(at.x + dx * r)}" cy="${f(at.y + dy * r)}" r="${f(rr * r)}" fill="${shade}" ` +
+        'fill-opacity="0.4"/>',
     )
     .join('');
   return {
@@ -77,9 +78,14 @@ const balloon: Shape = (theme, frame, rnd, at) => {
     `M${f(x - r)},${f(top + r)} A${f(r)},${f(r)} 0 0 1 ${f(x + r)},${f(top + r)} ` +
     `Q${f(x + r)},${f(top + r * 1.7)} ${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.25)},${f(top + r * 2.2)} ` +
     `Q${f(x - r)},${f(top + r * 1.7)} ${f(x - r)},${f(top + r)} Z`;
-  const stripe = `M${f(x - r * 0.35)},${f(top + r * 0.06)} L${f(x + r * 0.35)},${f(top + r * 0.06)} L${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.25)},${f(top + r * 2.2)} Z`;
+  const stripe =
+    `M${f(x - r * 0.35)},${f(top + r * 0.06)} L${f(x + r * 0.35)},${f(top + r * 0.06)} ` +
+    `L${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.25)},${f(top + r * 2.2)} Z`;
   const basket = rect(x - r * 0.22, top + r * 2.45, r * 0.44, r * 0.3, lit(theme, '#6b4a2b'));
-  const ropes = `<path d="M${f(x - r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.2)},${f(top + r * 2.45)} M${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x + r * 0.2)},${f(top + r * 2.45)}" stroke="${dark(theme)}" stroke-width="${f(u * 0.003)}"/>`;
+  const ropes =
+    `<path d="M${f(x - r * 0.25)},${f(top + r * 2.2)} L${f(x - r * 0.2)},${f(top + r * 2.45)} ` +
+    `M${f(x + r * 0.25)},${f(top + r * 2.2)} L${f(x + r * 0.2)},${f(top + r * 2.45)}" ` +
+    `stroke="${dark(theme)}" stroke-width="${f(u * 0.003)}"/>`;
   return {
     body: `<path d="${envelope}" fill="${a}"/><path d="${stripe}" fill="${b}"/>${ropes}${basket}`,
     box: box(x - r, top, 2 * r, r * 2.75),

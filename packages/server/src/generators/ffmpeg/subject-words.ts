@@ -31,7 +31,10 @@ export const SUBJECT_WORDS: Array<[Subject, RegExp]> = [
   ['moon', /\b(?:moon|full moon|crescent moon|moonrise)\b/],
   [
     'water',
-    /\b(?:ponds?|lakes?|rivers?|streams?|creeks?|canals?|sea|seas|oceans?|water|bay|harbou?rs?|waves?|coast|shore|beach)\b/,
+    new RegExp(
+      String.raw`\b(?:ponds?|lakes?|rivers?|streams?|creeks?|canals?|sea|seas|oceans?|water|bay|harbou?rs?|waves?|` +
+        String.raw`coast|shore|beach)\b`,
+    ),
   ],
   ['windmill', /\bwindmills?\b/],
   ['balloon', /\b(?:hot[\s-]?air[\s-]balloons?|balloons?)\b/],
