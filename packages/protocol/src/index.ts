@@ -17,3 +17,4 @@ export type { Static, TSchema, TObject } from '@sinclair/typebox';
 export * from './billing.ts';
 export * from './channels.ts';
 export * from './operator.ts';
+export * from './mcp.ts';
