@@ -7,6 +7,10 @@ export interface FileRecord {
   purpose: string;
   blobKey: string;
   createdAt: number;
+  /** When the file is deleted (a batch's files, some days after the batch ends); null: kept until deleted. */
+  expiresAt?: number | null;
+  /** Lines of a JSONL file (a batch's input, output or error file); absent for other files. */
+  lines?: number;
 }
 
 /** Metadata of uploaded files; the bytes live in the blob store under `blobKey`. */
@@ -14,4 +18,8 @@ export interface FileStore {
   insert(file: FileRecord): Promise<void>;
   get(id: string): Promise<FileRecord | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Sets when these files are deleted. */
+  expireAt(ids: readonly string[], at: number): Promise<void>;
+  /** Up to `limit` files whose expiry has passed. */
+  due(now: number, limit: number): Promise<FileRecord[]>;
 }

@@ -524,6 +524,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('accounts').addColumn('service_tiers', 'text').execute();
     },
   },
+  '0201_file_expiry': {
+    async up(db: Kysely<any>) {
+      // A batch's files are kept for a while after it ends, then deleted by the retention sweep
+      // (engine/file-service.ts); the index finds the due ones without reading the others.
+      await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+      await db.schema.alterTable('files').addColumn('lines', 'integer').execute();
+      await db.schema.createIndex('files_expiry').on('files').columns(['expires_at']).execute();
+    },
+  },
   '0220_task_deleted_at': {
     async up(db: Kysely<any>) {
       // Deleted by its owner is not expired: the content route answers each in its own words. Tasks

@@ -87,6 +87,10 @@ export interface FilesTable {
   purpose: string;
   blob_key: string;
   created_at: number;
+  /** When the file is deleted; null: kept until its owner deletes it (migration 0201). */
+  expires_at: Generated<number | null>;
+  /** Lines of a JSONL file; null for other files. */
+  lines: Generated<number | null>;
 }
 
 export interface TaskAttemptsTable {
