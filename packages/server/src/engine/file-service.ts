@@ -122,16 +122,6 @@ export class FileService {
     return { file, body: await this.deps.blobs.read(file.blobKey) };
   }
 
-  /** Deletes the files whose expiry has passed (a batch's, some days after it ended); returns how many. */
-  async sweepExpired(limit = 100): Promise<number> {
-    const due = await this.deps.files.due(this.deps.clock(), limit);
-    for (const file of due) {
-      await this.deps.files.delete(file.id);
-      await this.deps.blobs.delete(file.blobKey);
-    }
-    return due.length;
-  }
-
   private async insertOrDiscard(record: FileRecord): Promise<FileRecord> {
     try {
       await this.deps.files.insert(record);
@@ -174,7 +164,9 @@ export class FileService {
 
   async get(accountId: string, id: string): Promise<FileRecord> {
     const file = await this.deps.files.get(id);
-    if (!file || file.accountId !== accountId) throw new NotFound('file', id);
+    // An expired file the sweeper has not reached yet is gone already.
+    const expired = file?.expiresAt != null && file.expiresAt <= this.deps.clock();
+    if (!file || file.accountId !== accountId || expired) throw new NotFound('file', id);
     return file;
   }
 

@@ -524,13 +524,10 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('accounts').addColumn('service_tiers', 'text').execute();
     },
   },
-  '0201_file_expiry': {
+  '0201_file_lines': {
     async up(db: Kysely<any>) {
-      // A batch's files are kept for a while after it ends, then deleted by the retention sweep
-      // (engine/file-service.ts); the index finds the due ones without reading the others.
-      await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+      // The lines of a batch's JSONL files, counted once as they are stored (docs/batch.md).
       await db.schema.alterTable('files').addColumn('lines', 'integer').execute();
-      await db.schema.createIndex('files_expiry').on('files').columns(['expires_at']).execute();
     },
   },
   '0220_task_deleted_at': {
@@ -538,6 +535,30 @@ const migrations: Record<string, Migration> = {
       // Deleted by its owner is not expired: the content route answers each in its own words. Tasks
       // deleted before this column have only their expiry, and keep expiry's answer.
       await db.schema.alterTable('tasks').addColumn('deleted_at', 'bigint').execute();
+    },
+  },
+  '0240_result_delivery': {
+    async up(db: Kysely<any>) {
+      // What became of the upload URL or file a task asked its video to go to (docs/storage.md), written
+      // by the completing statement itself.
+      await db.schema.alterTable('tasks').addColumn('result_delivery', 'text').execute();
+    },
+  },
+  '0241_zero_retention': {
+    async up(db: Kysely<any>) {
+      // An account whose videos are kept only until they reach its own storage (docs/storage.md).
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('zero_retention', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
+  '0242_file_expiry': {
+    async up(db: Kysely<any>) {
+      // Files that end by themselves (a video kept for `storage_options.expires_after`): the retention
+      // sweeper deletes them by this index.
+      await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+      await db.schema.createIndex('files_expires_at').on('files').column('expires_at').execute();
     },
   },
 };

@@ -25,17 +25,7 @@ export class SqlFileStore implements FileStore {
 
   async get(id: string): Promise<FileRecord | undefined> {
     const row = await this.db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toRecord(row);
-  }
-
-  async delete(id: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
-  }
-
-  async expireAt(ids: readonly string[], at: number): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.updateTable('files').set({ expires_at: at }).where('id', 'in', ids).execute();
+    return row ? toFile(row) : undefined;
   }
 
   async due(now: number, limit: number): Promise<FileRecord[]> {
@@ -46,11 +36,21 @@ export class SqlFileStore implements FileStore {
       .orderBy('expires_at')
       .limit(limit)
       .execute();
-    return rows.map(toRecord);
+    return rows.map(toFile);
+  }
+
+  async expireAt(ids: readonly string[], at: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('files').set({ expires_at: at }).where('id', 'in', ids).execute();
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
   }
 }
 
-function toRecord(row: Selectable<FilesTable>): FileRecord {
+function toFile(row: Selectable<FilesTable>): FileRecord {
   return {
     id: row.id,
     accountId: row.account_id,
