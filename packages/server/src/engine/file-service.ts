@@ -116,12 +116,6 @@ export class FileService {
     return this.insertOrDiscard(record);
   }
 
-  /** The file's bytes, for its owner (`GET /v1/files/{id}/content`). */
-  async content(accountId: string, id: string): Promise<{ file: FileRecord; body: Readable }> {
-    const file = await this.get(accountId, id);
-    return { file, body: await this.deps.blobs.read(file.blobKey) };
-  }
-
   private async insertOrDiscard(record: FileRecord): Promise<FileRecord> {
     try {
       await this.deps.files.insert(record);

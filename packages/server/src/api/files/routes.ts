@@ -73,26 +73,6 @@ export function registerFileRoutes(app: FastifyInstance, deps: { files: FileServ
     async (request) => toFileObject(await deps.files.get(callerOf(request).account.id, request.params.id)),
   );
 
-  app.get<{ Params: { id: string } }>(
-    '/v1/files/:id/content',
-    {
-      schema: {
-        operationId: 'getFileContent',
-        summary: 'The bytes of a file the account owns (an upload, or a batch’s output or error file)',
-        tags,
-        params: idParams('id'),
-        response: {
-          200: { description: 'The file', content: { 'application/octet-stream': { schema: {} } } },
-          ...errors,
-        },
-      },
-    },
-    async (request, reply) => {
-      const { file, body } = await deps.files.content(callerOf(request).account.id, request.params.id);
-      return reply.type(file.mimeType).header('content-length', file.bytes).send(body);
-    },
-  );
-
   app.delete<{ Params: { id: string } }>(
     '/v1/files/:id',
     {
