@@ -82,6 +82,11 @@ export interface Config {
   /** Task streams (docs/streams.md): open streams per account in one API process, and their heartbeat. */
   streams: { maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
   /**
+   * The MCP endpoint (docs/mcp.md): how long a create called without the task capability waits, and
+   * the browser origins that may call it besides the public URL's.
+   */
+  mcp: { waitMs: number; allowedOrigins: string[] };
+  /**
    * Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker
    * process.
    */
@@ -271,6 +276,15 @@ export const ENVIRONMENT = {
     min: 0.01,
     about: 'longest life of one task event stream; then its client reconnects, its key checked again',
   },
+  VIDGEN_MCP_WAIT_SECONDS: {
+    fallback: 50,
+    min: 0,
+    about: "how long an MCP generate_video without the task capability waits for the video (under agents' 60 s)",
+  },
+  VIDGEN_MCP_ALLOWED_ORIGINS: {
+    unset: "only VIDGEN_PUBLIC_URL's",
+    about: 'comma-separated browser origins that may call /mcp; any other Origin is refused (DNS rebinding)',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: {
     fallback: 'on',
@@ -384,6 +398,13 @@ export function loadConfig(env: Env): Config {
       maxPerAccount: Math.floor(num('VIDGEN_MAX_STREAMS_PER_ACCOUNT')),
       heartbeatMs: num('VIDGEN_STREAM_HEARTBEAT_SECONDS') * 1000,
       maxLifetimeMs: num('VIDGEN_STREAM_MAX_SECONDS') * 1000,
+    },
+    mcp: {
+      waitMs: num('VIDGEN_MCP_WAIT_SECONDS') * 1000,
+      allowedOrigins: (optional('VIDGEN_MCP_ALLOWED_ORIGINS') ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
     },
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),
