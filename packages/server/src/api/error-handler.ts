@@ -10,7 +10,7 @@ import {
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 import { unavailableFor } from './unavailable.ts';
 
-type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
+export type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
 /**
  * The one place errors become responses (invariant 6, docs/architecture.md). A route owned by a dialect gets
@@ -100,7 +100,7 @@ function toApiError(err: FastifyError, request: FastifyRequest): ApiError {
 }
 
 /** Turns the first schema violation into a message that names the field. */
-function fromSchemaIssues(issues: SchemaIssue[], context: string, input: unknown): ApiError {
+export function fromSchemaIssues(issues: SchemaIssue[], context: string, input?: unknown): ApiError {
   const issue = issues[0];
   const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
   const field = path.reduce(

@@ -23,6 +23,7 @@ export const TASK_COLUMNS = [
   'result_bytes',
   'result_etag',
   'result_duration_ms',
+  'result_delivery',
   'attempts',
   'lease_owner',
   'lease_token',
@@ -39,6 +40,9 @@ export const TASK_COLUMNS = [
   'upstream_cost_usd_ticks',
   'api_key_id',
   'revision',
+  'service_tier',
+  'claim_rank',
+  'batch_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here. The trace context is not a
 // part of the task: only the claim reads it (fair-claim.ts), so a poll never pays for it.
@@ -66,6 +70,7 @@ export function toTask(row: TaskRow): Task {
           bytes: row.result_bytes ?? 0,
           etag: row.result_etag ?? '',
           ...(row.result_duration_ms !== null ? { durationSeconds: Number(row.result_duration_ms) / 1000 } : {}),
+          ...(row.result_delivery !== null ? { delivery: JSON.parse(row.result_delivery) } : {}),
         }
       : null,
     attempts: row.attempts,
@@ -76,6 +81,8 @@ export function toTask(row: TaskRow): Task {
     deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
     idempotencyKey: row.idempotency_key,
     revision: Number(row.revision),
+    serviceTier: row.service_tier as Task['serviceTier'],
+    batchId: row.batch_id,
     usage:
       row.cost_usd_ticks === null
         ? null
