@@ -262,7 +262,7 @@ export const ENVIRONMENT = {
   VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE: {
     fallback: false,
     about:
-      "1: the operator webhook alone may be on loopback/private networks (VIDGEN_ALLOW_PRIVATE_URLS=1 opens it and " +
+      '1: the operator webhook alone may be on loopback/private networks (VIDGEN_ALLOW_PRIVATE_URLS=1 opens it and ' +
       "the accounts' endpoints too)",
   },
   VIDGEN_MAX_STREAMS_PER_ACCOUNT: {

@@ -1,13 +1,7 @@
 import type { Account } from '../store/account-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import {
-  outputSize,
-  reportedModelName,
-  shortSideOf,
-  type ModelCatalog,
-  type ModelEntry,
-} from '../catalog/model-catalog.ts';
+import { outputSize, reportedModelName, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
 import {
   FINISHED_STATUSES,
