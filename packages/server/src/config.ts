@@ -29,6 +29,7 @@ export interface Config {
   signedUrlTtlSeconds: number;
   signingSecret?: string;
   workerConcurrency: number;
+  fetchConcurrency: number;
   leaseSeconds: number;
   heartbeatSeconds: number;
   pollMs: number;
@@ -162,6 +163,11 @@ export const ENVIRONMENT = {
   VIDGEN_BODY_LIMIT_MB: { fallback: 32, min: 1, about: 'largest JSON body' },
   VIDGEN_UPLOAD_LIMIT_MB: { fallback: 100, min: 1, about: 'largest uploaded file' },
   VIDGEN_WORKER_CONCURRENCY: { fallback: 2, min: 1, about: 'renders at once per backend in this process' },
+  VIDGEN_FETCH_CONCURRENCY: {
+    fallback: 4,
+    min: 1,
+    about: 'tasks fetching their input images or video at once per backend, outside the render slots',
+  },
   VIDGEN_LEASE_SECONDS: { fallback: 30, min: 1, about: 'task lease; an interrupted task runs again once it ran out' },
   VIDGEN_HEARTBEAT_SECONDS: { fallback: 10, min: 0.1, about: 'how often a worker renews its leases' },
   VIDGEN_POLL_MS: { fallback: 1000, min: 10, about: 'how often an idle worker looks for tasks and webhook deliveries' },
@@ -367,6 +373,7 @@ export function loadConfig(env: Env): Config {
     signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS'),
     signingSecret: optional('VIDGEN_SIGNING_SECRET'),
     workerConcurrency: num('VIDGEN_WORKER_CONCURRENCY'),
+    fetchConcurrency: num('VIDGEN_FETCH_CONCURRENCY'),
     leaseSeconds: num('VIDGEN_LEASE_SECONDS'),
     heartbeatSeconds: num('VIDGEN_HEARTBEAT_SECONDS'),
     pollMs: num('VIDGEN_POLL_MS'),
