@@ -98,6 +98,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     streams: { watch: deps.watch, ...config.streams },
     // A worker-only process describes just its probes, collected as they are registered.
     openApiDocument: config.role === 'worker' ? undefined : lazyOpenApiDocument(deps.dialects, config.publicUrl),
+    mcp: { ...config.mcp, retentionMs: config.retentionSeconds * 1000 },
   });
 }
 

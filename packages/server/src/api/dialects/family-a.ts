@@ -178,7 +178,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
 }
 
 /** `image` must be an object with exactly one of `url` or `file_id` (spec 2.4). */
-function firstFrame(image: FamilyAImage): ImageInput {
+export function firstFrame(image: FamilyAImage): ImageInput {
   if ((image.url !== undefined) === (image.file_id !== undefined)) {
     throw new InvalidRequest('invalid_image', '`image` must have exactly one of `url` or `file_id`.', 'image');
   }
