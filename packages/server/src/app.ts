@@ -25,6 +25,7 @@ import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
+import { sharedSerializers } from './api/shared-serializers.ts';
 import { registerAccountRoutes } from './api/account/routes.ts';
 import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
@@ -42,6 +43,11 @@ import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
   routes: 'all' | 'ops';
+  /**
+   * Builds the document `GET /openapi.json` serves, on first use (composition/api-side.ts). Absent:
+   * this app collects its own routes into it as they are registered (the app openapi-document.ts builds).
+   */
+  openApiDocument?: () => Promise<Record<string, unknown>>;
   ops: OpsDeps;
   accounts: AccountStore;
   tasks: TaskService;
@@ -110,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
   // but a 415 tells the caller what to change.
@@ -133,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps.dialects);
 
-  await registerOpenApi(app, { publicUrl: deps.publicUrl });
+  await registerOpenApi(app, { publicUrl: deps.publicUrl, document: deps.openApiDocument });
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
   const links = {
