@@ -24,6 +24,7 @@ function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
     running: s.running,
     requests_last_minute: s.requestsLastMinute,
     limits: { max_concurrent: s.maxConcurrent ?? null, max_rpm: s.maxRpm ?? null },
+    inputs: { ...s.inputs, exclusive: s.inputs.exclusive.map((group) => [...group]) },
   };
 }
 
