@@ -37,6 +37,10 @@ export interface Config {
   /** Seconds running tasks may take to finish after SIGTERM before they are handed back. */
   shutdownGraceSeconds: number;
   maxRunningPerAccount: number;
+  /** Share of a lane's slots flex and batch tasks hold while other tiers' tasks wait (engine/worker.ts). */
+  batchShare: number;
+  /** Seconds a batch's files are kept after it ends. */
+  batchFileRetentionSeconds: number;
   /** Hard limit of one attempt of the built-in renderer. */
   renderDeadlineSeconds: number;
   metricsToken?: string;
@@ -69,12 +73,19 @@ export interface Config {
   fetchMaxBytes: number;
   /** Byte cap of input videos (edits, extensions) fetched from URLs or uploaded. */
   fetchVideoMaxBytes: number;
+  /** How long a failing PUT of a finished video to its task's `output.upload_url` is retried (docs/storage.md). */
+  uploadRetryMs: number;
   maxImagePixels: number;
   logLevel: string;
   /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
   accessLog: boolean;
   /** Task streams (docs/streams.md): open streams per account in one API process, and their heartbeat. */
   streams: { maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
+  /**
+   * The MCP endpoint (docs/mcp.md): how long a create called without the task capability waits, and
+   * the browser origins that may call it besides the public URL's.
+   */
+  mcp: { waitMs: number; allowedOrigins: string[] };
   /**
    * Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker
    * process.
@@ -162,6 +173,17 @@ export const ENVIRONMENT = {
     fallback: 0,
     about: 'most tasks one account may run at once per backend lane; 0: no cap',
   },
+  VIDGEN_BATCH_SHARE: {
+    fallback: 0.25,
+    about:
+      'share of a lane’s slots flex and batch tasks may hold while other tiers’ tasks are queued or running ' +
+      '(at least one slot); alone they take every slot',
+  },
+  VIDGEN_BATCH_FILE_RETENTION_SECONDS: {
+    fallback: 604800,
+    min: 1,
+    about: 'how long a batch’s input, output and error files (and its videos) are kept after the batch ends',
+  },
   VIDGEN_RENDER_DEADLINE_SECONDS: {
     fallback: 600,
     min: 1,
@@ -183,6 +205,11 @@ export const ENVIRONMENT = {
   VIDGEN_RENDER_PRESET: { fallback: 'veryfast', about: 'x264 preset of the built-in renderer' },
   VIDGEN_FETCH_TIMEOUT_MS: { fallback: 15_000, min: 100, about: 'time limit of fetching an image or video URL' },
   VIDGEN_FETCH_MAX_MB: { fallback: 20, min: 1, about: 'largest image fetched from a URL' },
+  VIDGEN_UPLOAD_RETRY_SECONDS: {
+    fallback: 300,
+    min: 0,
+    about: "how long a failing upload of a finished video to the caller's `output.upload_url` is retried",
+  },
   VIDGEN_FETCH_VIDEO_MAX_MB: {
     fallback: 200,
     min: 1,
@@ -248,6 +275,15 @@ export const ENVIRONMENT = {
     fallback: 600,
     min: 0.01,
     about: 'longest life of one task event stream; then its client reconnects, its key checked again',
+  },
+  VIDGEN_MCP_WAIT_SECONDS: {
+    fallback: 50,
+    min: 0,
+    about: "how long an MCP generate_video without the task capability waits for the video (under agents' 60 s)",
+  },
+  VIDGEN_MCP_ALLOWED_ORIGINS: {
+    unset: "only VIDGEN_PUBLIC_URL's",
+    about: 'comma-separated browser origins that may call /mcp; any other Origin is refused (DNS rebinding)',
   },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: {
@@ -334,6 +370,8 @@ export function loadConfig(env: Env): Config {
     sweepIntervalSeconds: num('VIDGEN_SWEEP_INTERVAL_SECONDS'),
     shutdownGraceSeconds: num('VIDGEN_SHUTDOWN_GRACE_SECONDS'),
     maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT'),
+    batchShare: Math.min(1, num('VIDGEN_BATCH_SHARE')),
+    batchFileRetentionSeconds: num('VIDGEN_BATCH_FILE_RETENTION_SECONDS'),
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS'),
     metricsToken: optional('VIDGEN_METRICS_TOKEN'),
     adminToken: optional('VIDGEN_ADMIN_TOKEN'),
@@ -352,6 +390,7 @@ export function loadConfig(env: Env): Config {
     fetchTimeoutMs: num('VIDGEN_FETCH_TIMEOUT_MS'),
     fetchMaxBytes: num('VIDGEN_FETCH_MAX_MB') * MiB,
     fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB') * MiB,
+    uploadRetryMs: num('VIDGEN_UPLOAD_RETRY_SECONDS') * 1000,
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS') * 1_000_000,
     logLevel: text('VIDGEN_LOG_LEVEL'),
     accessLog: !['0', 'false', 'off'].includes(text('VIDGEN_ACCESS_LOG')),
@@ -359,6 +398,13 @@ export function loadConfig(env: Env): Config {
       maxPerAccount: Math.floor(num('VIDGEN_MAX_STREAMS_PER_ACCOUNT')),
       heartbeatMs: num('VIDGEN_STREAM_HEARTBEAT_SECONDS') * 1000,
       maxLifetimeMs: num('VIDGEN_STREAM_MAX_SECONDS') * 1000,
+    },
+    mcp: {
+      waitMs: num('VIDGEN_MCP_WAIT_SECONDS') * 1000,
+      allowedOrigins: (optional('VIDGEN_MCP_ALLOWED_ORIGINS') ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
     },
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),

@@ -19,6 +19,7 @@ Commands:
   login      save a server and key in ~/.vidgen/profile.json
   logout     delete the saved profile
   webhooks   \`webhooks listen --forward-to URL\`: receive this account's events locally   (--forward-to)
+  mcp        an MCP server on stdio for agents, bridged to the server's /mcp (docs/mcp.md)
 
 Global flags:
   --base-url <url>        server (env VIDGEN_BASE_URL, then the profile, default http://127.0.0.1:8080)
@@ -50,11 +51,16 @@ const CREATE_FLAGS = `  -m, --model <id>        a model from \`vidgen models\` (
                           uploaded (A) or sent as a data URI (B)
   -d, --duration <s>      seconds (family A; family B models fix it in their name)
   -r, --ratio <w:h>       aspect ratio, e.g. 16:9, 9:16, 1:1
-  --seed <n>              fixed seed`;
+  --seed <n>              fixed seed
+  --audio                 with sound (\`vidgen models\` says which models offer it)`;
 
 const VARIANT_FLAGS = `  -m, --model <id>        a model offering edits/extensions (\`vidgen models\`)
   -p, --prompt <text>     what to change or how to continue
-  --video <ref>           the source: a finished request_id, an http(s) URL of an MP4, or a local MP4 (uploaded)`;
+  --video <ref>           the source: a finished request_id, an http(s) URL of an MP4, or a local MP4 (uploaded)
+  --audio                 with sound (\`vidgen models\` says which models offer it)`;
+
+const OUTPUT_HERE = `  -o, --output <file>     where the MP4 goes (default <task-id>.mp4 here)
+  --no-download           submit only; print the task id`;
 
 /** Per-command help, as \`gh <command> --help\` prints it. */
 export const COMMAND_HELP: Record<string, string> = {
@@ -66,15 +72,23 @@ export const COMMAND_HELP: Record<string, string> = {
     `Submit a task and print its id. With --output, \`vidgen resume\` later downloads it there.\n\nUsage: vidgen ` +
     `submit --model <id> --prompt <text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, ` +
     `--output <file>     where \`vidgen resume\` saves the result\n`,
-  edit:
-    `Re-render a finished video with a new prompt (family A models that offer edits).\n\nUsage: vidgen edit ` +
-    `--model <id> --prompt <text> --video <ref> [--output <file>]\n\n${VARIANT_FLAGS}\n  -o, --output <file>     ` +
-    `where the MP4 goes (default <task-id>.mp4 here)\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
-  extend:
-    `Continue a finished video by --duration seconds (family A models that offer extensions).\n\nUsage: vidgen ` +
-    `extend --model <id> --prompt <text> --video <ref> --duration <s> [--output <file>]\n\n${VARIANT_FLAGS}\n  -d, ` +
-    `--duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes (default <task-id>.mp4 here)\n  --no-download      ` +
-    `     submit only; print the task id\n${WAIT_FLAGS}\n`,
+  edit: `Re-render a finished video with a new prompt (family A models that offer edits).
+
+Usage: vidgen edit --model <id> --prompt <text> --video <ref> [--output <file>]
+
+${VARIANT_FLAGS}
+${OUTPUT_HERE}
+${WAIT_FLAGS}
+`,
+  extend: `Continue a finished video by --duration seconds (family A models that offer extensions).
+
+Usage: vidgen extend --model <id> --prompt <text> --video <ref> --duration <s> [--output <file>]
+
+${VARIANT_FLAGS}
+  -d, --duration <s>      seconds to add (1-10)
+${OUTPUT_HERE}
+${WAIT_FLAGS}
+`,
   status:
     `One look at a task: status, progress, error, link.\n\nUsage: vidgen status <task-id> [--family A|B]\n\n  ` +
     `--family A|B            skip finding out which family the id belongs to\n`,
@@ -82,12 +96,16 @@ export const COMMAND_HELP: Record<string, string> = {
     `Wait for a task to end; with --output, download it.\n\nUsage: vidgen wait <task-id> [--family A|B] [--output ` +
     `<file>]\n\n  --family A|B            the task's family (else from the journal, else asked of the server)\n  ` +
     `-o, --output <file>     download the video here when done\n${WAIT_FLAGS}\n`,
-  download:
-    `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen ` +
-    `download <task-id> [--output <file>] [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>  ` +
-    `   where the MP4 (or the image) goes (default <task-id>.mp4, .thumbnail.webp or .spritesheet.jpg here)\n  --variant <name>        instead of the video: thumbnail (WebP poster) ` +
-    `or spritesheet (JPEG, 5x2 frames)\n  --family A|B            the task's family\n  --download-timeout <s>  ` +
-    `time-out (default 600)\n`,
+  download: `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).
+
+Usage: vidgen download <task-id> [--output <file>] [--family A|B] [--variant thumbnail|spritesheet]
+
+  -o, --output <file>     where the MP4 (or the image) goes
+                          (default <task-id>.mp4, .thumbnail.webp or .spritesheet.jpg here)
+  --variant <name>        instead of the video: thumbnail (WebP poster) or spritesheet (JPEG, 5x2 frames)
+  --family A|B            the task's family
+  --download-timeout <s>  time-out (default 600)
+`,
   cancel:
     `Cancel a queued or running task. It ends failed (A) or FAILURE (B) with error code canceled.\n\nUsage: vidgen ` +
     `cancel <task-id> [--family A|B]\n\n  --family A|B            the task's family\n`,
@@ -106,6 +124,11 @@ export const COMMAND_HELP: Record<string, string> = {
     `wait for running tasks, download finished ones to the path they were submitted with.\nEntries of other ` +
     `servers or keys are listed and left alone.\n\nUsage: vidgen resume [--no-download]\n\n  --no-download         ` +
     `  wait, but do not download\n${WAIT_FLAGS}\n`,
+  mcp:
+    `An MCP server on stdin/stdout for desktop agents (Claude Desktop, Cursor, VS Code): each JSON-RPC message ` +
+    `is\nforwarded to <base URL>/mcp with the API key, and the server's answers and notifications are written ` +
+    `back,\none per line. The tools and the task flow are the server's (docs/mcp.md).\n\nUsage: VIDGEN_BASE_URL=` +
+    `<url> VIDGEN_API_KEY=<key> vidgen mcp\n`,
   webhooks:
     `Receive this account's webhook events on a machine without a public address: listen on loopback,\nregister ` +
     `that URL as a temporary endpoint (the server must allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS),\nverify ` +

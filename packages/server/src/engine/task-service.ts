@@ -16,6 +16,8 @@ import {
   type Task,
   type TaskKind,
   type TaskParams,
+  type ServiceTier,
+  DEFAULT_ALLOWED_TIERS,
 } from '../domain/task.ts';
 import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
@@ -23,6 +25,8 @@ import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { DEFAULT_ASPECT_RATIO, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
 import { uuidv7 } from '../domain/ids.ts';
+import type { DeliveryRequest } from '../domain/delivery.ts';
+import { checkDelivery } from './delivery-rules.ts';
 import { LanePositions } from './lane-positions.ts';
 import { FinishedTasks } from './finished-tasks.ts';
 import { deleteResult } from './video-variants.ts';
@@ -50,6 +54,12 @@ export interface SubmitInput {
   callbackUrl?: string;
   /** Sound asked for; absent: the model's default. */
   audio?: boolean;
+  /** Where the finished video also goes (docs/storage.md). */
+  delivery?: DeliveryRequest;
+  /** How it is claimed and priced; absent: `default`. A batch's lines are `batch`. */
+  serviceTier?: ServiceTier;
+  /** The batch this submit is a line of (set by the batch service, never by a dialect). */
+  batchId?: string;
 }
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
@@ -106,6 +116,8 @@ export class TaskService {
        * throwing a 4xx for the field `callbackUrl`; without it a callback URL is refused.
        */
       checkCallbackUrl?: (url: string) => Promise<string>;
+      /** Whether upload URLs may name private addresses (VIDGEN_ALLOW_PRIVATE_URLS); absent, no. */
+      allowPrivateUrls?: boolean;
       /** Guardrails on the prompt; absent, none. */
       contentCheck?: SubmitCheck;
       /** Spans of submits; the trace a task is enqueued in is stored with it for the worker. Absent, none. */
@@ -118,6 +130,12 @@ export class TaskService {
   /** The models this account may use. */
   modelsFor(account: Account): ModelEntry[] {
     return this.deps.catalog.list().filter((m) => isEntitled(account, m));
+  }
+
+  /** The family that serves a model (id or alias) this account may use; undefined for any other name. */
+  familyOf(account: Account, modelId: string): ApiFamily | undefined {
+    const model = this.deps.catalog.find(modelId);
+    return model && isEntitled(account, model) ? model.family : undefined;
   }
 
   /**
@@ -207,8 +225,15 @@ export class TaskService {
     return task.status === 'queued' ? this.positions.positionOf(task) : undefined;
   }
 
-  /** One page of the account's tasks of one family, newest first unless the query says otherwise. */
-  async list(accountId: string, family: ApiFamily, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
+  /**
+   * One page of the account's tasks of one family (or of every family: undefined), newest first
+   * unless the query says otherwise.
+   */
+  async list(
+    accountId: string,
+    family: ApiFamily | undefined,
+    query: ListQuery,
+  ): Promise<{ tasks: Task[]; hasMore: boolean }> {
     // Tasks keep the catalog id: an alias filters by the model it names.
     const model = query.model === undefined ? undefined : (this.deps.catalog.find(query.model)?.id ?? query.model);
     const rows = await this.deps.tasks.list({ ...query, model, accountId, family, limit: query.limit + 1 });
@@ -239,10 +264,12 @@ export class TaskService {
 
   private async create(account: Account, input: SubmitInput, idempotencyKey?: string, keyId?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
+    const serviceTier = checkTier(account, input.serviceTier);
     const prompt = checkPrompt(input.prompt);
     // A replay returned above: it is neither checked, counted nor held again.
     await this.deps.contentCheck?.check(account, { model: model.id, prompt });
     const callbackUrl = input.callbackUrl === undefined ? undefined : await this.checkCallback(input.callbackUrl);
+    const delivery = checkDelivery(account, input.delivery, this.deps.allowPrivateUrls ?? false);
     // The task's time is its id's: listings since a time then walk the id index (store/sql-task-store).
     const createdAt = this.deps.clock();
     const id = uuidv7(createdAt);
@@ -255,6 +282,7 @@ export class TaskService {
       ...names,
       ...(callbackUrl === undefined ? {} : { callbackUrl }),
       audio,
+      ...(delivery === undefined ? {} : { delivery }),
     };
     try {
       const newTask = {
@@ -268,6 +296,8 @@ export class TaskService {
         createdAt,
         idempotencyKey,
         keyId,
+        serviceTier,
+        batchId: input.batchId,
       };
       const tracing = this.deps.tracing ?? noTracing;
       // The enqueue is the span the worker's claim continues, in whatever process it runs.
@@ -402,6 +432,20 @@ export class TaskService {
 
 function isEntitled(account: Account, model: ModelEntry): boolean {
   return account.models === null || account.models.includes(model.id);
+}
+
+/** The tier asked for, if the account may use it (a batch's lines always may). */
+function checkTier(account: Account, tier: ServiceTier | undefined): ServiceTier {
+  if (tier === undefined || tier === 'default' || tier === 'batch') return tier ?? 'default';
+  const allowed = account.serviceTiers ?? DEFAULT_ALLOWED_TIERS;
+  if (!allowed.includes(tier)) {
+    throw new InvalidField(
+      'serviceTier',
+      'service_tier_not_allowed',
+      (name) => `\`${name}\` '${tier}' is not available to this account; it may use ${allowed.join(', ')}.`,
+    );
+  }
+  return tier;
 }
 
 function checkPrompt(prompt: string): string {

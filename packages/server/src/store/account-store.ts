@@ -1,9 +1,18 @@
+import type { ServiceTier } from '../domain/task.ts';
+
 export interface Account {
   id: string;
   name: string;
   /** Model ids the account may use; null means every model in the catalog. */
   models: string[] | null;
   createdAt: number;
+  /**
+   * Zero retention: every submit must name an upload URL, and a video delivered there is not kept
+   * (docs/storage.md). Absent: off.
+   */
+  zeroRetention?: boolean;
+  /** The service tiers its submits may name; null: `default` and `flex` (domain/task.ts). */
+  serviceTiers?: ServiceTier[] | null;
 }
 
 export interface ApiKeyRecord {
@@ -25,6 +34,8 @@ export interface NewApiKey {
 
 /** Accounts and their API keys. Keys are only ever stored as hashes. */
 export interface AccountStore {
+  /** Runs `work` in one transaction, with this store on it: an account and its first key commit together. */
+  atomically<T>(work: (accounts: AccountStore) => Promise<T>): Promise<T>;
   /** Returns the account with this name, creating it when missing; `models` replaces its entitlement when given. */
   ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account>;
   createKey(key: NewApiKey): Promise<ApiKeyRecord>;
@@ -39,4 +50,8 @@ export interface AccountStore {
   listAccounts(page?: { limit: number; after?: string }): Promise<Account[]>;
   /** Names of these accounts by id (unknown ids are left out). */
   accountNames(ids: readonly string[]): Promise<Map<string, string>>;
+  /** Turns zero retention on or off for the account with this id. */
+  setZeroRetention(accountId: string, on: boolean): Promise<void>;
+  /** Sets the service tiers the account's submits may name (null: the default ones). */
+  setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void>;
 }

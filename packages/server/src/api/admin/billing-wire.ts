@@ -21,8 +21,10 @@ export function toAccountObject(view: AccountView): AccountObject {
       max_daily_usd_ticks: view.limits.maxDailyUsdTicks,
     },
     price_group: view.priceGroup,
+    service_tiers: view.serviceTiers.filter((t) => t !== 'batch'),
     balance_alert_usd_ticks: view.balanceAlertUsdTicks,
     balance_low_since: view.balanceLowSince === null ? null : Math.floor(view.balanceLowSince / 1000),
+    zero_retention: view.zeroRetention,
     created_at: Math.floor(view.createdAt / 1000),
   };
 }
@@ -47,6 +49,7 @@ export function toUsageRows(rows: UsageRow[], admin: boolean) {
     ...(admin ? { account: r.accountName } : {}),
     key_id: r.keyId,
     model: r.model,
+    service_tier: r.serviceTier,
     day: r.day,
     tasks: r.tasks,
     seconds: r.seconds,

@@ -78,6 +78,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
           creditsUsdTicks: credits,
           priceGroup,
           balanceAlertUsdTicks,
+          zeroRetention: request.body.zero_retention,
+          serviceTiers: request.body.service_tiers,
           ...limitsOf(limits),
         }),
       );
@@ -103,7 +105,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/accounts/:id',
     route(
       'adminUpdateAccount',
-      'Change models, metering, limits, price group or balance alert',
+      'Change models, metering, limits, price group, balance alert, service tiers or zero retention',
       { params: accountParams, body: PatchAccountBody },
       AccountObject,
       'The account',
@@ -117,6 +119,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
           metered,
           priceGroup,
           balanceAlertUsdTicks,
+          zeroRetention: request.body.zero_retention,
+          serviceTiers: request.body.service_tiers,
           ...limitsOf(limits),
         }),
       );

@@ -15,6 +15,7 @@ import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
+import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 
 const STATUS: Record<TaskStatus, FamilyAStatus> = {
@@ -34,6 +35,8 @@ const FIELD_NAMES: Record<string, string> = {
   'video.fileId': 'video.file_id',
   'video.taskId': 'video.request_id',
   audio: 'generate_audio',
+  ...DELIVERY_FIELD_NAMES,
+  serviceTier: 'service_tier',
 };
 
 const toAnswer = (task: Task) => ({ request_id: task.id });
@@ -66,7 +69,9 @@ export const familyA: Dialect = {
         resolution: body.resolution,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
@@ -85,7 +90,9 @@ export const familyA: Dialect = {
         images: [],
         video: sourceVideo(body.video),
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
     }),
     submitRoute({
@@ -104,7 +111,9 @@ export const familyA: Dialect = {
         video: sourceVideo(body.video),
         duration: body.duration,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
     }),
   ],
@@ -159,15 +168,17 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
       duration: Math.round(outputSeconds(task)),
       thumbnail_url: ctx.signedContentUrl(task, 'thumbnail'),
       ...hasAudio(task),
+      ...storageAnswer(task, ctx),
     };
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
+  body.service_tier = task.serviceTier;
   return body;
 }
 
 /** `image` must be an object with exactly one of `url` or `file_id` (spec 2.4). */
-function firstFrame(image: FamilyAImage): ImageInput {
+export function firstFrame(image: FamilyAImage): ImageInput {
   if ((image.url !== undefined) === (image.file_id !== undefined)) {
     throw new InvalidRequest('invalid_image', '`image` must have exactly one of `url` or `file_id`.', 'image');
   }

@@ -500,6 +500,61 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('events').addColumn('trace_context', 'text').execute();
     },
   },
+  '0200_service_tiers': {
+    async up(db: Kysely<any>) {
+      // A task's tier and its claim order: a lane claims by rank first, then fairly within the rank
+      // (store/sql/fair-claim.ts). The rank leads the claim index after the lane, so the skip-scan
+      // over one rank's accounts probes that rank's rows alone however deep another rank's backlog.
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('service_tier', 'varchar(16)', (c) => c.notNull().defaultTo('default'))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('claim_rank', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema.alterTable('tasks').addColumn('batch_id', 'varchar(64)').execute();
+      await db.schema
+        .createIndex('tasks_lane_rank_account_next')
+        .on('tasks')
+        .columns(['backend', 'status', 'claim_rank', 'account_id', 'available_at', 'id'])
+        .execute();
+      await db.schema.dropIndex('tasks_lane_account_next').execute();
+      await db.schema.createIndex('tasks_batch').on('tasks').columns(['batch_id', 'status']).execute();
+      await db.schema.alterTable('accounts').addColumn('service_tiers', 'text').execute();
+    },
+  },
+  '0220_task_deleted_at': {
+    async up(db: Kysely<any>) {
+      // Deleted by its owner is not expired: the content route answers each in its own words. Tasks
+      // deleted before this column have only their expiry, and keep expiry's answer.
+      await db.schema.alterTable('tasks').addColumn('deleted_at', 'bigint').execute();
+    },
+  },
+  '0240_result_delivery': {
+    async up(db: Kysely<any>) {
+      // What became of the upload URL or file a task asked its video to go to (docs/storage.md), written
+      // by the completing statement itself.
+      await db.schema.alterTable('tasks').addColumn('result_delivery', 'text').execute();
+    },
+  },
+  '0241_zero_retention': {
+    async up(db: Kysely<any>) {
+      // An account whose videos are kept only until they reach its own storage (docs/storage.md).
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('zero_retention', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
+  '0242_file_expiry': {
+    async up(db: Kysely<any>) {
+      // Files that end by themselves (a video kept for `storage_options.expires_after`): the retention
+      // sweeper deletes them by this index.
+      await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+      await db.schema.createIndex('files_expires_at').on('files').column('expires_at').execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

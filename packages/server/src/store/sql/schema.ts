@@ -18,6 +18,8 @@ export interface TasksTable {
   result_etag: string | null;
   /** Length of the verified output in milliseconds (edits and extensions learn it only when they run). */
   result_duration_ms: number | null;
+  /** What became of the delivery a task asked for (JSON of domain/delivery.ts's DeliveryOutcome; migration 0240). */
+  result_delivery: string | null;
   attempts: number;
   lease_owner: string | null;
   lease_token: number;
@@ -27,6 +29,8 @@ export interface TasksTable {
   started_at: number | null;
   finished_at: number | null;
   expires_at: number | null;
+  /** When its owner deleted it (migration 0220); null for a task never deleted (expiry is not deletion). */
+  deleted_at: number | null;
   idempotency_key: string | null;
   backend_state: string | null;
   /** What the task cost its account (settled), 0 when it ended without a result; null while unsettled. */
@@ -42,6 +46,12 @@ export interface TasksTable {
   trace_context: string | null;
   /** Raised by one with every change of status or progress (migration 0150; store/sql/task-revision.ts). */
   revision: Generated<number>;
+  /** domain/task.ts ServiceTier (migration 0200). */
+  service_tier: Generated<string>;
+  /** The tier's claim order (domain/task.ts claimRankOf): the claim index leads with it. */
+  claim_rank: Generated<number>;
+  /** The batch whose line the task is; null for a task of its own. */
+  batch_id: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -57,6 +67,10 @@ export interface AccountsTable {
   name: string;
   models: string | null;
   created_at: number;
+  /** Zero retention (migration 0241): submits must name an upload URL, and a delivered video is not kept. */
+  zero_retention: Generated<number>;
+  /** The service tiers its submits may name, as JSON; null: the default ones (migration 0200). */
+  service_tiers: string | null;
 }
 
 export interface ApiKeysTable {
@@ -77,6 +91,8 @@ export interface FilesTable {
   purpose: string;
   blob_key: string;
   created_at: number;
+  /** When the file is deleted (migration 0242); null: kept until its owner deletes it. */
+  expires_at: number | null;
 }
 
 export interface TaskAttemptsTable {

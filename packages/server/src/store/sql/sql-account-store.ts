@@ -3,6 +3,7 @@ import { reusableQuery } from './reusable-query.ts';
 import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
 import { newId } from '../../domain/ids.ts';
+import type { ServiceTier } from '../../domain/task.ts';
 
 export class SqlAccountStore implements AccountStore {
   private readonly byKeyHash;
@@ -20,11 +21,18 @@ export class SqlAccountStore implements AccountStore {
           'a.name',
           'a.models',
           'a.created_at',
+          'a.zero_retention',
+          'a.service_tiers',
         ])
         .where('k.hash', '=', '')
         .where('k.revoked_at', 'is', null),
       1,
     );
+  }
+
+  atomically<T>(work: (accounts: AccountStore) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return work(this);
+    return this.db.transaction().execute((trx) => work(new SqlAccountStore(trx)));
   }
 
   async ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account> {
@@ -111,6 +119,19 @@ export class SqlAccountStore implements AccountStore {
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
+  async setZeroRetention(accountId: string, on: boolean): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({ zero_retention: on ? 1 : 0 })
+      .where('id', '=', accountId)
+      .execute();
+  }
+
+  async setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void> {
+    const text = tiers === null ? null : JSON.stringify(tiers);
+    await this.db.updateTable('accounts').set({ service_tiers: text }).where('id', '=', accountId).execute();
+  }
+
   async countKeys(): Promise<number> {
     const row = await this.db
       .selectFrom('api_keys')
@@ -120,12 +141,14 @@ export class SqlAccountStore implements AccountStore {
   }
 }
 
-function toAccount(row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'>): Account {
+function toAccount(row: Selectable<AccountsTable>): Account {
   return {
     id: row.id,
     name: row.name,
     models: row.models === null ? null : JSON.parse(row.models),
     createdAt: row.created_at,
+    zeroRetention: Number(row.zero_retention) === 1,
+    serviceTiers: row.service_tiers ? JSON.parse(row.service_tiers) : null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
+import { claimRankOf } from '../../domain/task.ts';
 import type { Lease } from '../../domain/lease.ts';
 import { heldBy as leaseFence, leasedBy } from './lease-fence.ts';
 import type {
@@ -128,6 +129,9 @@ export class SqlTaskStore implements TaskStore {
         upstream_cost_usd_ticks: null,
         api_key_id: task.keyId ?? null,
         trace_context: task.traceContext ?? null,
+        service_tier: task.serviceTier ?? 'default',
+        claim_rank: claimRankOf(task.serviceTier ?? 'default'),
+        batch_id: task.batchId ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -168,9 +172,9 @@ export class SqlTaskStore implements TaskStore {
       .selectFrom('tasks')
       .selectAll()
       .where('account_id', '=', q.accountId)
-      .where('family', '=', q.family)
       .orderBy('id', q.order ?? 'desc')
       .limit(q.limit);
+    if (q.family !== undefined) query = query.where('family', '=', q.family);
     if (q.after) query = query.where('id', q.order === 'asc' ? '>' : '<', q.after);
     if (status) query = query.where('status', '=', status);
     if (q.model) query = query.where('model', '=', q.model);
@@ -294,7 +298,8 @@ export class SqlTaskStore implements TaskStore {
   }
 
   reportProgress(lease: Lease, progress: number): Promise<boolean> {
-    const percent = Math.max(0, Math.min(99, Math.floor(progress)));
+    // 100 while running means rendered and being delivered to the caller's storage (docs/storage.md).
+    const percent = Math.max(0, Math.min(100, Math.floor(progress)));
     return this.guarded(lease, (eb) => ({ progress: percent, revision: nextRevision(eb) }));
   }
 
@@ -370,6 +375,7 @@ export class SqlTaskStore implements TaskStore {
       now,
       expiresAt,
       upstreamCost: result.upstreamCostUsdTicks ?? null,
+      delivery: result.delivery ? JSON.stringify(result.delivery) : null,
       taskId: lease.id,
       owner: lease.owner,
       token: lease.token,
@@ -502,7 +508,7 @@ export class SqlTaskStore implements TaskStore {
     const [expired] = await this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set((eb) => ({ status: 'expired', expires_at: now, revision: nextRevision(eb) }))
+        .set((eb) => ({ status: 'expired', expires_at: now, deleted_at: now, revision: nextRevision(eb) }))
         .where('id', '=', taskId)
         .where('status', '=', 'succeeded')
         .$call((qb) => this.returningFinished(qb.returningAll()))
@@ -511,7 +517,7 @@ export class SqlTaskStore implements TaskStore {
     if (expired) return expired;
     const row = await this.db
       .updateTable('tasks')
-      .set({ expires_at: now })
+      .set({ expires_at: now, deleted_at: now })
       .where('id', '=', taskId)
       .where('status', 'in', ['failed', 'canceled'])
       .where('expires_at', 'is', null)

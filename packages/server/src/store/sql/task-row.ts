@@ -23,6 +23,7 @@ export const TASK_COLUMNS = [
   'result_bytes',
   'result_etag',
   'result_duration_ms',
+  'result_delivery',
   'attempts',
   'lease_owner',
   'lease_token',
@@ -32,12 +33,16 @@ export const TASK_COLUMNS = [
   'started_at',
   'finished_at',
   'expires_at',
+  'deleted_at',
   'idempotency_key',
   'backend_state',
   'cost_usd_ticks',
   'upstream_cost_usd_ticks',
   'api_key_id',
   'revision',
+  'service_tier',
+  'claim_rank',
+  'batch_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here. The trace context is not a
 // part of the task: only the claim reads it (fair-claim.ts), so a poll never pays for it.
@@ -65,6 +70,7 @@ export function toTask(row: TaskRow): Task {
           bytes: row.result_bytes ?? 0,
           etag: row.result_etag ?? '',
           ...(row.result_duration_ms !== null ? { durationSeconds: Number(row.result_duration_ms) / 1000 } : {}),
+          ...(row.result_delivery !== null ? { delivery: JSON.parse(row.result_delivery) } : {}),
         }
       : null,
     attempts: row.attempts,
@@ -72,8 +78,11 @@ export function toTask(row: TaskRow): Task {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
+    deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
     idempotencyKey: row.idempotency_key,
     revision: Number(row.revision),
+    serviceTier: row.service_tier as Task['serviceTier'],
+    batchId: row.batch_id,
     usage:
       row.cost_usd_ticks === null
         ? null
