@@ -9,7 +9,7 @@ const INPUT_KEY = Type.Union(
   ),
 );
 
-/** What a relay channel takes (the backends file's `inputs`, or its upstream's default): the shape of a model's `inputs`. */
+/** What a relay channel takes (the backends file's `inputs`, or its upstream's default), shaped as a model's. */
 export const RelayChannelInputs = Type.Object(
   {
     first_frame: Type.Boolean(),
