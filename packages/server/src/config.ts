@@ -29,6 +29,7 @@ export interface Config {
   signedUrlTtlSeconds: number;
   signingSecret?: string;
   workerConcurrency: number;
+  fetchConcurrency: number;
   leaseSeconds: number;
   heartbeatSeconds: number;
   pollMs: number;
@@ -148,7 +149,9 @@ export const ENVIRONMENT = {
   },
   VIDGEN_ALLOW_PRIVATE_URLS: {
     fallback: false,
-    about: '1: fetch image and video URLs on loopback/private networks, for development and tests',
+    about:
+      '1: fetch image and video URLs and deliver webhooks (account endpoints, per-request webhook_url, the ' +
+      "operator's) on loopback/private networks, for development and tests (`vidgen webhooks listen` needs it)",
   },
   VIDGEN_MODELS_FILE: { unset: 'the built-in catalog', about: 'path of a model catalog JSON file' },
   VIDGEN_RETENTION_SECONDS: { fallback: 24 * 3600, min: 1, about: 'how long results are kept' },
@@ -160,6 +163,11 @@ export const ENVIRONMENT = {
   VIDGEN_BODY_LIMIT_MB: { fallback: 32, min: 1, about: 'largest JSON body' },
   VIDGEN_UPLOAD_LIMIT_MB: { fallback: 100, min: 1, about: 'largest uploaded file' },
   VIDGEN_WORKER_CONCURRENCY: { fallback: 2, min: 1, about: 'renders at once per backend in this process' },
+  VIDGEN_FETCH_CONCURRENCY: {
+    fallback: 4,
+    min: 1,
+    about: 'tasks fetching their input images or video at once per backend, outside the render slots',
+  },
   VIDGEN_LEASE_SECONDS: { fallback: 30, min: 1, about: 'task lease; an interrupted task runs again once it ran out' },
   VIDGEN_HEARTBEAT_SECONDS: { fallback: 10, min: 0.1, about: 'how often a worker renews its leases' },
   VIDGEN_POLL_MS: { fallback: 1000, min: 10, about: 'how often an idle worker looks for tasks and webhook deliveries' },
@@ -259,7 +267,9 @@ export const ENVIRONMENT = {
   },
   VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE: {
     fallback: false,
-    about: '1: the operator webhook may be on loopback/private networks (account endpoints stay public-only)',
+    about:
+      '1: the operator webhook alone may be on loopback/private networks (VIDGEN_ALLOW_PRIVATE_URLS=1 opens it and ' +
+      "the accounts' endpoints too)",
   },
   VIDGEN_MAX_STREAMS_PER_ACCOUNT: {
     fallback: 50,
@@ -363,6 +373,7 @@ export function loadConfig(env: Env): Config {
     signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS'),
     signingSecret: optional('VIDGEN_SIGNING_SECRET'),
     workerConcurrency: num('VIDGEN_WORKER_CONCURRENCY'),
+    fetchConcurrency: num('VIDGEN_FETCH_CONCURRENCY'),
     leaseSeconds: num('VIDGEN_LEASE_SECONDS'),
     heartbeatSeconds: num('VIDGEN_HEARTBEAT_SECONDS'),
     pollMs: num('VIDGEN_POLL_MS'),
