@@ -83,9 +83,16 @@ describe('every timestamp on the wire is in Unix seconds', () => {
       () => client.get(`/v1/video/generations/${task.task_id}`),
       (a) => a.body.status === 'SUCCESS',
     );
-    // The OpenAI Videos dialect's own times: completed_at and expires_at of a finished video.
+    // The OpenAI Videos dialect's own times: completed_at and expires_at of a finished video; and the
+    // file kept for `storage_options`, with its expiry and its public link's.
     const video = await read(
-      client.post('/v1/videos', { model: 'tiny-o', prompt: 'a clock', seconds: '1', size: '256x144' }),
+      client.post('/v1/videos', {
+        model: 'tiny-o',
+        prompt: 'a clock',
+        seconds: '1',
+        size: '256x144',
+        storage_options: { filename: 'clock.mp4', expires_after: 3600, public_url: true },
+      }),
     );
     await pollUntil(
       () => client.get(`/v1/videos/${video.id}`),

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { BATCH_FILE_MAX_BYTES } from './engine/jsonl-file.ts';
 import type { Logger } from 'pino';
 import type { AccountStore } from './store/account-store.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
@@ -24,6 +25,7 @@ import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
+import { sharedSerializers } from './api/shared-serializers.ts';
 import { registerAccountRoutes } from './api/account/routes.ts';
 import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
@@ -40,6 +42,11 @@ import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
   routes: 'all' | 'ops';
+  /**
+   * Builds the document `GET /openapi.json` serves, on first use (composition/api-side.ts). Absent:
+   * this app collects its own routes into it as they are registered (the app openapi-document.ts builds).
+   */
+  openApiDocument?: () => Promise<Record<string, unknown>>;
   ops: OpsDeps;
   accounts: AccountStore;
   tasks: TaskService;
@@ -106,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
   // but a 415 tells the caller what to change.
@@ -129,7 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps.dialects);
 
-  await registerOpenApi(app, { publicUrl: deps.publicUrl });
+  await registerOpenApi(app, { publicUrl: deps.publicUrl, document: deps.openApiDocument });
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
   const links = {
@@ -176,7 +184,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
   // scope (to delete temporary uploads), which would otherwise cost every poll a little.
   await app.register(async (uploads) => {
-    await uploads.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
+    // The part limit is a batch file's; an image or a video is held to the upload limit once its
+    // purpose is known (a form may name it after the file).
+    const fileSize = Math.max(deps.uploadLimitBytes, BATCH_FILE_MAX_BYTES);
+    await uploads.register(multipart, { limits: { fileSize, files: 1, fields: 10 } });
     registerFileRoutes(uploads, { files: deps.files });
   });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
