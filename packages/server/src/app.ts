@@ -32,6 +32,7 @@ import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import type { OperatorReads } from './store/operator-reads.ts';
 import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
 import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
@@ -75,6 +76,8 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
+  /** The operator console's reads across accounts (`/admin/v1/tasks`, `/overview`, `/usage/series`, …). */
+  operatorReads: OperatorReads;
   /** A server span per request when on (docs/observability.md); absent or off, no hook is added. */
   tracing?: Tracing;
   /**
@@ -202,6 +205,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks: deps.webhooks,
     channels: deps.relayChannels,
     operatorWebhook: deps.operatorWebhook,
+    reads: deps.operatorReads,
+    tasks: deps.tasks,
+    links,
+    clock: deps.clock,
   });
   return app;
 }

@@ -89,6 +89,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
       callbacks: deps.callbacks,
     }),
     relayChannels: deps.backends.relayChannels,
+    operatorReads: stores.operator,
     bodyLimitBytes: config.bodyLimitBytes,
     uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl,
