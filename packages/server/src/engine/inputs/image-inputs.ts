@@ -58,6 +58,8 @@ export class ImageInputs {
     try {
       return (await this.deps.fetch(ref.url, signal)).bytes;
     } catch (err) {
+      if (err instanceof FetchRefused && err.code === 'url_too_large')
+        throw FAILURES.inputTooLarge('image', err.limitBytes);
       if (err instanceof FetchRefused) throw FAILURES.inputUnreachable('image', err.message);
       throw err;
     }
