@@ -160,6 +160,35 @@ describe('relay channels in the admin API', () => {
     }
   });
 
+  it('records each channel’s calls (p50 latency, error rate) and tests a channel with one call', async () => {
+    await finish();
+    const listed = (await admin.get('/admin/v1/channels')).body.data;
+    const used = listed.find((c: { calls_last_5_minutes: number }) => c.calls_last_5_minutes > 0);
+    assert.ok(used, JSON.stringify(listed));
+    assert.equal(typeof used.p50_latency_ms, 'number');
+    assert.equal(used.error_rate, 0, 'every call was answered');
+
+    const calls = used.calls_last_5_minutes;
+    const tested = await admin.post(`/admin/v1/channels/relay-video/${used.name}/test`);
+    assert.equal(tested.status, 200);
+    // new-api answers 400 `task_not_exist` for an unknown task: the key was taken.
+    assert.deepEqual([tested.body.ok, tested.body.status], [true, 400], tested.body.message);
+    const after = (await admin.get('/admin/v1/channels')).body.data.find((c: { name: string }) => c.name === used.name);
+    assert.equal(after.calls_last_5_minutes, calls + 1, 'the test is one call, recorded');
+    assert.equal(tested.headers.get('cache-control'), 'no-store');
+
+    const gone = await admin.post('/admin/v1/channels/relay-video/nope/test');
+    assert.deepEqual([gone.status, gone.body.error.code], [404, 'channel_not_found']);
+    // A stopped upstream: no answer, so the test says so and the error rate rises.
+    await spare.close();
+    const down = await admin.post('/admin/v1/channels/relay-video/spare/test');
+    assert.deepEqual([down.body.ok, down.body.status], [false, null]);
+    const spareNow = (await admin.get('/admin/v1/channels')).body.data.find(
+      (c: { name: string }) => c.name === 'spare',
+    );
+    assert.ok(spareNow.error_rate > 0);
+  });
+
   it('without a backends file the list is empty and every channel is unknown', async () => {
     const plain = await startTestService({ VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN });
     try {

@@ -26,6 +26,15 @@ export const RelayChannelObject = Type.Object({
   ),
   running: Type.Integer({ description: 'Tasks holding a slot of the channel now.' }),
   requests_last_minute: Type.Integer({ description: 'Creates sent in the last 60 s.' }),
+  p50_latency_ms: Nullable(
+    Type.Integer({ description: 'Median latency of the calls made to it in the last 5 minutes; null: none.' }),
+  ),
+  error_rate: Nullable(
+    Type.Number({
+      description: 'Share of those calls with no answer, a 5xx, 429, 401 or 403 (0–1); null: no call.',
+    }),
+  ),
+  calls_last_5_minutes: Type.Integer({ description: 'Calls of every kind (create, poll, lookup) in the last 5 min.' }),
   limits: Type.Object({ max_concurrent: Nullable(Type.Integer()), max_rpm: Nullable(Type.Integer()) }),
 });
 export type RelayChannelObject = Static<typeof RelayChannelObject>;
@@ -47,3 +56,15 @@ export const RelayChannelPatchBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type RelayChannelPatchBody = Static<typeof RelayChannelPatchBody>;
+
+/** `POST /admin/v1/channels/{backend}/{name}/test`: one cheap authenticated read of the upstream. */
+export const RelayChannelTestAnswer = Type.Object({
+  object: Type.Literal('relay_channel_test'),
+  backend: Type.String(),
+  name: Type.String(),
+  ok: Type.Boolean({ description: 'The upstream answered and took the key.' }),
+  status: Nullable(Type.Integer({ description: 'The HTTP status it answered; null: no answer.' })),
+  latency_ms: Type.Integer(),
+  message: Type.String({ description: 'What the answer means, in words.' }),
+});
+export type RelayChannelTestAnswer = Static<typeof RelayChannelTestAnswer>;

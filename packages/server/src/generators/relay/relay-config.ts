@@ -47,6 +47,11 @@ export type RelayAuthScheme = 'Bearer' | 'Key' | 'x-goog-api-key';
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
   name: string;
+  /**
+   * Told of every call made to the channel (its latency and whether it looked healthy): set by the
+   * relay generator to feed channel health, never read from the backends file.
+   */
+  observe?: (latencyMs: number, ok: boolean) => void;
   /** Stable identity kept in checkpoints: a hash of dialect and base URL, so reordering the file is safe. */
   id: string;
   dialect: RelayDialect;

@@ -63,6 +63,17 @@ export class RelayGenerator implements Generator {
     private readonly options: RelayGeneratorOptions,
   ) {
     this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
+    const health = options.health;
+    const now = options.now ?? Date.now;
+    // Every call to a channel is recorded for its latency and error rate (channel-health.ts); never awaited.
+    if (health)
+      this.config = {
+        ...config,
+        channels: config.channels.map((c) => ({
+          ...c,
+          observe: (ms: number, ok: boolean) => void health.called(c.id, ms, ok, now()).catch(() => undefined),
+        })),
+      };
     this.kinds = [...new Set(config.channels.flatMap(channelKinds))];
     if (!options.binaries && config.channels.some((c) => c.sizeMultiple))
       throw new Error('a relay channel with "size_multiple" needs ffmpeg to crop its videos');
