@@ -54,7 +54,7 @@ forEachDatabase('file expiry', (database) => {
       ['file-later', now + 60_000],
       ['file-kept', null],
     ] as const) {
-      await blobs.putBuffer(`files/${id}`, Buffer.from('abc'), 'video/mp4');
+      await blobs.putBuffer(`files/${id}`, Buffer.from('abc'));
       await stores.files.insert(file(id, expiresAt));
     }
     const sweeper = startRetentionSweeper({
