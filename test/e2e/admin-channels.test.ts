@@ -28,7 +28,7 @@ describe('relay channels in the admin API', () => {
     models: { 'relay-180p': 'video-v1' },
     priority,
     poll_interval_seconds: 0.02,
-    ...(name === 'spare' ? { max_concurrent: 4, max_rpm: 600 } : {}),
+    ...(name === 'spare' ? { max_concurrent: 4, max_rpm: 600, inputs: { last_frame: true, reference_images: 2 } } : {}),
   });
   const finish = async () => {
     const id = (await client.post('/v1/video/generations', { model: 'relay-180p', prompt: 'harbour at dusk' })).body
@@ -86,7 +86,7 @@ describe('relay channels in the admin API', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('lists every channel with its breaker, load, weight and limits, never its URL or key', async () => {
+  it('lists every channel with its breaker, load, weight, limits and inputs, never its URL or key', async () => {
     const listed = await admin.get('/admin/v1/channels');
     assert.equal(listed.status, 200);
     const [first, second] = listed.body.data;
@@ -107,6 +107,15 @@ describe('relay channels in the admin API', () => {
       ['relay-video', 'main', 'B', 'new-api', 10, 1, true, 'closed', 0, 0, { max_concurrent: null, max_rpm: null }],
     );
     assert.deepEqual([second.name, second.priority, second.limits], ['spare', 1, { max_concurrent: 4, max_rpm: 600 }]);
+    // What each channel takes: new-api's default (a first frame), and what the file declares for the spare.
+    const taken = (c: any) => [c.inputs.first_frame, c.inputs.last_frame, c.inputs.reference_images];
+    assert.deepEqual(
+      [taken(first), taken(second)],
+      [
+        [true, false, 0],
+        [true, true, 2],
+      ],
+    );
     const text = JSON.stringify(listed.body);
     for (const secret of [main.url, spare.url, KEY])
       assert.equal(text.includes(secret), false, 'no upstream URL or key');

@@ -58,7 +58,8 @@ export interface TaskRunnerDeps {
 export type UntilSlot = (signal: AbortSignal) => Promise<void>;
 
 /** The task has inputs to fetch before it renders: it goes through its lane's fetch stage. */
-export const hasInputs = (task: Task) => task.params.images.length > 0 || task.params.video !== undefined;
+export const hasInputs = (task: Task) =>
+  task.params.images.length > 0 || (task.params.inputs?.length ?? 0) > 0 || task.params.video !== undefined;
 
 /** Why an attempt was stopped from outside: each leads to a different ending. */
 export type StopReason = 'shutdown' | 'canceled' | 'lease_lost' | 'deadline';
@@ -168,6 +169,7 @@ async function produce(
         )
       : await inputs();
     // Fetched in the lane's fetch stage (fetch-stage.ts): only now does the task take a render slot.
+    // Every input is loaded above this line, so a slot never waits on a fetch.
     if (untilSlot) await untilSlot(signal);
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;

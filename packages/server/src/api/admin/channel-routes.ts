@@ -27,6 +27,7 @@ function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
     error_rate: s.calls.errorRate,
     calls_last_5_minutes: s.calls.count,
     limits: { max_concurrent: s.maxConcurrent ?? null, max_rpm: s.maxRpm ?? null },
+    inputs: { ...s.inputs, exclusive: s.inputs.exclusive.map((group) => [...group]) },
   };
 }
 

@@ -155,6 +155,8 @@ export const openAiVideos: Dialect = {
     completed: ['succeeded'],
     failed: ['failed', 'canceled'],
   },
+  // The OpenAI shape's own words are `seconds` and `size`.
+  foreignFields: { duration: 'duration', resolution: 'resolution', aspect_ratio: 'aspectRatio', ratio: 'aspectRatio' },
   fieldName: (field, body) => (field === 'callbackUrl' ? callbackFieldName(body) : (FIELD_NAMES[field] ?? field)),
   describeOffer: (error, name, body) => {
     // `size` carries both the aspect ratio and the resolution: say the size sent and the sizes offered.

@@ -18,6 +18,8 @@ export interface RelayChannelStatus extends Omit<ChannelSnapshot, 'override'> {
   enabled: boolean;
   maxConcurrent?: number;
   maxRpm?: number;
+  /** What the channel takes (channel-inputs.ts). */
+  inputs: RelayChannelConfig['inputs'];
 }
 
 export class RelayChannelDirectory {
@@ -50,6 +52,7 @@ export class RelayChannelDirectory {
         enabled: s?.override.enabled ?? true,
         maxConcurrent: channel.limits.maxConcurrent,
         maxRpm: channel.limits.maxRpm,
+        inputs: channel.inputs,
       };
     });
   }

@@ -111,7 +111,11 @@ export function formOf(body: unknown): FormData {
     if (value === undefined || value === null) continue;
     const file = typeof value === 'string' ? /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s.exec(value) : null;
     if (file) {
-      const extension = file[1].split('/')[1].replace('jpeg', 'jpg');
+      const subtype = file[1].split('/')[1];
+      const extension =
+        ({ jpeg: 'jpg', mpeg: 'mp3', mp4: file[1].startsWith('audio/') ? 'm4a' : 'mp4' } as Record<string, string>)[
+          subtype
+        ] ?? subtype;
       form.append(name, new Blob([Buffer.from(file[2], 'base64')], { type: file[1] }), `${name}.${extension}`);
     } else form.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
   }
