@@ -18,6 +18,9 @@ const RETRIED = {
   video_unavailable: false,
   video_invalid: false,
   video_unsupported: false,
+  audio_unreachable: false,
+  audio_unavailable: false,
+  audio_invalid: false,
   edit_not_understood: false,
   invalid_input: false,
   invalid_output: false,
@@ -67,7 +70,7 @@ const depending = (code: DependingCode, message: string, retryable: boolean) =>
   new TaskFailure(MINT, code, message, retryable);
 
 /** An input a task fetches when it runs; the codes of each start with its name. */
-export type InputKind = 'image' | 'video';
+export type InputKind = 'image' | 'video' | 'audio';
 
 export const FAILURES = {
   canceled: () => fixed('canceled', 'The task was canceled.'),
@@ -89,6 +92,7 @@ export const FAILURES = {
   imageInvalid: (message: string) => fixed('image_invalid', message),
   imageTooLarge: (message: string) => fixed('image_too_large', message),
   videoInvalid: (message: string) => fixed('video_invalid', message),
+  audioInvalid: (message: string) => fixed('audio_invalid', message),
   videoUnsupported: (message: string) => fixed('video_unsupported', message),
   editNotUnderstood: (message: string) => fixed('edit_not_understood', message),
   invalidInput: (message: string) => fixed('invalid_input', message),

@@ -1,4 +1,5 @@
 import type { TaskKind } from '../domain/task.ts';
+import type { InputRole } from '../domain/task-inputs.ts';
 import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
@@ -13,6 +14,23 @@ export interface InputVideo {
   frameRate: string;
   /** The input has an audio stream (the first one is the one edits and extensions carry on). */
   hasAudio?: boolean;
+}
+
+/**
+ * One input of the job as a local file, with its role (domain/task-inputs.ts): images are decoded,
+ * upright, metadata-free PNGs; reference audio is the checked WAV, MP3, AAC or M4A file as sent;
+ * a reference video is the checked MP4.
+ */
+export interface JobInput {
+  role: InputRole;
+  path: string;
+  /** Keyframes: the time in seconds the frame is shown at, 0 < t < duration. */
+  atSeconds?: number;
+}
+
+/** The path of the job's first frame, if it has one. */
+export function firstFramePath(job: Pick<GenerationJob, 'inputs'>): string | undefined {
+  return job.inputs.find((input) => input.role === 'first_frame')?.path;
 }
 
 /**
@@ -34,8 +52,11 @@ export interface GenerationJob {
   duration: number;
   fps: number;
   seed?: number;
-  /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
-  images: string[];
+  /**
+   * Every input the video is composed from, each with its role, in the order the request gave
+   * them. Empty for text-to-video. A backend receives only roles its model declares (checked at submit).
+   */
+  inputs: JobInput[];
   /** Edits and extensions only. */
   video?: InputVideo;
   /**

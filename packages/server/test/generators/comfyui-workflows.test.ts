@@ -27,7 +27,7 @@ const job = (o: Partial<GenerationJob> = {}): GenerationJob => ({
   height: 720,
   duration: 5,
   fps: 24,
-  images: [],
+  inputs: [],
   ...o,
 });
 
@@ -130,7 +130,10 @@ describe('comfyui render plan', () => {
   it('refuses what it cannot make', () => {
     assert.throws(() => planRender(job({ width: 641 }), wan), /even number/);
     assert.throws(() => planRender(job({ kind: 'edit' }), wan), /cannot edit/);
-    assert.throws(() => planRender(job({ images: ['x.png'] }), { textToVideo: {} }), /cannot start from an image/);
+    assert.throws(
+      () => planRender(job({ inputs: [{ role: 'first_frame', path: 'x.png' }] }), { textToVideo: {} }),
+      /cannot start from an image/,
+    );
   });
 });
 

@@ -9,13 +9,14 @@ import {
   type OpenAiVideo,
   type OpenAiVideoStatus,
 } from '@vidgen/protocol';
-import type { ImageInput, VideoInput } from '../../engine/task-service.ts';
+import type { VideoInput } from '../../engine/task-service.ts';
 import { outputDimensions, outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireIds } from './dialect.ts';
 import { claimsOpenAiVideos } from './openai-videos-claims.ts';
 import { registerOpenAiVideoRoutes } from './openai-videos-routes.ts';
+import { inputFieldName, inputRequests, type WireInputs } from './wire-inputs.ts';
 
 /**
  * The OpenAI Videos API (openai-node `src/resources/videos.ts`, openai-python
@@ -45,8 +46,6 @@ const FIELD_NAMES: Record<string, string> = {
   resolution: 'size',
   duration: 'seconds',
   images: 'input_reference',
-  'images[0].url': 'input_reference',
-  'images[0].fileId': 'input_reference.file_id',
   'video.taskId': 'video.id',
   'video.fileId': 'video.id',
   'video.url': 'video',
@@ -82,7 +81,7 @@ export const openAiVideos: Dialect = {
         kind: 'generate',
         model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
         prompt: body.prompt,
-        images: body.input_reference === undefined ? [] : [firstFrame(body.input_reference)],
+        inputs: inputRequests(openAiInputs, body),
         duration: body.seconds === undefined ? undefined : secondsOf(body.seconds),
         ...(body.size === undefined ? {} : sizeOf(body.size)),
         ...extras(body),
@@ -102,7 +101,7 @@ export const openAiVideos: Dialect = {
         kind: 'edit',
         model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
         prompt: body.prompt,
-        images: [],
+        inputs: [],
         video: sourceVideo(body.video),
         ...extras(body),
       }),
@@ -121,7 +120,7 @@ export const openAiVideos: Dialect = {
         kind: 'extend',
         model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
         prompt: body.prompt,
-        images: [],
+        inputs: [],
         video: sourceVideo(body.video),
         duration: secondsOf(body.seconds),
         ...extras(body),
@@ -152,7 +151,10 @@ export const openAiVideos: Dialect = {
     completed: ['succeeded'],
     failed: ['failed', 'canceled'],
   },
-  fieldName: (field, body) => (field === 'callbackUrl' ? callbackFieldName(body) : (FIELD_NAMES[field] ?? field)),
+  fieldName: (field, body) =>
+    field === 'callbackUrl'
+      ? callbackFieldName(body)
+      : (inputFieldName(openAiInputs, field, body) ?? FIELD_NAMES[field] ?? field),
   toWire: (task) => toOpenAiVideo(task),
   pollStatus: (task) =>
     task.status === 'queued' || task.status === 'running'
@@ -232,8 +234,23 @@ export function sizeOf(size: string): { aspectRatio: string; resolution: string 
   return { aspectRatio: `${width / g}:${height / g}`, resolution: `${Math.min(width, height)}p` };
 }
 
+/** The OpenAI dialect's one input: `input_reference`, the first frame (docs/inputs.md). */
+export const openAiInputs: WireInputs<{ input_reference?: OpenAiImageReference | string }> = {
+  read: (body) =>
+    body.input_reference === undefined
+      ? []
+      : [
+          {
+            request: { role: 'first_frame', ...firstFrame(body.input_reference) },
+            field: 'input_reference',
+            parts: { fileId: 'input_reference.file_id' },
+          },
+        ],
+  lists: { first_frame: 'input_reference' },
+};
+
 /** `input_reference`: exactly one of `image_url` or `file_id`; a file part arrives as a data URL. */
-function firstFrame(reference: OpenAiImageReference | string): ImageInput {
+function firstFrame(reference: OpenAiImageReference | string): { url?: string; fileId?: string } {
   if (typeof reference === 'string') return { url: reference };
   if ((reference.image_url !== undefined) === (reference.file_id !== undefined)) {
     throw new InvalidRequest(

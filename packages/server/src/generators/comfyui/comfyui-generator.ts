@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import {
+  firstFramePath,
   monotonicProgress,
   type BackendCheckpoint,
   type GenerationContext,
@@ -225,9 +226,10 @@ export class ComfyUiGenerator implements Generator {
     let socket: ComfyUiSocket | undefined;
     let posted = false;
     try {
+      const firstFrame = firstFramePath(job);
       const image =
-        job.images.length > 0
-          ? await slot.client.upload(await readFile(job.images[0]), `vidgen-${promptId}.png`, signal)
+        firstFrame !== undefined
+          ? await slot.client.upload(await readFile(firstFrame), `vidgen-${promptId}.png`, signal)
           : undefined;
       const graph = fillWorkflow(plan.workflow, {
         prompt: job.prompt,

@@ -4,7 +4,7 @@
  * nearest size and the next frame count it can make; output-video.ts then fits the result exactly.
  */
 import { FAILURES } from '../../domain/task-failure.ts';
-import type { GenerationJob } from '../generator.ts';
+import { firstFramePath, type GenerationJob } from '../generator.ts';
 import type { WorkflowGraph } from './workflow-template.ts';
 
 export interface ComfyUiWorkflows {
@@ -57,11 +57,10 @@ export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan 
   const frames = Math.round(job.duration * job.fps);
   if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
   if (job.audio && !w.sound) throw bad('This model makes silent videos only.');
-  const workflow = job.images.length > 0 ? w.imageToVideo : w.textToVideo;
+  const fromImage = firstFramePath(job) !== undefined;
+  const workflow = fromImage ? w.imageToVideo : w.textToVideo;
   if (!workflow)
-    throw bad(
-      job.images.length > 0 ? 'This model cannot start from an image.' : 'This model needs a first-frame image.',
-    );
+    throw bad(fromImage ? 'This model cannot start from an image.' : 'This model needs a first-frame image.');
 
   const multiple = w.sizeMultiple ?? 16;
   const pixels = job.width * job.height;

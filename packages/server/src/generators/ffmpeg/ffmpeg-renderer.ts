@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import {
+  firstFramePath,
   monotonicProgress,
   type GenerationContext,
   type GenerationJob,
@@ -95,8 +96,9 @@ export class FfmpegRenderer implements Generator {
       seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0),
     );
     const size = canvasSize(output, shot.maxZoom);
-    const textToVideo = job.images.length === 0;
-    const canvas = textToVideo ? await sceneCanvas(job.prompt, job.seed, size) : await imageCanvas(job.images[0], size);
+    const firstFrame = firstFramePath(job);
+    const textToVideo = firstFrame === undefined;
+    const canvas = textToVideo ? await sceneCanvas(job.prompt, job.seed, size) : await imageCanvas(firstFrame, size);
     if (ctx.signal.aborted) throw FAILURES.canceled();
     progress(PREPARE_SHARE);
     const outPath = join(ctx.workDir, 'output.mp4');
