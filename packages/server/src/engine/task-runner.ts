@@ -142,7 +142,8 @@ async function produce(
     const signal = controller.signal;
     const given = taskInputs(task.params);
     const load = async () => {
-      const inputs = await loadJobInputs(deps, task, workDir.path, signal);
+      // The work directory is made only when something is written to it.
+      const inputs = given.length > 0 ? await loadJobInputs(deps, task, workDir.path, signal) : [];
       // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
       const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
       return { inputs, video };

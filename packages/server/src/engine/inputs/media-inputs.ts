@@ -37,6 +37,7 @@ const INVALID: Record<InputMedium, ApiErrorCode> = {
   audio: 'invalid_audio',
   video: 'invalid_video',
 };
+const WHAT: Record<InputMedium, string> = { image: 'an image', audio: 'audio', video: 'a video' };
 const IMAGE_HINT =
   'an http(s) URL or a Base64 data URI with its MIME prefix (data:image/jpeg;base64, or data:image/png;base64,)';
 const AUDIO_HINT = 'an http(s) URL or a Base64 data URI (data:audio/wav;base64, data:audio/mpeg;base64, …)';
@@ -146,11 +147,11 @@ export class MediaInputs {
     }
     if (!file.mimeType.startsWith(`${medium}/`)) {
       const kind = file.mimeType.split('/')[0];
+      const found = kind in WHAT ? WHAT[kind as InputMedium] : 'another kind of file';
       throw new InvalidField(
         field,
         INVALID[medium],
-        (name) =>
-          `\`${name}\` '${fileId}' is ${kind === 'image' ? 'an image' : `a ${kind} file`}, not ${medium === 'image' ? 'an image' : medium}.`,
+        (name) => `\`${name}\` '${fileId}' is ${found}, not ${WHAT[medium]}.`,
       );
     }
     return { kind: 'file', fileId: file.id };
