@@ -3,7 +3,7 @@
 # docs/deploy.md has the variables, the compose stack and the Helm chart that run it.
 #   docker build -t vidgen .        (podman: add --format docker, or the HEALTHCHECK is dropped)
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # better-sqlite3 compiles its addon when no prebuilt binary can be downloaded (offline builds): the
 # toolchain stays in this stage, and node-gyp takes the headers the node image ships.
 RUN apt-get update \
@@ -13,12 +13,13 @@ ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 # npm ci runs every install script: better-sqlite3's addon, the server workspace's `prepare`, which
 # builds the server, and the root's `prepare`, which builds the SDK (npm runs a workspace's `prepare`
-# even under --ignore-scripts, so the sources come first). Then the dev dependencies go.
+# even under --ignore-scripts, so the sources come first). Then the dev dependencies go; npm 11 (Node
+# 24's) runs the workspaces' `prepare` on a prune too, after tsup is gone, so the prune runs no scripts.
 # ffmpeg/ffprobe are the npm-shipped binaries, as outside.
 COPY package.json package-lock.json tsconfig.base.json ./
 COPY packages packages
 RUN npm ci --no-audit --no-fund \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && chmod a+rx node_modules/@ffmpeg-installer/linux-x64/ffmpeg node_modules/@ffprobe-installer/linux-x64/ffprobe
 # What runs: the server's build (TypeScript sources are bundled in it), the console's browser sources
 # (bundled at start), the SDK build the console imports, and production dependencies.
@@ -40,7 +41,7 @@ RUN cd /out && VIDGEN_DATA_DIR=/tmp/selftest node packages/server/bin/vidgen-ser
  && node_modules/@ffmpeg-installer/linux-x64/ffmpeg -hide_banner -version >/dev/null \
  && node_modules/@ffprobe-installer/linux-x64/ffprobe -hide_banner -version >/dev/null
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 VIDGEN_DATA_DIR=/data
 COPY --from=build /out /app
 # Creates the bucket on any S3-compatible server (the compose stack's and the chart's bucket jobs).

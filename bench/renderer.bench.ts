@@ -87,7 +87,7 @@ async function benchSize(label: string, width: number, height: number, dir: stri
     duration: seconds,
     fps,
     seed: 1,
-    inputs: images.map((path) => ({ role: 'first_frame' as const, path })),
+    images,
   });
   const render = async (j: GenerationJob) => {
     const workDir = await mkdtemp(join(dir, 'job-'));

@@ -38,7 +38,7 @@ try {
   const render = async (prompt: string, audio: boolean) => {
     const job: GenerationJob = {
       ...{ taskId: 'bench', attempt: 1, kind: 'generate', prompt, width, height, duration: seconds, fps },
-      ...{ seed: 1, inputs: [], audio },
+      ...{ seed: 1, images: [], audio },
     };
     const workDir = await mkdtemp(join(dir, 'job-'));
     await renderer.generate(job, {

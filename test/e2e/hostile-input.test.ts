@@ -7,12 +7,16 @@ import { spawnServer, runServerCommand, type ServerProcess } from './support/pro
 import { rawRequest, type RawAnswer } from './support/raw-http.ts';
 import { hostileCases, type HostileCase } from './support/hostile-matrix.ts';
 import { makeImage } from './support/images.ts';
+import { makeClip } from './support/video-server.ts';
+import { HOSTILE_ACCOUNT, adminWriteCases, multipartWriteCases } from './support/hostile-writes.ts';
 import {
   createPostgresDatabase,
   createSqliteDatabase,
   type TestDatabase,
 } from '../../packages/server/test/support/databases.ts';
 import { openSqlDatabase } from '../../packages/server/src/store/sql/database.ts';
+
+const ADMIN_TOKEN = 'hostile-admin-token-0123456789';
 
 // A generated matrix of malformed requests over every endpoint, on both stores.
 // Invariants 4 and 9: no input earns a 5xx, every error is in the envelope with a request id,
@@ -34,8 +38,9 @@ for (const store of ['sqlite', 'postgres'] as const) {
         VIDGEN_BODY_LIMIT_MB: '1',
         VIDGEN_UPLOAD_LIMIT_MB: '1',
         VIDGEN_SIGNING_SECRET: 'hostile',
+        VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN,
       };
-      key = (await runServerCommand(['keys', 'create', '--account', 'hostile'], env)).stdout.trim();
+      key = (await runServerCommand(['keys', 'create', '--account', HOSTILE_ACCOUNT], env)).stdout.trim();
       server = await spawnServer(env);
     });
     after(async () => {
@@ -133,7 +138,12 @@ for (const store of ['sqlite', 'postgres'] as const) {
 
     it('answers every malformed request with a 4xx in the envelope, writes nothing and stays up', async (t) => {
       if (typeof database === 'string') return t.skip(database);
-      const cases = hostileCases(await makeImage(64, 48));
+      const png = await makeImage(64, 48);
+      const cases = [
+        ...hostileCases(png),
+        ...adminWriteCases(ADMIN_TOKEN),
+        ...multipartWriteCases(await makeClip({ width: 64, height: 48, seconds: 1, fps: 8 }), png),
+      ];
       const failures: string[] = [];
       let fiveXx = 0;
       // Some odd requests are valid (family B ignores fields it does not know): each accepted
@@ -158,7 +168,8 @@ for (const store of ['sqlite', 'postgres'] as const) {
 
       const db = await openSqlDatabase(database.location);
       try {
-        const count = async (table: 'tasks' | 'files' | 'idempotency_keys') =>
+        type Counted = 'tasks' | 'files' | 'idempotency_keys' | 'account_plans' | 'ledger_entries' | 'price_groups';
+        const count = async (table: Counted | 'key_quotas') =>
           Number(
             (
               await db.db
@@ -169,6 +180,11 @@ for (const store of ['sqlite', 'postgres'] as const) {
           );
         assert.equal(await count('tasks'), accepted.tasks, 'a task for each accepted create, none for a refused one');
         assert.equal(await count('files'), accepted.files, 'no file row for a refused upload');
+        // The admin writes: every one was refused, so no account, plan, grant, group or quota was made.
+        const names = (await db.db.selectFrom('accounts').select('name').execute()).map((a) => a.name);
+        assert.deepEqual(names, [HOSTILE_ACCOUNT], 'no account left by a refused create');
+        for (const table of ['account_plans', 'ledger_entries', 'price_groups', 'key_quotas'] as const)
+          assert.equal(await count(table), 0, `nothing in ${table} after refused admin writes`);
         const keyed = await db.db.selectFrom('idempotency_keys').select(['task_id']).execute();
         assert.ok(
           keyed.every((row) => row.task_id !== null),
@@ -207,6 +223,8 @@ function judge(c: HostileCase, answer: RawAnswer): string | undefined {
   if (answer.status === 0) return `no answer (${answer.body})`;
   if (answer.status >= 500) return `${answer.status} ${answer.body.slice(0, 200)}`;
   if (!answer.headers['x-request-id']) return `${answer.status} without x-request-id`;
+  if (c.refused && (answer.status < 400 || answer.status >= 500))
+    return `${answer.status}, not refused: ${answer.body}`;
   if (answer.status < 400 || c.method === 'HEAD') return undefined;
   let parsed: any;
   try {

@@ -150,10 +150,15 @@ describe('the openai Node SDK against vidgen', () => {
     const gone = await client.videos.delete(first.id);
     assert.deepEqual(gone, { id: first.id, object: 'video.deleted', deleted: true });
     await assert.rejects(client.videos.retrieve(first.id), OpenAI.NotFoundError);
-    await assert.rejects(
-      client.videos.downloadContent(first.id),
-      (err: unknown) => err instanceof OpenAI.APIError && err.status === 410,
-    );
+    // Deleted by its owner: a 404 in its own words (the SDK's NotFoundError), not expiry's 410.
+    const content = await client.videos.downloadContent(first.id).catch((err: unknown) => err);
+    assert.ok(content instanceof OpenAI.NotFoundError, String(content));
+    assert.equal(content.code, 'video_deleted');
+    assert.match(content.message, /deleted by its owner/);
+    for (const variant of ['thumbnail', 'spritesheet'] as const) {
+      const image = await client.videos.downloadContent(first.id, { variant }).catch((err: unknown) => err);
+      assert.ok(image instanceof OpenAI.NotFoundError, `${variant}: ${String(image)}`);
+    }
     const listed: string[] = [];
     for await (const video of client.videos.list()) listed.push(video.id);
     assert.ok(!listed.includes(first.id));

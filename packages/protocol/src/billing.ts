@@ -3,22 +3,39 @@ import { PageOf, pageQuery } from './lists.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Ticks = (description?: string) => Type.Integer(description ? { description } : {});
+/**
+ * The most an amount of USD ticks may be: the largest integer a JSON number carries exactly (2^53 − 1,
+ * about 900,000 USD); the database's bigint columns hold more, but no client could read it back.
+ */
+export const MAX_USD_TICKS = Number.MAX_SAFE_INTEGER;
+/** The most a count limit may be: its column is a 32-bit integer. */
+export const MAX_LIMIT_COUNT = 2_147_483_647;
+const TickAmount = (options: { minimum: number; description?: string }) =>
+  Type.Integer({ maximum: MAX_USD_TICKS, ...options });
 
 export const AccountLimits = Type.Object({
   requests_per_minute: Nullable(
-    Type.Integer({ minimum: 1, description: 'Creates per minute per API key; null for no limit.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_LIMIT_COUNT,
+      description: 'Creates per minute per API key; null for no limit.',
+    }),
   ),
   max_active_tasks: Nullable(
-    Type.Integer({ minimum: 1, description: 'Tasks of the account queued or running at once; null for no cap.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_LIMIT_COUNT,
+      description: 'Tasks of the account queued or running at once; null for no cap.',
+    }),
   ),
   max_task_usd_ticks: Nullable(
-    Type.Integer({
+    TickAmount({
       minimum: 1,
       description: 'Sanity cap: the most one task may cost; a pricier one is refused (402).',
     }),
   ),
   max_daily_usd_ticks: Nullable(
-    Type.Integer({
+    TickAmount({
       minimum: 1,
       description: 'Sanity cap: the most a metered account’s tasks held in one UTC day may cost (402 beyond).',
     }),
@@ -91,7 +108,7 @@ export const UsageQuery = Type.Object({
 
 const BalanceAlertField = Type.Optional(
   Nullable(
-    Type.Integer({
+    TickAmount({
       minimum: 1,
       description:
         'Sends one `account.balance_low` event when the available balance (balance − held) goes under it; ' +
@@ -99,21 +116,26 @@ const BalanceAlertField = Type.Optional(
     }),
   ),
 );
+const PriceGroupId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'A price group’s id; null: the catalog’s prices.',
+});
 export const CreateAccountBody = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
   credits_usd_ticks: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Makes the account metered with this starting balance.' }),
+    TickAmount({ minimum: 0, description: 'Makes the account metered with this starting balance.' }),
   ),
   limits: Type.Optional(Type.Partial(AccountLimits)),
-  price_group: Type.Optional(Nullable(Type.String())),
+  price_group: Type.Optional(Nullable(PriceGroupId)),
   balance_alert_usd_ticks: BalanceAlertField,
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
   metered: Type.Optional(Type.Boolean()),
   limits: Type.Optional(Type.Partial(AccountLimits)),
-  price_group: Type.Optional(Nullable(Type.String({ description: 'A price group’s id; null: the catalog’s prices.' }))),
+  price_group: Type.Optional(Nullable(PriceGroupId)),
   balance_alert_usd_ticks: BalanceAlertField,
 });
 
@@ -127,7 +149,7 @@ export const PriceGroupBody = Type.Object({
     }),
   ),
   models: Type.Optional(
-    Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+    Type.Record(Type.String(), TickAmount({ minimum: 0 }), {
       description: 'Model id → USD ticks per output second, at every resolution (instead of the ratio).',
     }),
   ),
@@ -146,10 +168,14 @@ const QuotaPeriod = Type.Union([Type.Literal('total'), Type.Literal('month')], {
 });
 export const KeyQuotaLimits = Type.Object({
   max_tasks: Nullable(
-    Type.Integer({ minimum: 1, description: 'Tasks the key may create in the period; null for no limit.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_USD_TICKS,
+      description: 'Tasks the key may create in the period; null for no limit.',
+    }),
   ),
   max_usd_ticks: Nullable(
-    Type.Integer({ minimum: 1, description: 'USD ticks the key’s tasks may cost in the period; null for no limit.' }),
+    TickAmount({ minimum: 1, description: 'USD ticks the key’s tasks may cost in the period; null for no limit.' }),
   ),
   period: QuotaPeriod,
 });
@@ -186,7 +212,7 @@ export const CreatedApiKey = Type.Object({
 });
 
 export const CreditBody = Type.Object({
-  amount_usd_ticks: Type.Integer({ description: 'Positive grants, negative deducts.' }),
+  amount_usd_ticks: TickAmount({ minimum: -MAX_USD_TICKS, description: 'Positive grants, negative deducts.' }),
   reason: Type.String({ minLength: 1, maxLength: 500 }),
   metered: Type.Optional(
     Type.Boolean({
@@ -222,7 +248,7 @@ export const LedgerList = Type.Object({
 });
 export const TaskRefundBody = Type.Object({
   amount_usd_ticks: Type.Optional(
-    Type.Integer({ minimum: 1, description: 'At most what the task was charged; absent, all of it.' }),
+    TickAmount({ minimum: 1, description: 'At most what the task was charged; absent, all of it.' }),
   ),
   reason: Type.String({ minLength: 1, maxLength: 500 }),
 });

@@ -154,7 +154,10 @@ export const AdminWebhookQuery = Type.Object({
   ...pageQuery('An endpoint id'),
 });
 
-/** `GET /admin/v1/operator-webhook`: where every account's `account.balance_low` events go, and the secret signing them. */
+/**
+ * `GET /admin/v1/operator-webhook`: where every account's `account.balance_low` events go, and the secret
+ * signing them.
+ */
 export const OperatorWebhookObject = Type.Object({
   object: Type.Literal('operator_webhook'),
   url: Nullable(Type.String({ description: 'VIDGEN_OPERATOR_WEBHOOK_URL; null: not configured.' })),

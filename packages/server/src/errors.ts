@@ -63,6 +63,7 @@ export const API_ERROR_CODES = [
   'task_not_finished',
   'idempotency_in_flight',
   'video_expired',
+  'video_deleted',
   'body_too_large',
   'unsupported_media_type',
   'range_not_satisfiable',

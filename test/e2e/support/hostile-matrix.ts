@@ -12,6 +12,8 @@ export interface HostileCase {
   body?: Buffer | string;
   /** A Content-Length announced without sending the body (an oversized body the server refuses up front). */
   declaredLength?: number;
+  /** Must be refused with a 4xx (a write whose refusal the test then checks left nothing behind). */
+  refused?: boolean;
 }
 
 const MODELS = {

@@ -43,6 +43,7 @@ export async function buildRequest(client: NodeVidgenClient, flags: Flags): Prom
     if (images[0]) body.image = await familyAImage(client, images[0]);
     if (flags.ratio) body.aspect_ratio = flags.ratio;
     if (seed !== undefined) body.seed = seed;
+    if (flags.audio) body.generate_audio = true;
     return { family: 'A', model, body };
   }
   const body: FamilyBCreateBody = { model: model.id, prompt };
@@ -50,6 +51,7 @@ export async function buildRequest(client: NodeVidgenClient, flags: Flags): Prom
   if (images.length > 1) body.images = await Promise.all(images.map(familyBImage));
   if (flags.ratio) body.ratio = flags.ratio;
   if (seed !== undefined) body.seed = seed;
+  if (flags.audio) body.generate_audio = true;
   return { family: 'B', model, body };
 }
 

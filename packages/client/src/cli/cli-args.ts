@@ -17,6 +17,7 @@ const OPTIONS = {
   duration: { type: 'string', short: 'd' },
   ratio: { type: 'string', short: 'r' },
   seed: { type: 'string' },
+  audio: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   variant: { type: 'string' },
   family: { type: 'string' },

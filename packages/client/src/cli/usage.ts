@@ -50,11 +50,16 @@ const CREATE_FLAGS = `  -m, --model <id>        a model from \`vidgen models\` (
                           uploaded (A) or sent as a data URI (B)
   -d, --duration <s>      seconds (family A; family B models fix it in their name)
   -r, --ratio <w:h>       aspect ratio, e.g. 16:9, 9:16, 1:1
-  --seed <n>              fixed seed`;
+  --seed <n>              fixed seed
+  --audio                 with sound (\`vidgen models\` says which models offer it)`;
 
 const VARIANT_FLAGS = `  -m, --model <id>        a model offering edits/extensions (\`vidgen models\`)
   -p, --prompt <text>     what to change or how to continue
-  --video <ref>           the source: a finished request_id, an http(s) URL of an MP4, or a local MP4 (uploaded)`;
+  --video <ref>           the source: a finished request_id, an http(s) URL of an MP4, or a local MP4 (uploaded)
+  --audio                 with sound (\`vidgen models\` says which models offer it)`;
+
+const OUTPUT_HERE = `  -o, --output <file>     where the MP4 goes (default <task-id>.mp4 here)
+  --no-download           submit only; print the task id`;
 
 /** Per-command help, as \`gh <command> --help\` prints it. */
 export const COMMAND_HELP: Record<string, string> = {
@@ -66,15 +71,23 @@ export const COMMAND_HELP: Record<string, string> = {
     `Submit a task and print its id. With --output, \`vidgen resume\` later downloads it there.\n\nUsage: vidgen ` +
     `submit --model <id> --prompt <text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, ` +
     `--output <file>     where \`vidgen resume\` saves the result\n`,
-  edit:
-    `Re-render a finished video with a new prompt (family A models that offer edits).\n\nUsage: vidgen edit ` +
-    `--model <id> --prompt <text> --video <ref> [--output <file>]\n\n${VARIANT_FLAGS}\n  -o, --output <file>     ` +
-    `where the MP4 goes (default <task-id>.mp4 here)\n  --no-download           submit only; print the task id\n${WAIT_FLAGS}\n`,
-  extend:
-    `Continue a finished video by --duration seconds (family A models that offer extensions).\n\nUsage: vidgen ` +
-    `extend --model <id> --prompt <text> --video <ref> --duration <s> [--output <file>]\n\n${VARIANT_FLAGS}\n  -d, ` +
-    `--duration <s>      seconds to add (1-10)\n  -o, --output <file>     where the MP4 goes (default <task-id>.mp4 here)\n  --no-download      ` +
-    `     submit only; print the task id\n${WAIT_FLAGS}\n`,
+  edit: `Re-render a finished video with a new prompt (family A models that offer edits).
+
+Usage: vidgen edit --model <id> --prompt <text> --video <ref> [--output <file>]
+
+${VARIANT_FLAGS}
+${OUTPUT_HERE}
+${WAIT_FLAGS}
+`,
+  extend: `Continue a finished video by --duration seconds (family A models that offer extensions).
+
+Usage: vidgen extend --model <id> --prompt <text> --video <ref> --duration <s> [--output <file>]
+
+${VARIANT_FLAGS}
+  -d, --duration <s>      seconds to add (1-10)
+${OUTPUT_HERE}
+${WAIT_FLAGS}
+`,
   status:
     `One look at a task: status, progress, error, link.\n\nUsage: vidgen status <task-id> [--family A|B]\n\n  ` +
     `--family A|B            skip finding out which family the id belongs to\n`,
@@ -82,12 +95,16 @@ export const COMMAND_HELP: Record<string, string> = {
     `Wait for a task to end; with --output, download it.\n\nUsage: vidgen wait <task-id> [--family A|B] [--output ` +
     `<file>]\n\n  --family A|B            the task's family (else from the journal, else asked of the server)\n  ` +
     `-o, --output <file>     download the video here when done\n${WAIT_FLAGS}\n`,
-  download:
-    `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).\n\nUsage: vidgen ` +
-    `download <task-id> [--output <file>] [--family A|B] [--variant thumbnail|spritesheet]\n\n  -o, --output <file>  ` +
-    `   where the MP4 (or the image) goes (default <task-id>.mp4, .thumbnail.webp or .spritesheet.jpg here)\n  --variant <name>        instead of the video: thumbnail (WebP poster) ` +
-    `or spritesheet (JPEG, 5x2 frames)\n  --family A|B            the task's family\n  --download-timeout <s>  ` +
-    `time-out (default 600)\n`,
+  download: `Download a finished task's video (checked: status, type, length, MP4 signature; resumable).
+
+Usage: vidgen download <task-id> [--output <file>] [--family A|B] [--variant thumbnail|spritesheet]
+
+  -o, --output <file>     where the MP4 (or the image) goes
+                          (default <task-id>.mp4, .thumbnail.webp or .spritesheet.jpg here)
+  --variant <name>        instead of the video: thumbnail (WebP poster) or spritesheet (JPEG, 5x2 frames)
+  --family A|B            the task's family
+  --download-timeout <s>  time-out (default 600)
+`,
   cancel:
     `Cancel a queued or running task. It ends failed (A) or FAILURE (B) with error code canceled.\n\nUsage: vidgen ` +
     `cancel <task-id> [--family A|B]\n\n  --family A|B            the task's family\n`,

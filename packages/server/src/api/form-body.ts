@@ -33,6 +33,14 @@ async function partValue(key: string, part: Multipart, keepVideo: KeepVideo): Pr
   const bytes = await part.toBuffer();
   // A video (the source of an edit or extension) is too large for a data URL: it becomes a file.
   if (isMp4(bytes)) return keepVideo(key, part.filename, bytes);
+  // Only the OpenAI dialect's forms carry a `video` part (family A sends JSON): one that is not an MP4 is
+  // refused as that part, not passed on as text for another dialect's route to misread.
+  if (pathOf(key)[0] === 'video')
+    throw new InvalidRequest(
+      'invalid_video',
+      `The \`${key}\` part is not an MP4 (its bytes have no \`ftyp\` box); send the source video as an MP4 file.`,
+      key,
+    );
   const type = sniffImageType(bytes) ?? part.mimetype ?? 'application/octet-stream';
   return `data:${type};base64,${bytes.toString('base64')}`;
 }

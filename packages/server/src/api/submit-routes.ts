@@ -63,18 +63,31 @@ export async function registerSubmitRoutes(
     scope.setErrorHandler((err: Error & { validation?: unknown }, request) => {
       throw request.isMultipart() && !err.validation ? multipartRefusal(err) : err;
     });
+    // A video part is stored before the form is checked (it is too large to hold as a data URL); a
+    // refused request, or a replay that answers with the first task, removes what it stored: the
+    // caller never learns those ids (invariant 4, docs/architecture.md).
+    const stored = new WeakMap<FastifyRequest, string[]>();
     scope.addHook('preValidation', async (request) => {
       if (!request.isMultipart()) return;
       const accountId = callerOf(request).account.id;
       // The OpenAI dialect's forms (the only multipart creates) name an uploaded video `{id}`.
       request.body = await formBody(request.body, async (field, filename, bytes) => {
         try {
-          return { id: (await deps.files.upload(accountId, { filename, bytes, purpose: 'video' })).id };
+          const { id } = await deps.files.upload(accountId, { filename, bytes, purpose: 'video' });
+          stored.set(request, [...(stored.get(request) ?? []), id]);
+          return { id };
         } catch (err) {
           if (!(err instanceof InvalidRequest)) throw err;
           throw new InvalidRequest(err.code, err.message.replace('`file`', `\`${field}\``), field);
         }
       });
+    });
+    scope.addHook('onSend', async (request, reply) => {
+      const ids = stored.get(request);
+      if (!ids || (reply.statusCode < 300 && reply.getHeader('idempotent-replayed') !== 'true')) return;
+      stored.delete(request);
+      const accountId = callerOf(request).account.id;
+      for (const id of ids) await deps.files.delete(accountId, id).catch(() => undefined);
     });
     for (const group of forms) registerGroup(scope, group, deps);
   });

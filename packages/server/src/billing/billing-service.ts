@@ -5,6 +5,7 @@ import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from '.
 import { QUOTA_PERIODS, type KeyQuota, type QuotaLimits } from './key-quotas.ts';
 import { PPM, type PriceGroup } from './price-groups.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
+import { MAX_LIMIT_COUNT, MAX_USD_TICKS } from '@vidgen/protocol';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
 export interface AccountView {
@@ -59,26 +60,29 @@ export class BillingService {
     if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/.test(name))
       throw new InvalidRequest('invalid_value', '`id` must be 1–200 letters, digits, `.`, `_`, `@` or `-`.', 'id');
     const models = this.modelIds(change.models);
+    const credits = change.creditsUsdTicks;
+    if (credits !== undefined && !(Number.isSafeInteger(credits) && credits >= 0 && credits <= MAX_USD_TICKS))
+      throw new InvalidRequest(
+        'out_of_range',
+        `\`credits_usd_ticks\` must be an integer from 0 to ${MAX_USD_TICKS}.`,
+        'credits_usd_ticks',
+      );
+    await this.checkChange(change);
     if (await this.deps.accounts.findAccountByName(name))
       throw new Conflict('account_exists', `An account '${name}' already exists; PATCH it to change it.`);
-    const account = await this.deps.accounts.ensureAccount(name, models ?? null, this.deps.clock());
-    await this.applyPlan(account, change);
-    // A given credit makes the account metered; the key makes a repeated create grant once.
-    if (change.creditsUsdTicks !== undefined) {
-      await this.deps.ledger.setPlan(account.id, { metered: true }, this.deps.clock());
-      if (change.creditsUsdTicks > 0) {
-        await this.deps.ledger.credit(
-          {
-            accountId: account.id,
-            amountUsdTicks: change.creditsUsdTicks,
-            reason: 'initial credits',
-            idempotencyKey: 'account-created',
-            meter: true,
-          },
-          this.deps.clock(),
-        );
+    // The account, its plan and its first grant commit together, or nothing is left (invariant 4,
+    // docs/architecture.md); the key makes a repeated create grant once.
+    const account = await this.deps.ledger.atomically(async ({ ledger, accounts }) => {
+      const created = await accounts.ensureAccount(name, models ?? null, this.deps.clock());
+      await this.writePlan(ledger, created, change);
+      // A given credit makes the account metered.
+      if (credits !== undefined) await ledger.setPlan(created.id, { metered: true }, this.deps.clock());
+      if (credits !== undefined && credits > 0) {
+        const grant = { reason: 'initial credits', idempotencyKey: 'account-created', meter: true };
+        await ledger.credit({ accountId: created.id, amountUsdTicks: credits, ...grant }, this.deps.clock());
       }
-    }
+      return created;
+    });
     return this.view(account);
   }
 
@@ -93,9 +97,13 @@ export class BillingService {
 
   async updateAccount(name: string, change: AccountChange): Promise<AccountView> {
     const models = this.modelIds(change.models);
+    await this.checkChange(change);
     let account = await this.find(name);
-    if (models !== undefined) account = await this.deps.accounts.ensureAccount(name, models, this.deps.clock());
-    await this.applyPlan(account, change);
+    account = await this.deps.ledger.atomically(async ({ ledger, accounts }) => {
+      const changed = models === undefined ? account : await accounts.ensureAccount(name, models, this.deps.clock());
+      await this.writePlan(ledger, changed, change);
+      return changed;
+    });
     return this.view(account);
   }
 
@@ -242,7 +250,28 @@ export class BillingService {
     return this.deps.ledger.verify();
   }
 
-  private async applyPlan(account: Account, change: AccountChange): Promise<void> {
+  /**
+   * Every amount and limit of a change is a safe integer within its column (invariant 4,
+   * docs/architecture.md): checked before anything is written, so a refusal leaves nothing behind.
+   */
+  private async checkChange(change: AccountChange): Promise<void> {
+    if (change.priceGroup === '')
+      throw new InvalidRequest('invalid_value', '`price_group` must not be empty; null clears it.', 'price_group');
+    if (change.priceGroup && !(await this.deps.ledger.priceGroups()).some((g) => g.id === change.priceGroup))
+      throw new InvalidRequest('invalid_value', `No price group '${change.priceGroup}'; PUT it first.`, 'price_group');
+    for (const [field, value, max] of [
+      ['limits.requests_per_minute', change.requestsPerMinute, MAX_LIMIT_COUNT],
+      ['limits.max_active_tasks', change.maxActiveTasks, MAX_LIMIT_COUNT],
+      ['limits.max_task_usd_ticks', change.maxTaskUsdTicks, MAX_USD_TICKS],
+      ['limits.max_daily_usd_ticks', change.maxDailyUsdTicks, MAX_USD_TICKS],
+      ['balance_alert_usd_ticks', change.balanceAlertUsdTicks, MAX_USD_TICKS],
+    ] as const) {
+      if (value !== undefined && value !== null && !(Number.isSafeInteger(value) && value >= 1 && value <= max))
+        throw new InvalidRequest('out_of_range', `\`${field}\` must be an integer from 1 to ${max}, or null.`, field);
+    }
+  }
+
+  private async writePlan(ledger: Ledger, account: Account, change: AccountChange): Promise<void> {
     if (
       change.metered === undefined &&
       change.requestsPerMinute === undefined &&
@@ -253,33 +282,10 @@ export class BillingService {
       change.balanceAlertUsdTicks === undefined
     )
       return;
-    if (change.priceGroup && !(await this.deps.ledger.priceGroups()).some((g) => g.id === change.priceGroup))
-      throw new InvalidRequest('invalid_value', `No price group '${change.priceGroup}'; PUT it first.`, 'price_group');
-    for (const [field, value] of [
-      ['requests_per_minute', change.requestsPerMinute],
-      ['max_active_tasks', change.maxActiveTasks],
-      ['max_task_usd_ticks', change.maxTaskUsdTicks],
-      ['max_daily_usd_ticks', change.maxDailyUsdTicks],
-    ] as const) {
-      if (value !== undefined && value !== null && (!Number.isSafeInteger(value) || value < 1)) {
-        throw new InvalidRequest(
-          'out_of_range',
-          `\`limits.${field}\` must be a positive integer or null.`,
-          `limits.${field}`,
-        );
-      }
-    }
-    const alert = change.balanceAlertUsdTicks;
-    if (alert !== undefined && alert !== null && (!Number.isSafeInteger(alert) || alert < 1))
-      throw new InvalidRequest(
-        'out_of_range',
-        '`balance_alert_usd_ticks` must be a positive integer of USD ticks or null.',
-        'balance_alert_usd_ticks',
-      );
-    await this.deps.ledger.setPlan(
+    await ledger.setPlan(
       account.id,
       {
-        balanceAlertUsdTicks: alert,
+        balanceAlertUsdTicks: change.balanceAlertUsdTicks,
         metered: change.metered,
         rpmLimit: change.requestsPerMinute,
         maxActiveTasks: change.maxActiveTasks,

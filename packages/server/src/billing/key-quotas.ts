@@ -46,7 +46,9 @@ export function nextMonthStart(ms: number): number {
  * them; the statement that finds them stale does, in the same conditional UPDATE.
  */
 function stale(start: number): Expression<SqlBool> {
-  return sql<SqlBool>`(${sql.ref('key_quotas.period')} = 'month' AND (${sql.ref('key_quotas.period_start')} IS NULL OR ${sql.ref('key_quotas.period_start')} < ${start}))`;
+  const periodStart = sql.ref('key_quotas.period_start');
+  return sql<SqlBool>`(${sql.ref('key_quotas.period')} = 'month'
+    AND (${periodStart} IS NULL OR ${periodStart} < ${start}))`;
 }
 
 /** A counter as it stands in the month starting at `start`: 0 when the row counts an earlier one. */
@@ -77,7 +79,8 @@ export function keyQuotaEffects(catalog: Pick<ModelCatalog, 'find'>, clock: () =
         .set({
           tasks_used: sql<number>`${current('tasks_used', start)} + 1`,
           usd_ticks_used: sql<number>`${current('usd_ticks_used', start)} + CAST(${price} AS bigint)`,
-          period_start: sql<number>`CASE WHEN ${stale(start)} THEN CAST(${start} AS bigint) ELSE ${sql.ref('key_quotas.period_start')} END`,
+          period_start: sql<number>`CASE WHEN ${stale(start)} THEN CAST(${start} AS bigint)
+            ELSE ${sql.ref('key_quotas.period_start')} END`,
           updated_at: clock(),
         })
         .where('key_id', '=', request.keyId)
@@ -172,7 +175,8 @@ export async function writeQuota(
         usd_ticks_used: current('usd_ticks_used', start),
         period_start:
           limits.period === 'month'
-            ? sql<number>`CASE WHEN ${sql.ref('key_quotas.period')} = 'month' AND NOT ${stale(start)} THEN ${sql.ref('key_quotas.period_start')} ELSE CAST(${start} AS bigint) END`
+            ? sql<number>`CASE WHEN ${sql.ref('key_quotas.period')} = 'month' AND NOT ${stale(start)}
+                THEN ${sql.ref('key_quotas.period_start')} ELSE CAST(${start} AS bigint) END`
             : null,
       }),
     )

@@ -1,3 +1,4 @@
+import type { AccountStore } from '../store/account-store.ts';
 import type { KeyQuota, QuotaLimits } from './key-quotas.ts';
 import type { PriceGroup } from './price-groups.ts';
 
@@ -116,6 +117,12 @@ export interface VerifyReport {
  * transition effects.
  */
 export interface Ledger {
+  /**
+   * Runs `work` in one transaction of the ledger's database, with the ledger and the account store on it:
+   * an account made with its plan and first grant commits whole or not at all (invariant 4,
+   * docs/architecture.md).
+   */
+  atomically<T>(work: (tx: { ledger: Ledger; accounts: AccountStore }) => Promise<T>): Promise<T>;
   plan(accountId: string): Promise<AccountPlan | undefined>;
   setPlan(accountId: string, change: PlanChange, now: number): Promise<AccountPlan>;
   /**

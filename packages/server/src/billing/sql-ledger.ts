@@ -1,11 +1,14 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/sql/schema.ts';
-import { Conflict, InsufficientCredits, Unprocessable } from '../errors.ts';
+import { Conflict, InsufficientCredits, InvalidRequest, Unprocessable } from '../errors.ts';
+import { MAX_USD_TICKS } from '@vidgen/protocol';
 import { newId } from '../domain/ids.ts';
 import { refundTask } from './sql-refunds.ts';
 import { readQuotas, writeQuota, type QuotaLimits } from './key-quotas.ts';
 import { ALERT_COLUMNS, balanceMoved, setBalanceAlert, type BalanceLowSink } from './balance-alerts.ts';
 import { listPriceGroups, priceGroupOf, writePriceGroup, type PriceGroup } from './price-groups.ts';
+import type { AccountStore } from '../store/account-store.ts';
+import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import type {
   AccountPlan,
   CreditRequest,
@@ -20,6 +23,11 @@ import type {
 } from './ledger.ts';
 
 const DAY_MS = 86_400_000;
+
+/** Runs `work` in a transaction, or in the one `db` already is (Kysely does not nest them). */
+function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
 
 /** The ledger on SQLite or PostgreSQL, in the tasks' database (holds commit with the task rows). */
 export class SqlLedger implements Ledger {
@@ -38,8 +46,14 @@ export class SqlLedger implements Ledger {
     return row ? toPlan(row) : undefined;
   }
 
+  atomically<T>(work: (tx: { ledger: Ledger; accounts: AccountStore }) => Promise<T>): Promise<T> {
+    return inTransaction(this.db, (trx) =>
+      work({ ledger: new SqlLedger(trx, this.balanceLow), accounts: new SqlAccountStore(trx) }),
+    );
+  }
+
   async setPlan(accountId: string, change: PlanChange, now: number): Promise<AccountPlan> {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await ensurePlan(trx, accountId, now);
       const set: Partial<Selectable<AccountPlansTable>> = { updated_at: now };
       if (change.metered !== undefined) set.metered = change.metered ? 1 : 0;
@@ -58,7 +72,7 @@ export class SqlLedger implements Ledger {
   }
 
   async credit(request: CreditRequest, now: number) {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await ensurePlan(trx, request.accountId, now);
       const kind: LedgerKind = request.amountUsdTicks > 0 ? 'grant' : 'adjust';
       const entry: Selectable<LedgerEntriesTable> = {
@@ -121,8 +135,18 @@ export class SqlLedger implements Ledger {
             eb(eb(eb('balance_usd_ticks', '-', eb.ref('held_usd_ticks')), '+', request.amountUsdTicks), '>=', 0),
           ),
         )
+        // A balance over 2^53 − 1 could not be read back exactly by any client (invariant 7).
+        .$if(request.amountUsdTicks > 0, (qb) =>
+          qb.where((eb) => eb(eb('balance_usd_ticks', '+', request.amountUsdTicks), '<=', MAX_USD_TICKS)),
+        )
         .returning(ALERT_COLUMNS)
         .executeTakeFirst();
+      if (!changed && request.amountUsdTicks > 0)
+        throw new InvalidRequest(
+          'out_of_range',
+          `This grant would take the balance over ${MAX_USD_TICKS} USD ticks.`,
+          'amount_usd_ticks',
+        );
       if (!changed) throw new InsufficientCredits(-request.amountUsdTicks);
       // A grant may re-arm the balance alert, a deduction fire it.
       await balanceMoved(trx, request.accountId, changed, now, this.balanceLow);

@@ -128,6 +128,11 @@ export interface Task {
   finishedAt: number | null;
   /** When a succeeded task's result is deleted and the task becomes expired. */
   expiresAt: number | null;
+  /**
+   * When its owner deleted it (OpenAI Videos `DELETE`); null otherwise. A deleted task is gone for a
+   * reason of its own: its answers say so, unlike an expired one's.
+   */
+  deletedAt?: number | null;
   /** The Idempotency-Key the task was created with, if any. */
   idempotencyKey: string | null;
   /**

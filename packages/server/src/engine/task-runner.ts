@@ -171,6 +171,8 @@ async function produce(
           prompt,
           ...shape,
           seed,
+          // The first frame as every backend reads it, and every input with its role.
+          images: inputs.filter((input) => input.role === 'first_frame').map((input) => input.path),
           inputs,
           ...(video ? { video } : {}),
           ...(task.params.audio !== undefined ? { audio: task.params.audio } : {}),

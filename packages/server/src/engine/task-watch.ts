@@ -4,7 +4,10 @@ import type { TaskStore } from '../store/task-store.ts';
 
 export interface TaskWatchDeps {
   tasks: Pick<TaskStore, 'get' | 'revisions'>;
-  /** The wake-ups of this process, and of the others where the database carries them (store/sql/postgres-wakeups.ts). */
+  /**
+   * The wake-ups of this process, and of the others where the database carries them
+   * (store/sql/postgres-wakeups.ts).
+   */
   events: TaskEvents;
   /**
    * How often the revisions of every watched task are read again, all in one query, for changes

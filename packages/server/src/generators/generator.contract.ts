@@ -82,7 +82,7 @@ class Harness {
       duration: 1,
       fps: 24,
       seed: 7,
-      inputs: [],
+      images: [],
       ...overrides,
     };
   }
@@ -132,13 +132,7 @@ function outputTests(h: Harness): void {
 
   it('image-to-video makes a verified MP4, also in another aspect ratio than the image', async () => {
     await h.verified(
-      h.job({
-        inputs: [{ role: 'first_frame', path: h.inputPng }],
-        width: 180,
-        height: 320,
-        duration: 2,
-        prompt: 'pan left across the scene',
-      }),
+      h.job({ images: [h.inputPng], width: 180, height: 320, duration: 2, prompt: 'pan left across the scene' }),
     );
   });
 }
@@ -207,7 +201,7 @@ function sameInputAndFailureTests(h: Harness, options: GeneratorContractOptions)
     const broken = join(h.root, 'broken.png');
     await writeFile(broken, Buffer.from('this is not a picture'));
     const { ctx } = await h.context();
-    const err = await h.fx.generator.generate(h.job({ inputs: [{ role: 'first_frame', path: broken }] }), ctx).then(
+    const err = await h.fx.generator.generate(h.job({ images: [broken] }), ctx).then(
       () => undefined,
       (e: unknown) => e,
     );

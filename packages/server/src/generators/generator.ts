@@ -1,5 +1,5 @@
 import type { TaskKind } from '../domain/task.ts';
-import type { InputRole } from '../domain/task-inputs.ts';
+import type { InputRole, ModelInputs } from '../domain/task-inputs.ts';
 import type { Tracing } from '../observability/tracing/tracing.ts';
 
 /** The input video of an edit or extension: fetched, stored in the attempt's workDir and probed by the engine. */
@@ -17,20 +17,14 @@ export interface InputVideo {
 }
 
 /**
- * One input of the job as a local file, with its role (domain/task-inputs.ts): images are decoded,
- * upright, metadata-free PNGs; reference audio is the checked WAV, MP3, AAC or M4A file as sent;
- * a reference video is the checked MP4.
+ * One of the task's inputs (domain/task-inputs.ts), loaded by the worker into a local file: an image
+ * decoded and re-encoded as PNG, as `images` are; an audio or a video as the caller sent it.
  */
 export interface JobInput {
   role: InputRole;
   path: string;
-  /** Keyframes: the time in seconds the frame is shown at, 0 < t < duration. */
+  /** A keyframe's time in seconds from the start of the output; keyframes only. */
   atSeconds?: number;
-}
-
-/** The path of the job's first frame, if it has one. */
-export function firstFramePath(job: Pick<GenerationJob, 'inputs'>): string | undefined {
-  return job.inputs.find((input) => input.role === 'first_frame')?.path;
 }
 
 /**
@@ -52,11 +46,13 @@ export interface GenerationJob {
   duration: number;
   fps: number;
   seed?: number;
+  /** Paths of decoded, re-encoded PNG images (first frame first). Empty for text-to-video. */
+  images: string[];
   /**
-   * Every input the video is composed from, each with its role, in the order the request gave
-   * them. Empty for text-to-video. A backend receives only roles its model declares (checked at submit).
+   * Every input with its role, in the task's order, first frame included (also `images[0]`).
+   * Absent: the job has at most its first frame, `images[0]`.
    */
-  inputs: JobInput[];
+  inputs?: JobInput[];
   /** Edits and extensions only. */
   video?: InputVideo;
   /**
@@ -126,10 +122,22 @@ export interface GenerationOutput {
   upstreamCostUsdTicks?: number;
 }
 
+/** The inputs of one role, in order: from `inputs`, or for a job that has only `images`, its first frame. */
+export function jobInputs(job: Pick<GenerationJob, 'images' | 'inputs'>, role: InputRole): JobInput[] {
+  if (job.inputs) return job.inputs.filter((input) => input.role === role);
+  return role === 'first_frame' ? job.images.slice(0, 1).map((path) => ({ role, path })) : [];
+}
+
 /** One backend (the built-in renderer, a ComfyUI host, a relay). */
 export interface Generator {
   /** What this backend can do; the catalog refuses models that ask for more. */
   readonly kinds: readonly TaskKind[];
+  /**
+   * The inputs this backend can take for one of our models: one declaration per way it may go (a
+   * relay's channels that serve the model; a ComfyUI model's workflows as one). A task goes only
+   * where its inputs fit one of them. Absent, the backend takes a first frame and nothing else.
+   */
+  inputsFor?(model: string): readonly ModelInputs[];
   generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput>;
 }
 

@@ -8,8 +8,11 @@ export async function createKeyFor(
   models: string[] | undefined,
   now: number,
 ) {
-  const account = await accounts.ensureAccount(accountName, models, now);
   const key = generateApiKey();
-  await accounts.createKey({ id: key.id, accountId: account.id, hash: key.hash, prefix: key.prefix, createdAt: now });
-  return { id: key.id, secret: key.secret, account };
+  // One transaction: a key that cannot be stored leaves no new account behind (invariant 4, docs/architecture.md).
+  return accounts.atomically(async (tx) => {
+    const account = await tx.ensureAccount(accountName, models, now);
+    await tx.createKey({ id: key.id, accountId: account.id, hash: key.hash, prefix: key.prefix, createdAt: now });
+    return { id: key.id, secret: key.secret, account };
+  });
 }

@@ -25,6 +25,8 @@ export interface NewApiKey {
 
 /** Accounts and their API keys. Keys are only ever stored as hashes. */
 export interface AccountStore {
+  /** Runs `work` in one transaction, with this store on it: an account and its first key commit together. */
+  atomically<T>(work: (accounts: AccountStore) => Promise<T>): Promise<T>;
   /** Returns the account with this name, creating it when missing; `models` replaces its entitlement when given. */
   ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account>;
   createKey(key: NewApiKey): Promise<ApiKeyRecord>;

@@ -54,7 +54,7 @@ describe('comfyui backend on older and newer ComfyUI builds', () => {
     duration: 1,
     fps: 12,
     seed: 1,
-    inputs: [],
+    images: [],
     ...overrides,
   });
   const context = async (signal = new AbortController().signal) => {

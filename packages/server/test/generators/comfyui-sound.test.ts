@@ -59,7 +59,7 @@ describe('comfyui sound and size', () => {
     });
     const job: GenerationJob = {
       ...{ taskId: `t-${Math.random()}`, attempt: 1, kind: 'generate', prompt: 'a tone', width: 256, height: 144 },
-      ...{ duration: 2, fps: 24, seed: 3, inputs: [], audio },
+      ...{ duration: 2, fps: 24, seed: 3, images: [], audio },
     };
     const workDir = await mkdtemp(join(dir, 'job-'));
     const ctx = {

@@ -27,7 +27,7 @@ const job = (o: Partial<GenerationJob> = {}): GenerationJob => ({
   height: 720,
   duration: 5,
   fps: 24,
-  inputs: [],
+  images: [],
   ...o,
 });
 
@@ -90,6 +90,7 @@ describe('comfyui workflow templates', () => {
     const defs = nodeDefs(
       {
         diffusion_models: ['wan2.2_ti2v_5B_fp16.safetensors'],
+        checkpoints: [],
         text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors'],
         vae: ['wan2.2_vae.safetensors'],
       },
@@ -130,10 +131,7 @@ describe('comfyui render plan', () => {
   it('refuses what it cannot make', () => {
     assert.throws(() => planRender(job({ width: 641 }), wan), /even number/);
     assert.throws(() => planRender(job({ kind: 'edit' }), wan), /cannot edit/);
-    assert.throws(
-      () => planRender(job({ inputs: [{ role: 'first_frame', path: 'x.png' }] }), { textToVideo: {} }),
-      /cannot start from an image/,
-    );
+    assert.throws(() => planRender(job({ images: ['x.png'] }), { textToVideo: {} }), /cannot start from an image/);
   });
 });
 

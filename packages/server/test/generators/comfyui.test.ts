@@ -80,7 +80,7 @@ describe('comfyui backend', () => {
     duration: 1,
     fps: 12,
     seed: 1,
-    inputs: [],
+    images: [],
     ...overrides,
   });
   const context = async (signal = new AbortController().signal, checkpoint: BackendCheckpoint = memoryCheckpoint()) => {
@@ -156,7 +156,7 @@ describe('comfyui backend', () => {
     const s = await host();
     s.faults.slow = true;
     const checkpoint = memoryCheckpoint();
-    const j = job({ duration: 2, inputs: [{ role: 'first_frame', path: picture }] });
+    const j = job({ duration: 2, images: [picture] });
     const first = new AbortController();
     const { ctx: ctxA } = await context(first.signal, checkpoint);
     const attemptA = generator([{ name: 'gpu-1', url: s.url }]).generate(j, ctxA);
@@ -207,7 +207,7 @@ describe('comfyui backend', () => {
     // An older build also ignores our prompt_id and mints its own.
     const s = await host({ jobsApi: false, clientPromptIds: false });
     const g = generator([{ name: 'gpu-1', url: s.url }]);
-    for (const [i, j] of [job(), job({ inputs: [{ role: 'first_frame', path: picture }] })].entries()) {
+    for (const [i, j] of [job(), job({ images: [picture] })].entries()) {
       const { ctx } = await context();
       await verified((await g.generate(j, ctx)).path, j);
       // The checkpoint follows the id the host chose, so a re-attach finds the prompt.

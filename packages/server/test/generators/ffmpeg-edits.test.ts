@@ -156,7 +156,7 @@ describe('ffmpeg renderer: edits and extensions', () => {
       height: 180,
       duration: 2,
       fps: 24,
-      inputs: [],
+      images: [],
     });
     const facts = await checkVideoFile((file, signal) => probeVideo(bins.ffprobe, file, signal), source.path);
     input = {
@@ -191,11 +191,11 @@ describe('ffmpeg renderer: edits and extensions', () => {
       height: 180,
       duration: input.durationSeconds,
       fps: 24,
-      inputs: [],
+      images: [],
       video: input,
     });
   const extend = (prompt: string, seconds: number) =>
-    generate({ kind: 'extend', prompt, width: 320, height: 180, duration: seconds, fps: 24, inputs: [], video: input });
+    generate({ kind: 'extend', prompt, width: 320, height: 180, duration: seconds, fps: 24, images: [], video: input });
 
   it('offers edits and extensions', () => {
     assert.deepEqual([...renderer().kinds], ['generate', 'edit', 'extend']);
@@ -220,7 +220,7 @@ describe('ffmpeg renderer: edits and extensions', () => {
       height: 2160,
       duration: 2,
       fps: 24,
-      inputs: [],
+      images: [],
       video: { ...input, width: 3840, height: 2160 },
     }).catch((e: unknown) => e);
     assert.ok(big instanceof TaskFailure && big.code === 'video_unsupported', String(big));
@@ -251,7 +251,7 @@ describe('ffmpeg renderer: edits and extensions', () => {
         height: 180,
         duration,
         fps: 24,
-        inputs: [],
+        images: [],
         video: input,
       };
       const err = await renderer()

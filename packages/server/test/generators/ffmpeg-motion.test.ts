@@ -175,7 +175,7 @@ describe('text-to-video variety and life', () => {
       duration,
       fps: 24,
       seed,
-      inputs: [],
+      images: [],
     };
     return (
       await renderer().generate(job, {
@@ -254,7 +254,7 @@ describe('text-to-video variety and life', () => {
         duration: 2,
         fps: 24,
         seed,
-        inputs: images.map((path) => ({ role: 'first_frame' as const, path })),
+        images,
       };
       const { path } = await renderer().generate(job, {
         signal: new AbortController().signal,

@@ -236,7 +236,7 @@ describe('ffmpeg renderer motion', () => {
       duration,
       fps: 24,
       seed: 1,
-      inputs: images.map((path) => ({ role: 'first_frame' as const, path })),
+      images,
     };
     const out = await renderer().generate(job, context(workDir));
     return { path: out.path, job };
@@ -337,7 +337,7 @@ describe('video verification', () => {
       height: 180,
       duration: 1,
       fps: 24,
-      inputs: [],
+      images: [],
     };
     video = (await renderer().generate(job, context(dir))).path;
   });

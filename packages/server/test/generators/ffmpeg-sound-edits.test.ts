@@ -66,7 +66,7 @@ describe('sound of edits and extensions', () => {
         duration: video.durationSeconds,
         fps: 24,
         seed: 1,
-        inputs: [],
+        images: [],
         video,
         audio: true,
         ...job,
@@ -142,7 +142,7 @@ describe('sound of edits and extensions', () => {
     const generated = await renderer.generate(
       {
         ...{ taskId: 's', attempt: 1, kind: 'generate', prompt: 'waves on a beach', width: 320, height: 180 },
-        ...{ duration: 3, fps: 24, seed: 2, inputs: [], audio: true },
+        ...{ duration: 3, fps: 24, seed: 2, images: [], audio: true },
       },
       {
         signal: new AbortController().signal,

@@ -39,7 +39,7 @@ describe('renderer soundtrack', () => {
         duration: 3,
         fps: 24,
         seed: 1,
-        inputs: [],
+        images: [],
         ...job,
       },
       {

@@ -47,14 +47,7 @@ describe('relay to an OpenAI-shape server with edits and extensions', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const gen = () =>
-    job('A', {
-      model: 'sora-720p',
-      width: 1280,
-      height: 720,
-      duration: 2,
-      inputs: [{ role: 'first_frame', path: image }],
-    });
+  const gen = () => job('A', { model: 'sora-720p', width: 1280, height: 720, duration: 2, images: [image] });
   const edit = (kind: 'edit' | 'extend', duration: number) =>
     job('A', {
       model: 'sora-720p',

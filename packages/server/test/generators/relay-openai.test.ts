@@ -117,7 +117,7 @@ describe('relay to OpenAI-shape servers (vLLM-Omni, SGLang Diffusion)', () => {
       [text.encoding, text.fields.seconds, text.fields.size, text.fields.fps],
       ['json', '2', '1280x720', 24],
     );
-    const withImage = job720({ inputs: [{ role: 'first_frame', path: image }] });
+    const withImage = job720({ images: [image] });
     await verify((await relayOf([sglangChannel(sglang.url)]).generate(withImage, (await context(root)).ctx)).path);
     const i2v = sglang.jobs.at(-1)!;
     assert.equal(i2v.encoding, 'multipart');

@@ -54,7 +54,7 @@ describe('relay to Gemini API Veo', () => {
     const fetched = veo.media.fetched.length;
     const r = await context(root);
     const out = await relayOf([veoChannel(veo.url, { extra_body: { personGeneration: 'allow_adult' } })], env).generate(
-      job720({ inputs: [{ role: 'first_frame', path: image }] }),
+      job720({ images: [image] }),
       r.ctx,
     );
     await verifyVideo(bins.ffprobe, out.path, { width: 1280, height: 720, durationSeconds: 4, fps: 24 });

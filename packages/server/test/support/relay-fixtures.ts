@@ -98,7 +98,7 @@ export function job(dialect: 'A' | 'B', overrides: Partial<RelayJob> = {}): Rela
     duration,
     fps: 24,
     seed: 3,
-    inputs: [],
+    images: [],
     model: dialect === 'A' ? 'ours-a' : `ours-b-${duration}s`,
     ...overrides,
   };

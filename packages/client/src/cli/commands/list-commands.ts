@@ -16,14 +16,21 @@ export async function modelsCommand(ctx: CliContext): Promise<number> {
     m.family,
     durationsText(m.durations),
     offersOf(m),
+    soundOf(m),
     priceOf(m),
     m.aspect_ratios.join(' '),
   ]);
-  const table = formatTable(['model', 'family', 'seconds', 'offers', 'price', 'ratios'], rows);
+  const table = formatTable(['model', 'family', 'seconds', 'offers', 'sound', 'price', 'ratios'], rows);
   ctx.result(data, rows.length > 0 ? table : 'no models available to this key');
   if (metered === false && rows.length > 0 && !ctx.json)
     ctx.note('This account is not metered: its tasks are not charged these prices.');
   return EXIT.ok;
+}
+
+/** `--audio` asks for sound: `optional (off)` means a task has sound only when asked. */
+function soundOf(m: ModelObject): string {
+  if (m.sound.mode !== 'optional') return m.sound.mode;
+  return `optional (${m.sound.default ? 'on' : 'off'})`;
 }
 
 /** Whether the key's account pays for its tasks; undefined when the server does not say (no /v1/account). */

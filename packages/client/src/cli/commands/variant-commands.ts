@@ -36,11 +36,15 @@ async function variantCommand(ctx: CliContext, variant: Variant): Promise<number
   if (variant === 'extend' && duration === undefined)
     throw new UsageError('--duration is required: the seconds to add.');
   const video = await videoInput(ctx.client, requireFlag(ctx.flags, 'video'));
+  const sound = ctx.flags.audio ? { generate_audio: true } : {};
   const opts = { downloadTo: chosen ?? (submitOnly ? undefined : currentDirectory()), signal: ctx.signal };
   const { request_id: id } =
     variant === 'edit'
-      ? await ctx.client.videos.edits.create({ model: model.id, prompt, video }, opts)
-      : await ctx.client.videos.extensions.create({ model: model.id, prompt, video, duration: duration! }, opts);
+      ? await ctx.client.videos.edits.create({ model: model.id, prompt, video, ...sound }, opts)
+      : await ctx.client.videos.extensions.create(
+          { model: model.id, prompt, video, duration: duration!, ...sound },
+          opts,
+        );
   ctx.note(`submitted ${id} (${variant}, model ${model.id})`);
   if (submitOnly) {
     ctx.result({ id, family: 'A', model: model.id }, id);

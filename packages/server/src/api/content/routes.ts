@@ -4,7 +4,7 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 import type { Task } from '../../domain/task.ts';
 import type { UrlSigner } from '../../security/url-signer.ts';
-import { Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
+import { ApiError, Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
 import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS, type Authenticate } from '../authenticate.ts';
 import { ExpiringCache } from '../expiring-cache.ts';
 import { parseRange } from './byte-range.ts';
@@ -51,6 +51,15 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
   const buffers = new ReadBuffers();
   const handler = async (request: ContentRequest, reply: FastifyReply) => {
     const task = await authorizedTask(request, deps, signers);
+    // Deleted by its owner is a 404 (OpenAI's answer, which its SDKs raise as NotFoundError), in its own
+    // words; expiry keeps its 410 (the "gone" table of docs/errors.md).
+    if (task.deletedAt != null)
+      throw new ApiError(
+        404,
+        'not_found_error',
+        'video_deleted',
+        'The video was deleted by its owner (DELETE /v1/videos/{id}); it cannot be downloaded again.',
+      );
     if (task.status === 'expired')
       throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
     if (task.status !== 'succeeded' || !task.result) {

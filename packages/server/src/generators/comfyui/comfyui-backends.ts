@@ -94,6 +94,9 @@ async function backendWorkflows(b: Raw, baseDir: string, fail: (what: string) =>
     ...base,
     textToVideo: (await file('text_to_video')) ?? base.textToVideo,
     imageToVideo: (await file('image_to_video')) ?? base.imageToVideo,
+    firstLastToVideo: (await file('first_last_to_video')) ?? base.firstLastToVideo,
+    keyframesToVideo: (await file('keyframes_to_video')) ?? base.keyframesToVideo,
+    referencesToVideo: (await file('references_to_video')) ?? base.referencesToVideo,
     sizeMultiple: num('size_multiple') ?? base.sizeMultiple,
     lengthStep: num('length_step') ?? base.lengthStep,
     renderFps: num('render_fps') ?? base.renderFps,
@@ -108,8 +111,18 @@ async function backendWorkflows(b: Raw, baseDir: string, fail: (what: string) =>
             ? false
             : fail('sound must be true or false'),
   };
-  if (!merged.textToVideo && !merged.imageToVideo)
-    fail('needs a "preset" or "text_to_video"/"image_to_video" workflow files');
+  const any = [
+    merged.textToVideo,
+    merged.imageToVideo,
+    merged.firstLastToVideo,
+    merged.keyframesToVideo,
+    merged.referencesToVideo,
+  ];
+  if (!any.some(Boolean))
+    fail(
+      'needs a "preset" or workflow files ("text_to_video", "image_to_video", "first_last_to_video", ' +
+        '"keyframes_to_video", "references_to_video")',
+    );
   return merged;
 }
 

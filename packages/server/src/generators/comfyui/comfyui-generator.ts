@@ -6,13 +6,11 @@
  * a shutdown or a lost lease) finds the prompt by that id and follows it instead of rendering again.
  * The checkpoint names the host, never its URL.
  */
-import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import {
-  firstFramePath,
   monotonicProgress,
   type BackendCheckpoint,
   type GenerationContext,
@@ -38,6 +36,10 @@ import { pickVideo, type PromptStatus } from './prompt-status.ts';
 import { cancelRemote, takeOff, watchPrompt, type StopRequest, type WatchTimings } from './prompt-watch.ts';
 import { checkWorkflows, planRender, type ComfyUiWorkflows, type RenderPlan } from './render-plan.ts';
 import { fillWorkflow, placeholdersIn, type WorkflowGraph } from './workflow-template.ts';
+import { pruneEmptySlots } from './workflow-slots.ts';
+import { workflowInputs } from './workflow-choice.ts';
+import type { ModelInputs } from '../../domain/task-inputs.ts';
+import { uploadInputs } from './prompt-inputs.ts';
 import { noTracing, type SpanAttributes } from '../../observability/tracing/tracing.ts';
 
 export interface ComfyUiGeneratorOptions {
@@ -93,11 +95,13 @@ const FETCH_END = 0.92;
 
 export class ComfyUiGenerator implements Generator {
   readonly kinds: readonly TaskKind[] = ['generate'];
+  private readonly inputs: ModelInputs;
   private readonly timings: WatchTimings;
   private readonly clock: () => number;
 
   constructor(private readonly o: ComfyUiGeneratorOptions) {
     checkWorkflows(o.workflows, placeholdersIn);
+    this.inputs = workflowInputs(o.workflows);
     for (const name of o.hosts ?? []) if (!o.pool.has(name)) throw new Error(`ComfyUI: unknown host "${name}"`);
     this.clock = o.clock ?? Date.now;
     this.timings = {
@@ -107,6 +111,11 @@ export class ComfyUiGenerator implements Generator {
       socketTimeoutMs: 5000,
       ...o.timings,
     };
+  }
+
+  /** One model per ComfyUI backend: what its workflows have room for (workflow-choice.ts). */
+  inputsFor(): readonly ModelInputs[] {
+    return [this.inputs];
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {
@@ -226,15 +235,12 @@ export class ComfyUiGenerator implements Generator {
     let socket: ComfyUiSocket | undefined;
     let posted = false;
     try {
-      const firstFrame = firstFramePath(job);
-      const image =
-        firstFrame !== undefined
-          ? await slot.client.upload(await readFile(firstFrame), `vidgen-${promptId}.png`, signal)
-          : undefined;
-      const graph = fillWorkflow(plan.workflow, {
+      const { present, ...inputs } = await uploadInputs(slot.client, job, plan, promptId, signal);
+      const multi = plan.workflow !== this.o.workflows.imageToVideo && plan.workflow !== this.o.workflows.textToVideo;
+      const graph = fillWorkflow(multi ? pruneEmptySlots(plan.workflow, present) : plan.workflow, {
         prompt: job.prompt,
         negative_prompt: this.o.workflows.negativePrompt ?? '',
-        image,
+        ...inputs,
         width: plan.renderWidth,
         height: plan.renderHeight,
         length: plan.renderFrames,

@@ -4,30 +4,12 @@
  * nearest size and the next frame count it can make; output-video.ts then fits the result exactly.
  */
 import { FAILURES } from '../../domain/task-failure.ts';
-import { firstFramePath, type GenerationJob } from '../generator.ts';
+import type { GenerationJob } from '../generator.ts';
 import type { WorkflowGraph } from './workflow-template.ts';
+import type { ComfyUiWorkflows } from './comfyui-workflows.ts';
+import { pickWorkflow } from './workflow-choice.ts';
 
-export interface ComfyUiWorkflows {
-  /** API-format graph for jobs without an image. */
-  textToVideo?: WorkflowGraph;
-  /** API-format graph for jobs that start from a first frame; it must use {{image}}. */
-  imageToVideo?: WorkflowGraph;
-  /** The model renders sides in multiples of this; 16 by default. */
-  sizeMultiple?: number;
-  /** The model renders 1 + k × lengthStep frames; 1 (any count) by default. */
-  lengthStep?: number;
-  /** The frame rate the model renders at; the output is resampled to the job's. Defaults to the job's. */
-  renderFps?: number;
-  /** Renders at most this many pixels per frame and scales up afterwards (bounds VRAM for 1080p asks). */
-  maxRenderPixels?: number;
-  /** Fills {{negative_prompt}}. */
-  negativePrompt?: string;
-  /**
-   * The workflows' output video has a sound track (LTX-2's joint audio, a workflow that muxes one):
-   * it is kept when the task asks for sound. Without it a task that asks for sound is refused.
-   */
-  sound?: boolean;
-}
+export type { ComfyUiWorkflows } from './comfyui-workflows.ts';
 
 export interface RenderPlan {
   workflow: WorkflowGraph;
@@ -57,10 +39,7 @@ export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan 
   const frames = Math.round(job.duration * job.fps);
   if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
   if (job.audio && !w.sound) throw bad('This model makes silent videos only.');
-  const fromImage = firstFramePath(job) !== undefined;
-  const workflow = fromImage ? w.imageToVideo : w.textToVideo;
-  if (!workflow)
-    throw bad(fromImage ? 'This model cannot start from an image.' : 'This model needs a first-frame image.');
+  const workflow = pickWorkflow(job, w);
 
   const multiple = w.sizeMultiple ?? 16;
   const pixels = job.width * job.height;
@@ -75,12 +54,18 @@ export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan 
 
 /** Start-up checks of a workflow set; errors name the problem for the operator. */
 export function checkWorkflows(w: ComfyUiWorkflows, uses: (g: WorkflowGraph) => Set<string>): void {
-  if (!w.textToVideo && !w.imageToVideo)
-    throw new Error('ComfyUI: a model needs a text-to-video or an image-to-video workflow');
+  if (!w.textToVideo && !w.imageToVideo && !w.firstLastToVideo && !w.keyframesToVideo && !w.referencesToVideo)
+    throw new Error('ComfyUI: a model needs at least one workflow');
   if (w.imageToVideo && !uses(w.imageToVideo).has('image'))
     throw new Error('ComfyUI: the image-to-video workflow must use {{image}}');
   if (w.textToVideo && uses(w.textToVideo).has('image'))
     throw new Error('ComfyUI: the text-to-video workflow must not use {{image}}');
+  for (const [name, graph, needs] of [
+    ['firstLastToVideo', w.firstLastToVideo, 'last_frame'],
+    ['keyframesToVideo', w.keyframesToVideo, 'keyframe_1'],
+    ['referencesToVideo', w.referencesToVideo, 'reference_image_1'],
+  ] as const)
+    if (graph && !uses(graph).has(needs)) throw new Error(`ComfyUI: the ${name} workflow must use {{${needs}}}`);
   for (const [name, v] of [
     ['sizeMultiple', w.sizeMultiple],
     ['lengthStep', w.lengthStep],

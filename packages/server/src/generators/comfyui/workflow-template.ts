@@ -26,6 +26,13 @@ export interface WorkflowValues {
   seed: number;
   /** The ComfyUI prompt id, handy in `filename_prefix` to tell outputs apart on the host. */
   prompt_id: string;
+  /** Name of the uploaded last frame. */
+  last_frame?: string;
+  /**
+   * The numbered slots (workflow-slots.ts): `keyframe_1` (an uploaded name), `keyframe_1_frame`
+   * (its frame index), `reference_image_1`, …
+   */
+  slots?: Record<string, string | number>;
 }
 
 export const PLACEHOLDERS: readonly (keyof WorkflowValues)[] = [
@@ -38,10 +45,14 @@ export const PLACEHOLDERS: readonly (keyof WorkflowValues)[] = [
   'fps',
   'seed',
   'prompt_id',
+  'last_frame',
 ];
+/** The numbered placeholders: one per keyframe or reference image a workflow has room for. */
+export const SLOT = /^(keyframe_[1-9]\d?(?:_frame)?|reference_image_[1-9]\d?)$/;
 const NUMERIC = new Set<string>(['width', 'height', 'length', 'fps', 'seed']);
-const WHOLE = /^\{\{\s*([a-z_]+)\s*\}\}$/;
-const ANY = /\{\{\s*([a-z_]+)\s*\}\}/g;
+const isNumeric = (key: string) => NUMERIC.has(key) || /^keyframe_\d+_frame$/.test(key);
+const WHOLE = /^\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}$/;
+const ANY = /\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}/g;
 
 /**
  * Checks that `raw` is an API-format graph whose placeholders are all known. `name` only labels
@@ -64,7 +75,7 @@ export function parseWorkflow(raw: unknown, name: string): WorkflowGraph {
     }
   }
   for (const key of placeholdersIn(graph as WorkflowGraph)) {
-    if (!(PLACEHOLDERS as readonly string[]).includes(key)) fail(`unknown placeholder {{${key}}}`);
+    if (!(PLACEHOLDERS as readonly string[]).includes(key) && !SLOT.test(key)) fail(`unknown placeholder {{${key}}}`);
   }
   return graph as WorkflowGraph;
 }
@@ -88,7 +99,7 @@ export function placeholdersIn(graph: WorkflowGraph): Set<string> {
  */
 export function fillWorkflow(graph: WorkflowGraph, values: WorkflowValues): WorkflowGraph {
   const lookup = (key: string): string | number => {
-    const value = values[key as keyof WorkflowValues];
+    const value = SLOT.test(key) ? values.slots?.[key] : (values[key as keyof WorkflowValues] as string | number);
     if (value === undefined) throw new Error(`the workflow needs {{${key}}}, which this job does not have`);
     return value;
   };
@@ -97,7 +108,7 @@ export function fillWorkflow(graph: WorkflowGraph, values: WorkflowValues): Work
       const whole = WHOLE.exec(value);
       if (whole) {
         const v = lookup(whole[1]);
-        return NUMERIC.has(whole[1]) ? Number(v) : String(v);
+        return isNumeric(whole[1]) ? Number(v) : String(v);
       }
       return value.replace(ANY, (_, key: string) => String(lookup(key)));
     }

@@ -12,26 +12,22 @@ import { join } from 'node:path';
 import type { TaskKind } from '../../domain/task.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import {
-  firstFramePath,
   monotonicProgress,
   type GenerationContext,
   type GenerationJob,
   type GenerationOutput,
   type Generator,
 } from '../generator.ts';
-import { parseCameraMotion, type CameraView } from './camera-move.ts';
-import { planShot, type Shot } from './camera-shot.ts';
-import { createKernels } from './bilinear-kernels.ts';
-import { QUIET, frameBytes, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
-import { FrameResampler, type Size } from './frame-resampler.ts';
-import { canvasSize, imageCanvas, sceneCanvas } from './render-canvas.ts';
+import { QUIET, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
+import { frameSource } from './frame-source.ts';
+import type { Size } from './frame-resampler.ts';
+import { renderInputs, type RenderInputs } from './render-inputs.ts';
 import { renderFailed, runFfmpeg } from './run-ffmpeg.ts';
-import { sceneParticles, type ParticleField } from './scene-particles.ts';
-import { seededRandom } from './seeded-random.ts';
 import { renderEdit } from './video-edit.ts';
 import { renderExtension } from './video-extend.ts';
 import { composeSoundtrack, samplesFor } from './sound/soundtrack.ts';
 import { soundtrackArgs, writeSoundtrack } from './sound/soundtrack-file.ts';
+import { referenceSoundtrack } from './sound/reference-bed.ts';
 import { noTracing } from '../../observability/tracing/tracing.ts';
 
 export interface FfmpegRendererOptions {
@@ -90,25 +86,21 @@ export class FfmpegRenderer implements Generator {
       return made;
     }
     const output: Size = { width: job.width, height: job.height };
-    const shot = planShot(
-      parseCameraMotion(job.prompt),
-      job.duration,
-      seededRandom(`camera\u0000${job.prompt}`, job.seed ?? 0),
-    );
-    const size = canvasSize(output, shot.maxZoom);
-    const firstFrame = firstFramePath(job);
-    const textToVideo = firstFrame === undefined;
-    const canvas = textToVideo ? await sceneCanvas(job.prompt, job.seed, size) : await imageCanvas(firstFrame, size);
+    const inputs = renderInputs(job);
+    const source = await frameSource(job, inputs, output, frames);
     if (ctx.signal.aborted) throw FAILURES.canceled();
     progress(PREPARE_SHARE);
     const outPath = join(ctx.workDir, 'output.mp4');
-    const resampler = new FrameResampler(createKernels(), canvas, output);
-    const particles = textToVideo ? sceneParticles(job.prompt, job.seed, output) : undefined;
     const soundtrack = job.audio
-      ? await writeSoundtrack(ctx.workDir, composeSoundtrack(job.prompt, job.seed, samplesFor(frames / job.fps)))
+      ? await writeSoundtrack(ctx.workDir, await this.soundtrack(job, inputs, samplesFor(frames / job.fps), ctx))
       : undefined;
     const sound = soundtrackArgs(soundtrack, 1);
-    const attributes = { ...spanned, 'vidgen.render.text_to_video': textToVideo, 'vidgen.render.sound': !!soundtrack };
+    const attributes = {
+      ...spanned,
+      'vidgen.render.text_to_video': source.textToVideo,
+      'vidgen.render.anchored': source.anchored,
+      'vidgen.render.sound': !!soundtrack,
+    };
     // The encode: frames cut here and piped to ffmpeg, the render's bulk (the still drawn above is its parent's).
     await tracing.withSpan('ffmpeg.render', { attributes }, () =>
       runFfmpeg(this.ffmpeg, {
@@ -126,7 +118,7 @@ export class FfmpegRenderer implements Generator {
           ...(soundtrack ? [] : ['-frames:v', String(frames)]),
           ...x264Output(this.encoder, outPath, soundtrack !== undefined),
         ],
-        stdin: shotFrames(resampler, output, shot, frames, job.duration, particles),
+        stdin: source.frames,
         signal: ctx.signal,
         onFrame: (frame) => progress(PREPARE_SHARE + (1 - PREPARE_SHARE) * Math.min(1, frame / frames)),
       }),
@@ -134,50 +126,11 @@ export class FfmpegRenderer implements Generator {
     progress(1);
     return { path: outPath };
   }
-}
 
-/**
- * The shot's frames in order, made one at a time as ffmpeg asks for them, in three buffers that
- * cycle instead of one new buffer per frame (a fresh 1.4 MB per 720p frame cost page faults and
- * garbage collection): run-ffmpeg.ts has written a frame before it asks for the one after next, so
- * a buffer is free unless it is the frame last handed over or the held cut. Particles are drawn
- * straight into the frame handed over; a cut is copied first only when a later frame shows the
- * same view (a still camera, the eased ends of a move) and so still needs it clean. A moving shot
- * with particles used to copy every frame (about 0.4 ms of CPU per 720p frame).
- */
-function* shotFrames(
-  resampler: FrameResampler,
-  output: Size,
-  shot: Shot,
-  frames: number,
-  seconds: number,
-  particles?: ParticleField,
-): Iterable<Buffer> {
-  const at = (n: number) => (frames > 1 ? n / (frames - 1) : 0);
-  const keyOf = (view: CameraView) => `${view.cx} ${view.cy} ${view.zoom}`;
-  const buffers = Array.from({ length: 3 }, () => Buffer.allocUnsafe(frameBytes(output)));
-  let view = shot.viewAt(at(0));
-  // The cut of `view` while the frames after it repeat that view: cut once, reused.
-  let held: Buffer | undefined;
-  // The frame last handed over, which the pipe may still be writing.
-  let sent: Buffer | undefined;
-  const spare = () => buffers.find((b) => b !== sent && b !== held) as Buffer;
-  for (let n = 0; n < frames; n++) {
-    const next = n + 1 < frames ? shot.viewAt(at(n + 1)) : undefined;
-    const repeats = next !== undefined && keyOf(next) === keyOf(view);
-    const cut = held ?? resampler.frame(view, spare());
-    held = repeats ? cut : undefined;
-    let frame = cut;
-    if (particles) {
-      if (repeats) {
-        frame = spare();
-        frame.set(cut);
-      }
-      particles.draw(frame, view, at(n) * seconds);
-    }
-    sent = frame;
-    yield frame;
-    if (next) view = next;
+  /** The prompt's soundtrack, or one on a bed of the reference audio (sound/reference-bed.ts). */
+  private soundtrack(job: GenerationJob, inputs: RenderInputs, samples: number, ctx: GenerationContext) {
+    if (inputs.referenceAudios.length === 0) return composeSoundtrack(job.prompt, job.seed, samples);
+    return referenceSoundtrack(this.ffmpeg, inputs.referenceAudios, job.prompt, job.seed, samples, ctx.signal);
   }
 }
 

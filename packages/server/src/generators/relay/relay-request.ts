@@ -64,9 +64,7 @@ export async function planRelayRequest(
   );
   if (candidates.length === 0) throw relayFailures.noChannel();
   const video = job.kind !== 'generate' && job.video ? await videoDataUri(job.video.path) : undefined;
-  // The first frame: a relay channel's model takes no other role yet (its catalog entry declares none).
-  const firstFrames = job.inputs.filter((input) => input.role === 'first_frame').map((input) => input.path);
-  return { model, ratio, candidates, images: await Promise.all(firstFrames.map(dataUri)), ...(video ? { video } : {}) };
+  return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)), ...(video ? { video } : {}) };
 }
 
 /**

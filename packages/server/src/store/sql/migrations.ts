@@ -500,6 +500,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('events').addColumn('trace_context', 'text').execute();
     },
   },
+  '0220_task_deleted_at': {
+    async up(db: Kysely<any>) {
+      // Deleted by its owner is not expired: the content route answers each in its own words. Tasks
+      // deleted before this column have only their expiry, and keep expiry's answer.
+      await db.schema.alterTable('tasks').addColumn('deleted_at', 'bigint').execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

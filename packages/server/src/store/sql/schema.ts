@@ -27,6 +27,8 @@ export interface TasksTable {
   started_at: number | null;
   finished_at: number | null;
   expires_at: number | null;
+  /** When its owner deleted it (migration 0220); null for a task never deleted (expiry is not deletion). */
+  deleted_at: number | null;
   idempotency_key: string | null;
   backend_state: string | null;
   /** What the task cost its account (settled), 0 when it ended without a result; null while unsettled. */

@@ -27,6 +27,11 @@ export class SqlAccountStore implements AccountStore {
     );
   }
 
+  atomically<T>(work: (accounts: AccountStore) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return work(this);
+    return this.db.transaction().execute((trx) => work(new SqlAccountStore(trx)));
+  }
+
   async ensureAccount(name: string, models: string[] | null | undefined, now: number): Promise<Account> {
     const modelsText = models === undefined ? undefined : models === null ? null : JSON.stringify(models);
     await this.db

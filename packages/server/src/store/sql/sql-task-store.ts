@@ -502,7 +502,7 @@ export class SqlTaskStore implements TaskStore {
     const [expired] = await this.finishing((db) =>
       db
         .updateTable('tasks')
-        .set((eb) => ({ status: 'expired', expires_at: now, revision: nextRevision(eb) }))
+        .set((eb) => ({ status: 'expired', expires_at: now, deleted_at: now, revision: nextRevision(eb) }))
         .where('id', '=', taskId)
         .where('status', '=', 'succeeded')
         .$call((qb) => this.returningFinished(qb.returningAll()))
@@ -511,7 +511,7 @@ export class SqlTaskStore implements TaskStore {
     if (expired) return expired;
     const row = await this.db
       .updateTable('tasks')
-      .set({ expires_at: now })
+      .set({ expires_at: now, deleted_at: now })
       .where('id', '=', taskId)
       .where('status', 'in', ['failed', 'canceled'])
       .where('expires_at', 'is', null)

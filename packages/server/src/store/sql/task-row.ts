@@ -32,6 +32,7 @@ export const TASK_COLUMNS = [
   'started_at',
   'finished_at',
   'expires_at',
+  'deleted_at',
   'idempotency_key',
   'backend_state',
   'cost_usd_ticks',
@@ -72,6 +73,7 @@ export function toTask(row: TaskRow): Task {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     expiresAt: row.expires_at,
+    deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
     idempotencyKey: row.idempotency_key,
     revision: Number(row.revision),
     usage:

@@ -73,10 +73,16 @@ export interface StandInStats {
   crashes: number;
 }
 
+/** The files of every built-in preset (generators/comfyui/workflows), as a host with them installed lists them. */
 const DEFAULT_MODELS: ModelFiles = {
-  diffusion_models: ['wan2.2_ti2v_5B_fp16.safetensors'],
-  text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors'],
-  vae: ['wan2.2_vae.safetensors'],
+  diffusion_models: [
+    'wan2.2_ti2v_5B_fp16.safetensors',
+    'wan2.1_flf2v_720p_14B_fp16.safetensors',
+    'phantom_wan_14B_fp16.safetensors',
+  ],
+  checkpoints: ['ltxv-2b-0.9.8-distilled.safetensors'],
+  text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors', 't5xxl_fp16.safetensors'],
+  vae: ['wan2.2_vae.safetensors', 'wan_2.1_vae.safetensors'],
 };
 
 export class ComfyUiStandIn {

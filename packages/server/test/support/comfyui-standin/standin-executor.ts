@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SAVE_VIDEO_CODECS, type Prompt } from './standin-nodes.ts';
+import { runReferenceNode } from './standin-reference-nodes.ts';
 
 export interface QueueItem {
   number: number;
@@ -220,8 +221,12 @@ async function runNode(
         i.save_output === false ? 'temp' : 'output',
       );
     }
-    default:
-      return { outputs: [{ class_type: type }] };
+    default: {
+      const outputs = runReferenceNode(type, i, (exceptionType, message) => {
+        throw new NodeFailure(exceptionType, message);
+      });
+      return { outputs: (outputs as Value[] | undefined) ?? [{ class_type: type }] };
+    }
   }
 }
 

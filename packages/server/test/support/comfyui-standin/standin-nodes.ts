@@ -3,6 +3,7 @@
  * VHS_VideoCombine) and prompt validation as ComfyUI's execution.validate_prompt does it: the same
  * checks, the same error types and shapes, the same split into a 400 and a 200 with node_errors.
  */
+import { referenceNodeDefs } from './standin-reference-nodes.ts';
 
 export interface InputSpec {
   type: string;
@@ -23,6 +24,8 @@ export interface NodeDef {
 
 export interface ModelFiles {
   diffusion_models: string[];
+  /** Whole checkpoints (CheckpointLoaderSimple): LTX-Video's. */
+  checkpoints: string[];
   text_encoders: string[];
   vae: string[];
 }
@@ -173,6 +176,7 @@ export function nodeDefs(
       outputs: [],
       outputNode: true,
     },
+    ...referenceNodeDefs(models),
     VHS_VideoCombine: {
       inputs: {
         images: LINK('IMAGE'),
