@@ -12,13 +12,13 @@ import { newId } from '../domain/ids.ts';
 export type ImageCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;
 /** Checks that bytes are a usable MP4 (see media/video-input.ts); throws an error with a safe message when not. */
 export type VideoCheck = (bytes: Buffer) => Promise<{ mimeType: 'video/mp4' }>;
-/** Checks that bytes are usable reference audio (media/audio-input.ts: WAV, MP3, AAC/M4A, at most 15 s and 10 MB). */
+/** Checks that bytes are usable reference audio (media/audio-input.ts: WAV, MP3, AAC/M4A; 15 s, 10 MB at most). */
 export type AudioCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;
 
 /**
  * Uploaded files: images a task may start from or be shaped by, reference audio, and MP4 videos
- * an edit, an extension or a reference may take as its input (each dialect names the reference its own way). Files belong to the account
- * that uploaded them.
+ * an edit, an extension or a reference may take as its input (each dialect names the reference
+ * its own way). Files belong to the account that uploaded them.
  */
 export class FileService {
   constructor(

@@ -19,7 +19,7 @@ import type { VideoInputs } from './video-inputs.ts';
 export interface InputLoaderDeps {
   inputs: MediaInputs;
   videos: VideoInputs;
-  /** Decodes an input image under the pixel cap and re-encodes it as PNG; throws media's ImageRejected when it can't. */
+  /** Decodes an input image under the pixel cap, re-encoded as PNG; throws media's ImageRejected when it can't. */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
   /** Probes an audio file (media/audio-input.ts); absent, reference audio fails the task. */
   probeAudio?: AudioProber;
