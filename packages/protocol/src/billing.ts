@@ -1,5 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageOf, pageQuery } from './lists.ts';
+import { REQUESTED_SERVICE_TIERS, StringEnum } from './common.ts';
+
+const ServiceTiers = Type.Array(StringEnum(REQUESTED_SERVICE_TIERS), {
+  description:
+    'The `service_tier` values its submits may name (any other is a 400 naming `service_tier`); default ' +
+    '`["default", "flex"]`.',
+});
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Ticks = (description?: string) => Type.Integer(description ? { description } : {});
@@ -56,6 +63,7 @@ export const AccountObject = Type.Object({
   available_usd_ticks: Ticks('balance − held: what new tasks can hold.'),
   limits: AccountLimits,
   price_group: Nullable(Type.String({ description: 'The account’s price group; null: the catalog’s prices.' })),
+  service_tiers: ServiceTiers,
   balance_alert_usd_ticks: Nullable(
     Type.Integer({
       description:
@@ -79,6 +87,9 @@ export const UsageRowObject = Type.Object({
   account: Type.Optional(Type.String()),
   key_id: Nullable(Type.String({ description: 'The API key the tasks were submitted with (null: none recorded).' })),
   model: Type.String(),
+  service_tier: Type.String({
+    description: 'The service tier the tasks ran in (`default`, `flex`, `priority`, or `batch` for batch lines).',
+  }),
   day: Type.String({ description: 'UTC day the tasks ended, YYYY-MM-DD.' }),
   tasks: Type.Integer(),
   seconds: Type.Number(),
@@ -130,6 +141,7 @@ export const CreateAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(PriceGroupId)),
   balance_alert_usd_ticks: BalanceAlertField,
+  service_tiers: Type.Optional(Nullable(ServiceTiers)),
 });
 export const PatchAccountBody = Type.Object({
   models: Type.Optional(Nullable(Type.Array(Type.String()))),
@@ -137,6 +149,7 @@ export const PatchAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(PriceGroupId)),
   balance_alert_usd_ticks: BalanceAlertField,
+  service_tiers: Type.Optional(Nullable(ServiceTiers)),
 });
 
 /** A price group: its accounts pay the catalog's prices × `ratio`, or the group's own price for the models it names. */

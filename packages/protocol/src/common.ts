@@ -55,3 +55,20 @@ export const TaskUsage = Type.Object(
   { description: 'Present once the task is settled (it ended).' },
 );
 export type TaskUsage = Static<typeof TaskUsage>;
+
+/** The service tiers a submit may ask for (xAI's and Seedance's field; an extension elsewhere). */
+export const REQUESTED_SERVICE_TIERS = ['default', 'flex', 'priority'] as const;
+/** Spread into every dialect's submit body. */
+export const ServiceTierFields = {
+  service_tier: Type.Optional(
+    StringEnum(REQUESTED_SERVICE_TIERS, {
+      description:
+        '`priority` is started before other work at the catalog’s priority price; `flex` runs when the lane has ' +
+        'room, at the batch price; default `default`. The tiers an account may use are set by its operator.',
+    }),
+  ),
+};
+/** A task's tier in answers: what it asked for, or `batch` for a line of a batch. */
+export const TaskServiceTier = StringEnum(['default', 'flex', 'priority', 'batch'] as const, {
+  description: 'How the task is claimed and priced (vidgen extension outside xAI): `batch` for a batch’s lines.',
+});

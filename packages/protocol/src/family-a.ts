@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, TaskError, TaskUsage } from './common.ts';
+import { ServiceTierFields, StringEnum, TaskServiceTier, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
 
 /** Sound, asked for the same way on a generation, an edit and an extension. */
@@ -76,6 +76,7 @@ export const FamilyACreateBody = Type.Object({
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
+  ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
 export type FamilyACreateBody = Static<typeof FamilyACreateBody>;
@@ -99,6 +100,7 @@ export const FamilyAEditBody = Type.Object({
   prompt: Type.String(),
   video: FamilyAVideoInput,
   ...CallbackFields,
+  ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
 export type FamilyAEditBody = Static<typeof FamilyAEditBody>;
@@ -108,6 +110,7 @@ export const FamilyAExtensionBody = Type.Object({
   video: FamilyAVideoInput,
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
   ...CallbackFields,
+  ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
 export type FamilyAExtensionBody = Static<typeof FamilyAExtensionBody>;
@@ -144,6 +147,7 @@ export const FamilyATask = Type.Object({
     }),
   ),
   error: Type.Optional(TaskError),
+  service_tier: Type.Optional(TaskServiceTier),
   usage: Type.Optional(TaskUsage),
 });
 export type FamilyATask = Static<typeof FamilyATask>;

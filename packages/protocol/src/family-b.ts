@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, TaskError, TaskUsage } from './common.ts';
+import { ServiceTierFields, StringEnum, TaskServiceTier, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
 
 /** Family B (new-api relay style). `image` and `images` are alternatives, checked by the service. */
@@ -22,6 +22,7 @@ export const FamilyBCreateBody = Type.Object({
   ratio: Type.Optional(Type.String()),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
+  ...ServiceTierFields,
   generate_audio: Type.Optional(
     Type.Boolean({
       description:
@@ -71,6 +72,7 @@ export const FamilyBTask = Type.Object({
     }),
   ),
   error: Type.Optional(TaskError),
+  service_tier: Type.Optional(TaskServiceTier),
   usage: Type.Optional(TaskUsage),
 });
 export type FamilyBTask = Static<typeof FamilyBTask>;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CallbackFields } from './callbacks.ts';
-import { StringEnum, TaskUsage } from './common.ts';
+import { ServiceTierFields, StringEnum, TaskServiceTier, TaskUsage } from './common.ts';
 
 /**
  * Sound, as family A asks for it. Multipart bodies carry it as text, so `"true"` and `"false"` are
@@ -46,6 +46,7 @@ export const OpenAiVideoCreateBody = Type.Object({
   ),
   generate_audio: GenerateAudio,
   ...CallbackFields,
+  ...ServiceTierFields,
 });
 export type OpenAiVideoCreateBody = Static<typeof OpenAiVideoCreateBody>;
 
@@ -61,6 +62,7 @@ export const OpenAiVideoEditBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1, description: "Default: the source video's model." })),
   generate_audio: GenerateAudio,
   ...CallbackFields,
+  ...ServiceTierFields,
 });
 export type OpenAiVideoEditBody = Static<typeof OpenAiVideoEditBody>;
 
@@ -71,6 +73,7 @@ export const OpenAiVideoExtendBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1, description: "Default: the source video's model." })),
   generate_audio: GenerateAudio,
   ...CallbackFields,
+  ...ServiceTierFields,
 });
 export type OpenAiVideoExtendBody = Static<typeof OpenAiVideoExtendBody>;
 
@@ -102,6 +105,7 @@ export const OpenAiVideo = Type.Object({
   size: Type.String({ description: 'Width x height; empty until known for a video made from an uploaded one.' }),
   remixed_from_video_id: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  service_tier: Type.Optional(TaskServiceTier),
   usage: Type.Optional(TaskUsage),
   has_audio: Type.Optional(
     Type.Boolean({ description: 'vidgen extension: whether the video has a sound track (asked for and verified).' }),

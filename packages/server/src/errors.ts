@@ -46,6 +46,7 @@ export const API_ERROR_CODES = [
   'unsupported_input',
   'invalid_audio',
   'invalid_keyframe',
+  'service_tier_not_allowed',
   'invalid_variant',
   'variant_not_found',
   'invalid_file',

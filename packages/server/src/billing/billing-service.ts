@@ -5,6 +5,7 @@ import type { AccountPlan, Ledger, LedgerEntry, UsageRow, VerifyReport } from '.
 import { QUOTA_PERIODS, type KeyQuota, type QuotaLimits } from './key-quotas.ts';
 import { PPM, type PriceGroup } from './price-groups.ts';
 import { type ModelNames, resolveModelNames } from '../catalog/model-catalog.ts';
+import { DEFAULT_ALLOWED_TIERS, type ServiceTier } from '../domain/task.ts';
 import { MAX_LIMIT_COUNT, MAX_USD_TICKS } from '@vidgen/protocol';
 
 /** An account as operators and its own callers see it; `id` is the operator's name for it. */
@@ -21,6 +22,8 @@ export interface AccountView {
     maxDailyUsdTicks: number | null;
   };
   priceGroup: string | null;
+  /** The service tiers its submits may name. */
+  serviceTiers: ServiceTier[];
   /** The balance alert's threshold of the available balance; null for none. */
   balanceAlertUsdTicks: number | null;
   /** Since when (epoch ms) the available balance has been under it; null while it is not. */
@@ -39,6 +42,8 @@ export interface AccountChange {
   maxDailyUsdTicks?: number | null;
   /** The available balance under which the account's `account.balance_low` event fires; null: none. */
   balanceAlertUsdTicks?: number | null;
+  /** The service tiers its submits may name; null: the default ones. */
+  serviceTiers?: ServiceTier[] | null;
 }
 
 /**
@@ -75,6 +80,7 @@ export class BillingService {
     const account = await this.deps.ledger.atomically(async ({ ledger, accounts }) => {
       const created = await accounts.ensureAccount(name, models ?? null, this.deps.clock());
       await this.writePlan(ledger, created, change);
+      if (change.serviceTiers !== undefined) await accounts.setServiceTiers(created.id, tiersOf(change.serviceTiers));
       // A given credit makes the account metered.
       if (credits !== undefined) await ledger.setPlan(created.id, { metered: true }, this.deps.clock());
       if (credits !== undefined && credits > 0) {
@@ -102,7 +108,9 @@ export class BillingService {
     account = await this.deps.ledger.atomically(async ({ ledger, accounts }) => {
       const changed = models === undefined ? account : await accounts.ensureAccount(name, models, this.deps.clock());
       await this.writePlan(ledger, changed, change);
-      return changed;
+      if (change.serviceTiers === undefined) return changed;
+      await accounts.setServiceTiers(changed.id, tiersOf(change.serviceTiers));
+      return { ...changed, serviceTiers: tiersOf(change.serviceTiers) };
     });
     return this.view(account);
   }
@@ -336,8 +344,14 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
       maxDailyUsdTicks: plan?.maxDailyUsdTicks ?? null,
     },
     priceGroup: plan?.priceGroup ?? null,
+    serviceTiers: account.serviceTiers ?? [...DEFAULT_ALLOWED_TIERS],
     balanceAlertUsdTicks: plan?.balanceAlertUsdTicks ?? null,
     balanceLowSince: plan?.balanceLowSince ?? null,
     createdAt: account.createdAt,
   };
+}
+
+/** The tiers an operator set, each once; null restores the default ones. */
+function tiersOf(tiers: ServiceTier[] | null): ServiceTier[] | null {
+  return tiers === null ? null : [...new Set(tiers)];
 }

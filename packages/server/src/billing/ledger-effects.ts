@@ -51,13 +51,15 @@ export function ledgerEffects(
         .executeTakeFirst();
       if (!held) throw new InsufficientCredits(price);
       if (metered) await checkDailyCap(trx, task.accountId, plan.max_daily_usd_ticks, price, clock());
-      if (plan.max_active_tasks !== null) {
+      // A batch's lines wait in the batch lane and neither count towards the cap nor are held by it.
+      if (plan.max_active_tasks !== null && task.batchId === null) {
         // The new row counts itself; the plan row lock orders concurrent submits of the account.
         const active = await trx
           .selectFrom('tasks')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('account_id', '=', task.accountId)
           .where('status', 'in', ['queued', 'running'])
+          .where('batch_id', 'is', null)
           .executeTakeFirstOrThrow();
         if (Number(active.n) > plan.max_active_tasks) {
           throw new TooManyRequests(

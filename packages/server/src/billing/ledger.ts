@@ -80,6 +80,8 @@ export interface UsageRow {
   /** The API key the tasks were submitted with; null for tasks from before keys were recorded. */
   keyId: string | null;
   model: string;
+  /** The service tier the tasks ran in (domain/task.ts ServiceTier). */
+  serviceTier: string;
   /** UTC day, YYYY-MM-DD, of the task's end. */
   day: string;
   tasks: number;

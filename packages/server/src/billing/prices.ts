@@ -1,5 +1,5 @@
 import type { ModelEntry } from '../catalog/model-catalog.ts';
-import type { Task } from '../domain/task.ts';
+import type { ServiceTier, Task } from '../domain/task.ts';
 
 /**
  * Ticks per output second of this model at this output short side (the catalog's price, or 0 when
@@ -19,13 +19,26 @@ export function perSecondTicks(model: ModelEntry | undefined, shortSide?: number
  */
 export function holdTicks(
   model: ModelEntry | undefined,
-  task: Pick<Task, 'kind' | 'params'>,
+  task: Pick<Task, 'kind' | 'params'> & { serviceTier?: ServiceTier },
   /** The price per second the account pays (a price group's), instead of the catalog's. */
   perSecond?: (catalogTicks: number) => number,
 ): number {
   if (!model) return 0;
   const catalogTicks = perSecondTicks(model, shortSideOf(task.params), task.params.audio === true);
-  return (perSecond ? perSecond(catalogTicks) : catalogTicks) * heldSeconds(model, task);
+  const accountTicks = perSecond ? perSecond(catalogTicks) : catalogTicks;
+  return tierTicksPerSecond(model, task.serviceTier, accountTicks) * heldSeconds(model, task);
+}
+
+/**
+ * The price per second of a tier, on top of the account's (a price group's): flex and batch lines
+ * at the model's batch ratio, priority at its priority ratio, rounded down to a whole tick as price
+ * groups round (invariant 7, docs/architecture.md).
+ */
+export function tierTicksPerSecond(model: ModelEntry, tier: ServiceTier | undefined, ticks: number): number {
+  if (!model.price || tier === undefined || tier === 'default') return ticks;
+  const ppm =
+    tier === 'priority' ? (model.price.priorityRatioPpm ?? 1_500_000) : (model.price.batchRatioPpm ?? 500_000);
+  return Number((BigInt(ticks) * BigInt(ppm)) / 1_000_000n);
 }
 
 /**

@@ -16,7 +16,8 @@ export function perKeyRateLimit(windowMs = 60_000, clock: () => number = Date.no
   return {
     async created(trx, task, request) {
       const keyId = request.keyId;
-      if (!keyId) return;
+      // A batch's lines are not requests of the minute (as xAI's batches are not): the batch was.
+      if (!keyId || task.batchId !== null) return;
       const plan = await trx
         .selectFrom('account_plans')
         .select('rpm_limit')

@@ -216,6 +216,7 @@ export class SqlLedger implements Ledger {
         'a.name',
         't.api_key_id',
         't.model',
+        't.service_tier',
         day.as('day'),
         eb.fn.countAll<number>().as('tasks'),
         eb.fn.sum<number>('t.result_duration_ms').as('ms'),
@@ -237,7 +238,7 @@ export class SqlLedger implements Ledger {
           eb('t.upstream_cost_usd_ticks', 'is not', null),
         ]),
       )
-      .groupBy(['t.account_id', 'a.name', 't.api_key_id', 't.model', day])
+      .groupBy(['t.account_id', 'a.name', 't.api_key_id', 't.model', 't.service_tier', day])
       .orderBy(day)
       .orderBy('a.name')
       .orderBy('t.model')
@@ -250,6 +251,7 @@ export class SqlLedger implements Ledger {
       accountName: r.name,
       keyId: r.api_key_id,
       model: r.model,
+      serviceTier: r.service_tier,
       day: new Date(Number(r.day) * DAY_MS).toISOString().slice(0, 10),
       tasks: Number(r.tasks),
       seconds: Number(r.ms ?? 0) / 1000,

@@ -58,6 +58,10 @@ export interface ModelPrice {
   byResolution: Record<string, number>;
   /** Added per output second when the verified output has sound (fal prices Veo 3.1's sound this way). */
   soundUsdTicksPerSecond: number;
+  /** What flex tasks and batch lines pay, in parts per million of the price (`batch_ratio`, 0.5 when unset). */
+  batchRatioPpm?: number;
+  /** What priority tasks pay, in parts per million of the price (`priority_ratio`, 1.5 when unset). */
+  priorityRatioPpm?: number;
 }
 
 export interface ModelCatalog {
@@ -224,6 +228,14 @@ function parsePrice(value: unknown, fail: (what: string) => never): ModelPrice {
     usd_ticks_per_second?: unknown;
     by_resolution?: unknown;
     sound_usd_ticks_per_second?: unknown;
+    batch_ratio?: unknown;
+    priority_ratio?: unknown;
+  };
+  const ratio = (v: unknown, fallback: number, what: string): number => {
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100)
+      fail(`${what} must be a number from 0 to 100`);
+    return Math.round((v as number) * 1_000_000);
   };
   const byResolution: Record<string, number> = {};
   for (const [resolution, v] of Object.entries((raw.by_resolution ?? {}) as Record<string, unknown>)) {
@@ -237,6 +249,8 @@ function parsePrice(value: unknown, fail: (what: string) => never): ModelPrice {
       raw.sound_usd_ticks_per_second === undefined
         ? 0
         : ticks(raw.sound_usd_ticks_per_second, '"price.sound_usd_ticks_per_second"'),
+    batchRatioPpm: ratio(raw.batch_ratio, 500_000, '"price.batch_ratio"'),
+    priorityRatioPpm: ratio(raw.priority_ratio, 1_500_000, '"price.priority_ratio"'),
   };
 }
 

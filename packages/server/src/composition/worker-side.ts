@@ -68,6 +68,7 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     metrics: deps.metrics,
     owner: `${hostname()}:${process.pid}:${newId('w', 4)}`,
     maxRunningPerAccount: config.maxRunningPerAccount,
+    lowTierShare: config.batchShare,
     leaseMs: config.leaseSeconds * 1000,
     heartbeatMs: config.heartbeatSeconds * 1000,
     pollMs: config.pollMs,

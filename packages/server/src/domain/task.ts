@@ -11,6 +11,25 @@ export const FINISHED_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 
 export type ApiFamily = string;
 export type TaskKind = 'generate' | 'edit' | 'extend';
 
+/**
+ * How soon a task is claimed and what it costs: `priority` first at the catalog's priority ratio,
+ * `default`, then `flex` and the lines of a batch (`batch`) at the batch ratio, which hold at most a
+ * share of a lane's slots while anything else waits (store/sql/fair-claim.ts).
+ */
+export type ServiceTier = 'priority' | 'default' | 'flex' | 'batch';
+export const SERVICE_TIERS: readonly ServiceTier[] = ['priority', 'default', 'flex', 'batch'];
+/** The tiers a submit may name (batch lines are made by a batch, never asked for). */
+export const REQUESTABLE_TIERS: readonly ServiceTier[] = ['priority', 'default', 'flex'];
+/** An account may use these unless its operator says otherwise. */
+export const DEFAULT_ALLOWED_TIERS: readonly ServiceTier[] = ['default', 'flex'];
+
+/** The claim order of a tier: lower first; flex and batch lines share the last one. */
+export function claimRankOf(tier: ServiceTier): number {
+  return tier === 'priority' ? 0 : tier === 'default' ? 1 : 2;
+}
+/** The claim rank of flex and batch lines, which a lane's share bounds while others wait. */
+export const LOW_CLAIM_RANK = 2;
+
 /** Where an input image comes from. Inline data URIs are stored as blobs at submit. */
 export type ImageRef = MediaRef;
 
@@ -143,6 +162,10 @@ export interface Task {
   revision: number;
   /** Set once the task's price is settled (or 0 when it ended without a result); null before. */
   usage?: TaskUsage | null;
+  /** Its claim order and price (tasks written before tiers existed are `default`). */
+  serviceTier: ServiceTier;
+  /** The batch whose line it is; null for a task submitted on its own. */
+  batchId: string | null;
 }
 
 export type { Lease } from './lease.ts';

@@ -16,6 +16,8 @@ import {
   type Task,
   type TaskKind,
   type TaskParams,
+  type ServiceTier,
+  DEFAULT_ALLOWED_TIERS,
 } from '../domain/task.ts';
 import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
@@ -52,6 +54,10 @@ export interface SubmitInput {
   callbackUrl?: string;
   /** Sound asked for; absent: the model's default. */
   audio?: boolean;
+  /** How it is claimed and priced; absent: `default`. A batch's lines are `batch`. */
+  serviceTier?: ServiceTier;
+  /** The batch this submit is a line of (set by the batch service, never by a dialect). */
+  batchId?: string;
 }
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
@@ -242,6 +248,7 @@ export class TaskService {
 
   private async create(account: Account, input: SubmitInput, idempotencyKey?: string, keyId?: string): Promise<Task> {
     const model = this.resolveModel(account, input);
+    const serviceTier = checkTier(account, input.serviceTier);
     const prompt = checkPrompt(input.prompt);
     // A replay returned above: it is neither checked, counted nor held again.
     await this.deps.contentCheck?.check(account, { model: model.id, prompt });
@@ -271,6 +278,8 @@ export class TaskService {
         createdAt,
         idempotencyKey,
         keyId,
+        serviceTier,
+        batchId: input.batchId,
       };
       const tracing = this.deps.tracing ?? noTracing;
       // The enqueue is the span the worker's claim continues, in whatever process it runs.
@@ -414,6 +423,20 @@ export class TaskService {
 
 function isEntitled(account: Account, model: ModelEntry): boolean {
   return account.models === null || account.models.includes(model.id);
+}
+
+/** The tier asked for, if the account may use it (a batch's lines always may). */
+function checkTier(account: Account, tier: ServiceTier | undefined): ServiceTier {
+  if (tier === undefined || tier === 'default' || tier === 'batch') return tier ?? 'default';
+  const allowed = account.serviceTiers ?? DEFAULT_ALLOWED_TIERS;
+  if (!allowed.includes(tier)) {
+    throw new InvalidField(
+      'serviceTier',
+      'service_tier_not_allowed',
+      (name) => `\`${name}\` '${tier}' is not available to this account; it may use ${allowed.join(', ')}.`,
+    );
+  }
+  return tier;
 }
 
 function checkPrompt(prompt: string): string {

@@ -21,6 +21,11 @@ export interface WorkerDeps extends TaskRunnerDeps {
   lanes: Record<string, Lane>;
   /** Most tasks one account may run at once in a lane (0: no cap); fairness applies either way. */
   maxRunningPerAccount: number;
+  /**
+   * The share of a lane's slots flex and batch tasks may hold while tasks of a higher tier are
+   * queued or running in it (at least one slot); absent: 0.25. Alone they take every slot.
+   */
+  lowTierShare?: number;
   leaseMs: number;
   heartbeatMs: number;
   /** How often an idle slot looks for work when no wake-up hint arrives. */
@@ -130,6 +135,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       leaseMs: deps.leaseMs,
       now: deps.clock(),
       maxRunningPerAccount: deps.maxRunningPerAccount,
+      lowRankSlots: Math.max(1, Math.floor((deps.lowTierShare ?? 0.25) * (deps.lanes[backend]?.slots ?? 1))),
     };
   }
 

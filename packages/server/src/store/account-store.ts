@@ -1,9 +1,13 @@
+import type { ServiceTier } from '../domain/task.ts';
+
 export interface Account {
   id: string;
   name: string;
   /** Model ids the account may use; null means every model in the catalog. */
   models: string[] | null;
   createdAt: number;
+  /** The service tiers its submits may name; null: `default` and `flex` (domain/task.ts). */
+  serviceTiers?: ServiceTier[] | null;
 }
 
 export interface ApiKeyRecord {
@@ -41,4 +45,6 @@ export interface AccountStore {
   listAccounts(page?: { limit: number; after?: string }): Promise<Account[]>;
   /** Names of these accounts by id (unknown ids are left out). */
   accountNames(ids: readonly string[]): Promise<Map<string, string>>;
+  /** Sets the service tiers the account's submits may name (null: the default ones). */
+  setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type {
   TaskParams,
   TaskResult,
   TaskStatus,
+  ServiceTier,
 } from '../domain/task.ts';
 import type { Lease } from '../domain/lease.ts';
 
@@ -29,6 +30,10 @@ export interface NewTask {
   keyId?: string;
   /** The trace the submit ran in (observability/tracing, storedTraceContext), for the worker to continue. */
   traceContext?: string | null;
+  /** Absent: `default`. */
+  serviceTier?: ServiceTier;
+  /** The batch the task is a line of. */
+  batchId?: string | null;
 }
 
 export interface IdempotencyClaim {
@@ -66,6 +71,11 @@ export interface ClaimRequest {
   now: number;
   /** Most tasks one account may have running in this lane; 0 for no cap. */
   maxRunningPerAccount: number;
+  /**
+   * Most flex and batch tasks this owner may run in the lane while tasks of a higher tier are
+   * queued or running there (its share of its slots); absent: no bound.
+   */
+  lowRankSlots?: number;
 }
 
 /** A task a worker now runs, and the lease every write of that attempt presents. */

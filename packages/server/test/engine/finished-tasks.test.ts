@@ -26,6 +26,8 @@ function task(id: string, status: TaskStatus, expiresAt: number | null = null, a
     expiresAt,
     idempotencyKey: null,
     revision: 0,
+    serviceTier: 'default',
+    batchId: null,
   } as Task;
 }
 

@@ -78,6 +78,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
           creditsUsdTicks: credits,
           priceGroup,
           balanceAlertUsdTicks,
+          serviceTiers: request.body.service_tiers,
           ...limitsOf(limits),
         }),
       );
@@ -103,7 +104,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     '/admin/v1/accounts/:id',
     route(
       'adminUpdateAccount',
-      'Change models, metering, limits, price group or balance alert',
+      'Change models, metering, limits, price group, balance alert or service tiers',
       { params: accountParams, body: PatchAccountBody },
       AccountObject,
       'The account',
@@ -117,6 +118,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
           metered,
           priceGroup,
           balanceAlertUsdTicks,
+          serviceTiers: request.body.service_tiers,
           ...limitsOf(limits),
         }),
       );

@@ -39,6 +39,7 @@ const FIELD_NAMES: Record<string, string> = {
   'video.fileId': 'video.file_id',
   'video.taskId': 'video.request_id',
   audio: 'generate_audio',
+  serviceTier: 'service_tier',
 };
 
 const toAnswer = (task: Task) => ({ request_id: task.id });
@@ -71,6 +72,7 @@ export const familyA: Dialect = {
         resolution: body.resolution,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
       }),
     }),
@@ -90,6 +92,7 @@ export const familyA: Dialect = {
         inputs: [],
         video: sourceVideo(body.video),
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
       }),
     }),
@@ -109,6 +112,7 @@ export const familyA: Dialect = {
         video: sourceVideo(body.video),
         duration: body.duration,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
       }),
     }),
@@ -171,6 +175,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
+  body.service_tier = task.serviceTier;
   return body;
 }
 

@@ -29,6 +29,7 @@ const FIELD_NAMES: Record<string, string> = {
   duration: 'seconds',
   images: 'image',
   audio: 'generate_audio',
+  serviceTier: 'service_tier',
 };
 
 /**
@@ -55,6 +56,7 @@ export const familyB: Dialect = {
         aspectRatio: body.ratio,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
+        serviceTier: body.service_tier,
         audio: body.generate_audio,
       }),
       toAnswer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
@@ -115,6 +117,7 @@ function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   // vidgen extension in family B: xAI's field name.
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
+  body.service_tier = task.serviceTier;
   return body;
 }
 

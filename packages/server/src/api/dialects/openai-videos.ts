@@ -10,7 +10,7 @@ import {
   type OpenAiVideoStatus,
 } from '@vidgen/protocol';
 import type { VideoInput } from '../../engine/task-service.ts';
-import { outputDimensions, outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
+import { outputDimensions, outputSeconds, type ServiceTier, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireIds } from './dialect.ts';
@@ -47,6 +47,7 @@ const FIELD_NAMES: Record<string, string> = {
   duration: 'seconds',
   images: 'input_reference',
   'video.taskId': 'video.id',
+  serviceTier: 'service_tier',
   'video.fileId': 'video.id',
   'video.url': 'video',
 };
@@ -206,13 +207,17 @@ export function toOpenAiVideo(task: Task): OpenAiVideo {
     error: task.error && (task.status === 'failed' || task.status === 'canceled') ? { ...task.error } : null,
   };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
-  return { ...body, ...hasAudio(task) };
+  return { ...body, ...hasAudio(task), service_tier: task.serviceTier };
 }
 
 /** What every submit of this dialect may add: sound, and a per-request webhook. */
-function extras(body: { generate_audio?: boolean | 'true' | 'false' } & Parameters<typeof callbackUrlOf>[0]) {
+function extras(
+  body: { generate_audio?: boolean | 'true' | 'false'; service_tier?: ServiceTier } & Parameters<
+    typeof callbackUrlOf
+  >[0],
+) {
   const audio = body.generate_audio === undefined ? undefined : String(body.generate_audio) === 'true';
-  return { audio, callbackUrl: callbackUrlOf(body) };
+  return { audio, callbackUrl: callbackUrlOf(body), serviceTier: body.service_tier };
 }
 
 /** `seconds` is text on this wire; whole seconds only. */

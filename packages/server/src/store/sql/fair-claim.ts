@@ -8,9 +8,12 @@ import type { SqlDialect } from './sql-dialect.ts';
 import { TASK_COLUMNS, toTask } from './task-row.ts';
 import { QueueSnapshot } from '../../domain/queue-snapshot.ts';
 import { nextRevision } from './task-revision.ts';
+import { LOW_CLAIM_RANK } from '../../domain/task.ts';
+import { nextRank, rankRoom } from './claim-rank.ts';
 
 /**
- * Fair claiming within a lane (no account starves another: docs/architecture.md, "Task life"): the account with the
+ * Claiming within a lane: by claim rank first (the service tier, claim-rank.ts), then fairly within
+ * the rank (no account starves another: docs/architecture.md, "Task life"): the account with the
  * fewest running tasks goes first, the one waiting longest among equals, oldest task first
  * within an account; a per-account cap holds back accounts at their limit.
  */
@@ -36,12 +39,13 @@ export class FairClaim {
     private readonly dialect: SqlDialect,
   ) {
     type Start = 'owner' | 'expiresAt' | 'now' | 'backend';
-    const start = (slot: (name: Start) => never, account: Expression<string>) => {
+    const start = (slot: (name: Start) => never, account: Expression<string>, rank: Expression<number>) => {
       const candidate = db
         .selectFrom('tasks')
         .select('id')
         .where('status', '=', 'queued')
         .where('backend', '=', slot('backend'))
+        .where('claim_rank', '=', rank)
         .where('account_id', '=', account)
         .where('available_at', '<=', slot('now'))
         .orderBy('available_at')
@@ -65,11 +69,11 @@ export class FairClaim {
           .returning([...TASK_COLUMNS, 'trace_context'])
       );
     };
-    const startWithAttempt = (slot: (name: Start) => never, account: Expression<string>) => {
-      if (!dialect.writesInWith) return start(slot, account);
+    const startWithAttempt = (slot: (name: Start) => never, account: Expression<string>, rank: Expression<number>) => {
+      if (!dialect.writesInWith) return start(slot, account, rank);
       // The attempt's row is written by the same statement, from the started row.
       return db
-        .with('started', () => start(slot, account))
+        .with('started', () => start(slot, account, rank))
         .with('attempt', (qb) =>
           qb
             .insertInto('task_attempts')
@@ -88,17 +92,19 @@ export class FairClaim {
         .selectFrom('started')
         .selectAll();
     };
-    this.startOldest = reusableStatement<Start | 'accountId', Selectable<TasksTable>>((slot) =>
-      startWithAttempt(slot, slot('accountId')),
+    this.startOldest = reusableStatement<Start | 'accountId' | 'rank', Selectable<TasksTable>>((slot) =>
+      startWithAttempt(slot, slot('accountId'), slot('rank')),
     );
-    this.startFairest = reusableStatement<Start | 'cap', Selectable<TasksTable>>((slot) => {
-      // The first account of fairOrder: fewest running, longest waiting, then the account id (the
-      // order the skip-scan finds them in, which fairOrder's stable sort keeps among equals).
-      const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'))}
+    this.startFairest = reusableStatement<Start | 'cap' | 'lowSlots', Selectable<TasksTable>>((slot) => {
+      // The rank served next, then the first account of fairOrder within it: fewest running,
+      // longest waiting, then the account id (the order the skip-scan finds them in, which
+      // fairOrder's stable sort keeps among equals).
+      const rank = nextRank(slot('backend'), slot('now'), slot('owner'), slot('lowSlots'));
+      const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'), rank)}
         SELECT account_id FROM waiting
         WHERE since IS NOT NULL AND (${slot('cap')} <= 0 OR running < ${slot('cap')})
         ORDER BY running, since, account_id LIMIT 1)`;
-      return startWithAttempt(slot, fairest);
+      return startWithAttempt(slot, fairest, rank);
     });
     this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
       db.insertInto('task_attempts').values({
@@ -141,13 +147,29 @@ export class FairClaim {
       // worker (skipped, locked); the general path below tells which and tries the next accounts.
       if (got) return [got];
     }
-    const accounts = await this.fairOrder(trx, request);
+    const { ranks, lowRoom } = await rankRoom(trx, request);
+    const claimed: Claimed[] = [];
+    for (const rank of ranks) {
+      const room = max - claimed.length;
+      const want = rank === LOW_CLAIM_RANK ? Math.min(room, lowRoom) : room;
+      if (want > 0) claimed.push(...(await this.claimInRank(trx, request, rank, want)));
+    }
+    return claimed;
+  }
+
+  /**
+   * Up to `max` tasks of one rank, in fair order. The order is read once and then played out as
+   * successive single claims would: each start counts as a running task of its account, which moves
+   * it behind the others with as many running (round robin) and toward the per-account cap.
+   */
+  private async claimInRank(trx: Kysely<Database>, request: ClaimRequest, rank: number, max: number) {
+    const accounts = await this.fairOrder(trx, request, rank);
     const claimed: Claimed[] = [];
     let turn = 0;
     while (claimed.length < max && accounts.length > 0) {
       accounts.sort((a, b) => a.running - b.running || a.turn - b.turn);
       const next = accounts[0];
-      const got = await this.claimOldestOf(trx, request, next.id);
+      const got = await this.claimOldestOf(trx, request, next.id, rank);
       if (!got || (request.maxRunningPerAccount > 0 && next.running + 1 >= request.maxRunningPerAccount))
         accounts.shift();
       if (!got) continue;
@@ -160,9 +182,9 @@ export class FairClaim {
     return claimed;
   }
 
-  /** Accounts with runnable work in the lane, in the order fair claiming serves them. */
-  private async fairOrder(db: Kysely<Database>, { backend, now, maxRunningPerAccount }: ClaimRequest) {
-    return (await this.waitingAccounts(db, backend, now))
+  /** Accounts with runnable work of the rank in the lane, in the order fair claiming serves them. */
+  private async fairOrder(db: Kysely<Database>, { backend, now, maxRunningPerAccount }: ClaimRequest, rank: number) {
+    return (await this.waitingAccounts(db, backend, now, rank))
       .map((w) => ({ id: w.account_id, since: Number(w.since), running: Number(w.running) }))
       .filter((a) => maxRunningPerAccount <= 0 || a.running < maxRunningPerAccount)
       .sort((a, b) => a.running - b.running || a.since - b.since)
@@ -170,12 +192,12 @@ export class FairClaim {
   }
 
   /**
-   * Each account with runnable queued tasks in the lane, its oldest one and how many it runs in
-   * the lane (laneAccounts).
+   * Each account with runnable queued tasks of the rank in the lane, its oldest one and how many it
+   * runs in the lane (laneAccounts).
    */
-  private async waitingAccounts(db: Kysely<Database>, backend: string, now: number) {
+  private async waitingAccounts(db: Kysely<Database>, backend: string, now: number, rank: number) {
     const result = await sql<{ account_id: string; since: number | null; running: number | string }>`
-      ${laneAccounts(backend, now)} SELECT account_id, since, running FROM waiting`.execute(db);
+      ${laneAccounts(backend, now, sql.lit(rank))} SELECT account_id, since, running FROM waiting`.execute(db);
     return result.rows.filter((r) => r.since !== null);
   }
 
@@ -183,31 +205,25 @@ export class FairClaim {
     db: Kysely<Database>,
     { owner, backend, leaseMs, now }: ClaimRequest,
     accountId: string,
+    rank: number,
   ): Promise<Claimed | undefined> {
-    return this.started(
-      db,
-      owner,
-      now,
-      leaseMs,
-      (await db.executeQuery(this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId }))).rows[0],
-    );
+    const statement = this.startOldest({ owner, expiresAt: now + leaseMs, now, backend, accountId, rank });
+    return this.started(db, owner, now, leaseMs, (await db.executeQuery(statement)).rows[0]);
   }
 
   private async claimFairest(
     db: Kysely<Database>,
-    { owner, backend, leaseMs, now, maxRunningPerAccount }: ClaimRequest,
+    { owner, backend, leaseMs, now, maxRunningPerAccount, lowRankSlots }: ClaimRequest,
   ): Promise<Claimed | undefined> {
-    return this.started(
-      db,
+    const statement = this.startFairest({
       owner,
+      expiresAt: now + leaseMs,
       now,
-      leaseMs,
-      (
-        await db.executeQuery(
-          this.startFairest({ owner, expiresAt: now + leaseMs, now, backend, cap: maxRunningPerAccount }),
-        )
-      ).rows[0],
-    );
+      backend,
+      cap: maxRunningPerAccount,
+      lowSlots: lowRankSlots ?? 0,
+    });
+    return this.started(db, owner, now, leaseMs, (await db.executeQuery(statement)).rows[0]);
   }
 
   /** A started row as a claim, with its attempt row written (by the start itself where the dialect can). */
@@ -240,16 +256,16 @@ export class FairClaim {
 }
 
 /**
- * \`WITH\` clauses naming \`waiting\`: each account with queued tasks in the lane, with the time its
+ * \`WITH\` clauses naming \`waiting\`: each account with queued tasks of the rank in the lane, with the time its
  * oldest runnable one became available (\`since\`, null when none is runnable yet) and how many it
- * runs in the lane. A recursive skip-scan over the (backend, status, account_id, available_at)
+ * runs in the lane. A recursive skip-scan over the (backend, status, claim_rank, account_id, available_at)
  * index: one probe per account instead of a pass over the whole backlog (a GROUP BY read every
  * queued row and made a claim cost grow with the queue). The running counts are probes of the
  * same index in the same statement: a separate GROUP BY over the running tasks was one more
  * statement per claim (bench/engine.bench.ts).
  */
-function laneAccounts(backend: unknown, now: unknown) {
-  const queued = sql`backend = ${backend} AND status = 'queued'`;
+function laneAccounts(backend: unknown, now: unknown, rank: unknown) {
+  const queued = sql`backend = ${backend} AND status = 'queued' AND claim_rank = ${rank}`;
   return sql`WITH RECURSIVE accounts(account_id) AS (
       SELECT MIN(account_id) FROM tasks WHERE ${queued}
       UNION ALL

@@ -500,6 +500,30 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('events').addColumn('trace_context', 'text').execute();
     },
   },
+  '0200_service_tiers': {
+    async up(db: Kysely<any>) {
+      // A task's tier and its claim order: a lane claims by rank first, then fairly within the rank
+      // (store/sql/fair-claim.ts). The rank leads the claim index after the lane, so the skip-scan
+      // over one rank's accounts probes that rank's rows alone however deep another rank's backlog.
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('service_tier', 'varchar(16)', (c) => c.notNull().defaultTo('default'))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('claim_rank', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema.alterTable('tasks').addColumn('batch_id', 'varchar(64)').execute();
+      await db.schema
+        .createIndex('tasks_lane_rank_account_next')
+        .on('tasks')
+        .columns(['backend', 'status', 'claim_rank', 'account_id', 'available_at', 'id'])
+        .execute();
+      await db.schema.dropIndex('tasks_lane_account_next').execute();
+      await db.schema.createIndex('tasks_batch').on('tasks').columns(['batch_id', 'status']).execute();
+      await db.schema.alterTable('accounts').addColumn('service_tiers', 'text').execute();
+    },
+  },
   '0220_task_deleted_at': {
     async up(db: Kysely<any>) {
       // Deleted by its owner is not expired: the content route answers each in its own words. Tasks

@@ -44,6 +44,12 @@ export interface TasksTable {
   trace_context: string | null;
   /** Raised by one with every change of status or progress (migration 0150; store/sql/task-revision.ts). */
   revision: Generated<number>;
+  /** domain/task.ts ServiceTier (migration 0200). */
+  service_tier: Generated<string>;
+  /** The tier's claim order (domain/task.ts claimRankOf): the claim index leads with it. */
+  claim_rank: Generated<number>;
+  /** The batch whose line the task is; null for a task of its own. */
+  batch_id: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -59,6 +65,8 @@ export interface AccountsTable {
   name: string;
   models: string | null;
   created_at: number;
+  /** The service tiers its submits may name, as JSON; null: the default ones (migration 0200). */
+  service_tiers: string | null;
 }
 
 export interface ApiKeysTable {

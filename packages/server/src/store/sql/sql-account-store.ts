@@ -3,6 +3,7 @@ import { reusableQuery } from './reusable-query.ts';
 import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
 import { newId } from '../../domain/ids.ts';
+import type { ServiceTier } from '../../domain/task.ts';
 
 export class SqlAccountStore implements AccountStore {
   private readonly byKeyHash;
@@ -20,6 +21,7 @@ export class SqlAccountStore implements AccountStore {
           'a.name',
           'a.models',
           'a.created_at',
+          'a.service_tiers',
         ])
         .where('k.hash', '=', '')
         .where('k.revoked_at', 'is', null),
@@ -116,6 +118,11 @@ export class SqlAccountStore implements AccountStore {
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
+  async setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void> {
+    const text = tiers === null ? null : JSON.stringify(tiers);
+    await this.db.updateTable('accounts').set({ service_tiers: text }).where('id', '=', accountId).execute();
+  }
+
   async countKeys(): Promise<number> {
     const row = await this.db
       .selectFrom('api_keys')
@@ -125,12 +132,15 @@ export class SqlAccountStore implements AccountStore {
   }
 }
 
-function toAccount(row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'>): Account {
+function toAccount(
+  row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'> & { service_tiers?: string | null },
+): Account {
   return {
     id: row.id,
     name: row.name,
     models: row.models === null ? null : JSON.parse(row.models),
     createdAt: row.created_at,
+    serviceTiers: row.service_tiers ? JSON.parse(row.service_tiers) : null,
   };
 }
 

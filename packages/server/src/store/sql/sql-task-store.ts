@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Task, TaskErrorInfo, TaskResult, TaskStatus } from '../../domain/task.ts';
+import { claimRankOf } from '../../domain/task.ts';
 import type { Lease } from '../../domain/lease.ts';
 import { heldBy as leaseFence, leasedBy } from './lease-fence.ts';
 import type {
@@ -128,6 +129,9 @@ export class SqlTaskStore implements TaskStore {
         upstream_cost_usd_ticks: null,
         api_key_id: task.keyId ?? null,
         trace_context: task.traceContext ?? null,
+        service_tier: task.serviceTier ?? 'default',
+        claim_rank: claimRankOf(task.serviceTier ?? 'default'),
+        batch_id: task.batchId ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -39,6 +39,9 @@ export const TASK_COLUMNS = [
   'upstream_cost_usd_ticks',
   'api_key_id',
   'revision',
+  'service_tier',
+  'claim_rank',
+  'batch_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 // Fails to compile when a column is added to TasksTable and not here. The trace context is not a
 // part of the task: only the claim reads it (fair-claim.ts), so a poll never pays for it.
@@ -76,6 +79,8 @@ export function toTask(row: TaskRow): Task {
     deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
     idempotencyKey: row.idempotency_key,
     revision: Number(row.revision),
+    serviceTier: row.service_tier as Task['serviceTier'],
+    batchId: row.batch_id,
     usage:
       row.cost_usd_ticks === null
         ? null

@@ -1,0 +1,54 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { LOW_CLAIM_RANK } from '../../domain/task.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * The claim rank a lane serves next (docs/batch.md, "The claim order"): the lowest rank with a
+ * runnable task, except that flex and batch lines (the low rank) hold at most `lowSlots` of this
+ * owner's slots while tasks of a higher rank are queued or running in the lane; -1 when none may
+ * start. Each test is a probe of the (backend, status, claim_rank, …) index, so its cost does not
+ * grow with the backlog; the running low tasks counted are this owner's (bounded by its slots), so
+ * each process keeps its own share of its own slots with no counter of its own.
+ */
+export function nextRank(backend: unknown, now: unknown, owner: unknown, lowSlots: unknown): RawBuilder<number> {
+  const runnable = (rank: number) =>
+    sql`EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status = 'queued'
+      AND claim_rank = ${sql.lit(rank)} AND available_at <= ${now})`;
+  return sql<number>`(CASE
+    WHEN ${runnable(0)} THEN 0
+    WHEN ${runnable(1)} THEN 1
+    WHEN ${runnable(LOW_CLAIM_RANK)} AND (${lowSlots} <= 0 OR ${lowRoom(backend, owner, lowSlots)}) THEN 2
+    ELSE -1 END)`;
+}
+
+/** Whether this owner may start one more low-rank task in the lane (see nextRank). */
+function lowRoom(backend: unknown, owner: unknown, lowSlots: unknown) {
+  const higherActive = sql`EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend}
+    AND status IN ('queued', 'running') AND claim_rank < ${sql.lit(LOW_CLAIM_RANK)})`;
+  const lowRunning = sql`(SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running'
+    AND claim_rank = ${sql.lit(LOW_CLAIM_RANK)} AND lease_owner = ${owner})`;
+  return sql`(NOT ${higherActive} OR ${lowRunning} < ${lowSlots})`;
+}
+
+/**
+ * For a claim of several tasks at once: which ranks have runnable work, and how many low-rank
+ * tasks this owner may still start (Infinity when unbounded), read in one statement.
+ */
+export async function rankRoom(
+  db: Kysely<Database>,
+  { backend, now, owner, lowRankSlots }: { backend: string; now: number; owner: string; lowRankSlots?: number },
+): Promise<{ ranks: number[]; lowRoom: number }> {
+  const runnable = (rank: number) =>
+    sql<number>`CASE WHEN EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status = 'queued'
+      AND claim_rank = ${sql.lit(rank)} AND available_at <= ${now}) THEN 1 ELSE 0 END`;
+  const { rows } = await sql<{ r0: number; r1: number; r2: number; higher: number; low: number | string }>`
+    SELECT ${runnable(0)} AS r0, ${runnable(1)} AS r1, ${runnable(LOW_CLAIM_RANK)} AS r2,
+      CASE WHEN EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status IN ('queued', 'running')
+        AND claim_rank < ${sql.lit(LOW_CLAIM_RANK)}) THEN 1 ELSE 0 END AS higher,
+      (SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running'
+        AND claim_rank = ${sql.lit(LOW_CLAIM_RANK)} AND lease_owner = ${owner}) AS low`.execute(db);
+  const row = rows[0];
+  const ranks = [row.r0, row.r1, row.r2].flatMap((r, rank) => (Number(r) ? [rank] : []));
+  const bounded = lowRankSlots !== undefined && lowRankSlots > 0 && Number(row.higher) === 1;
+  return { ranks, lowRoom: bounded ? Math.max(0, lowRankSlots - Number(row.low)) : Number.POSITIVE_INFINITY };
+}
