@@ -76,6 +76,9 @@ export const AccountObject = Type.Object({
       description: 'Unix seconds since when `available_usd_ticks` has been under the alert threshold; null: it is not.',
     }),
   ),
+  zero_retention: Type.Boolean({
+    description: 'Submits must carry `output.upload_url`; a video delivered there is not kept (docs/storage.md).',
+  }),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
 });
 export type AccountObject = Static<typeof AccountObject>;
@@ -141,6 +144,13 @@ export const CreateAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(PriceGroupId)),
   balance_alert_usd_ticks: BalanceAlertField,
+  zero_retention: Type.Optional(
+    Type.Boolean({
+      description:
+        'Zero retention: every submit must carry `output.upload_url`, and a video delivered there is deleted from ' +
+        'vidgen (docs/storage.md).',
+    }),
+  ),
   service_tiers: Type.Optional(Nullable(ServiceTiers)),
 });
 export const PatchAccountBody = Type.Object({
@@ -149,6 +159,13 @@ export const PatchAccountBody = Type.Object({
   limits: Type.Optional(Type.Partial(AccountLimits)),
   price_group: Type.Optional(Nullable(PriceGroupId)),
   balance_alert_usd_ticks: BalanceAlertField,
+  zero_retention: Type.Optional(
+    Type.Boolean({
+      description:
+        'Zero retention: every submit must carry `output.upload_url`, and a video delivered there is deleted from ' +
+        'vidgen (docs/storage.md).',
+    }),
+  ),
   service_tiers: Type.Optional(Nullable(ServiceTiers)),
 });
 

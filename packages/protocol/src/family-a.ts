@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ServiceTierFields, StringEnum, TaskServiceTier, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
+import { OutputFields, StorageAnswerFields } from './storage.ts';
 
 /** Sound, asked for the same way on a generation, an edit and an extension. */
 const GenerateAudio = Type.Optional(
@@ -76,6 +77,7 @@ export const FamilyACreateBody = Type.Object({
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
@@ -100,6 +102,7 @@ export const FamilyAEditBody = Type.Object({
   prompt: Type.String(),
   video: FamilyAVideoInput,
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
@@ -110,6 +113,7 @@ export const FamilyAExtensionBody = Type.Object({
   video: FamilyAVideoInput,
   duration: Type.Integer({ minimum: 1, maximum: 10, description: 'Seconds added after the input video.' }),
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
   generate_audio: GenerateAudio,
 });
@@ -144,6 +148,7 @@ export const FamilyATask = Type.Object({
       has_audio: Type.Optional(
         Type.Boolean({ description: 'The video has a verified, non-silent audio track (vidgen extension).' }),
       ),
+      ...StorageAnswerFields,
     }),
   ),
   error: Type.Optional(TaskError),

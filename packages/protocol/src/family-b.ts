@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ServiceTierFields, StringEnum, TaskServiceTier, TaskError, TaskUsage } from './common.ts';
 import { CallbackFields } from './callbacks.ts';
+import { OutputFields, StorageVideo } from './storage.ts';
 
 /** Family B (new-api relay style). `image` and `images` are alternatives, checked by the service. */
 export const FamilyBCreateBody = Type.Object({
@@ -22,6 +23,7 @@ export const FamilyBCreateBody = Type.Object({
   ratio: Type.Optional(Type.String()),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
   generate_audio: Type.Optional(
     Type.Boolean({
@@ -71,6 +73,7 @@ export const FamilyBTask = Type.Object({
         'status stays SUCCESS and the content answers 410.',
     }),
   ),
+  video: Type.Optional(StorageVideo),
   error: Type.Optional(TaskError),
   service_tier: Type.Optional(TaskServiceTier),
   usage: Type.Optional(TaskUsage),

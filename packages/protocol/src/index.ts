@@ -9,6 +9,7 @@ export * from './content.ts';
 export * from './ops.ts';
 export * from './webhooks.ts';
 export * from './callbacks.ts';
+export * from './storage.ts';
 export * from './events.ts';
 // The schema builder itself, so routes (and a new dialect) compose schemas without a TypeBox of their own.
 export { Type } from '@sinclair/typebox';

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CallbackFields } from './callbacks.ts';
+import { OutputFields, StorageVideo } from './storage.ts';
 import { ServiceTierFields, StringEnum, TaskServiceTier, TaskUsage } from './common.ts';
 
 /**
@@ -46,6 +47,7 @@ export const OpenAiVideoCreateBody = Type.Object({
   ),
   generate_audio: GenerateAudio,
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
 });
 export type OpenAiVideoCreateBody = Static<typeof OpenAiVideoCreateBody>;
@@ -62,6 +64,7 @@ export const OpenAiVideoEditBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1, description: "Default: the source video's model." })),
   generate_audio: GenerateAudio,
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
 });
 export type OpenAiVideoEditBody = Static<typeof OpenAiVideoEditBody>;
@@ -73,6 +76,7 @@ export const OpenAiVideoExtendBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1, description: "Default: the source video's model." })),
   generate_audio: GenerateAudio,
   ...CallbackFields,
+  ...OutputFields,
   ...ServiceTierFields,
 });
 export type OpenAiVideoExtendBody = Static<typeof OpenAiVideoExtendBody>;
@@ -110,6 +114,7 @@ export const OpenAiVideo = Type.Object({
   has_audio: Type.Optional(
     Type.Boolean({ description: 'vidgen extension: whether the video has a sound track (asked for and verified).' }),
   ),
+  video: Type.Optional(StorageVideo),
 });
 export type OpenAiVideo = Static<typeof OpenAiVideo>;
 

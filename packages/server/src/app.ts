@@ -19,6 +19,7 @@ import type { Dialect } from './api/dialects/dialect.ts';
 import { registerModelRoutes } from './api/models/routes.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
+import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
+  registerFileContentRoute(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });
   registerAdminRoutes(app, {

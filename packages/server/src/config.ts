@@ -73,6 +73,8 @@ export interface Config {
   fetchMaxBytes: number;
   /** Byte cap of input videos (edits, extensions) fetched from URLs or uploaded. */
   fetchVideoMaxBytes: number;
+  /** How long a failing PUT of a finished video to its task's `output.upload_url` is retried (docs/storage.md). */
+  uploadRetryMs: number;
   maxImagePixels: number;
   logLevel: string;
   /** VIDGEN_ACCESS_LOG: one info line per request (default); `0`/`false`/`off` logs only errors. */
@@ -198,6 +200,11 @@ export const ENVIRONMENT = {
   VIDGEN_RENDER_PRESET: { fallback: 'veryfast', about: 'x264 preset of the built-in renderer' },
   VIDGEN_FETCH_TIMEOUT_MS: { fallback: 15_000, min: 100, about: 'time limit of fetching an image or video URL' },
   VIDGEN_FETCH_MAX_MB: { fallback: 20, min: 1, about: 'largest image fetched from a URL' },
+  VIDGEN_UPLOAD_RETRY_SECONDS: {
+    fallback: 300,
+    min: 0,
+    about: "how long a failing upload of a finished video to the caller's `output.upload_url` is retried",
+  },
   VIDGEN_FETCH_VIDEO_MAX_MB: {
     fallback: 200,
     min: 1,
@@ -369,6 +376,7 @@ export function loadConfig(env: Env): Config {
     fetchTimeoutMs: num('VIDGEN_FETCH_TIMEOUT_MS'),
     fetchMaxBytes: num('VIDGEN_FETCH_MAX_MB') * MiB,
     fetchVideoMaxBytes: num('VIDGEN_FETCH_VIDEO_MAX_MB') * MiB,
+    uploadRetryMs: num('VIDGEN_UPLOAD_RETRY_SECONDS') * 1000,
     maxImagePixels: num('VIDGEN_MAX_IMAGE_MEGAPIXELS') * 1_000_000,
     logLevel: text('VIDGEN_LOG_LEVEL'),
     accessLog: !['0', 'false', 'off'].includes(text('VIDGEN_ACCESS_LOG')),

@@ -65,6 +65,10 @@ export const API_ERROR_CODES = [
   'idempotency_in_flight',
   'video_expired',
   'video_deleted',
+  'video_delivered',
+  'invalid_upload_url',
+  'upload_url_forbidden',
+  'upload_url_required',
   'body_too_large',
   'unsupported_media_type',
   'range_not_satisfiable',
@@ -148,6 +152,18 @@ export class Forbidden extends ApiError {
 export class NotFound extends ApiError {
   constructor(what: 'task' | 'file' | 'model' | 'account' | 'key', id: string, param: string | null = null) {
     super(404, 'not_found_error', `${what}_not_found`, `No ${what} found with id '${id}'.`, param);
+  }
+}
+
+/** Zero retention: the video went to the caller's storage and was not kept here (docs/storage.md). */
+export class DeliveredElsewhere extends ApiError {
+  constructor() {
+    super(
+      404,
+      'not_found_error',
+      'video_delivered',
+      "The video was delivered to the caller's storage (output.upload_url) and, under zero retention, not kept here.",
+    );
   }
 }
 

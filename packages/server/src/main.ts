@@ -181,6 +181,7 @@ export async function startService(
     events,
     clock,
     checkCallbackUrl: (url) => checkWebhookUrl(url, config.allowPrivateUrls, 'callbackUrl'),
+    allowPrivateUrls: config.allowPrivateUrls,
     contentCheck: config.guardrailsFile ? await loadGuardrails(config.guardrailsFile, config.secretsEnv) : undefined,
     tracing,
   });

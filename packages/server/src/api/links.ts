@@ -31,14 +31,7 @@ export function signedContentUrl(
   nowMs: number,
   variant?: string,
 ): string {
-  return signedLink(
-    opts.publicUrl ?? (opts.trustProxy ? `${request.protocol}://${request.host}` : listenerBase(request)),
-    task,
-    keyId,
-    opts,
-    nowMs,
-    variant,
-  );
+  return signedLink(linkBase(request, opts), task, keyId, opts, nowMs, variant);
 }
 
 /** The same link with the base given (no request to take it from: a webhook delivery). */
@@ -55,6 +48,36 @@ export function signedLink(
   const { expires, kid, sig } = opts.signer.sign(task.id, keyId, Math.floor(until / 1000));
   const query = `expires=${expires}&kid=${encodeURIComponent(kid)}&sig=${sig}${variant ? `&variant=${variant}` : ''}`;
   return `${base}${contentPath(task.id)}?${query}`;
+}
+
+/** The longest a file's signed link lives: xAI's longest `public_url.expires_after`, 30 days. */
+const MAX_FILE_LINK_SECONDS = 2_592_000;
+
+/**
+ * A link to one of the account's files that works without the key (`storage_options.public_url`):
+ * `seconds` long (30 days when absent), never past the file's own expiry.
+ */
+export function signedFileUrl(
+  request: FastifyRequest,
+  fileId: string,
+  keyId: string,
+  opts: LinkOptions,
+  nowMs: number,
+  seconds: number | undefined,
+  fileExpiresAt: number | null,
+): { url: string; expiresAt: number } {
+  const until = Math.min(nowMs + (seconds ?? MAX_FILE_LINK_SECONDS) * 1000, fileExpiresAt ?? Infinity);
+  const { expires, kid, sig } = opts.signer.sign(fileId, keyId, Math.floor(until / 1000));
+  const path = `/v1/files/${encodeURIComponent(fileId)}/content`;
+  const query = `expires=${expires}&kid=${encodeURIComponent(kid)}&sig=${sig}`;
+  return {
+    url: `${linkBase(request, opts).replace(/\/+$/, '')}${path}?${query}`,
+    expiresAt: expires,
+  };
+}
+
+function linkBase(request: FastifyRequest, opts: LinkOptions): string {
+  return opts.publicUrl ?? (opts.trustProxy ? `${request.protocol}://${request.host}` : listenerBase(request));
 }
 
 /** Where this connection reached the server: a base no header can change. */

@@ -4,7 +4,7 @@ import type { TaskService } from '../engine/task-service.ts';
 import { FINISHED_STATUSES, type Task } from '../domain/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
-import { signedContentUrl, type LinkOptions } from './links.ts';
+import { signedContentUrl, signedFileUrl, type LinkOptions } from './links.ts';
 import { clientGone, listQueryOf, waitMsOf } from './request-options.ts';
 import { NotFound } from '../errors.ts';
 import { described, errorResponses, idParams } from './route-schemas.ts';
@@ -49,6 +49,8 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
   const context = (request: FastifyRequest): WireContext => ({
     signedContentUrl: (task: Task, variant?: ContentVariant) =>
       signedContentUrl(request, task, callerOf(request).keyId, deps.links, deps.clock(), variant),
+    signedFileUrl: (fileId, seconds, fileExpiresAt) =>
+      signedFileUrl(request, fileId, callerOf(request).keyId, deps.links, deps.clock(), seconds, fileExpiresAt),
   });
 
   // Answers to polls of finished tasks that hold no signed link, serialized once. Such an answer
@@ -66,7 +68,10 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     let linked = false;
     const wire = dialect.toWire(
       task,
-      { signedContentUrl: (t, variant) => ((linked = true), context(request).signedContentUrl(t, variant)) },
+      {
+        signedContentUrl: (t, variant) => ((linked = true), context(request).signedContentUrl(t, variant)),
+        signedFileUrl: (...args) => ((linked = true), context(request).signedFileUrl!(...args)),
+      },
       queuePosition,
     );
     if (linked || !FINISHED_STATUSES.includes(task.status)) return wire;

@@ -28,6 +28,7 @@ export interface AccountView {
   balanceAlertUsdTicks: number | null;
   /** Since when (epoch ms) the available balance has been under it; null while it is not. */
   balanceLowSince: number | null;
+  zeroRetention: boolean;
   createdAt: number;
 }
 
@@ -42,6 +43,8 @@ export interface AccountChange {
   maxDailyUsdTicks?: number | null;
   /** The available balance under which the account's `account.balance_low` event fires; null: none. */
   balanceAlertUsdTicks?: number | null;
+  /** Zero retention (docs/storage.md): submits must name an upload URL; delivered videos are not kept. */
+  zeroRetention?: boolean;
   /** The service tiers its submits may name; null: the default ones. */
   serviceTiers?: ServiceTier[] | null;
 }
@@ -80,6 +83,7 @@ export class BillingService {
     const account = await this.deps.ledger.atomically(async ({ ledger, accounts }) => {
       const created = await accounts.ensureAccount(name, models ?? null, this.deps.clock());
       await this.writePlan(ledger, created, change);
+      await writeZeroRetention(accounts, created, change);
       if (change.serviceTiers !== undefined) await accounts.setServiceTiers(created.id, tiersOf(change.serviceTiers));
       // A given credit makes the account metered.
       if (credits !== undefined) await ledger.setPlan(created.id, { metered: true }, this.deps.clock());
@@ -108,6 +112,7 @@ export class BillingService {
     account = await this.deps.ledger.atomically(async ({ ledger, accounts }) => {
       const changed = models === undefined ? account : await accounts.ensureAccount(name, models, this.deps.clock());
       await this.writePlan(ledger, changed, change);
+      await writeZeroRetention(accounts, changed, change);
       if (change.serviceTiers === undefined) return changed;
       await accounts.setServiceTiers(changed.id, tiersOf(change.serviceTiers));
       return { ...changed, serviceTiers: tiersOf(change.serviceTiers) };
@@ -330,6 +335,12 @@ export class BillingService {
   }
 }
 
+async function writeZeroRetention(accounts: AccountStore, account: Account, change: AccountChange): Promise<void> {
+  if (change.zeroRetention === undefined) return;
+  await accounts.setZeroRetention(account.id, change.zeroRetention);
+  account.zeroRetention = change.zeroRetention;
+}
+
 function toView(account: Account, plan: AccountPlan | undefined): AccountView {
   return {
     id: account.name,
@@ -347,6 +358,7 @@ function toView(account: Account, plan: AccountPlan | undefined): AccountView {
     serviceTiers: account.serviceTiers ?? [...DEFAULT_ALLOWED_TIERS],
     balanceAlertUsdTicks: plan?.balanceAlertUsdTicks ?? null,
     balanceLowSince: plan?.balanceLowSince ?? null,
+    zeroRetention: account.zeroRetention ?? false,
     createdAt: account.createdAt,
   };
 }

@@ -19,6 +19,7 @@ import { verifyVideo } from '../media/video-probe.ts';
 import type { Dialect } from '../api/dialects/dialect.ts';
 import { createEventData } from '../api/webhooks/event-data.ts';
 import { createSafePost } from '../security/create-safe-fetch.ts';
+import { createSafePut } from '../security/create-safe-put.ts';
 import type { UrlSigner } from '../security/url-signer.ts';
 import { createWebhookDispatcher, type WebhookMetrics } from '../webhooks/webhook-dispatcher.ts';
 import { startEventSweeper } from '../webhooks/event-sweeper.ts';
@@ -80,11 +81,26 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect, binaries.ffmpeg),
     makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
     tracing: deps.tracing,
+    delivery: {
+      // The upload's time budget grows with the file: 30 s plus a second per MiB.
+      put: (url, file, signal) =>
+        createSafePut({
+          allowPrivate: config.allowPrivateUrls,
+          timeoutMs: 30_000 + Math.ceil(file.bytes / 2 ** 20) * 1000,
+          maxBytes: 64 * 1024,
+        })(url, file, signal),
+      files: stores.files,
+      blobs,
+      retryMs: config.uploadRetryMs,
+      clock,
+      logger,
+    },
   });
   worker.start();
   const sweeper = startRetentionSweeper({
     tasks: stores.tasks,
     blobs,
+    files: stores.files,
     intervalMs: config.sweepIntervalSeconds * 1000,
     logger,
     clock,

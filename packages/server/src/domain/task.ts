@@ -1,3 +1,4 @@
+import type { DeliveryOutcome, DeliveryRequest } from './delivery.ts';
 import type { MediaRef, TaskInput } from './task-inputs.ts';
 
 /** The engine's view of a task. Dialects map it to their own words; the engine never knows which one created it. */
@@ -75,6 +76,8 @@ export interface TaskParams {
    * tasks created before sound existed, whose outputs are not checked for it.
    */
   audio?: boolean;
+  /** Where the finished video also goes: the caller's upload URL, the account's files (domain/delivery.ts). */
+  delivery?: DeliveryRequest;
 }
 
 export interface TaskResult {
@@ -88,6 +91,8 @@ export interface TaskResult {
    * relays that learn it: stored with the result so an operator sees the margin per task.
    */
   upstreamCostUsdTicks?: number;
+  /** What became of the delivery the task asked for; absent when it asked for none. */
+  delivery?: DeliveryOutcome;
 }
 
 /** What a settled task cost (invariant 7, docs/architecture.md): integer USD ticks, 1 tick = 10⁻¹⁰ USD. */

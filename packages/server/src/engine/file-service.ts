@@ -79,7 +79,9 @@ export class FileService {
 
   async get(accountId: string, id: string): Promise<FileRecord> {
     const file = await this.deps.files.get(id);
-    if (!file || file.accountId !== accountId) throw new NotFound('file', id);
+    // An expired file the sweeper has not reached yet is gone already.
+    const expired = file?.expiresAt != null && file.expiresAt <= this.deps.clock();
+    if (!file || file.accountId !== accountId || expired) throw new NotFound('file', id);
     return file;
   }
 

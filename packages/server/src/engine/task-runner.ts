@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { AttemptOutcome, Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
@@ -20,6 +21,8 @@ import { WorkDir } from './work-dir.ts';
 import { workDirPrefix } from './work-root-sweeper.ts';
 import { deleteResult, storeVariants, videoKey, type MakeStills } from './video-variants.ts';
 import { noTracing, type Span, type Tracing } from '../observability/tracing/tracing.ts';
+import { deliverOutput, type OutputDeliveryDeps } from './output-delivery.ts';
+import type { DeliveryOutcome } from '../domain/delivery.ts';
 
 export interface TaskRunnerDeps {
   tasks: TaskStore;
@@ -51,6 +54,8 @@ export interface TaskRunnerDeps {
   clock: () => number;
   /** Spans of each attempt's steps (docs/observability.md); absent, none. */
   tracing?: Tracing;
+  /** Sends verified videos where their tasks asked (docs/storage.md); absent, such a task fails. */
+  delivery?: OutputDeliveryDeps;
 }
 
 /** Why an attempt was stopped from outside: each leads to a different ending. */
@@ -124,9 +129,14 @@ function endAttemptSpan(span: Span, ending: Ending): void {
   if (ending.code && ['failed', 'retry', 'lost'].includes(ending.outcome)) span.fail(ending.code);
 }
 
-type Produced =
-  | { ok: true; path: string; durationSeconds: number; upstreamCostUsdTicks?: number }
-  | { ok: false; error: unknown };
+interface Verified {
+  path: string;
+  durationSeconds: number;
+  upstreamCostUsdTicks?: number;
+  delivery?: DeliveryOutcome;
+}
+
+type Produced = ({ ok: true } & Verified) | { ok: false; error: unknown };
 
 async function produce(
   deps: TaskRunnerDeps,
@@ -195,11 +205,15 @@ async function produce(
     if (signal.aborted) throw FAILURES.canceled();
     const expect = { ...expectedOutput(task.kind, shape, video, output.expect), audio: task.params.audio };
     const measured = await tracing.withSpan('task.verify', undefined, () => deps.verifyVideo(output.path, expect));
+    const delivery = task.params.delivery
+      ? await tracing.withSpan('task.deliver', undefined, () => deliver(deps, task, lease, output.path, signal))
+      : undefined;
     return {
       ok: true,
       path: output.path,
       durationSeconds: measured?.durationSeconds ?? expect.durationSeconds,
       upstreamCostUsdTicks: output.upstreamCostUsdTicks,
+      ...(delivery ? { delivery } : {}),
     };
   } catch (error) {
     // The work directory could not be made: whatever the backend made of that, it is a storage fault.
@@ -207,31 +221,41 @@ async function produce(
   }
 }
 
-/** Stores the verified file under a key of this attempt, then completes under the lease. */
+/**
+ * A verified video to the caller's storage, before the task is reported done: meanwhile the task
+ * shows progress 100 and stays running (docs/storage.md).
+ */
+async function deliver(deps: TaskRunnerDeps, task: Task, lease: Lease, path: string, signal: AbortSignal) {
+  if (!deps.delivery) throw FAILURES.backendUnavailable('This server does not deliver videos to other storage.');
+  if (await deps.tasks.reportProgress(lease, 100)) deps.events.taskChanged(task.id);
+  const { size } = await stat(path);
+  const delivery = task.params.delivery ?? {};
+  return deliverOutput(
+    deps.delivery,
+    { id: task.id, accountId: task.accountId, delivery },
+    { path, bytes: size },
+    signal,
+  );
+}
+
+/**
+ * Stores the verified file under a key of this attempt, then completes under the lease. A video
+ * already delivered under zero retention is not stored: the result records where it went.
+ */
 async function store(
   deps: TaskRunnerDeps,
   task: Task,
   lease: Lease,
-  produced: { path: string; durationSeconds: number; upstreamCostUsdTicks?: number },
+  produced: Verified,
   workDir: WorkDir,
   claimNext: () => ClaimRequest | undefined,
   log: Logger,
 ): Promise<Ending> {
   const tracing = deps.tracing ?? noTracing;
   const key = videoKey(task.id, lease.token);
-  const stored = await tracing.withSpan('task.store', undefined, async () => {
-    const put = await tracing.withSpan(
-      'blob.put',
-      { kind: 'client', attributes: { 'vidgen.blob.key': key } },
-      async (span) => {
-        const blob = await deps.blobs.putFile(key, produced.path, 'video/mp4');
-        span.setAttributes({ 'vidgen.blob.bytes': blob.size });
-        return blob;
-      },
-    );
-    if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
-    return put;
-  });
+  const stored = produced.delivery?.removed
+    ? { size: (await stat(produced.path)).size }
+    : await keepVideo(deps, key, produced, workDir, log);
   // Stored videos never change: the attempt's token and the size identify the bytes.
   const etag = `"${lease.token.toString(36)}-${stored.size.toString(36)}"`;
   const now = deps.clock();
@@ -241,6 +265,7 @@ async function store(
     etag,
     durationSeconds: produced.durationSeconds,
     upstreamCostUsdTicks: produced.upstreamCostUsdTicks,
+    ...(produced.delivery ? { delivery: produced.delivery } : {}),
   };
   // A connection lost mid-write is retried while the lease holds; a repeat of a write that did
   // commit unseen is refused, so a refusal is checked against the task before the file goes.
@@ -267,6 +292,24 @@ async function store(
   await deleteResult(deps.blobs, key);
   log.warn('lease lost before completion; output discarded');
   return { outcome: 'lost', code: 'lease_lost' };
+}
+
+/** The video and its stills in the blob store, under the attempt's key. */
+function keepVideo(deps: TaskRunnerDeps, key: string, produced: Verified, workDir: WorkDir, log: Logger) {
+  const tracing = deps.tracing ?? noTracing;
+  return tracing.withSpan('task.store', undefined, async () => {
+    const put = await tracing.withSpan(
+      'blob.put',
+      { kind: 'client', attributes: { 'vidgen.blob.key': key } },
+      async (span) => {
+        const blob = await deps.blobs.putFile(key, produced.path, 'video/mp4');
+        span.setAttributes({ 'vidgen.blob.bytes': blob.size });
+        return blob;
+      },
+    );
+    if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
+    return put;
+  });
 }
 
 /**

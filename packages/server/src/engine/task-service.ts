@@ -26,6 +26,8 @@ import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { checkInputs, hasRole } from './inputs/input-rules.ts';
 import { DEFAULT_ASPECT_RATIO, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
 import { uuidv7 } from '../domain/ids.ts';
+import type { DeliveryRequest } from '../domain/delivery.ts';
+import { checkDelivery } from './delivery-rules.ts';
 import { LanePositions } from './lane-positions.ts';
 import { FinishedTasks } from './finished-tasks.ts';
 import { deleteResult } from './video-variants.ts';
@@ -54,6 +56,8 @@ export interface SubmitInput {
   callbackUrl?: string;
   /** Sound asked for; absent: the model's default. */
   audio?: boolean;
+  /** Where the finished video also goes (docs/storage.md). */
+  delivery?: DeliveryRequest;
   /** How it is claimed and priced; absent: `default`. A batch's lines are `batch`. */
   serviceTier?: ServiceTier;
   /** The batch this submit is a line of (set by the batch service, never by a dialect). */
@@ -115,6 +119,8 @@ export class TaskService {
        * throwing a 4xx for the field `callbackUrl`; without it a callback URL is refused.
        */
       checkCallbackUrl?: (url: string) => Promise<string>;
+      /** Whether upload URLs may name private addresses (VIDGEN_ALLOW_PRIVATE_URLS); absent, no. */
+      allowPrivateUrls?: boolean;
       /** Guardrails on the prompt; absent, none. */
       contentCheck?: SubmitCheck;
       /** Spans of submits; the trace a task is enqueued in is stored with it for the worker. Absent, none. */
@@ -253,6 +259,7 @@ export class TaskService {
     // A replay returned above: it is neither checked, counted nor held again.
     await this.deps.contentCheck?.check(account, { model: model.id, prompt });
     const callbackUrl = input.callbackUrl === undefined ? undefined : await this.checkCallback(input.callbackUrl);
+    const delivery = checkDelivery(account, input.delivery, this.deps.allowPrivateUrls ?? false);
     // The task's time is its id's: listings since a time then walk the id index (store/sql-task-store).
     const createdAt = this.deps.clock();
     const id = uuidv7(createdAt);
@@ -265,6 +272,7 @@ export class TaskService {
       ...names,
       ...(callbackUrl === undefined ? {} : { callbackUrl }),
       audio,
+      ...(delivery === undefined ? {} : { delivery }),
     };
     try {
       const newTask = {

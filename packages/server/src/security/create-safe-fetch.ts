@@ -115,7 +115,7 @@ interface Hop {
 const notRoutable = (label: string, verb: string) =>
   new FetchRefused('url_forbidden', `${label} ${verb} an address that is not publicly routable.`);
 
-function parseTarget(raw: string, base: URL | undefined, label: string, policy: AddressPolicy): URL {
+export function parseTarget(raw: string, base: URL | undefined, label: string, policy: AddressPolicy): URL {
   let url: URL;
   try {
     url = new URL(raw, base);
@@ -134,7 +134,7 @@ function parseTarget(raw: string, base: URL | undefined, label: string, policy: 
 }
 
 /** Resolves like the default lookup, but refuses the connection if any answer is not allowed. */
-function guardedLookup(label: string, policy: AddressPolicy): net.LookupFunction {
+export function guardedLookup(label: string, policy: AddressPolicy): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
@@ -314,7 +314,7 @@ function post(
   });
 }
 
-async function withDeadline<T>(
+export async function withDeadline<T>(
   options: SafeFetchOptions,
   signal: AbortSignal | undefined,
   run: (deadline: AbortSignal) => Promise<T>,

@@ -12,7 +12,7 @@ export interface SafeFetchOptions {
    * What the URL should hold; refusal messages name it ("The video URL answered with…") so callers pass them on as they
    * are.
    */
-  what: 'image' | 'video' | 'audio' | 'file' | 'webhook';
+  what: 'image' | 'video' | 'audio' | 'file' | 'webhook' | 'upload';
 }
 
 export interface FetchedBody {
@@ -48,5 +48,16 @@ export type SafeFetch = (url: string, signal?: AbortSignal) => Promise<FetchedBo
 export type SafePost = (
   url: string,
   request: { body: string; headers: Record<string, string> },
+  signal?: AbortSignal,
+) => Promise<{ status: number }>;
+
+/**
+ * A PUT of a file (a finished video to the caller's `output.upload_url`) through the same guards:
+ * the answer's status, whatever it is; redirects are not followed (a redirect would re-send the
+ * bytes to a host the caller never named).
+ */
+export type SafePut = (
+  url: string,
+  file: { path: string; bytes: number; contentType: string },
   signal?: AbortSignal,
 ) => Promise<{ status: number }>;

@@ -6,6 +6,11 @@ export interface Account {
   /** Model ids the account may use; null means every model in the catalog. */
   models: string[] | null;
   createdAt: number;
+  /**
+   * Zero retention: every submit must name an upload URL, and a video delivered there is not kept
+   * (docs/storage.md). Absent: off.
+   */
+  zeroRetention?: boolean;
   /** The service tiers its submits may name; null: `default` and `flex` (domain/task.ts). */
   serviceTiers?: ServiceTier[] | null;
 }
@@ -45,6 +50,8 @@ export interface AccountStore {
   listAccounts(page?: { limit: number; after?: string }): Promise<Account[]>;
   /** Names of these accounts by id (unknown ids are left out). */
   accountNames(ids: readonly string[]): Promise<Map<string, string>>;
+  /** Turns zero retention on or off for the account with this id. */
+  setZeroRetention(accountId: string, on: boolean): Promise<void>;
   /** Sets the service tiers the account's submits may name (null: the default ones). */
   setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void>;
 }

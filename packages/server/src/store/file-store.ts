@@ -7,6 +7,8 @@ export interface FileRecord {
   purpose: string;
   blobKey: string;
   createdAt: number;
+  /** When the file is deleted (epoch ms); absent or null: kept until its owner deletes it. */
+  expiresAt?: number | null;
 }
 
 /** Metadata of uploaded files; the bytes live in the blob store under `blobKey`. */
@@ -14,4 +16,6 @@ export interface FileStore {
   insert(file: FileRecord): Promise<void>;
   get(id: string): Promise<FileRecord | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Up to `limit` files whose expiry is at or before `now`, oldest expiry first. */
+  due(now: number, limit: number): Promise<FileRecord[]>;
 }

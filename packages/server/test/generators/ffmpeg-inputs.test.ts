@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { FfmpegRenderer } from '../../src/generators/ffmpeg/ffmpeg-renderer.ts';
 import { frameAt } from '../../src/generators/ffmpeg/render-inputs.ts';
+import { FrameMixer, packedPlanes, type PlaneMix } from '../../src/generators/ffmpeg/frame-colour.ts';
 import { TARGET_LUFS, wavBytes } from '../../src/generators/ffmpeg/sound/soundtrack.ts';
 import { seamOf } from '../../src/generators/ffmpeg/sound/reference-bed.ts';
 import { TaskFailure } from '../../src/domain/task-failure.ts';
@@ -108,6 +109,41 @@ before(async () => {
   pictures.sand = await picture('sand', '#f2c070', '#b03018');
 });
 after(() => rm(dir, { recursive: true, force: true }));
+
+describe('the mix kernel', () => {
+  it('is the plain fixed-point mix, byte for byte, clamped at both ends, with and without B', () => {
+    // Odd plane sizes (not multiples of 16): the kernel's padded steps must not spill into a result.
+    const size = { width: 70, height: 38 };
+    const bytes = (size.width * size.height * 3) / 2;
+    let state = 3;
+    const noise = () =>
+      Buffer.from(Array.from({ length: bytes }, () => (state = (state * 1103515245 + 12345) >>> 0) >>> 24));
+    const [a, b] = [noise(), noise()];
+    const mixer = new FrameMixer(size);
+    const mixes: PlaneMix[] = [
+      { a: [1, 1, 1], b: [0, 0, 0], c: [0, 0, 0] },
+      { a: [0.5, 0.25, 2.5], b: [0.5, 0.75, 0.4], c: [0, -120.3, 40.7] },
+      { a: [2.5, 0.1, 0.7], b: [2.5, 0, 0.2], c: [-600, 300, -0.5] },
+    ];
+    for (const mix of mixes) {
+      for (const to of [b, undefined]) {
+        const out = Buffer.alloc(bytes);
+        mixer.mix(out, mix, a, to);
+        for (const [p, [offset, length]] of packedPlanes(size).entries()) {
+          const [fa, fb, c] = [
+            Math.round(mix.a[p] * 256),
+            to ? Math.round(mix.b[p] * 256) : 0,
+            Math.round(mix.c[p] * 256) + 128,
+          ];
+          for (let i = offset; i < offset + length; i++) {
+            const want = Math.max(0, Math.min(255, (fa * a[i] + fb * (to ?? a)[i] + c) >> 8));
+            assert.equal(out[i], want, `plane ${p}, byte ${i - offset}`);
+          }
+        }
+      }
+    }
+  });
+});
 
 describe('first and last frame', () => {
   for (const prompt of ['pan right across the scene', 'slow zoom in', 'zoom out to reveal the valley', 'static shot']) {
@@ -258,6 +294,20 @@ describe('reference audio', () => {
 });
 
 describe('inputs it refuses', () => {
+  it('declares every role but a reference video', () => {
+    assert.deepEqual(renderer.inputsFor(), [
+      {
+        first_frame: true,
+        last_frame: true,
+        keyframes: 8,
+        reference_images: 8,
+        reference_audios: 3,
+        reference_videos: 0,
+        exclusive: [],
+      },
+    ]);
+  });
+
   for (const [name, inputs, extra] of [
     ['a reference video', [{ role: 'reference_video', path: '/nonexistent.mp4' }], {}],
     ['a reference audio without sound', [{ role: 'reference_audio', path: '/nonexistent.wav' }], { audio: false }],

@@ -24,6 +24,7 @@ export function toAccountObject(view: AccountView): AccountObject {
     service_tiers: view.serviceTiers.filter((t) => t !== 'batch'),
     balance_alert_usd_ticks: view.balanceAlertUsdTicks,
     balance_low_since: view.balanceLowSince === null ? null : Math.floor(view.balanceLowSince / 1000),
+    zero_retention: view.zeroRetention,
     created_at: Math.floor(view.createdAt / 1000),
   };
 }

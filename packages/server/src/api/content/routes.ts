@@ -4,9 +4,9 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 import type { Task } from '../../domain/task.ts';
 import type { UrlSigner } from '../../security/url-signer.ts';
-import { ApiError, Conflict, Forbidden, Gone, type ApiErrorCode } from '../../errors.ts';
-import { callerOf, KEY_CACHE_MAX, KEY_CACHE_MS, type Authenticate } from '../authenticate.ts';
-import { ExpiringCache } from '../expiring-cache.ts';
+import { ApiError, Conflict, DeliveredElsewhere, Gone, type ApiErrorCode } from '../../errors.ts';
+import { callerOf, type Authenticate } from '../authenticate.ts';
+import { signedAccess } from './signed-access.ts';
 import { parseRange } from './byte-range.ts';
 import {
   CONTENT_VARIANT_MEDIA_TYPES,
@@ -46,11 +46,10 @@ type ContentRequest = FastifyRequest<{ Params: { id: string }; Querystring: Reco
  * is served before the task succeeded, and only whole, verified files exist to serve.
  */
 export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
-  // The account of each live key that signed a link, trusted as long as a Bearer key is.
-  const signers = new ExpiringCache<string>(KEY_CACHE_MS, KEY_CACHE_MAX);
+  const signed = signedAccess(deps, 'This download link has expired; poll the task again for a fresh one.');
   const buffers = new ReadBuffers();
   const handler = async (request: ContentRequest, reply: FastifyReply) => {
-    const task = await authorizedTask(request, deps, signers);
+    const task = await authorizedTask(request, deps, signed);
     // Deleted by its owner is a 404 (OpenAI's answer, which its SDKs raise as NotFoundError), in its own
     // words; expiry keeps its 410 (the "gone" table of docs/errors.md).
     if (task.deletedAt != null)
@@ -60,6 +59,7 @@ export function registerContentRoutes(app: FastifyInstance, deps: ContentDeps) {
         'video_deleted',
         'The video was deleted by its owner (DELETE /v1/videos/{id}); it cannot be downloaded again.',
       );
+    if (task.result?.delivery?.removed) throw new DeliveredElsewhere();
     if (task.status === 'expired')
       throw new Gone('video_expired', 'The video was deleted when its retention period ended.');
     if (task.status !== 'succeeded' || !task.result) {
@@ -174,30 +174,14 @@ function contentSchema(summary: string) {
 async function authorizedTask(
   request: ContentRequest,
   deps: ContentDeps,
-  signers: ExpiringCache<string>,
+  signed: ReturnType<typeof signedAccess>,
 ): Promise<Task> {
-  const { sig } = request.query;
   const id = taskIdOf(deps.dialects, request.params.id);
-  if (sig === undefined) {
+  if (request.query.sig === undefined) {
     await deps.authenticate(request);
     return deps.tasks.get(callerOf(request).account.id, id);
   }
-  const check = deps.signer.verify(id, request.query, Math.floor(deps.clock() / 1000));
-  if (!check.ok) {
-    throw check.reason === 'expired'
-      ? new Forbidden('signature_expired', 'This download link has expired; poll the task again for a fresh one.')
-      : new Forbidden('signature_invalid', 'This download link is not valid.');
-  }
-  // A link lives only as long as the key that asked for it (a revocation takes effect within KEY_CACHE_MS).
-  const now = deps.clock();
-  let accountId = signers.get(check.keyId, now);
-  if (accountId === undefined) {
-    const key = await deps.accounts.findKey(check.keyId);
-    if (!key || key.revokedAt !== null) throw new Forbidden('signature_invalid', 'This download link is not valid.');
-    accountId = key.accountId;
-    signers.set(check.keyId, accountId, now);
-  }
-  return deps.tasks.get(accountId, id);
+  return deps.tasks.get(await signed(id, request.query), id);
 }
 
 function taskIdOf(dialects: readonly Dialect[], id: string): string {

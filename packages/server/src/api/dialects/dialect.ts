@@ -57,6 +57,18 @@ export interface DialectRouteDeps {
 export interface WireContext {
   /** Absolute, signed link to the task's video, or to one of its images (call only for a succeeded task). */
   signedContentUrl(task: Task, variant?: ContentVariant): string;
+  /**
+   * Absolute, signed link to one of the account's files (`storage_options.public_url`), valid for
+   * `seconds` (the signer's default when absent) and never past `fileExpiresAt`. Absent where no
+   * link may be minted (frozen event bodies hold none).
+   */
+  signedFileUrl?(fileId: string, seconds: number | undefined, fileExpiresAt: number | null): SignedLink;
+}
+
+export interface SignedLink {
+  url: string;
+  /** Unix seconds. */
+  expiresAt: number;
 }
 
 /**

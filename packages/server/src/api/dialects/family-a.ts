@@ -14,6 +14,7 @@ import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
+import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 import {
   inputFieldName,
@@ -39,6 +40,7 @@ const FIELD_NAMES: Record<string, string> = {
   'video.fileId': 'video.file_id',
   'video.taskId': 'video.request_id',
   audio: 'generate_audio',
+  ...DELIVERY_FIELD_NAMES,
   serviceTier: 'service_tier',
 };
 
@@ -74,6 +76,7 @@ export const familyA: Dialect = {
         callbackUrl: callbackUrlOf(body),
         serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
     }),
     // Edits and extensions: only models whose catalog entry offers them get past the service.
@@ -94,6 +97,7 @@ export const familyA: Dialect = {
         callbackUrl: callbackUrlOf(body),
         serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
     }),
     submitRoute({
@@ -114,6 +118,7 @@ export const familyA: Dialect = {
         callbackUrl: callbackUrlOf(body),
         serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
     }),
   ],
@@ -171,6 +176,7 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
       duration: Math.round(outputSeconds(task)),
       thumbnail_url: ctx.signedContentUrl(task, 'thumbnail'),
       ...hasAudio(task),
+      ...storageAnswer(task, ctx),
     };
   }
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };

@@ -11,7 +11,8 @@ import type { Task, TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { contentPath } from '../links.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
-import { hasAudio, openAiErrorBody, submitRoute, type Dialect } from './dialect.ts';
+import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
+import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
 import { inputFieldName, inputRequests, type WireInput, type WireInputs } from './wire-inputs.ts';
 
 /** Family B has no word for an expired result: the task stays SUCCESS, and its content answers 410. */
@@ -29,6 +30,7 @@ const FIELD_NAMES: Record<string, string> = {
   duration: 'seconds',
   images: 'image',
   audio: 'generate_audio',
+  ...DELIVERY_FIELD_NAMES,
   serviceTier: 'service_tier',
 };
 
@@ -58,6 +60,7 @@ export const familyB: Dialect = {
         callbackUrl: callbackUrlOf(body),
         serviceTier: body.service_tier,
         audio: body.generate_audio,
+        delivery: deliveryOf(body),
       }),
       toAnswer: (task) => ({ task_id: task.id, status: 'queued', seconds: String(task.params.duration) }),
     }),
@@ -95,7 +98,7 @@ export const familyB: Dialect = {
     if (field === 'callbackUrl') return callbackFieldName(body);
     return inputFieldName(familyBInputs, field, body) ?? FIELD_NAMES[field] ?? field;
   },
-  toWire: (task, _ctx, queuePosition) => toFamilyBTask(task, queuePosition),
+  toWire: (task, ctx, queuePosition) => toFamilyBTask(task, ctx, queuePosition),
   // Spec 4.6: poll about every 15 s; unfinished answers are 200 like finished ones.
   pollStatus: (task) =>
     task.status === 'queued' || task.status === 'running' ? { code: 200, retryAfterSeconds: 15 } : { code: 200 },
@@ -103,7 +106,7 @@ export const familyB: Dialect = {
   errorBody: openAiErrorBody,
 };
 
-function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
+function toFamilyBTask(task: Task, ctx: WireContext, queuePosition?: number): FamilyBTask {
   const body: FamilyBTask = {
     task_id: task.id,
     status: STATUS[task.status],
@@ -114,6 +117,8 @@ function toFamilyBTask(task: Task, queuePosition?: number): FamilyBTask {
   if (queuePosition !== undefined) body.queue_position = queuePosition;
   if (task.status === 'succeeded') Object.assign(body, { result_url: contentPath(task.id), ...hasAudio(task) });
   if (task.status === 'expired') body.expired = true;
+  const storage = storageAnswer(task, ctx);
+  if (storage) body.video = storage;
   if (task.error && (task.status === 'failed' || task.status === 'canceled')) body.error = { ...task.error };
   // vidgen extension in family B: xAI's field name.
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };

@@ -13,7 +13,8 @@ import type { VideoInput } from '../../engine/task-service.ts';
 import { outputDimensions, outputSeconds, type ServiceTier, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
-import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireIds } from './dialect.ts';
+import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
+import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext, type WireIds } from './dialect.ts';
 import { claimsOpenAiVideos } from './openai-videos-claims.ts';
 import { registerOpenAiVideoRoutes } from './openai-videos-routes.ts';
 import { inputFieldName, inputRequests, type WireInputs } from './wire-inputs.ts';
@@ -50,6 +51,7 @@ const FIELD_NAMES: Record<string, string> = {
   serviceTier: 'service_tier',
   'video.fileId': 'video.id',
   'video.url': 'video',
+  ...DELIVERY_FIELD_NAMES,
 };
 
 /** `video_` and the task's UUID as 32 hex digits, the length OpenAI's own ids have. */
@@ -156,7 +158,7 @@ export const openAiVideos: Dialect = {
     field === 'callbackUrl'
       ? callbackFieldName(body)
       : (inputFieldName(openAiInputs, field, body) ?? FIELD_NAMES[field] ?? field),
-  toWire: (task) => toOpenAiVideo(task),
+  toWire: (task, ctx) => toOpenAiVideo(task, ctx),
   pollStatus: (task) =>
     task.status === 'queued' || task.status === 'running'
       ? {
@@ -185,7 +187,7 @@ export function isDeleted(task: Task): boolean {
 
 const unixSeconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 
-export function toOpenAiVideo(task: Task): OpenAiVideo {
+export function toOpenAiVideo(task: Task, ctx?: WireContext): OpenAiVideo {
   const done = task.status === 'succeeded';
   const size = outputDimensions(task);
   const source = task.params.video;
@@ -207,17 +209,19 @@ export function toOpenAiVideo(task: Task): OpenAiVideo {
     error: task.error && (task.status === 'failed' || task.status === 'canceled') ? { ...task.error } : null,
   };
   if (task.usage) body.usage = { cost_in_usd_ticks: task.usage.costUsdTicks };
-  return { ...body, ...hasAudio(task), service_tier: task.serviceTier };
+  const storage = storageAnswer(task, ctx);
+  return { ...body, ...hasAudio(task), service_tier: task.serviceTier, ...(storage ? { video: storage } : {}) };
 }
 
-/** What every submit of this dialect may add: sound, and a per-request webhook. */
+/** What every submit of this dialect may add: sound, a per-request webhook, a tier, and where the video also goes. */
 function extras(
   body: { generate_audio?: boolean | 'true' | 'false'; service_tier?: ServiceTier } & Parameters<
     typeof callbackUrlOf
-  >[0],
+  >[0] &
+    Parameters<typeof deliveryOf>[0],
 ) {
   const audio = body.generate_audio === undefined ? undefined : String(body.generate_audio) === 'true';
-  return { audio, callbackUrl: callbackUrlOf(body), serviceTier: body.service_tier };
+  return { audio, callbackUrl: callbackUrlOf(body), serviceTier: body.service_tier, delivery: deliveryOf(body) };
 }
 
 /** `seconds` is text on this wire; whole seconds only. */

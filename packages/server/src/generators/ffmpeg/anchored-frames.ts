@@ -10,7 +10,7 @@ import { REST } from './anchored-shot.ts';
 import { easeInOut } from './camera-move.ts';
 import { dissolveMix, isIdentity } from './colour-grade.ts';
 import { frameBytes } from './encode-args.ts';
-import { colourStats, mixFrames, type ColourStats } from './frame-colour.ts';
+import { colourStats, FrameMixer, type ColourStats } from './frame-colour.ts';
 import { FrameResampler, type Size } from './frame-resampler.ts';
 import type { Canvas } from './render-canvas.ts';
 
@@ -41,6 +41,7 @@ export function* anchoredFrames(
   const stats = pictures.map((p, i) => colourStats(p.exact ?? resamplers[i].frame(REST), output));
   const outs = [0, 1].map(() => Buffer.allocUnsafe(frameBytes(output)));
   const cuts = [0, 1].map(() => Buffer.allocUnsafe(frameBytes(output)));
+  const mixer = new FrameMixer(output);
   for (let n = 0; n < frames; n++) {
     const f = shot.frameAt(n);
     const strength = grade ? strengthAt(f, grade) : 0;
@@ -64,7 +65,7 @@ export function* anchoredFrames(
     } else {
       const a = resamplers[one].frame(view, cuts[0]);
       const b = two === undefined ? undefined : resamplers[two].frame(f.toView!, cuts[1]);
-      mixFrames(out, output, mix, a, b);
+      mixer.mix(out, mix, a, b);
     }
     yield out;
   }

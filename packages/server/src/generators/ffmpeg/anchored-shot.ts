@@ -40,7 +40,7 @@ export interface AnchoredShot {
 }
 
 /** The share of a segment over which the dissolve runs, centred. */
-const DISSOLVE = { start: 0.2, length: 0.6 };
+const DISSOLVE = { start: 0.375, length: 0.25 };
 export const REST: CameraView = Object.freeze({ cx: 0.5, cy: 0.5, zoom: 1 });
 
 interface Segment {

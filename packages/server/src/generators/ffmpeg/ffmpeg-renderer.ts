@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import type { TaskKind } from '../../domain/task.ts';
+import type { ModelInputs } from '../../domain/task-inputs.ts';
 import { FAILURES, TaskFailure } from '../../domain/task-failure.ts';
 import {
   monotonicProgress,
@@ -21,7 +22,7 @@ import {
 import { QUIET, rawFramesInput, x264Output, type EncoderSettings } from './encode-args.ts';
 import { frameSource } from './frame-source.ts';
 import type { Size } from './frame-resampler.ts';
-import { renderInputs, type RenderInputs } from './render-inputs.ts';
+import { RENDERER_INPUTS, renderInputs, type RenderInputs } from './render-inputs.ts';
 import { renderFailed, runFfmpeg } from './run-ffmpeg.ts';
 import { renderEdit } from './video-edit.ts';
 import { renderExtension } from './video-extend.ts';
@@ -58,6 +59,10 @@ export class FfmpegRenderer implements Generator {
     if (!PRESETS.includes(this.encoder.preset)) throw new Error(`Unknown x264 preset '${this.encoder.preset}'.`);
     if (!Number.isInteger(this.encoder.threads) || this.encoder.threads < 0)
       throw new Error('threads must be a whole number >= 0.');
+  }
+
+  inputsFor(): readonly ModelInputs[] {
+    return [RENDERER_INPUTS];
   }
 
   async generate(job: GenerationJob, ctx: GenerationContext): Promise<GenerationOutput> {

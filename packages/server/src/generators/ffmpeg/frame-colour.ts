@@ -6,6 +6,7 @@
  * Reinhard et al. transfer colour between photographs, done in the encoder's own Y'CbCr so a frame
  * costs one pass and no conversion.
  */
+import { MixKernel } from './mix-kernel.ts';
 import { rgbToYuv420, type Plane } from './yuv-canvas.ts';
 import type { Size } from './frame-resampler.ts';
 
@@ -53,18 +54,30 @@ export function colourStats(frame: Uint8Array, size: Size, step = 7): ColourStat
   return { mean, spread };
 }
 
-/** `out = a * A + b * B + c` per plane, rounded and clamped to bytes; B may be absent (b ignored). */
-export function mixFrames(out: Buffer, size: Size, mix: PlaneMix, from: Uint8Array, to?: Uint8Array): void {
-  const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
-  packedPlanes(size).forEach(([offset, length], p) => {
-    const a = mix.a[p];
-    const b = mix.b[p];
-    // Uint8ClampedArray rounds half to even and clamps: + 0 keeps the loop free of Math calls.
-    const c = mix.c[p];
-    const end = offset + length;
-    if (to) for (let i = offset; i < end; i++) clamped[i] = a * from[i] + b * to[i] + c;
-    else for (let i = offset; i < end; i++) clamped[i] = a * from[i] + c;
-  });
+/**
+ * `out = a * A + b * B + c` per plane of packed yuv420p frames of one size, rounded and clamped to
+ * bytes, in fixed point with 8 fractional bits (mix-kernel.ts). One mixer per render.
+ */
+export class FrameMixer {
+  private readonly kernel: MixKernel;
+  private readonly bytes: number;
+
+  constructor(private readonly size: Size) {
+    this.bytes = (size.width * size.height * 3) / 2;
+    this.kernel = new MixKernel(this.bytes);
+  }
+
+  /** Mixes `from` (and `to`, when given) into `out`. */
+  mix(out: Uint8Array, mix: PlaneMix, from: Uint8Array, to?: Uint8Array): void {
+    this.kernel.load(from, to);
+    for (const [p, [offset, length]] of packedPlanes(this.size).entries()) {
+      const fb = to ? Math.round(mix.b[p] * 256) : 0;
+      // + 128: the shift then rounds to nearest; a negative sum clamps to 0, a large one to 255.
+      const c = Math.round(mix.c[p] * 256) + 128;
+      this.kernel.mixPlane(offset, length, Math.round(mix.a[p] * 256), fb, c, to !== undefined);
+    }
+    this.kernel.store(out, this.bytes);
+  }
 }
 
 /** Packed RGB (even sides) as packed yuv420p, in the renderer's BT.709 limited range. */

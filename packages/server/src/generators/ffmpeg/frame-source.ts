@@ -19,7 +19,7 @@ import { planShot } from './camera-shot.ts';
 import { referenceColours } from './colour-grade.ts';
 import { colourStats, packedYuv420, type ColourStats } from './frame-colour.ts';
 import { FrameResampler, type Size } from './frame-resampler.ts';
-import { canvasSize, imageCanvas, sceneCanvas, type Canvas } from './render-canvas.ts';
+import { canvasSize, imageCanvas, imageCanvases, sceneCanvas, type Canvas } from './render-canvas.ts';
 import { frameAt, type RenderInputs } from './render-inputs.ts';
 import { withReferenceFrames } from './reference-frames.ts';
 import { sceneParticles } from './scene-particles.ts';
@@ -84,8 +84,8 @@ async function anchoredSource(
   const pictures: AnchorPicture[] = [];
   if (!inputs.startsOnImage) pictures.push({ canvas: await scene(job, inputs, size) });
   for (const anchor of inputs.anchors) {
-    const framed = await imageCanvas(anchor.path, output);
-    pictures.push({ canvas: await imageCanvas(anchor.path, size), exact: packedYuv420(framed.data, output) });
+    const [canvas, framed] = await imageCanvases(anchor.path, [size, output]);
+    pictures.push({ canvas, exact: packedYuv420(framed.data, output) });
   }
   const grade = references && {
     to: references,

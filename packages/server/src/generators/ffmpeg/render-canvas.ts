@@ -43,6 +43,36 @@ export async function imageCanvas(file: string, size: Size): Promise<Canvas> {
   }
 }
 
+/**
+ * One input image at several sizes, each as `imageCanvas` frames it, decoded once: an anchor's
+ * canvas and its exact frame (anchored-frames.ts).
+ */
+export async function imageCanvases(file: string, sizes: Size[]): Promise<Canvas[]> {
+  const sharp = await loadSharp();
+  try {
+    const { data, info } = await sharp(file)
+      .rotate()
+      .flatten({ background: '#000000' })
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const raw = { width: info.width, height: info.height, channels: 3 as const };
+    const out: Canvas[] = [];
+    for (const size of sizes) {
+      const resized = await sharp(data, { raw })
+        .resize(size.width, size.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' })
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      out.push(checked(resized.data, resized.info, size));
+    }
+    return out;
+  } catch (err) {
+    if (err instanceof TaskFailure) throw err;
+    throw FAILURES.invalidInput('An input image could not be read.');
+  }
+}
+
 /** The prompt's procedural scene, drawn at `size`. */
 export async function sceneCanvas(prompt: string, seed: number | undefined, size: Size): Promise<Canvas> {
   const svg = buildSceneSvg({ prompt, seed, ...size });

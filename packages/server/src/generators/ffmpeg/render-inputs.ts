@@ -6,13 +6,28 @@
  * declares none for the renderer's models, so only a job built outside the API meets this.
  */
 import { FAILURES } from '../../domain/task-failure.ts';
-import type { GenerationJob, JobInput } from '../generator.ts';
+import type { InputRole, ModelInputs } from '../../domain/task-inputs.ts';
+import { jobInputs, type GenerationJob } from '../generator.ts';
 
 /** A picture the video shows exactly at `atSeconds`. */
 export interface Anchor {
   path: string;
   atSeconds: number;
 }
+
+/**
+ * What the renderer takes (FfmpegRenderer.inputsFor): every role but a reference video. The counts
+ * are what its layout and tests cover (references framed in two rows of four); nothing else limits them.
+ */
+export const RENDERER_INPUTS: ModelInputs = Object.freeze({
+  first_frame: true,
+  last_frame: true,
+  keyframes: 8,
+  reference_images: 8,
+  reference_audios: 3,
+  reference_videos: 0,
+  exclusive: [],
+}) as ModelInputs;
 
 export interface RenderInputs {
   /** Time order; the first frame at 0 and the last frame at the duration when given. */
@@ -24,9 +39,8 @@ export interface RenderInputs {
 }
 
 export function renderInputs(job: GenerationJob): RenderInputs {
-  const inputs: JobInput[] = job.inputs ?? job.images.slice(0, 1).map((path) => ({ role: 'first_frame', path }));
   const bad = (message: string) => FAILURES.invalidInput(message);
-  const of = (role: JobInput['role']) => inputs.filter((input) => input.role === role);
+  const of = (role: InputRole) => jobInputs(job, role);
   if (of('reference_video').length > 0) throw bad('The built-in renderer takes no reference video.');
   const first = of('first_frame');
   const last = of('last_frame');

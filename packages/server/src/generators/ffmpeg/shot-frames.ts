@@ -6,7 +6,7 @@ import type { CameraView } from './camera-move.ts';
 import type { Shot } from './camera-shot.ts';
 import { dissolveMix, type Grade } from './colour-grade.ts';
 import { frameBytes } from './encode-args.ts';
-import { mixFrames, type ColourStats } from './frame-colour.ts';
+import { FrameMixer, type ColourStats } from './frame-colour.ts';
 import type { FrameResampler, Size } from './frame-resampler.ts';
 import type { ParticleField } from './scene-particles.ts';
 
@@ -45,6 +45,7 @@ export function* shotFrames(
   // The frame last handed over, which the pipe may still be writing.
   let sent: Buffer | undefined;
   const spare = () => buffers.find((b) => b !== sent && b !== held) as Buffer;
+  const mixer = tone ? new FrameMixer(output) : undefined;
   for (let n = 0; n < frames; n++) {
     const next = n + 1 < frames ? shot.viewAt(at(n + 1)) : undefined;
     const repeats = next !== undefined && keyOf(next) === keyOf(view);
@@ -56,7 +57,7 @@ export function* shotFrames(
       // Graded into another buffer while the cut is held clean for the frames that repeat it.
       frame = repeats ? spare() : cut;
       const grade: Grade = { to: tone.to, strength };
-      mixFrames(frame, output, dissolveMix(tone.canvas, undefined, 0, grade), cut);
+      mixer!.mix(frame, dissolveMix(tone.canvas, undefined, 0, grade), cut);
     }
     if (particles) {
       if (repeats && frame === cut) {

@@ -1,5 +1,5 @@
 /**
- * Just enough of the WebAssembly binary format to write two small SIMD kernels by hand, so the
+ * Just enough of the WebAssembly binary format to write a few small SIMD kernels by hand, so the
  * renderer needs no compiler toolchain and no prebuilt binary blob: the module is assembled from
  * this readable source at startup (a few hundred bytes, microseconds). Opcodes follow the
  * WebAssembly core and fixed-width SIMD specifications.
@@ -70,6 +70,13 @@ export const op = {
   i16x8Add: simd(0x8e),
   i16x8Sub: simd(0x91),
   i16x8Mul: simd(0x95),
+  i32x4Splat: simd(0x11),
+  i16x8NarrowI32x4S: simd(0x85),
+  i32x4ExtendLowI16x8U: simd(0xa9),
+  i32x4ExtendHighI16x8U: simd(0xaa),
+  i32x4ShrS: simd(0xac),
+  i32x4Add: simd(0xae),
+  i32x4Mul: simd(0xb5),
 };
 
 export interface WasmFunction {

@@ -21,7 +21,7 @@ import type { TransitionEffects } from './transition-effects.ts';
  *    the effects and the next claim, in one transaction.
  *
  * Values are named slots, filled per task by `completionValues` in the store: `key`, `bytes`,
- * `etag`, `durationMs`, `now`, `expiresAt`, `upstreamCost`, the lease (`taskId`, `owner`, `token`),
+ * `etag`, `durationMs`, `now`, `expiresAt`, `upstreamCost`, `delivery`, the lease (`taskId`, `owner`, `token`),
  * and `fx<i>` for the i-th effect's completed columns (TransitionEffects.completedColumns).
  */
 
@@ -36,6 +36,7 @@ export type CompletionSlot =
   | 'now'
   | 'expiresAt'
   | 'upstreamCost'
+  | 'delivery'
   | 'taskId'
   | 'owner'
   | 'token'
@@ -87,6 +88,7 @@ export function completionStatements(db: Kysely<Database>, dialect: SqlDialect, 
         result_bytes: slot('bytes'),
         result_etag: slot('etag'),
         result_duration_ms: slot('durationMs'),
+        result_delivery: slot('delivery'),
         finished_at: slot('now'),
         expires_at: slot('expiresAt'),
         lease_owner: null,

@@ -531,6 +531,30 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('tasks').addColumn('deleted_at', 'bigint').execute();
     },
   },
+  '0240_result_delivery': {
+    async up(db: Kysely<any>) {
+      // What became of the upload URL or file a task asked its video to go to (docs/storage.md), written
+      // by the completing statement itself.
+      await db.schema.alterTable('tasks').addColumn('result_delivery', 'text').execute();
+    },
+  },
+  '0241_zero_retention': {
+    async up(db: Kysely<any>) {
+      // An account whose videos are kept only until they reach its own storage (docs/storage.md).
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('zero_retention', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
+  '0242_file_expiry': {
+    async up(db: Kysely<any>) {
+      // Files that end by themselves (a video kept for `storage_options.expires_after`): the retention
+      // sweeper deletes them by this index.
+      await db.schema.alterTable('files').addColumn('expires_at', 'bigint').execute();
+      await db.schema.createIndex('files_expires_at').on('files').column('expires_at').execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

@@ -18,6 +18,8 @@ export interface TasksTable {
   result_etag: string | null;
   /** Length of the verified output in milliseconds (edits and extensions learn it only when they run). */
   result_duration_ms: number | null;
+  /** What became of the delivery a task asked for (JSON of domain/delivery.ts's DeliveryOutcome; migration 0240). */
+  result_delivery: string | null;
   attempts: number;
   lease_owner: string | null;
   lease_token: number;
@@ -65,6 +67,8 @@ export interface AccountsTable {
   name: string;
   models: string | null;
   created_at: number;
+  /** Zero retention (migration 0241): submits must name an upload URL, and a delivered video is not kept. */
+  zero_retention: Generated<number>;
   /** The service tiers its submits may name, as JSON; null: the default ones (migration 0200). */
   service_tiers: string | null;
 }
@@ -87,6 +91,8 @@ export interface FilesTable {
   purpose: string;
   blob_key: string;
   created_at: number;
+  /** When the file is deleted (migration 0242); null: kept until its owner deletes it. */
+  expires_at: number | null;
 }
 
 export interface TaskAttemptsTable {

@@ -21,6 +21,7 @@ export class SqlAccountStore implements AccountStore {
           'a.name',
           'a.models',
           'a.created_at',
+          'a.zero_retention',
           'a.service_tiers',
         ])
         .where('k.hash', '=', '')
@@ -118,6 +119,14 @@ export class SqlAccountStore implements AccountStore {
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
+  async setZeroRetention(accountId: string, on: boolean): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({ zero_retention: on ? 1 : 0 })
+      .where('id', '=', accountId)
+      .execute();
+  }
+
   async setServiceTiers(accountId: string, tiers: ServiceTier[] | null): Promise<void> {
     const text = tiers === null ? null : JSON.stringify(tiers);
     await this.db.updateTable('accounts').set({ service_tiers: text }).where('id', '=', accountId).execute();
@@ -132,14 +141,13 @@ export class SqlAccountStore implements AccountStore {
   }
 }
 
-function toAccount(
-  row: Pick<Selectable<AccountsTable>, 'id' | 'name' | 'models' | 'created_at'> & { service_tiers?: string | null },
-): Account {
+function toAccount(row: Selectable<AccountsTable>): Account {
   return {
     id: row.id,
     name: row.name,
     models: row.models === null ? null : JSON.parse(row.models),
     createdAt: row.created_at,
+    zeroRetention: Number(row.zero_retention) === 1,
     serviceTiers: row.service_tiers ? JSON.parse(row.service_tiers) : null,
   };
 }

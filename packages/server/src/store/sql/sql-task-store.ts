@@ -298,7 +298,8 @@ export class SqlTaskStore implements TaskStore {
   }
 
   reportProgress(lease: Lease, progress: number): Promise<boolean> {
-    const percent = Math.max(0, Math.min(99, Math.floor(progress)));
+    // 100 while running means rendered and being delivered to the caller's storage (docs/storage.md).
+    const percent = Math.max(0, Math.min(100, Math.floor(progress)));
     return this.guarded(lease, (eb) => ({ progress: percent, revision: nextRevision(eb) }));
   }
 
@@ -374,6 +375,7 @@ export class SqlTaskStore implements TaskStore {
       now,
       expiresAt,
       upstreamCost: result.upstreamCostUsdTicks ?? null,
+      delivery: result.delivery ? JSON.stringify(result.delivery) : null,
       taskId: lease.id,
       owner: lease.owner,
       token: lease.token,

@@ -23,6 +23,7 @@ export const TASK_COLUMNS = [
   'result_bytes',
   'result_etag',
   'result_duration_ms',
+  'result_delivery',
   'attempts',
   'lease_owner',
   'lease_token',
@@ -69,6 +70,7 @@ export function toTask(row: TaskRow): Task {
           bytes: row.result_bytes ?? 0,
           etag: row.result_etag ?? '',
           ...(row.result_duration_ms !== null ? { durationSeconds: Number(row.result_duration_ms) / 1000 } : {}),
+          ...(row.result_delivery !== null ? { delivery: JSON.parse(row.result_delivery) } : {}),
         }
       : null,
     attempts: row.attempts,
