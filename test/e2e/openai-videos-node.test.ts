@@ -146,6 +146,17 @@ describe('the openai Node SDK against vidgen', () => {
     assert.deepEqual(familyA.body.data, []);
   });
 
+  it('remixes "Same scene at night" and edits "Make it autumn": everyday words the built-in renderer knows', async () => {
+    const night = await completed(await client.videos.remix(first.id, { prompt: 'Same scene at night' }));
+    assert.equal(night.status, 'completed', JSON.stringify(night));
+    const autumn = await completed(await client.videos.edit({ prompt: 'Make it autumn', video: { id: first.id } }));
+    assert.equal(autumn.status, 'completed', JSON.stringify(autumn));
+    for (const video of [night, autumn]) {
+      const probe = await probeBytes((await download(video.id)).bytes);
+      assert.deepEqual([probe.width, probe.height], [1280, 720]);
+    }
+  });
+
   it('deletes a finished video, after which it is a 404', async () => {
     const gone = await client.videos.delete(first.id);
     assert.deepEqual(gone, { id: first.id, object: 'video.deleted', deleted: true });

@@ -16,3 +16,4 @@ export { Type } from '@sinclair/typebox';
 export type { Static, TSchema, TObject } from '@sinclair/typebox';
 export * from './billing.ts';
 export * from './channels.ts';
+export * from './mcp.ts';

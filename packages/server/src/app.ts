@@ -16,7 +16,8 @@ import { registerTaskRoutes } from './api/task-routes.ts';
 import { registerSubmitRoutes } from './api/submit-routes.ts';
 import { installDialectClaims } from './api/dialect-claims.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
-import { registerModelRoutes } from './api/models/routes.ts';
+import { modelsOfCaller, registerModelRoutes } from './api/models/routes.ts';
+import { registerMcpRoute } from './api/mcp/mcp-route.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
 import { registerFileContentRoute } from './api/files/file-content.ts';
@@ -74,6 +75,12 @@ export interface AppDeps {
    * the heartbeat, how long one stream may last.
    */
   streams: { watch: TaskWatch; maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
+  /**
+   * `/mcp` (docs/mcp.md): how long a create without the task capability waits, the longest a
+   * video is kept (an MCP task's longest `ttl`), the browser origins allowed besides the public
+   * URL's. Absent, the endpoint is not served.
+   */
+  mcp?: { waitMs: number; retentionMs: number; allowedOrigins: readonly string[] };
 }
 
 declare module 'fastify' {
@@ -152,6 +159,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       watch: deps.streams.watch,
       streams,
     });
+  if (deps.mcp) {
+    const { allowedOrigins, ...mcp } = deps.mcp;
+    registerMcpRoute(app, {
+      ...mcp,
+      tasks: deps.tasks,
+      watch: deps.streams.watch,
+      blobs: deps.blobs,
+      dialects: deps.dialects,
+      models: modelsOfCaller({ tasks: deps.tasks, dialects: deps.dialects, prices: deps.billing }),
+      links,
+      clock: deps.clock,
+      allowedOrigins: deps.publicUrl ? [new URL(deps.publicUrl).origin, ...allowedOrigins] : allowedOrigins,
+    });
+  }
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
   // scope (to delete temporary uploads), which would otherwise cost every poll a little.
   await app.register(async (uploads) => {

@@ -29,6 +29,7 @@ export interface Config {
   signedUrlTtlSeconds: number;
   signingSecret?: string;
   workerConcurrency: number;
+  fetchConcurrency: number;
   leaseSeconds: number;
   heartbeatSeconds: number;
   pollMs: number;
@@ -81,6 +82,11 @@ export interface Config {
   accessLog: boolean;
   /** Task streams (docs/streams.md): open streams per account in one API process, and their heartbeat. */
   streams: { maxPerAccount: number; heartbeatMs: number; maxLifetimeMs: number };
+  /**
+   * The MCP endpoint (docs/mcp.md): how long a create called without the task capability waits, and
+   * the browser origins that may call it besides the public URL's.
+   */
+  mcp: { waitMs: number; allowedOrigins: string[] };
   /**
    * Webhook deliveries (docs/webhooks.md): the retry schedule, each POST's time limit, POSTs in flight per worker
    * process.
@@ -155,6 +161,11 @@ export const ENVIRONMENT = {
   VIDGEN_BODY_LIMIT_MB: { fallback: 32, min: 1, about: 'largest JSON body' },
   VIDGEN_UPLOAD_LIMIT_MB: { fallback: 100, min: 1, about: 'largest uploaded file' },
   VIDGEN_WORKER_CONCURRENCY: { fallback: 2, min: 1, about: 'renders at once per backend in this process' },
+  VIDGEN_FETCH_CONCURRENCY: {
+    fallback: 4,
+    min: 1,
+    about: 'tasks fetching their input images or video at once per backend, outside the render slots',
+  },
   VIDGEN_LEASE_SECONDS: { fallback: 30, min: 1, about: 'task lease; an interrupted task runs again once it ran out' },
   VIDGEN_HEARTBEAT_SECONDS: { fallback: 10, min: 0.1, about: 'how often a worker renews its leases' },
   VIDGEN_POLL_MS: { fallback: 1000, min: 10, about: 'how often an idle worker looks for tasks and webhook deliveries' },
@@ -271,6 +282,15 @@ export const ENVIRONMENT = {
     min: 0.01,
     about: 'longest life of one task event stream; then its client reconnects, its key checked again',
   },
+  VIDGEN_MCP_WAIT_SECONDS: {
+    fallback: 50,
+    min: 0,
+    about: "how long an MCP generate_video without the task capability waits for the video (under agents' 60 s)",
+  },
+  VIDGEN_MCP_ALLOWED_ORIGINS: {
+    unset: "only VIDGEN_PUBLIC_URL's",
+    about: 'comma-separated browser origins that may call /mcp; any other Origin is refused (DNS rebinding)',
+  },
   VIDGEN_LOG_LEVEL: { fallback: 'info', about: 'pino log level; logs are JSON on stdout' },
   VIDGEN_ACCESS_LOG: {
     fallback: 'on',
@@ -349,6 +369,7 @@ export function loadConfig(env: Env): Config {
     signedUrlTtlSeconds: num('VIDGEN_SIGNED_URL_TTL_SECONDS'),
     signingSecret: optional('VIDGEN_SIGNING_SECRET'),
     workerConcurrency: num('VIDGEN_WORKER_CONCURRENCY'),
+    fetchConcurrency: num('VIDGEN_FETCH_CONCURRENCY'),
     leaseSeconds: num('VIDGEN_LEASE_SECONDS'),
     heartbeatSeconds: num('VIDGEN_HEARTBEAT_SECONDS'),
     pollMs: num('VIDGEN_POLL_MS'),
@@ -384,6 +405,13 @@ export function loadConfig(env: Env): Config {
       maxPerAccount: Math.floor(num('VIDGEN_MAX_STREAMS_PER_ACCOUNT')),
       heartbeatMs: num('VIDGEN_STREAM_HEARTBEAT_SECONDS') * 1000,
       maxLifetimeMs: num('VIDGEN_STREAM_MAX_SECONDS') * 1000,
+    },
+    mcp: {
+      waitMs: num('VIDGEN_MCP_WAIT_SECONDS') * 1000,
+      allowedOrigins: (optional('VIDGEN_MCP_ALLOWED_ORIGINS') ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
     },
     webhooks: {
       retryBaseMs: num('VIDGEN_WEBHOOK_RETRY_BASE_MS'),

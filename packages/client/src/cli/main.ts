@@ -11,6 +11,7 @@ import { forgetCommand, resumeCommand } from './commands/resume.ts';
 import { modelsCommand, tasksCommand } from './commands/list-commands.ts';
 import { loginCommand, logoutCommand } from './commands/login.ts';
 import { webhooksCommand } from './commands/webhooks-command.ts';
+import { mcpCommand } from './commands/mcp-command.ts';
 import { SubmitOutcomeUnknown, WaitTimeoutError } from '../task-errors.ts';
 import { APIConnectionError, APIError, APIUserAbortError } from '../errors.ts';
 import { VERSION } from '../version.ts';
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, (ctx: CliContext) => Promise<number>> = {
   login: loginCommand,
   logout: logoutCommand,
   webhooks: webhooksCommand,
+  mcp: mcpCommand,
 };
 
 /** Runs one `vidgen` invocation and returns its exit code; never calls process.exit itself. */

@@ -19,6 +19,7 @@ Commands:
   login      save a server and key in ~/.vidgen/profile.json
   logout     delete the saved profile
   webhooks   \`webhooks listen --forward-to URL\`: receive this account's events locally   (--forward-to)
+  mcp        an MCP server on stdio for agents, bridged to the server's /mcp (docs/mcp.md)
 
 Global flags:
   --base-url <url>        server (env VIDGEN_BASE_URL, then the profile, default http://127.0.0.1:8080)
@@ -123,6 +124,11 @@ Usage: vidgen download <task-id> [--output <file>] [--family A|B] [--variant thu
     `wait for running tasks, download finished ones to the path they were submitted with.\nEntries of other ` +
     `servers or keys are listed and left alone.\n\nUsage: vidgen resume [--no-download]\n\n  --no-download         ` +
     `  wait, but do not download\n${WAIT_FLAGS}\n`,
+  mcp:
+    `An MCP server on stdin/stdout for desktop agents (Claude Desktop, Cursor, VS Code): each JSON-RPC message ` +
+    `is\nforwarded to <base URL>/mcp with the API key, and the server's answers and notifications are written ` +
+    `back,\none per line. The tools and the task flow are the server's (docs/mcp.md).\n\nUsage: VIDGEN_BASE_URL=` +
+    `<url> VIDGEN_API_KEY=<key> vidgen mcp\n`,
   webhooks:
     `Receive this account's webhook events on a machine without a public address: listen on loopback,\nregister ` +
     `that URL as a temporary endpoint (the server must allow private URLs: VIDGEN_ALLOW_PRIVATE_URLS),\nverify ` +

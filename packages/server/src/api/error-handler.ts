@@ -3,7 +3,7 @@ import { ApiError, InvalidField, InvalidRequest, ModelServedElsewhere, type ApiE
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 import { unavailableFor } from './unavailable.ts';
 
-type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
+export type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
 /**
  * The one place errors become responses (invariant 6, docs/architecture.md). A route owned by a dialect gets
@@ -83,7 +83,7 @@ function toApiError(err: FastifyError): ApiError {
 }
 
 /** Turns the first schema violation into a message that names the field. */
-function fromSchemaIssues(issues: SchemaIssue[], context: string): ApiError {
+export function fromSchemaIssues(issues: SchemaIssue[], context: string): ApiError {
   const issue = issues[0];
   const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
   const field = path.reduce(

@@ -13,15 +13,15 @@ const MAX_UNIX_SECONDS = 1e11;
 export function idempotencyOf(request: FastifyRequest): Idempotency | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
-  const key = Array.isArray(raw) ? raw[0] : raw;
+  return idempotencyFor(Array.isArray(raw) ? raw[0] : raw, request.routeOptions.url ?? request.url, request.body);
+}
+
+/** A key with the fingerprint of what it was sent with (a route and its body, or a tool and its arguments). */
+export function idempotencyFor(key: string, route: string, body: unknown, field = 'Idempotency-Key'): Idempotency {
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new InvalidRequest(
-      'invalid_idempotency_key',
-      '`Idempotency-Key` must be 1–255 visible ASCII characters.',
-      'Idempotency-Key',
-    );
+    throw new InvalidRequest('invalid_idempotency_key', `\`${field}\` must be 1–255 visible ASCII characters.`, field);
   }
-  return { key, requestHash: requestFingerprint(request.routeOptions.url ?? request.url, request.body) };
+  return { key, requestHash: requestFingerprint(route, body) };
 }
 
 /** Marks an answer that repeats what an earlier request with the same key got. */

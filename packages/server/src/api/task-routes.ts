@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
+import { IdempotencyKeyValue, PollQuery, TaskList, TaskListQuery, Type, type ContentVariant } from '@vidgen/protocol';
 import type { TaskService } from '../engine/task-service.ts';
 import { FINISHED_STATUSES, type Task } from '../domain/task.ts';
 import type { Dialect, WireContext } from './dialects/dialect.ts';
@@ -153,15 +153,7 @@ export function ownedTask(dialect: Dialect, task: Task, wireId: string): Task {
   return task;
 }
 
-export const IdempotencyHeader = Type.Object({
-  'Idempotency-Key': Type.Optional(
-    Type.String({
-      description:
-        'Same key and body replay the first answer (`Idempotent-Replayed: true`); another body is 422; still in ' +
-        'flight is 409. 1–255 visible ASCII characters.',
-    }),
-  ),
-});
+export const IdempotencyHeader = Type.Object({ 'Idempotency-Key': Type.Optional(IdempotencyKeyValue) });
 
 /**
  * The schemas of a dialect's routes, from its descriptor: they validate requests, serialize

@@ -96,6 +96,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     signedUrlTtlSeconds: config.signedUrlTtlSeconds,
     tracing: deps.tracing,
     streams: { watch: deps.watch, ...config.streams },
+    mcp: { ...config.mcp, retentionMs: config.retentionSeconds * 1000 },
   });
 }
 

@@ -73,6 +73,7 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     leaseMs: config.leaseSeconds * 1000,
     heartbeatMs: config.heartbeatSeconds * 1000,
     pollMs: config.pollMs,
+    fetchSlots: config.fetchConcurrency,
     maxAttempts: config.maxAttempts,
     retentionMs: config.retentionSeconds * 1000,
     // A refused image (media's ImageRejected) becomes a task failure in the engine.

@@ -58,6 +58,12 @@ export interface TaskRunnerDeps {
   delivery?: OutputDeliveryDeps;
 }
 
+/** Resolves when the task may start rendering: its inputs are in and a render slot is its own. */
+export type UntilSlot = (signal: AbortSignal) => Promise<void>;
+
+/** The task has inputs to fetch before it renders: it goes through its lane's fetch stage. */
+export const hasInputs = (task: Task) => taskInputs(task.params).length > 0 || task.params.video !== undefined;
+
 /** Why an attempt was stopped from outside: each leads to a different ending. */
 export type StopReason = 'shutdown' | 'canceled' | 'lease_lost' | 'deadline';
 
@@ -96,6 +102,7 @@ export async function runTask(
   controller: AbortController,
   claimNext: () => ClaimRequest | undefined = () => undefined,
   span?: Span,
+  untilSlot?: UntilSlot,
 ): Promise<Claimed | undefined> {
   const log = deps.logger.child({ taskId: task.id, attempt: task.attempts });
   const started = deps.clock();
@@ -105,7 +112,7 @@ export async function runTask(
   // handed back.
   const workDir = new WorkDir(deps.workRoot, () => workDirPrefix(task.id));
   try {
-    const produced = await produce(deps, task, lease, controller, workDir);
+    const produced = await produce(deps, task, lease, controller, workDir, untilSlot);
     ending = produced.ok
       ? await store(deps, task, lease, produced, workDir, claimNext, log)
       : await settleFailure(deps, task, lease, produced.error, controller.signal, log);
@@ -144,6 +151,7 @@ async function produce(
   lease: Lease,
   controller: AbortController,
   workDir: WorkDir,
+  untilSlot?: UntilSlot,
 ): Promise<Produced> {
   const tracing = deps.tracing ?? noTracing;
   try {
@@ -158,10 +166,11 @@ async function produce(
       const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
       return { inputs, video };
     };
-    const { inputs, video } =
-      given.length > 0 || task.params.video
-        ? await tracing.withSpan('task.load_inputs', { attributes: { 'vidgen.inputs.count': given.length } }, load)
-        : await load();
+    const { inputs, video } = hasInputs(task)
+      ? await tracing.withSpan('task.load_inputs', { attributes: { 'vidgen.inputs.count': given.length } }, load)
+      : await load();
+    // Fetched in the lane's fetch stage (fetch-stage.ts): only now does the task take a render slot.
+    if (untilSlot) await untilSlot(signal);
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;
     const generating = {

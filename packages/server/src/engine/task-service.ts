@@ -135,6 +135,12 @@ export class TaskService {
     return this.deps.catalog.list().filter((m) => isEntitled(account, m));
   }
 
+  /** The family that serves a model (id or alias) this account may use; undefined for any other name. */
+  familyOf(account: Account, modelId: string): ApiFamily | undefined {
+    const model = this.deps.catalog.find(modelId);
+    return model && isEntitled(account, model) ? model.family : undefined;
+  }
+
   /**
    * Creates a task, or with an Idempotency-Key returns the task that key already created
    * (invariant 2, docs/architecture.md: same key and body replay; other body 422; still being created 409).
@@ -222,8 +228,15 @@ export class TaskService {
     return task.status === 'queued' ? this.positions.positionOf(task) : undefined;
   }
 
-  /** One page of the account's tasks of one family, newest first unless the query says otherwise. */
-  async list(accountId: string, family: ApiFamily, query: ListQuery): Promise<{ tasks: Task[]; hasMore: boolean }> {
+  /**
+   * One page of the account's tasks of one family (or of every family: undefined), newest first
+   * unless the query says otherwise.
+   */
+  async list(
+    accountId: string,
+    family: ApiFamily | undefined,
+    query: ListQuery,
+  ): Promise<{ tasks: Task[]; hasMore: boolean }> {
     // Tasks keep the catalog id: an alias filters by the model it names.
     const model = query.model === undefined ? undefined : (this.deps.catalog.find(query.model)?.id ?? query.model);
     const rows = await this.deps.tasks.list({ ...query, model, accountId, family, limit: query.limit + 1 });

@@ -1,7 +1,16 @@
 import type { Logger } from 'pino';
 import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { Lease } from '../domain/lease.ts';
-import { leaseLostReason, runTask, type StopReason, type TaskRunnerDeps } from './task-runner.ts';
+import {
+  hasInputs,
+  leaseLostReason,
+  runTask,
+  type StopReason,
+  type TaskRunnerDeps,
+  type UntilSlot,
+} from './task-runner.ts';
+import { FetchStage } from './fetch-stage.ts';
+import { laneClaimer, type ClaimAnswer } from './lane-claimer.ts';
 import { announceWorker, stopLeaseHolder } from '../domain/worker-lifecycle.ts';
 import { isStorageFault } from '../domain/storage-faults.ts';
 import { noTracing, parseTraceContext } from '../observability/tracing/tracing.ts';
@@ -30,6 +39,8 @@ export interface WorkerDeps extends TaskRunnerDeps {
   heartbeatMs: number;
   /** How often an idle slot looks for work when no wake-up hint arrives. */
   pollMs: number;
+  /** Tasks of one lane that may fetch their inputs at once, outside its render slots (fetch-stage.ts); 4 by default. */
+  fetchSlots?: number;
   logger: Logger;
 }
 
@@ -42,16 +53,17 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A lane claim's outcome, the wake-up count its query started after, and when it was asked for. */
-interface ClaimAnswer {
-  claimed: Claimed | undefined;
-  since: number;
-  askedAt: number;
-}
+/**
+ * How long a task with inputs waits in the queue when its lane's fetch stage is full, before it is
+ * claimed again: a slot never fetches, and never spins claiming and handing back the same task.
+ */
+const FETCH_DEFER_MS = 1000;
 
 export function createWorker(deps: WorkerDeps): Worker {
   const loops = new Set<Promise<void>>();
   const running = new Map<string, AbortController>();
+  /** Attempts in a fetch stage, not yet rendering: handed back at once when the worker stops. */
+  const staged = new Set<AbortController>();
   const wakers = new Set<() => void>();
   const unsubscribe: Array<() => void> = [];
   let stopped = false;
@@ -76,58 +88,6 @@ export function createWorker(deps: WorkerDeps): Worker {
       wakers.add(done);
     });
 
-  /**
-   * Claims for a lane's idle slots: the slots waiting when a claim starts share it, and it asks for
-   * that many tasks in one transaction (one fair-order read, one commit) instead of one claim per
-   * slot. Tasks are claimed only for slots already waiting, so no claimed task waits on a slot.
-   */
-  function laneClaimer(backend: string): () => Promise<ClaimAnswer> {
-    const ready: Claimed[] = [];
-    let waiting = 0;
-    /** The claim under way; it resolves to the wake-up count its query started after. */
-    let inflight: Promise<number> | undefined;
-    /** When the claim that filled `ready` was asked for: where a claimed task's claim span starts. */
-    let askedAt = 0;
-    /** The last claim got all it asked for: more work is likely waiting. */
-    let filled = false;
-    const claimFor = async (count: number) => {
-      const since = wakes;
-      filled = false;
-      askedAt = deps.clock();
-      try {
-        const request = claimRequest(backend);
-        const got =
-          count === 1
-            ? [await deps.tasks.claim(request)].filter((c) => c !== undefined)
-            : await deps.tasks.claimSeveral(request, count);
-        ready.push(...got);
-        filled = got.length === count;
-      } catch (err) {
-        // A lost database is expected to pass (invariant 9): a warning each poll, not an error.
-        deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err }, 'claim failed');
-      }
-      return since;
-    };
-    return async () => {
-      waiting++;
-      try {
-        for (;;) {
-          const next = ready.shift();
-          if (next) return { claimed: next, since: wakes, askedAt };
-          inflight ??= claimFor(waiting).finally(() => {
-            inflight = undefined;
-          });
-          const since = await inflight;
-          const got = ready.shift();
-          // Others took what was claimed: claim again only if the queue seemed to have more.
-          if (got || !filled) return { claimed: got, since, askedAt };
-        }
-      } finally {
-        waiting--;
-      }
-    };
-  }
-
   function claimRequest(backend: string): ClaimRequest {
     return {
       owner: deps.owner,
@@ -139,17 +99,42 @@ export function createWorker(deps: WorkerDeps): Worker {
     };
   }
 
-  async function slot(backend: string, lane: Lane, claim: () => Promise<ClaimAnswer>): Promise<void> {
+  async function slot(
+    backend: string,
+    lane: Lane,
+    claim: () => Promise<ClaimAnswer>,
+    stage: FetchStage<Claimed | undefined>,
+  ): Promise<void> {
     // A success claims the slot's next task with its completion (the store makes that as few round
-    // trips as it can, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once stopping.
-    const claimNext = () => (stopped ? undefined : claimRequest(backend));
+    // trips as it can, bench/engine.bench.ts); the lane's claimer serves the slot otherwise. None once
+    // stopping, or while a fetched task waits for a slot: it goes first.
+    const claimNext = () => (stopped || stage.hasWaiting() ? undefined : claimRequest(backend));
     let claimed: Claimed | undefined;
     let claimedAt = 0;
     while (!stopped) {
+      if (claimed && hasInputs(claimed.task)) {
+        // Its inputs are fetched outside this slot, which looks for other work meanwhile. With the
+        // fetch stage full it goes back to the queue for a moment: a slot never waits on a fetch.
+        const [task, at] = [claimed, claimedAt];
+        claimed = undefined;
+        if (!stage.hasRoom()) await handBackUnstarted(task.lease, deps.clock() + FETCH_DEFER_MS);
+        else {
+          deps.metrics.claimed(backend, Math.max(0, deps.clock() - task.task.createdAt));
+          track(stage.run((untilSlot) => attempt(task, lane, claimNext, at, untilSlot)));
+        }
+        continue;
+      }
       if (claimed) {
         deps.metrics.claimed(backend, Math.max(0, deps.clock() - claimed.task.createdAt));
         claimed = await attempt(claimed, lane, claimNext, claimedAt);
         // Claimed with the completion just made.
+        claimedAt = deps.clock();
+        continue;
+      }
+      // A task of the fetch stage whose inputs are in: this slot renders it, and takes what it claimed next.
+      const taken = stage.take();
+      if (taken) {
+        claimed = await taken;
         claimedAt = deps.clock();
         continue;
       }
@@ -158,15 +143,21 @@ export function createWorker(deps: WorkerDeps): Worker {
       claimedAt = answer.askedAt;
       // A task queued while the claim ran (its wake-up came meanwhile) is looked for at once, not
       // at the next poll: the wake-up is not lost for arriving before this slot went idle.
-      if (!claimed && !stopped) await idle(answer.since);
+      if (!claimed && !stopped && !stage.hasWaiting()) await idle(answer.since);
     }
     // Claimed while the worker was being stopped: given back unstarted, so another worker starts it at once.
     if (claimed) await handBackUnstarted(claimed.lease);
   }
 
-  async function handBackUnstarted(lease: Lease): Promise<void> {
+  /** An attempt running outside the slots (in a fetch stage): stopping the worker waits for it too. */
+  function track(run: Promise<unknown>): void {
+    loops.add(run as Promise<void>);
+    void run.finally(() => loops.delete(run as Promise<void>));
+  }
+
+  async function handBackUnstarted(lease: Lease, availableAt = deps.clock()): Promise<void> {
     try {
-      await deps.tasks.release(lease, deps.clock());
+      await deps.tasks.release(lease, availableAt);
       await deps.tasks.endAttempt(lease, 'released', null, deps.clock());
     } catch (err) {
       // Its lease runs out and the reaper returns it to the queue.
@@ -179,11 +170,13 @@ export function createWorker(deps: WorkerDeps): Worker {
     lane: Lane,
     claimNext: () => ClaimRequest | undefined,
     claimedAt: number,
+    untilSlot?: UntilSlot,
   ): Promise<Claimed | undefined> {
     const { task, lease } = claimed;
     const controller = new AbortController();
     const stop = (reason: StopReason) => controller.signal.aborted || controller.abort(reason);
     running.set(task.id, controller);
+    if (untilSlot) staged.add(controller);
     const heartbeat = setInterval(async () => {
       let renewed: Lease | undefined;
       try {
@@ -195,10 +188,21 @@ export function createWorker(deps: WorkerDeps): Worker {
       if (renewed) lease.expiresAt = renewed.expiresAt;
       else stop(await leaseLostReason(deps.tasks, task.id));
     }, deps.heartbeatMs);
-    const deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
+    let deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
+    // Through the fetch stage: the render slot is waited for; once it is taken the attempt renders,
+    // with the whole deadline for it (the fetch had its own timeouts). A stopping worker hands it back.
+    const slotTaken =
+      untilSlot &&
+      (async (signal: AbortSignal) => {
+        if (stopped) stop('shutdown');
+        await untilSlot(signal);
+        staged.delete(controller);
+        clearTimeout(deadline);
+        deadline = setTimeout(() => stop('deadline'), lane.deadlineMs);
+      });
     try {
       const tracing = deps.tracing ?? noTracing;
-      if (!tracing.enabled) return await runTask(deps, task, lease, controller, claimNext);
+      if (!tracing.enabled) return await runTask(deps, task, lease, controller, claimNext, undefined, slotTaken);
       // The claim continues the trace the task was submitted in, whichever process enqueued it
       // (docs/observability.md); the attempt is the claim's child.
       const attributes = { ...taskAttributes(task), 'vidgen.task.attempt': task.attempts, 'vidgen.worker': deps.owner };
@@ -210,7 +214,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       });
       claim.end();
       return await tracing.withSpan('task.attempt', { parent: claim, attributes }, (span) =>
-        runTask(deps, task, lease, controller, claimNext, span),
+        runTask(deps, task, lease, controller, claimNext, span, slotTaken),
       );
     } catch (err) {
       deps.logger.error({ err, taskId: task.id }, 'task attempt crashed');
@@ -219,6 +223,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       clearInterval(heartbeat);
       clearTimeout(deadline);
       running.delete(task.id);
+      staged.delete(controller);
     }
   }
 
@@ -242,9 +247,10 @@ export function createWorker(deps: WorkerDeps): Worker {
       reaper = setInterval(reap, Math.max(250, Math.floor(deps.leaseMs / 2)));
       void reap();
       for (const [backend, lane] of Object.entries(deps.lanes)) {
-        const claim = laneClaimer(backend);
+        const claim = laneClaimer(backend, { ...deps, claimRequest, wakes: () => wakes });
+        const stage = new FetchStage<Claimed | undefined>(deps.fetchSlots ?? 4, wakeAll);
         for (let i = 0; i < lane.slots; i++) {
-          const loop = slot(backend, lane, claim);
+          const loop = slot(backend, lane, claim, stage);
           loops.add(loop);
           void loop.finally(() => loops.delete(loop));
         }
@@ -254,6 +260,8 @@ export function createWorker(deps: WorkerDeps): Worker {
       stopped = true;
       clearInterval(reaper);
       for (const off of unsubscribe.splice(0)) off();
+      // Not rendering yet: handed back at once, so another worker starts them.
+      for (const controller of staged) controller.abort('shutdown' satisfies StopReason);
       wakeAll();
       await stopLeaseHolder({
         kind: 'task worker',

@@ -51,7 +51,8 @@ export type Reservation =
 /** A page of one account's tasks, newest first; `after` is the id the previous page ended with. */
 export interface TaskQuery {
   accountId: string;
-  family: ApiFamily;
+  /** Undefined: the tasks of every family. */
+  family?: ApiFamily;
   limit: number;
   after?: string;
   statuses?: TaskStatus[];

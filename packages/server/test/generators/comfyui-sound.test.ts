@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -41,14 +41,22 @@ describe('comfyui sound and size', () => {
   });
 
   /** The Wan preset's graph with a LoadAudio feeding CreateVideo's `audio`, as LTX-2's joint audio does. */
-  const withTone = (): ComfyUiWorkflows => {
-    const graph = structuredClone(wan.textToVideo!) as Record<string, { class_type: string; inputs: any }>;
-    graph['90'] = { class_type: 'LoadAudio', inputs: { audio: 'tone.wav' } };
-    const create = Object.values(graph).find((n) => n.class_type === 'CreateVideo')!;
-    create.inputs.audio = ['90', 0];
-    return { ...wan, textToVideo: graph, sound: true };
+  const withTone = (file = 'tone.wav'): ComfyUiWorkflows => {
+    const graphs = [wan.textToVideo!, wan.imageToVideo!].map((workflow) => {
+      const graph = structuredClone(workflow) as Record<string, { class_type: string; inputs: any }>;
+      graph['90'] = { class_type: 'LoadAudio', inputs: { audio: file } };
+      const create = Object.values(graph).find((n) => n.class_type === 'CreateVideo')!;
+      create.inputs.audio = ['90', 0];
+      return graph;
+    });
+    return { ...wan, textToVideo: graphs[0], imageToVideo: graphs[1], sound: true };
   };
-  const generate = async (workflows: ComfyUiWorkflows, audio: boolean) => {
+  const generate = async (
+    workflows: ComfyUiWorkflows,
+    audio: boolean,
+    shape = { width: 256, height: 144, duration: 2 },
+    images: string[] = [],
+  ) => {
     const generator = new ComfyUiGenerator({
       pool: new ComfyUiHostPool([{ name: 'gpu', url: standIn.url }], { requestTimeoutMs: 3000 }),
       workflows,
@@ -58,8 +66,8 @@ describe('comfyui sound and size', () => {
       timings: { pollMs: 100, socketPollMs: 1000, unreachableGraceMs: 1000 },
     });
     const job: GenerationJob = {
-      ...{ taskId: `t-${Math.random()}`, attempt: 1, kind: 'generate', prompt: 'a tone', width: 256, height: 144 },
-      ...{ duration: 2, fps: 24, seed: 3, images: [], audio },
+      ...{ taskId: `t-${Math.random()}`, attempt: 1, kind: 'generate', prompt: 'a tone', ...shape },
+      ...{ fps: 24, seed: 3, images, audio },
     };
     const workDir = await mkdtemp(join(dir, 'job-'));
     const ctx = {
@@ -82,6 +90,73 @@ describe('comfyui sound and size', () => {
     );
     assert.equal(probe.audio?.codec, 'aac');
     assert.equal(probe.audio?.channels, 2);
+  });
+
+  // 256x256 and 49 frames are what Wan renders (sides of 32, 4n+1 frames): the host's file is exact,
+  // and from a flat first frame it is small enough to be kept as it is.
+  const exact = { width: 256, height: 256, duration: 49 / 24 };
+  const flat = async () => {
+    const png = join(dir, 'flat.png');
+    await run(bins.ffmpeg, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=0x336699:s=256x256',
+      '-frames:v',
+      '1',
+      '-y',
+      png,
+    ]);
+    return [png];
+  };
+  const audioOf = async (file: string) => (await probeVideo(bins.ffprobe, file)).audio!;
+  /** The MP4 the stand-in's SaveVideo wrote last, and its picture's packets (md5 of a stream copy). */
+  const hostFile = async () => {
+    const files = (await readdir(standIn.dirs.output, { recursive: true })).filter((f) => f.endsWith('.mp4'));
+    const dated = await Promise.all(
+      files.map(async (f) => ({ f, at: (await stat(join(standIn.dirs.output, f))).mtimeMs })),
+    );
+    return join(standIn.dirs.output, dated.sort((a, b) => b.at - a.at)[0].f);
+  };
+  const pictureMd5 = async (file: string) =>
+    (await run(bins.ffmpeg, ['-v', 'error', '-i', file, '-map', '0:v', '-c', 'copy', '-f', 'md5', '-'])).stdout;
+
+  it('an exact render with sound shorter than its picture: the picture kept, the sound padded to it at 48 kHz', async () => {
+    await run(bins.ffmpeg, [
+      ...['-v', 'error', '-f', 'lavfi', '-i', 'sine=f=330:r=44100:d=1', '-ac', '2'],
+      ...['-y', join(standIn.dirs.input, 'tone-1s.wav')],
+    ]);
+    const out = await generate(withTone('tone-1s.wav'), true, exact, await flat());
+    // What a real SaveVideo writes: the input's rate, and the sound left as short as it was.
+    const host = await hostFile();
+    const saved = await audioOf(host);
+    assert.equal(saved.sampleRate, 44100);
+    assert.ok(Math.abs(saved.durationSeconds - 1) < 0.03, `host sound ${saved.durationSeconds} s`);
+    const probe = await verifyVideo(
+      bins.ffprobe,
+      out,
+      { ...exact, durationSeconds: exact.duration, audio: true },
+      bins.ffmpeg,
+    );
+    assert.equal(probe.audio?.sampleRate, 48000);
+    assert.equal(probe.audio?.channels, 2);
+    assert.equal(await pictureMd5(out), await pictureMd5(host));
+  });
+
+  it('an exact render with longer sound: the host cuts it to ceil(rate / fps × frames), vidgen resamples it', async () => {
+    const out = await generate(withTone(), true, exact, await flat());
+    const saved = await audioOf(await hostFile());
+    assert.equal(saved.sampleRate, 44100);
+    assert.ok(Math.abs(saved.durationSeconds - 49 / 24) < 0.03, `host sound ${saved.durationSeconds} s`);
+    const probe = await verifyVideo(
+      bins.ffprobe,
+      out,
+      { ...exact, durationSeconds: exact.duration, audio: true },
+      bins.ffmpeg,
+    );
+    assert.equal(probe.audio?.sampleRate, 48000);
   });
 
   it('drops it when the task does not ask for sound', async () => {

@@ -42,7 +42,7 @@ describe('edit prompts', () => {
     ['more vivid and brighter', { adjust: ['vivid', 'brighter'] }],
   ];
   for (const [prompt, expected] of cases) {
-    it(`"${prompt}"`, () => assert.deepEqual(parseEdit(prompt), { adjust: [], ...expected }));
+    it(`"${prompt}"`, () => assert.deepEqual(parseEdit(prompt), { adjust: [], scene: {}, ...expected }));
   }
 
   it('names nothing for prompts without an edit, and does not take praise for a colour', () => {

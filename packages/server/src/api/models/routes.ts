@@ -43,17 +43,16 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
   };
 }
 
-/** `GET /v1/models` lists only what the caller's account may use. */
-export function registerModelRoutes(
-  app: FastifyInstance,
-  deps: {
-    tasks: TaskService;
-    dialects: readonly Dialect[];
-    /** The caller's price group: its prices are shown instead of the catalog's. */
-    prices?: { priceGroupOf(account: Account): Promise<PriceGroup | undefined> };
-  },
-) {
-  const callerModels = async (account: Account): Promise<ModelObject[]> => {
+export interface ModelListDeps {
+  tasks: TaskService;
+  dialects: readonly Dialect[];
+  /** The caller's price group: its prices are shown instead of the catalog's. */
+  prices?: { priceGroupOf(account: Account): Promise<PriceGroup | undefined> };
+}
+
+/** The models an account may use, each with its price group's prices (the MCP endpoint lists them too). */
+export function modelsOfCaller(deps: ModelListDeps): (account: Account) => Promise<ModelObject[]> {
+  return async (account) => {
     const models = deps.tasks.modelsFor(account).flatMap((m) => modelObjects(m, deps.dialects));
     const group = await deps.prices?.priceGroupOf(account);
     if (!group) return models;
@@ -62,6 +61,11 @@ export function registerModelRoutes(
       return pricing ? { ...m, pricing } : m;
     });
   };
+}
+
+/** `GET /v1/models` lists only what the caller's account may use. */
+export function registerModelRoutes(app: FastifyInstance, deps: ModelListDeps) {
+  const callerModels = modelsOfCaller(deps);
   const listSchema = {
     operationId: 'listModels',
     summary: 'Models the caller may use',

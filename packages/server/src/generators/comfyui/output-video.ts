@@ -10,8 +10,13 @@
  * noise at CRF 23 is huge. The re-encode here is the built-in renderer's (same preset and CRF) with a
  * ceiling of MAX_BITS_PER_PIXEL per pixel and frame (≈2.7 Mbit/s at 720p24), so a clip is never
  * more than the renderer's quality costs at that size; an "exact" file over that ceiling is
- * re-encoded too. Sound: kept (AAC stereo 48 kHz, exactly as long as the picture) when the task
- * asks for it; dropped otherwise.
+ * re-encoded too.
+ *
+ * Sound, when the task asks for it: AAC stereo at 48 kHz, exactly as long as the picture; dropped
+ * otherwise. ComfyUI's SaveVideo cuts the audio to the picture but never pads it, and keeps the
+ * input's sample rate (44.1 kHz from a typical LoadAudio): so a kept file's track is checked like a
+ * re-encoded one, and when its length or rate is off only the sound is made again (padded with
+ * silence or cut, resampled), the picture copied as it is.
  */
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -39,6 +44,8 @@ export interface NormalizeOptions {
 
 /** Bits per pixel per frame of the ceiling: above what x264 at CRF 23 spends on a real scene. */
 export const MAX_BITS_PER_PIXEL = 0.12;
+/** The sample rate of every delivered track, as the built-in renderer's (encode-args.ts). */
+const SOUND_RATE = 48_000;
 
 export const maxVideoBitrate = (t: Pick<VideoTarget, 'width' | 'height' | 'fps'>) =>
   Math.round(t.width * t.height * t.fps * MAX_BITS_PER_PIXEL);
@@ -52,13 +59,14 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
   });
   if (target.audio && probe.audioStreams === 0)
     throw FAILURES.invalidOutput('The GPU host returned a video without sound.');
-  if (await keepsAsIs(source, probe, target)) {
+  const keep = await keepsPicture(source, probe, target);
+  if (keep && soundFits(probe, target)) {
     await rename(source, out);
     return out;
   }
   try {
     await runFfmpeg(opts.ffmpeg, {
-      args: reencodeArgs(source, out, target, opts.preset),
+      args: keep ? resoundArgs(source, out, target) : reencodeArgs(source, out, target, opts.preset),
       signal: opts.signal,
       onFrame: (frame) => opts.onProgress(Math.min(1, frame / target.frames)),
     });
@@ -69,7 +77,8 @@ export async function normalizeVideo(source: string, target: VideoTarget, opts: 
   return out;
 }
 
-async function keepsAsIs(source: string, probe: VideoProbe, target: VideoTarget): Promise<boolean> {
+/** The picture is exactly what was asked, at a sensible rate: it need not be encoded again. */
+async function keepsPicture(source: string, probe: VideoProbe, target: VideoTarget): Promise<boolean> {
   const exact =
     source.toLowerCase().endsWith('.mp4') &&
     probe.codec === 'h264' &&
@@ -79,12 +88,43 @@ async function keepsAsIs(source: string, probe: VideoProbe, target: VideoTarget)
     probe.frames === target.frames &&
     probe.fps !== undefined &&
     Math.abs(probe.fps - target.fps) < 0.01 &&
-    (target.audio
-      ? probe.audioStreams === 1 && probe.audio?.codec === 'aac' && probe.audio.channels === 2
-      : probe.audioStreams === 0);
+    (!target.audio || probe.audioStreams === 1);
   if (!exact) return false;
   const bytes = (await stat(source)).size;
   return (bytes * 8) / probe.durationSeconds <= maxVideoBitrate(target) * 1.25 + 256_000;
+}
+
+/**
+ * The track is what a re-encode would make: none when none is asked for; else one AAC stereo
+ * stream at 48 kHz as long as the picture, to within half a frame (the AAC frame of 1024 samples
+ * the encoder may leave at the end is 21 ms, under half a frame up to 24 fps).
+ */
+function soundFits(probe: VideoProbe, target: VideoTarget): boolean {
+  if (!target.audio) return probe.audioStreams === 0;
+  const a = probe.audio;
+  return (
+    a !== undefined &&
+    a.codec === 'aac' &&
+    a.channels === 2 &&
+    a.sampleRate === SOUND_RATE &&
+    Math.abs(a.durationSeconds - target.frames / target.fps) <= 0.5 / target.fps
+  );
+}
+
+/** The sound exactly as long as the picture, at 48 kHz stereo: padded with silence or cut. */
+function soundArgs(target: VideoTarget): string[] {
+  const samples = Math.round((target.frames / target.fps) * SOUND_RATE);
+  const filter = `aresample=${SOUND_RATE},apad=whole_len=${samples},atrim=end_sample=${samples}`;
+  return ['-map', '0:a:0', '-af', filter, ...AAC_OUTPUT];
+}
+
+/** A kept picture (copied, not encoded) with its sound made again, or dropped. */
+function resoundArgs(source: string, out: string, target: VideoTarget): string[] {
+  return [
+    ...['-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', '-i', source],
+    ...['-map', '0:v:0', '-c:v', 'copy', ...(target.audio ? soundArgs(target) : ['-an']), '-sn', '-dn'],
+    ...['-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', '-y', out],
+  ];
 }
 
 function reencodeArgs(source: string, out: string, target: VideoTarget, preset: string): string[] {
@@ -100,11 +140,7 @@ function reencodeArgs(source: string, out: string, target: VideoTarget, preset: 
     `trim=end_frame=${frames}`,
     'format=yuv420p',
   ].join(',');
-  // The sound exactly as long as the picture: padded with silence or cut.
-  const samples = Math.round((frames / fps) * 48_000);
-  const sound = target.audio
-    ? ['-map', '0:a:0', '-af', `aresample=48000,apad=whole_len=${samples},atrim=end_sample=${samples}`, ...AAC_OUTPUT]
-    : ['-an'];
+  const sound = target.audio ? soundArgs(target) : ['-an'];
   const maxrate = maxVideoBitrate(target);
   return [
     ...['-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1', '-i', source],

@@ -4,6 +4,7 @@
  */
 import type { Adjustment, ColourLook, EditPlan } from './edit-plan.ts';
 import type { Size } from './frame-resampler.ts';
+import { sceneEditFilters } from './scene-edits.ts';
 
 const LOOKS: Record<ColourLook, string[]> = {
   // Chroma to neutral in YUV itself: the frames come out exactly grey, not nearly.
@@ -28,7 +29,10 @@ const ADJUST: Record<Adjustment, Partial<Record<'saturation' | 'brightness' | 'c
   contrast: { contrast: 1.25 },
 };
 
-/** Colour, blur and crop of a plan, in that order, for a picture of `size`; and the size they leave. */
+/**
+ * Crop, colour (look, adjustments, time of day, season, weather) and blur of a plan, in that order,
+ * for a picture of `size`; and the size they leave.
+ */
 export function pictureFilters(plan: EditPlan, size: Size): { filters: string[]; size: Size } {
   const filters: string[] = [];
   let out = size;
@@ -43,6 +47,7 @@ export function pictureFilters(plan: EditPlan, size: Size): { filters: string[];
   if (plan.look) filters.push(...LOOKS[plan.look]);
   const eq = adjustment(plan.adjust);
   if (eq) filters.push(eq);
+  filters.push(...sceneEditFilters(plan.scene));
   if (plan.blur !== undefined) {
     // A share of the short side, so a blur looks the same at 360p and at 1080p.
     const sigma = Math.max(0.5, plan.blur * Math.min(out.width, out.height));

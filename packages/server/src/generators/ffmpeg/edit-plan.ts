@@ -9,6 +9,7 @@
  *   - reverse: the clip backwards.
  */
 import { earliestMatch } from './prompt-words.ts';
+import { isEmptySceneEdit, KNOWN_SCENE_EDITS, parseSceneEdit, type SceneEdit } from './scene-edits.ts';
 
 export type ColourLook = 'black-and-white' | 'sepia' | 'warm' | 'cool' | 'vintage' | 'teal-orange' | 'invert';
 export type Adjustment = 'vivid' | 'muted' | 'brighter' | 'darker' | 'contrast';
@@ -22,12 +23,15 @@ export interface EditPlan {
   timing?: Timing;
   /** Width over height of a centre crop. */
   crop?: number;
+  /** Time of day, season and weather (scene-edits.ts). */
+  scene: SceneEdit;
 }
 
 /** The edits this renderer knows, for the message of a prompt that names none. */
 export const KNOWN_EDITS =
   'colour grades (warm, cool, vintage, teal and orange, sepia), black and white, blur, slow motion, ' +
-  'speed up or time-lapse, reverse, and crop to a ratio (e.g. "crop to 9:16" or "make it square")';
+  'speed up or time-lapse, reverse, crop to a ratio (e.g. "crop to 9:16" or "make it square"), and ' +
+  KNOWN_SCENE_EDITS;
 
 const W = String.raw`[\s-]*`;
 const LOOKS: Array<[ColourLook, RegExp]> = [
@@ -101,7 +105,10 @@ const RATIO_WORDS: Array<[number, RegExp]> = [
 /** The edits the prompt names; an empty plan when it names none. */
 export function parseEdit(prompt: string): EditPlan {
   const text = prompt.toLowerCase();
-  const plan: EditPlan = { adjust: ADJUSTMENTS.filter(([, re]) => re.test(text)).map(([a]) => a) };
+  const plan: EditPlan = {
+    adjust: ADJUSTMENTS.filter(([, re]) => re.test(text)).map(([a]) => a),
+    scene: parseSceneEdit(text),
+  };
   const look = earliestMatch(text, LOOKS);
   if (look) plan.look = look;
   if (BLUR.test(text)) plan.blur = BLUR_HEAVY.test(text) ? 0.025 : BLUR_LIGHT.test(text) ? 0.005 : 0.014;
@@ -113,7 +120,14 @@ export function parseEdit(prompt: string): EditPlan {
 }
 
 export function isEmptyPlan(plan: EditPlan): boolean {
-  return !plan.look && plan.adjust.length === 0 && plan.blur === undefined && !plan.timing && plan.crop === undefined;
+  return (
+    !plan.look &&
+    plan.adjust.length === 0 &&
+    plan.blur === undefined &&
+    !plan.timing &&
+    plan.crop === undefined &&
+    isEmptySceneEdit(plan.scene)
+  );
 }
 
 function parseTiming(text: string): Timing | undefined {

@@ -113,17 +113,28 @@ function conifer(x: number, baseY: number, h: number): string {
   return `${tiers.join('')}${door}`;
 }
 
-/** Two ranges of jagged peaks (snow-capped unless on fire), then wooded foothills. */
-export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { defs: string; body: string } {
+/**
+ * Two ranges of jagged peaks (snow-capped unless on fire), then wooded foothills. `box`: the ranges'
+ * bounding box, from the highest peak down to where the foothills start.
+ */
+export function mountains(
+  theme: SceneTheme,
+  frame: SceneFrame,
+  rnd: Random,
+  /** The ranges left out (scene-svg.ts's test hook), every random draw made as usual. */
+  hidden = false,
+): { defs: string; body: string; box: { x: number; y: number; width: number; height: number } } {
   const land = frame.height - frame.horizonY;
   const defs: string[] = [];
   const out: string[] = [];
+  let highest = frame.height;
   for (const i of [0, 1]) {
     const base = frame.horizonY + land * (i === 0 ? 0.05 : 0.25);
     const peak = frame.unit * (i === 0 ? 0.36 : 0.26);
     const ys = jagged(base, peak, rnd);
+    highest = Math.min(highest, ...ys);
     const path = ridgePath(frame, ys);
-    out.push(`<path d="${path}" fill="${theme.ground[i]}"/>`);
+    if (!hidden) out.push(`<path d="${path}" fill="${theme.ground[i]}"/>`);
     if (theme.time !== 'fire') {
       defs.push(`<clipPath id="peak${i}"><path d="${path}"/></clipPath>`);
       const top = Math.min(...ys);
@@ -138,10 +149,11 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
       const edge = ys
         .map((_, k) => `${f(xAt(frame, k))},${f(line + rnd.range(-1, 1) * frame.unit * 0.018)}`)
         .join(' L');
-      out.push(
-        `<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" ` +
-          `clip-path="url(#peak${i})" fill-opacity="0.92"/>`,
-      );
+      if (!hidden)
+        out.push(
+          `<path d="M${f(xAt(frame, 0))},0 L${edge} L${f(xAt(frame, ys.length - 1))},0 Z" fill="${snow}" ` +
+            `clip-path="url(#peak${i})" fill-opacity="0.92"/>`,
+        );
     }
   }
   for (const i of [2, 3]) {
@@ -149,7 +161,9 @@ export function mountains(theme: SceneTheme, frame: SceneFrame, rnd: Random): { 
     out.push(`<path d="${ridgePath(frame, ys)}" fill="${theme.ground[i]}"/>`);
     out.push(trees(frame, ys, i, mix(theme.ground[i], '#000000', 0.2), rnd, 0.7));
   }
-  return { defs: defs.join(''), body: out.join('') };
+  const foot = frame.horizonY + land * BASES[2];
+  const box = { x: 0, y: Math.max(0, highest), width: frame.width, height: foot - Math.max(0, highest) };
+  return { defs: defs.join(''), body: out.join(''), box };
 }
 
 /** Midpoint displacement: a few random peaks, then ever finer jags. */

@@ -12,15 +12,17 @@ export function oceanLayer(
   frame: SceneFrame,
   rnd: Random,
   light?: Celestial,
+  /** The water left out (scene-svg.ts's test hook), every random draw made as usual. */
+  hidden = false,
 ): { defs: string; body: string } {
   const { width, height, horizonY } = frame;
   const defs =
     '<linearGradient id="water" x1="0" y1="0" x2="0" y2="1">' +
     `<stop offset="0" stop-color="${theme.water[0]}"/>` +
     `<stop offset="1" stop-color="${theme.water[1]}"/></linearGradient>`;
-  const out = [
-    `<rect x="0" y="${f(horizonY)}" width="${width}" height="${f(height - horizonY + 1)}" fill="url(#water)"/>`,
-  ];
+  const out = hidden
+    ? []
+    : [`<rect x="0" y="${f(horizonY)}" width="${width}" height="${f(height - horizonY + 1)}" fill="url(#water)"/>`];
   if (rnd.next() < 0.6) out.push(farCoast(theme, frame, rnd));
   out.push(waves(theme, frame, rnd));
   if (light) out.push(glitter(theme, frame, rnd, light));

@@ -12,119 +12,7 @@ import { hexToRgb } from './color.ts';
 import type { Size } from './frame-resampler.ts';
 import { seededRandom, type Random } from './seeded-random.ts';
 import { sceneTheme, type SceneTheme } from './scene-theme.ts';
-
-type Kind = 'snow' | 'rain' | 'embers' | 'fireflies' | 'glints' | 'dust' | 'sand' | 'stardust';
-
-interface Spec {
-  count: number;
-  colours: string[];
-  /** Radius in pixels at 720p and zoom 1. */
-  size: [number, number];
-  alpha: [number, number];
-  /** Canvas fractions per second. */
-  vx: [number, number];
-  vy: [number, number];
-  /** Sideways sway, canvas fractions, and its frequency in Hz. */
-  sway: number;
-  /** Brightness pulses per second; 0 for steady. */
-  twinkle: [number, number];
-  /** Vertical band the particles live in, as fractions of the canvas: a number is the horizon. */
-  band: [number | 'horizon', number];
-  /** Rain falls as streaks this long (pixels at 720p). */
-  streak?: number;
-}
-
-const SPECS: Record<Kind, Spec> = {
-  snow: {
-    count: 170,
-    colours: ['#ffffff', '#eef4ff'],
-    size: [1.6, 3.6],
-    alpha: [0.6, 0.95],
-    vx: [-0.012, 0.012],
-    vy: [0.05, 0.12],
-    sway: 0.006,
-    twinkle: [0, 0],
-    band: [0, 1],
-  },
-  rain: {
-    count: 130,
-    colours: ['#d4deea'],
-    size: [1, 1.3],
-    alpha: [0.25, 0.45],
-    vx: [0.06, 0.09],
-    vy: [0.9, 1.3],
-    sway: 0,
-    twinkle: [0, 0],
-    band: [0, 1],
-    streak: 28,
-  },
-  embers: {
-    count: 80,
-    colours: ['#ffb347', '#ff7a1f', '#ffd27a'],
-    size: [1.6, 3.4],
-    alpha: [0.6, 1],
-    vx: [-0.01, 0.02],
-    vy: [-0.1, -0.04],
-    sway: 0.01,
-    twinkle: [1.5, 4],
-    band: [0.25, 1],
-  },
-  fireflies: {
-    count: 40,
-    colours: ['#e8ff8a', '#fff2a0'],
-    size: [2.6, 4.6],
-    alpha: [0.7, 1],
-    vx: [-0.01, 0.01],
-    vy: [-0.006, 0.006],
-    sway: 0.02,
-    twinkle: [0.3, 0.8],
-    band: ['horizon', 1],
-  },
-  glints: {
-    count: 90,
-    colours: ['#ffffff', '#fff4d6'],
-    size: [1.3, 2.8],
-    alpha: [0.7, 1],
-    vx: [0.002, 0.006],
-    vy: [0, 0],
-    sway: 0.002,
-    twinkle: [0.5, 1.4],
-    band: ['horizon', 1],
-  },
-  dust: {
-    count: 50,
-    colours: ['#fff6d8', '#ffffff'],
-    size: [1.3, 2.6],
-    alpha: [0.2, 0.45],
-    vx: [0.004, 0.014],
-    vy: [-0.004, 0.003],
-    sway: 0.008,
-    twinkle: [0, 0],
-    band: [0.12, 1],
-  },
-  sand: {
-    count: 90,
-    colours: ['#ecd1a0', '#d9b27a'],
-    size: [1, 2],
-    alpha: [0.3, 0.55],
-    vx: [0.06, 0.12],
-    vy: [-0.004, 0.004],
-    sway: 0.004,
-    twinkle: [0, 0],
-    band: ['horizon', 1],
-  },
-  stardust: {
-    count: 60,
-    colours: ['#dde8ff', '#ffffff'],
-    size: [1, 2],
-    alpha: [0.5, 0.95],
-    vx: [0.001, 0.003],
-    vy: [0, 0],
-    sway: 0,
-    twinkle: [0.4, 1.2],
-    band: [0, 1],
-  },
-};
+import { SPECS, type ParticleKind, type Spec } from './particle-specs.ts';
 
 interface Particle {
   u: number;
@@ -153,9 +41,22 @@ export function sceneParticles(prompt: string, seed: number | undefined, output:
   const theme = sceneTheme(prompt, seededRandom(prompt, seed ?? 0), seed ?? 0);
   const kind = particleKind(prompt.toLowerCase(), theme);
   if (!kind) return undefined;
+  return particleField(kind, seededRandom(`particles\u0000${prompt}`, seed ?? 0), output, theme.horizon);
+}
+
+/**
+ * An edit's particles (scene-edits.ts) over a whole input video, seen through a still camera: the
+ * same prompt and seed draw the same flakes, leaves or streaks.
+ */
+export function editParticles(kind: ParticleKind, prompt: string, seed: number | undefined, output: Size) {
+  const field = particleField(kind, seededRandom(`edit-particles\u0000${prompt}`, seed ?? 0), output, 0.6);
+  const still: CameraView = { cx: 0.5, cy: 0.5, zoom: 1 };
+  return (frame: Buffer, seconds: number) => field.draw(frame, still, seconds);
+}
+
+function particleField(kind: ParticleKind, rnd: Random, output: Size, horizon: number): ParticleField {
   const spec = SPECS[kind];
-  const rnd = seededRandom(`particles\u0000${prompt}`, seed ?? 0);
-  const [top, bottom] = spec.band.map((b) => (b === 'horizon' ? theme.horizon + 0.02 : b)) as [number, number];
+  const [top, bottom] = spec.band.map((b) => (b === 'horizon' ? horizon + 0.02 : b)) as [number, number];
   const particles = Array.from({ length: spec.count }, () => makeParticle(spec, rnd, top, bottom));
   const unit = Math.min(output.width, output.height) / 720;
   return {
@@ -165,7 +66,7 @@ export function sceneParticles(prompt: string, seed: number | undefined, output:
   };
 }
 
-function particleKind(text: string, theme: SceneTheme): Kind | undefined {
+function particleKind(text: string, theme: SceneTheme): ParticleKind | undefined {
   if (/\b(?:rain(?:s|y|ing)?|storm(?:s|y)?|drizzle|downpour|monsoon)\b/.test(text)) return 'rain';
   if (theme.terrain === 'snow' || /\b(?:snow(?:s|ing|fall|flakes?)?|blizzard)\b/.test(text)) return 'snow';
   if (theme.time === 'fire') return 'embers';

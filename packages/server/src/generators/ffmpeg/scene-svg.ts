@@ -26,15 +26,32 @@ import { mountains, ridgeLand } from './land-layers.ts';
 import { oceanLayer } from './ocean-layer.ts';
 import { cityLayer } from './city-layer.ts';
 import { spaceLayer } from './space-layer.ts';
+import { subjectLayers, type Box, type Subject, type SubjectLayers } from './scene-subjects.ts';
 
 export interface SceneOptions {
   prompt: string;
   seed?: number;
   width: number;
   height: number;
+  /**
+   * Test hook: the scene with this one thing left out (every random draw made as usual, so all else
+   * is the same), to tell its pixels from the background around it.
+   */
+  hidden?: Subject;
 }
 
-export function buildSceneSvg({ prompt, seed = 0, width, height }: SceneOptions): string {
+export function buildSceneSvg(options: SceneOptions): string {
+  return buildScene(options).svg;
+}
+
+/**
+ * The scene's SVG and where each everyday thing the prompt names was drawn (scene-subjects.ts):
+ * the boxes are the test hook that checks each named thing is really there.
+ */
+export function buildScene({ prompt, seed = 0, width, height, hidden }: SceneOptions): {
+  svg: string;
+  subjects: SubjectLayers['boxes'];
+} {
   const rnd = seededRandom(prompt, seed);
   const theme = sceneTheme(prompt, rnd, seed);
   const frame: SceneFrame = {
@@ -57,24 +74,31 @@ export function buildSceneSvg({ prompt, seed = 0, width, height }: SceneOptions)
   const light = placeCelestial(theme, frame, rnd);
   if (light) add(celestialBody(theme, frame, light));
   add(clouds(theme, frame, rnd));
-  add(landFor(theme, frame, rnd, light));
+  const land = landFor(theme, frame, rnd, light, hidden);
+  const subjects = subjectLayers({
+    ...{ prompt, seed, theme, frame, light, hidden },
+    ...('box' in land ? { mountains: land.box as Box } : {}),
+  });
+  add(subjects.back);
+  add(land);
+  add({ defs: subjects.defs, body: subjects.front });
   add(vignette(frame));
-  return (
+  const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
-    `<defs>${defs.join('')}</defs>${body.join('')}</svg>`
-  );
+    `<defs>${defs.join('')}</defs>${body.join('')}</svg>`;
+  return { svg, subjects: subjects.boxes };
 }
 
-function landFor(theme: SceneTheme, frame: SceneFrame, rnd: Random, light?: Celestial) {
+function landFor(theme: SceneTheme, frame: SceneFrame, rnd: Random, light?: Celestial, hidden?: Subject) {
   switch (theme.terrain) {
     case 'ocean':
-      return oceanLayer(theme, frame, rnd, light);
+      return oceanLayer(theme, frame, rnd, light, hidden === 'water');
     case 'city':
       return cityLayer(theme, frame, rnd);
     case 'space':
       return spaceLayer(theme, frame, rnd);
     case 'mountains':
-      return mountains(theme, frame, rnd);
+      return mountains(theme, frame, rnd, hidden === 'mountains');
     default:
       return ridgeLand(theme, frame, rnd);
   }

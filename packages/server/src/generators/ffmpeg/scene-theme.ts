@@ -6,6 +6,7 @@
 import { hsl, mix, shiftHue } from './color.ts';
 import type { Random } from './seeded-random.ts';
 import { earliestMatch } from './prompt-words.ts';
+import { firstSubject, namedSubjects, POND_WORDS } from './subject-words.ts';
 
 export type TimeOfDay = 'day' | 'sunset' | 'fire' | 'night';
 export type Terrain = 'ocean' | 'forest' | 'desert' | 'snow' | 'city' | 'mountains' | 'hills' | 'space';
@@ -61,7 +62,7 @@ const SKIES: Record<TimeOfDay, [string, string, string]> = {
   day: ['#2f6fbf', '#74a9da', '#d3e6f2'],
   sunset: ['#251a4a', '#9c3a66', '#ffb066'],
   fire: ['#160707', '#7a1c0c', '#ff7a1f'],
-  night: ['#03081a', '#0b1838', '#22375c'],
+  night: ['#03081a', '#0b1838', '#2c4672'],
 };
 const GROUNDS: Record<Exclude<Terrain, 'ocean'>, string[]> = {
   forest: ['#7da58a', '#44805a', '#265c3d', '#123322'],
@@ -82,12 +83,24 @@ export function sceneTheme(prompt: string, rnd: Random, seed = 0): SceneTheme {
   const text = prompt.toLowerCase();
   const named = TIME_WORDS.find(([, re]) => re.test(text))?.[0];
   // The land named first is usually the subject: "a lake in a forest" is water, "a forest lake" trees.
-  const terrain = earliestMatch(text, TERRAIN_WORDS);
+  const terrain = earliestMatch(text, TERRAIN_WORDS) ?? subjectTerrain(text);
   if (!named && !terrain) return hashTheme(text, rnd);
   const vary = seed !== 0;
   const time: TimeOfDay = terrain === 'space' ? 'night' : (named ?? (vary ? pickTime(rnd) : 'day'));
   const theme = keywordTheme(time, terrain ?? 'hills', rnd);
   return vary ? varied(theme, rnd) : theme;
+}
+
+/**
+ * The land a named thing implies when no land is named: a boat or a lighthouse is by the sea (a
+ * boat on a pond is in a meadow), anything else stands in hills. Undefined when nothing is named.
+ */
+function subjectTerrain(text: string): Terrain | undefined {
+  const first = firstSubject(text);
+  if (!first) return undefined;
+  if (POND_WORDS.test(text)) return 'hills';
+  if (first === 'mountains') return 'mountains';
+  return first === 'boat' || first === 'lighthouse' || namedSubjects(text).includes('water') ? 'ocean' : 'hills';
 }
 
 function pickTime(rnd: Random): TimeOfDay {
@@ -128,7 +141,7 @@ function keywordTheme(time: TimeOfDay, terrain: Terrain, rnd: Random): SceneThem
     day: ['#5c97c8', '#0e3d69'],
     sunset: [mix(sky[2], '#4a2d63', 0.45), '#1a1338'],
     fire: [mix(sky[2], '#3a1010', 0.5), '#140505'],
-    night: ['#1d3152', '#040915'],
+    night: ['#132848', '#02060f'],
   }[time] as [string, string];
   const lights = {
     day: ['#fffbe8', '#fff1c0', 'sun'],

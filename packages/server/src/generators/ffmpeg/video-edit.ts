@@ -16,7 +16,11 @@ import { FAILURES } from '../../domain/task-failure.ts';
 import type { GenerationContext, GenerationJob, GenerationOutput } from '../generator.ts';
 import { isEmptyPlan, KNOWN_EDITS, parseEdit, type EditPlan } from './edit-plan.ts';
 import { pictureFilters } from './edit-filters.ts';
-import { QUIET, TO_BT709, x264Output, type EncoderSettings } from './encode-args.ts';
+import { frameBytes, QUIET, rawFramesInput, TO_BT709, x264Output, type EncoderSettings } from './encode-args.ts';
+import { decodeFrames } from './decode-frames.ts';
+import { sceneEditParticles } from './scene-edits.ts';
+import { editParticles } from './scene-particles.ts';
+import { parseRate } from '../../media/video-probe.ts';
 import type { Size } from './frame-resampler.ts';
 import { runFfmpeg } from './run-ffmpeg.ts';
 import { editAudioArgs, editSound, type EditAudio } from './sound/edit-sound.ts';
@@ -53,28 +57,20 @@ export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run
   ];
   const start = [...even, ...TO_BT709];
   const sound = job.audio ? await editSound(job, plan, ctx, frames) : undefined;
+  const kind = sceneEditParticles(plan.scene);
+  const pass: EditPass = {
+    run,
+    ctx,
+    frames,
+    rate: video.frameRate,
+    size: picture.size,
+    outPath,
+    particles: kind && editParticles(kind, job.prompt, job.seed, picture.size),
+  };
   const encode = (inputArgs: string[], filters: string[], from: number, audio?: EditAudio) =>
-    runFfmpeg(run.ffmpeg, {
-      args: [
-        ...QUIET,
-        ...inputArgs,
-        ...(audio?.input ?? []),
-        '-map',
-        '0:v:0',
-        ...(audio?.map ?? []),
-        '-vf',
-        filters.join(','),
-        ...(audio?.filters.length ? ['-af', audio.filters.join(',')] : []),
-        // With sound, a frame limit would cut the sound short at the picture's last packet: the
-        // picture is cut to its frames by a filter instead.
-        ...(audio ? [] : ['-frames:v', String(frames)]),
-        '-r',
-        video.frameRate,
-        ...x264Output(run.encoder, outPath, audio !== undefined),
-      ],
-      signal: ctx.signal,
-      onFrame: (frame) => run.progress(from + (1 - from) * Math.min(1, frame / frames)),
-    });
+    pass.particles
+      ? encodeDrawn(pass, inputArgs, filters, from, audio)
+      : encodeOnce(pass, inputArgs, filters, from, audio);
   if (plan.timing?.kind === 'reverse') {
     const pattern = await spillReversed(run, ctx, video.path, even, frames);
     // The spilled JPEGs say what they are (BT.601, full range): the same conversion reads them right.
@@ -87,17 +83,79 @@ export async function renderEdit(job: GenerationJob, ctx: GenerationContext, run
     );
   } else {
     const timing = timingFilters(plan, frames, video.frameRate);
-    await encode(
-      [...timing.input, '-i', video.path],
-      [...start, ...timing.filters, ...finish],
-      0,
-      sound && editAudioArgs(sound, video.path, true),
-    );
+    // Drawn particles: the frames reach the encoder through this process, and the sound comes from
+    // the input file as input 1, looped like the picture for a speed-up.
+    const audio = sound && editAudioArgs(sound, video.path, !pass.particles);
+    if (audio && pass.particles && sound?.kind === 'input') audio.input = [...timing.input, ...audio.input];
+    await encode([...timing.input, '-i', video.path], [...start, ...timing.filters, ...finish], 0, audio);
   }
   return {
     path: outPath,
     expect: { width: picture.size.width, height: picture.size.height, durationSeconds: job.duration },
   };
+}
+
+interface EditPass {
+  run: EditRun;
+  ctx: GenerationContext;
+  frames: number;
+  rate: string;
+  size: Size;
+  outPath: string;
+  /** Draws the edit's particles into a frame at a time in seconds (scene-edits.ts). */
+  particles?: (frame: Buffer, seconds: number) => void;
+}
+
+/** Audio input, map and filter arguments of an encode. */
+const audioArgs = (audio?: EditAudio) => [
+  ...(audio?.map ?? []),
+  ...(audio?.filters.length ? ['-af', audio.filters.join(',')] : []),
+];
+
+/** One ffmpeg pass from the input to the output, filters and all. */
+function encodeOnce(p: EditPass, inputArgs: string[], filters: string[], from: number, audio?: EditAudio) {
+  return runFfmpeg(p.run.ffmpeg, {
+    args: [
+      ...[...QUIET, ...inputArgs, ...(audio?.input ?? []), '-map', '0:v:0', ...audioArgs(audio)],
+      ...['-vf', filters.join(',')],
+      // With sound, a frame limit would cut the sound short at the picture's last packet: the
+      // picture is cut to its frames by a filter instead.
+      ...(audio ? [] : ['-frames:v', String(p.frames)]),
+      ...['-r', p.rate, ...x264Output(p.run.encoder, p.outPath, audio !== undefined)],
+    ],
+    signal: p.ctx.signal,
+    onFrame: (frame) => p.run.progress(from + (1 - from) * Math.min(1, frame / p.frames)),
+  });
+}
+
+/**
+ * Two processes, for an edit that draws particles: one decodes and filters the input to raw frames,
+ * this process draws into each, the other encodes them (as an extension does, video-extend.ts).
+ */
+async function encodeDrawn(p: EditPass, inputArgs: string[], filters: string[], from: number, audio?: EditAudio) {
+  const fps = parseRate(p.rate) ?? 24;
+  const decoded = decodeFrames(p.run.ffmpeg, {
+    args: [...inputArgs, '-map', '0:v:0', '-vf', filters.join(','), '-frames:v', String(p.frames)],
+    frameBytes: frameBytes(p.size),
+    signal: p.ctx.signal,
+  });
+  const draw = p.particles!;
+  async function* drawn() {
+    let n = 0;
+    for await (const frame of decoded) {
+      draw(frame, n++ / fps);
+      yield frame;
+    }
+  }
+  await runFfmpeg(p.run.ffmpeg, {
+    args: [
+      ...[...QUIET, ...rawFramesInput(p.size, p.rate), ...(audio?.input ?? []), '-map', '0:v:0', ...audioArgs(audio)],
+      ...['-vf', 'setsar=1', ...x264Output(p.run.encoder, p.outPath, audio !== undefined)],
+    ],
+    stdin: drawn(),
+    signal: p.ctx.signal,
+    onFrame: (frame) => p.run.progress(from + (1 - from) * Math.min(1, frame / p.frames)),
+  });
 }
 
 /** Slow motion and speed-up as filters (and input options) that keep `frames` frames. */

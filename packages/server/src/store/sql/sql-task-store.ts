@@ -172,9 +172,9 @@ export class SqlTaskStore implements TaskStore {
       .selectFrom('tasks')
       .selectAll()
       .where('account_id', '=', q.accountId)
-      .where('family', '=', q.family)
       .orderBy('id', q.order ?? 'desc')
       .limit(q.limit);
+    if (q.family !== undefined) query = query.where('family', '=', q.family);
     if (q.after) query = query.where('id', q.order === 'asc' ? '>' : '<', q.after);
     if (status) query = query.where('status', '=', status);
     if (q.model) query = query.where('model', '=', q.model);

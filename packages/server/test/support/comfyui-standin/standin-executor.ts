@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SAVE_VIDEO_CODECS, type Prompt } from './standin-nodes.ts';
+import { saveVideoAudioArgs } from './standin-audio.ts';
 import { runReferenceNode } from './standin-reference-nodes.ts';
 
 export interface QueueItem {
@@ -303,10 +304,11 @@ async function save(
     gif: ['-f', 'gif'],
   };
   const tmp = join(run.host.dirs.temp, `${run.item.id}-${run.id}.${ext}`);
-  // comfy_api's VideoFromComponents.save_to muxes a CreateVideo's audio as AAC, all of it (not cut
-  // to the picture): so the sound may run past the last frame, as on a real host.
+  // A CreateVideo's audio, cut to the picture and never padded, at its own rate (standin-audio.ts).
   const audio =
-    video.audio && ext === 'mp4' ? ['-i', String(video.audio), '-map', '0:v', '-map', '1:a', '-c:a', 'aac'] : [];
+    video.audio && ext === 'mp4'
+      ? await saveVideoAudioArgs(run.host.ffmpeg, String(video.audio), fps, Number(video.frames))
+      : [];
   await ffmpeg(
     run.host.ffmpeg,
     ['-i', String(video.clip), ...audio, '-vf', `setpts=N/(${fps}*TB)`, '-r', String(fps), ...codec[ext], tmp],

@@ -111,8 +111,11 @@ export function slowCurve(length: number, periodSeconds: number, seed: number): 
   return out;
 }
 
-/** `source` × `gain` (a number or a curve) added into `into`, panned (-1 left … 1 right, equal power). */
-export function mixInto(into: Stereo, source: Float32Array, gain: number | Float32Array, pan = 0): void {
+/**
+ * `source` × `gain` (a number, or a curve times `scale`) added into `into`, panned (-1 left … 1
+ * right, equal power). A scaled curve instead of a scaled copy of it: no track-long array per call.
+ */
+export function mixInto(into: Stereo, source: Float32Array, gain: number | Float32Array, pan = 0, scale = 1): void {
   const angle = ((Math.max(-1, Math.min(1, pan)) + 1) * Math.PI) / 4;
   const gl = Math.cos(angle) * Math.SQRT2;
   const gr = Math.sin(angle) * Math.SQRT2;
@@ -124,10 +127,11 @@ export function mixInto(into: Stereo, source: Float32Array, gain: number | Float
     }
     return;
   }
+  const [sl, sr] = [gl * scale, gr * scale];
   for (let i = 0; i < n; i++) {
     const s = source[i] * gain[i];
-    into.left[i] += s * gl;
-    into.right[i] += s * gr;
+    into.left[i] += s * sl;
+    into.right[i] += s * sr;
   }
 }
 

@@ -37,12 +37,7 @@ function rain(mix: Stereo, rnd: Random, gain: number): void {
   for (let i = 0; i < n; i++) density[i] = 0.75 + 0.25 * density[i];
   for (const pan of [-0.7, 0.7]) {
     const hiss = lowPass(highPass(highPass(whiteNoise(n, seedOf(rnd)), 1000), 700), 7000, 2);
-    mixInto(
-      mix,
-      hiss,
-      density.map((d) => d * gain * 0.5),
-      pan,
-    );
+    mixInto(mix, hiss, density, pan, gain * 0.5);
   }
   // Drops: a few hundred a second, each a few milliseconds of bright noise.
   const drops = Math.round((n / SAMPLE_RATE) * rnd.range(120, 220));
@@ -91,30 +86,34 @@ function surf(mix: Stereo, rnd: Random, gain: number): void {
     const rise = rnd.range(1.2, 2.2);
     const fall = rnd.range(3, 5);
     const height = rnd.range(0.7, 1);
+    // Past the break both decays are exponentials: one multiplication a sample, not two Math.exp.
+    const [swellStep, foamStep] = [Math.exp(-1 / (fall * SAMPLE_RATE)), Math.exp(-1 / (fall * 0.5 * SAMPLE_RATE))];
+    let swell = -1;
+    let spray = 0;
     for (let i = Math.max(0, Math.floor(at * SAMPLE_RATE)); i < n; i++) {
       const t = i / SAMPLE_RATE - at;
       if (t > rise + fall * 2.5) break;
-      const swell = t < rise ? (t / rise) ** 2 : Math.exp(-(t - rise) / fall);
+      if (t < rise) {
+        envelope[i] = Math.max(envelope[i], height * (t / rise) ** 2);
+        continue;
+      }
+      if (swell < 0) {
+        swell = Math.exp(-(t - rise) / fall);
+        spray = Math.exp(-(t - rise) / (fall * 0.5));
+      } else {
+        swell *= swellStep;
+        spray *= foamStep;
+      }
       envelope[i] = Math.max(envelope[i], height * swell);
-      if (t >= rise) foam[i] = Math.max(foam[i], height * Math.exp(-(t - rise) / (fall * 0.5)));
+      foam[i] = Math.max(foam[i], height * spray);
     }
   }
   for (let i = 0; i < n; i++) envelope[i] = 0.12 + envelope[i];
   for (const pan of [-0.5, 0.5]) {
     const body = lowPass(brownNoise(n, seedOf(rnd)), 900);
-    mixInto(
-      mix,
-      body,
-      envelope.map((e) => e * gain * 1.6),
-      pan,
-    );
+    mixInto(mix, body, envelope, pan, gain * 1.6);
     const hiss = lowPass(highPass(whiteNoise(n, seedOf(rnd)), 1500), 6000);
-    mixInto(
-      mix,
-      hiss,
-      foam.map((f) => f * gain * 0.25),
-      pan * 1.4,
-    );
+    mixInto(mix, hiss, foam, pan * 1.4, gain * 0.25);
   }
 }
 
