@@ -269,6 +269,11 @@ describe('MCP endpoint', () => {
         });
         assert.match(JSON.stringify(badRatio.content), /`aspect_ratio`/);
         await assert.rejects(client.callTool({ name: 'make_coffee', arguments: {} }), /Unknown tool/);
+        // Called as a task, a refusal is the call's error (no task was made), in the API's words.
+        await assert.rejects(
+          createAsTask(client, 'generate_video', { prompt: 'x', model: 'no-such-model' }),
+          /The model 'no-such-model' does not exist/,
+        );
       });
     });
   }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { BATCH_FILE_MAX_BYTES } from './engine/jsonl-file.ts';
 import type { Logger } from 'pino';
 import type { AccountStore } from './store/account-store.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
@@ -176,7 +177,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Multipart is parsed only where files are uploaded: the plugin hooks every response of its
   // scope (to delete temporary uploads), which would otherwise cost every poll a little.
   await app.register(async (uploads) => {
-    await uploads.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 1, fields: 10 } });
+    // The part limit is a batch file's; an image or a video is held to the upload limit once its
+    // purpose is known (a form may name it after the file).
+    const fileSize = Math.max(deps.uploadLimitBytes, BATCH_FILE_MAX_BYTES);
+    await uploads.register(multipart, { limits: { fileSize, files: 1, fields: 10 } });
     registerFileRoutes(uploads, { files: deps.files });
   });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });

@@ -191,10 +191,15 @@ export async function startService(
     recheckMs: stores.wakeupsCrossProcesses ? STREAM_RECHECK_MS.hinted : STREAM_RECHECK_MS.unhinted,
     onReadError: (err) => logger.warn({ err }, 'a watched task could not be read; the next wake-up reads it again'),
   });
+  // Uploads are written here as they arrive, then stored (a batch file may be 200 MB).
+  const stagingDir = join(config.dataDir, 'uploads');
+  await mkdir(stagingDir, { recursive: true });
   const fileService = new FileService({
     files: stores.files,
     blobs,
     clock,
+    stagingDir,
+    maxUploadBytes: config.uploadLimitBytes,
     checkImage: async (bytes) => {
       await normalizeImage(bytes, { maxPixels: config.maxImagePixels });
       return { mimeType: sniffImageType(bytes) ?? 'application/octet-stream' };

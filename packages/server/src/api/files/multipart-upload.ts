@@ -1,11 +1,18 @@
+import { rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, InvalidRequest } from '../../errors.ts';
 
 export interface Upload {
   filename: string;
-  bytes: Buffer;
+  /** The staging file the upload was written to as it arrived (FileService.stage). */
+  path: string;
+  bytes: number;
   purpose: string;
 }
+
+/** Writes an arriving file part somewhere (never whole in memory); `truncated` tells a part cut at the limit. */
+export type StageUpload = (source: Readable, truncated: () => boolean) => Promise<{ path: string; bytes: number }>;
 
 const PURPOSE = /^[\x21-\x7e]{1,50}$/;
 
@@ -14,26 +21,31 @@ const PURPOSE = /^[\x21-\x7e]{1,50}$/;
  * `file`, an optional `purpose` (before or after it). A form the parser cannot read is the
  * caller's fault (400), never a 500.
  */
-export async function readUpload(request: FastifyRequest): Promise<Upload> {
-  let file: { filename: string; bytes: Buffer } | undefined;
+export async function readUpload(request: FastifyRequest, stage: StageUpload): Promise<Upload> {
+  let file: { filename: string; path: string; bytes: number } | undefined;
   const fields: Record<string, string> = {};
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        const bytes = await part.toBuffer();
-        if (part.fieldname !== 'file') continue;
-        file = { filename: part.filename, bytes };
+        if (part.fieldname !== 'file' || file) {
+          part.file.resume();
+          continue;
+        }
+        file = { filename: part.filename, ...(await stage(part.file, () => part.file.truncated)) };
       } else {
         fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
       }
     }
   } catch (err) {
+    if (file) await rm(file.path, { force: true });
     throw multipartRefusal(err as Error & { code?: string; statusCode?: number });
   }
   if (!file) throw new InvalidRequest('missing_field', '`file` is required.', 'file');
   const purpose = fields.purpose || 'vision';
-  if (!PURPOSE.test(purpose))
+  if (!PURPOSE.test(purpose)) {
+    await rm(file.path, { force: true });
     throw new InvalidRequest('invalid_value', '`purpose` must be 1–50 visible ASCII characters.', 'purpose');
+  }
   return { ...file, purpose };
 }
 

@@ -20,6 +20,8 @@ function toFileObject(f: FileRecord): FileObject {
     filename: f.filename,
     purpose: f.purpose,
     mime_type: f.mimeType,
+    status: 'processed',
+    expires_at: f.expiresAt ? Math.floor(f.expiresAt / 1000) : null,
   };
 }
 
@@ -30,7 +32,7 @@ export function registerFileRoutes(app: FastifyInstance, deps: { files: FileServ
     {
       schema: {
         operationId: 'uploadFile',
-        summary: 'Upload a first frame, reference image or input video (multipart field `file`)',
+        summary: 'Upload a first frame, reference image, input video or batch input (multipart field `file`)',
         tags,
         response: { 200: file, ...errors },
       },
@@ -51,8 +53,8 @@ export function registerFileRoutes(app: FastifyInstance, deps: { files: FileServ
           'Upload files as multipart/form-data with the image in the field `file`.',
         );
       }
-      const upload = await readUpload(request);
-      const file = await deps.files.upload(callerOf(request).account.id, upload);
+      const upload = await readUpload(request, (source, truncated) => deps.files.stage(source, truncated));
+      const file = await deps.files.uploadStaged(callerOf(request).account.id, upload);
       return toFileObject(file);
     },
   );

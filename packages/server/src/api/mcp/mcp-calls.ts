@@ -83,6 +83,8 @@ export class McpCalls {
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err;
       const named = err instanceof InvalidField ? err.named(mcpFieldName(err.field, args)) : err;
+      // A task that was never created has no task to answer with: its refusal is the call's error.
+      if (asTask) throw new McpError(ErrorCode.InvalidParams, named.message);
       return toolError(named.message);
     }
   }

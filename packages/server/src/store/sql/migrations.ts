@@ -524,6 +524,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('accounts').addColumn('service_tiers', 'text').execute();
     },
   },
+  '0201_file_lines': {
+    async up(db: Kysely<any>) {
+      // The lines of a batch's JSONL files, counted once as they are stored (docs/batch.md).
+      await db.schema.alterTable('files').addColumn('lines', 'integer').execute();
+    },
+  },
   '0220_task_deleted_at': {
     async up(db: Kysely<any>) {
       // Deleted by its owner is not expired: the content route answers each in its own words. Tasks

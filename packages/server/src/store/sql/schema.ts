@@ -93,6 +93,8 @@ export interface FilesTable {
   created_at: number;
   /** When the file is deleted (migration 0242); null: kept until its owner deletes it. */
   expires_at: number | null;
+  /** Lines of a JSONL file; null for other files (migration 0201). */
+  lines: Generated<number | null>;
 }
 
 export interface TaskAttemptsTable {

@@ -18,6 +18,7 @@ export class SqlFileStore implements FileStore {
         blob_key: file.blobKey,
         created_at: file.createdAt,
         expires_at: file.expiresAt ?? null,
+        lines: file.lines ?? null,
       })
       .execute();
   }
@@ -38,6 +39,11 @@ export class SqlFileStore implements FileStore {
     return rows.map(toFile);
   }
 
+  async expireAt(ids: readonly string[], at: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('files').set({ expires_at: at }).where('id', 'in', ids).execute();
+  }
+
   async delete(id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
@@ -55,5 +61,6 @@ function toFile(row: Selectable<FilesTable>): FileRecord {
     blobKey: row.blob_key,
     createdAt: Number(row.created_at),
     expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+    ...(row.lines === null ? {} : { lines: Number(row.lines) }),
   };
 }
