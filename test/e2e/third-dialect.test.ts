@@ -90,7 +90,10 @@ describe('a third dialect is one descriptor', () => {
 
     const badLength = await client.post('/toy/v2/jobs', { engine: 'toy-clip', text: 'x', length_s: 9 });
     assert.equal(badLength.body.problem.field, 'length_s');
-    assert.match(badLength.body.problem.text, /`length_s` must be between 1 and 2 seconds/);
+    assert.match(
+      badLength.body.problem.text,
+      /`length_s` 9 is not offered by model .toy-clip.; it offers 1, 2 seconds/,
+    );
 
     const blank = await client.post('/toy/v2/jobs', { engine: 'toy-clip', text: '  ' });
     assert.equal(blank.body.problem.field, 'text');

@@ -149,7 +149,9 @@ export const ENVIRONMENT = {
   },
   VIDGEN_ALLOW_PRIVATE_URLS: {
     fallback: false,
-    about: '1: fetch image and video URLs on loopback/private networks, for development and tests',
+    about:
+      '1: fetch image and video URLs and deliver webhooks (account endpoints, per-request webhook_url, the ' +
+      "operator's) on loopback/private networks, for development and tests (`vidgen webhooks listen` needs it)",
   },
   VIDGEN_MODELS_FILE: { unset: 'the built-in catalog', about: 'path of a model catalog JSON file' },
   VIDGEN_RETENTION_SECONDS: { fallback: 24 * 3600, min: 1, about: 'how long results are kept' },
@@ -265,7 +267,9 @@ export const ENVIRONMENT = {
   },
   VIDGEN_OPERATOR_WEBHOOK_ALLOW_PRIVATE: {
     fallback: false,
-    about: '1: the operator webhook may be on loopback/private networks (account endpoints stay public-only)',
+    about:
+      '1: the operator webhook alone may be on loopback/private networks (VIDGEN_ALLOW_PRIVATE_URLS=1 opens it and ' +
+      "the accounts' endpoints too)",
   },
   VIDGEN_MAX_STREAMS_PER_ACCOUNT: {
     fallback: 50,

@@ -195,14 +195,26 @@ export class InvalidField extends ApiError {
     readonly field: string,
     code: ApiErrorCode,
     readonly describe: (name: string) => string,
+    /** For a value not among those offered: what was sent and what is offered, in domain words. */
+    readonly offer?: FieldOffer,
   ) {
     super(400, 'invalid_request_error', code, describe(field), field);
   }
 
-  /** The same error, with the field called `name`. */
-  named(name: string): ApiError {
-    return new ApiError(this.status, this.type, this.code, this.describe(name), name);
+  /** The same error, with the field called `name` (and, where the dialect says it its own way, its message). */
+  named(name: string, message?: string): ApiError {
+    return new ApiError(this.status, this.type, this.code, message ?? this.describe(name), name);
   }
+}
+
+/** A value not among the offered ones, in domain words (a dialect may say them in its own). */
+export interface FieldOffer {
+  /** The model that offers them, where the offer is a model's. */
+  model?: string;
+  sent: string;
+  offered: readonly string[];
+  /** For a shape (aspect ratio, resolution): every frame size (`1280x720`) the model renders. */
+  frameSizes?: readonly string[];
 }
 
 /**

@@ -1,5 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, InvalidField, InvalidRequest, ModelServedElsewhere, type ApiErrorCode } from '../errors.ts';
+import {
+  ApiError,
+  InvalidField,
+  InvalidRequest,
+  ModelServedElsewhere,
+  type ApiErrorCode,
+  type FieldOffer,
+} from '../errors.ts';
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 import { unavailableFor } from './unavailable.ts';
 
@@ -14,7 +21,7 @@ export function installErrorHandling(app: FastifyInstance, dialects: readonly Di
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const dialect = request.routeOptions.config.dialectOf?.(request) ?? request.routeOptions.config.dialect;
     const unavailable = unavailableFor(err, reply);
-    const apiError = unavailable ?? inDialect(toApiError(err), request, dialect, dialects);
+    const apiError = unavailable ?? inDialect(toApiError(err, request), request, dialect, dialects);
     if (unavailable) request.log.warn({ err }, 'storage unavailable');
     else if (apiError.status >= 500) request.log.error({ err }, 'request failed');
     if (apiError.status === 409 && apiError.code === 'idempotency_in_flight') {
@@ -42,7 +49,13 @@ function inDialect(
   dialect: Dialect | undefined,
   dialects: readonly Dialect[],
 ): ApiError {
-  if (error instanceof InvalidField) return dialect ? error.named(dialect.fieldName(error.field, request.body)) : error;
+  if (error instanceof InvalidField) {
+    if (!dialect) return error;
+    const name = dialect.fieldName(error.field, request.body);
+    const offered =
+      error.offer && dialect.describeOffer?.(error as InvalidField & { offer: FieldOffer }, name, request.body);
+    return error.named(name, offered);
+  }
   if (error instanceof ModelServedElsewhere) {
     const path = dialects.find((d) => d.family === error.family)?.submits[0]?.path;
     return new ModelServedElsewhere(error.modelId, error.family, path && `POST ${path}`);
@@ -50,9 +63,13 @@ function inDialect(
   return error;
 }
 
-function toApiError(err: FastifyError): ApiError {
+function toApiError(err: FastifyError, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
-  if (err.validation) return fromSchemaIssues(err.validation as SchemaIssue[], err.validationContext ?? 'body');
+  if (err.validation) {
+    const context = err.validationContext ?? 'body';
+    const source = { body: request.body, querystring: request.query, params: request.params, headers: request.headers };
+    return fromSchemaIssues(err.validation as SchemaIssue[], context, source[context as keyof typeof source]);
+  }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
@@ -83,7 +100,7 @@ function toApiError(err: FastifyError): ApiError {
 }
 
 /** Turns the first schema violation into a message that names the field. */
-export function fromSchemaIssues(issues: SchemaIssue[], context: string): ApiError {
+export function fromSchemaIssues(issues: SchemaIssue[], context: string, input?: unknown): ApiError {
   const issue = issues[0];
   const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
   const field = path.reduce(
@@ -108,6 +125,16 @@ export function fromSchemaIssues(issues: SchemaIssue[], context: string): ApiErr
       return new InvalidRequest('out_of_range', `\`${field}\` must be at most ${p.limit}.`, field);
     case 'minLength':
       return new InvalidRequest('invalid_value', `\`${field}\` must not be empty.`, field);
+    case 'enum': {
+      // A word not among the offered ones: name the word sent and every word offered.
+      const sent = path.reduce<unknown>((at, step) => (at as Record<string, unknown> | undefined)?.[step], input);
+      const allowed = (p.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? '';
+      return new InvalidRequest(
+        field === 'variant' ? 'invalid_variant' : 'invalid_value',
+        `\`${field}\` '${String(sent)}' is not offered; it offers ${allowed}.`,
+        field || null,
+      );
+    }
     case 'maxItems':
       return new InvalidRequest('too_many_items', `\`${field}\` may hold at most ${p.limit} entries.`, field);
     default:

@@ -67,7 +67,7 @@ export function listQueryOf(
     if (!mapped)
       throw new InvalidRequest(
         'invalid_status',
-        `\`status\` must be one of ${Object.keys(statuses).join(', ')}.`,
+        `\`status\` '${query.status}' is not a status of this listing; it offers ${Object.keys(statuses).join(', ')}.`,
         'status',
       );
     result.statuses = [...mapped];

@@ -14,6 +14,7 @@ const RETRIED = {
   image_unavailable: false,
   image_invalid: false,
   image_too_large: false,
+  input_too_large: false,
   video_unreachable: false,
   video_unavailable: false,
   video_invalid: false,
@@ -89,6 +90,13 @@ export const FAILURES = {
   inputUnreachable: (what: InputKind, reason: string) =>
     fixed(`${what}_unreachable`, `The ${what} URL could not be fetched by the server: ${reason}`),
   inputUnavailable: (what: InputKind, message: string) => fixed(`${what}_unavailable`, message),
+  /** Bytes, not pixels (`image_too_large`): the URL's file is over what the server fetches. */
+  inputTooLarge: (what: InputKind, limitBytes: number | undefined) => {
+    const limit = limitBytes === undefined ? '' : ` of ${Math.floor(limitBytes / 1024 / 1024)} MiB`;
+    const variable = { image: 'VIDGEN_FETCH_MAX_MB', video: 'VIDGEN_FETCH_VIDEO_MAX_MB', audio: undefined }[what];
+    const set = variable ? `, which ${variable} sets` : ' for reference audio';
+    return fixed('input_too_large', `The ${what} at the URL is larger than the server's limit${limit}${set}.`);
+  },
   imageInvalid: (message: string) => fixed('image_invalid', message),
   imageTooLarge: (message: string) => fixed('image_too_large', message),
   videoInvalid: (message: string) => fixed('video_invalid', message),

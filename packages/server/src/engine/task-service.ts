@@ -1,13 +1,7 @@
 import type { Account } from '../store/account-store.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import {
-  outputSize,
-  reportedModelName,
-  shortSideOf,
-  type ModelCatalog,
-  type ModelEntry,
-} from '../catalog/model-catalog.ts';
+import { outputSize, reportedModelName, type ModelCatalog, type ModelEntry } from '../catalog/model-catalog.ts';
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
 import {
   FINISHED_STATUSES,
@@ -24,7 +18,7 @@ import type { TaskEvents } from '../domain/task-events.ts';
 import type { InputRequest, MediaInputs } from './inputs/media-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
 import { checkInputs, hasRole } from './inputs/input-rules.ts';
-import { DEFAULT_ASPECT_RATIO, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
+import { checkAspectRatio, checkDuration, checkResolution, checkSound, offeredList } from './offer-checks.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import type { DeliveryRequest } from '../domain/delivery.ts';
 import { checkDelivery } from './delivery-rules.ts';
@@ -422,20 +416,32 @@ export class TaskService {
 
   private resolveModel(account: Account, input: SubmitInput): ModelEntry {
     const model = this.deps.catalog.find(input.model);
+    // What this account may use at this endpoint for this kind of task: what a refusal offers instead.
+    const usable = (kind: TaskKind) =>
+      this.deps.catalog
+        .list()
+        .filter((m) => m.family === input.family && isEntitled(account, m) && m.capabilities[kind])
+        .map((m) => m.id);
     if (!model || !isEntitled(account, model)) {
+      const offered = usable(input.kind);
       throw new InvalidField(
         'model',
         'model_not_found',
-        () => `The model '${input.model}' does not exist or is not available to this account. See GET /v1/models.`,
+        () =>
+          `The model '${input.model}' does not exist or is not available to this account; ` +
+          `here it may use ${offeredList(offered) || 'none'} (GET /v1/models).`,
+        { sent: input.model, offered },
       );
     }
     if (model.family !== input.family) throw new ModelServedElsewhere(model.id, model.family);
     if (!model.capabilities[input.kind]) {
       const what = { generate: 'generations', edit: 'edits', extend: 'extensions' }[input.kind];
+      const offered = usable(input.kind);
       throw new InvalidField(
         'model',
         'model_not_supported',
-        () => `Model '${model.id}' does not offer ${what}. GET /v1/models lists what each model can do.`,
+        () => `Model '${model.id}' does not offer ${what}; models that do: ${offeredList(offered) || 'none'}.`,
+        { sent: model.id, offered },
       );
     }
     return model;
@@ -471,69 +477,4 @@ function checkPrompt(prompt: string): string {
     );
   }
   return trimmed;
-}
-
-function checkAspectRatio(model: ModelEntry, requested: string | undefined): string {
-  const ratio =
-    requested ?? (model.aspectRatios.includes(DEFAULT_ASPECT_RATIO) ? DEFAULT_ASPECT_RATIO : model.aspectRatios[0]);
-  const supported = model.aspectRatios.join(', ');
-  if (!MODEL_ASPECT_RATIOS.includes(ratio)) {
-    throw new InvalidField('aspectRatio', 'invalid_aspect_ratio', (name) => `\`${name}\` must be one of ${supported}.`);
-  }
-  if (!model.aspectRatios.includes(ratio)) {
-    throw new InvalidField(
-      'aspectRatio',
-      'unsupported_aspect_ratio',
-      (name) => `\`${name}\` '${ratio}' is not supported by model '${model.id}'; it supports ${supported}.`,
-    );
-  }
-  return ratio;
-}
-
-function checkResolution(model: ModelEntry, requested: string | undefined): number {
-  if (requested === undefined) return model.shortSide;
-  if (!model.resolutions.includes(requested)) {
-    const supported = model.resolutions.join(', ');
-    throw new InvalidField(
-      'resolution',
-      'unsupported_resolution',
-      (name) => `\`${name}\` '${requested}' is not offered by model '${model.id}'; it offers ${supported}.`,
-    );
-  }
-  return shortSideOf(requested) ?? model.shortSide;
-}
-
-/** The sound a task makes: what was asked, within what the model can do, else its default. */
-function checkSound(model: ModelEntry, requested: boolean | undefined): boolean {
-  const { mode } = model.sound;
-  if (requested === undefined) return model.sound.default;
-  if (requested && mode === 'none') {
-    throw new InvalidField(
-      'audio',
-      'unsupported_audio',
-      (name) => `Model '${model.id}' makes silent videos only: \`${name}\` must be false or left out.`,
-    );
-  }
-  if (!requested && mode === 'always') {
-    throw new InvalidField(
-      'audio',
-      'unsupported_audio',
-      (name) => `Model '${model.id}' always makes videos with sound: \`${name}\` must be true or left out.`,
-    );
-  }
-  return requested;
-}
-
-function checkDuration(model: ModelEntry, requested: number | undefined): number {
-  if (requested === undefined) return model.durations[0];
-  if (!model.durations.includes(requested)) {
-    const min = model.durations[0];
-    const max = model.durations[model.durations.length - 1];
-    throw new InvalidField(
-      'duration',
-      'unsupported_duration',
-      (name) => `\`${name}\` must be between ${min} and ${max} seconds for model '${model.id}'.`,
-    );
-  }
-  return requested;
 }

@@ -152,7 +152,8 @@ async function readBody(res: http.IncomingMessage, hop: Hop): Promise<FetchedBod
   if (status < 200 || status > 299) {
     throw new FetchRefused('url_http_error', `The ${what} URL answered with HTTP status ${status}.`, status);
   }
-  const tooLarge = () => new FetchRefused('url_too_large', `The ${what} at the URL is larger than ${maxBytes} bytes.`);
+  const tooLarge = () =>
+    new FetchRefused('url_too_large', `The ${what} at the URL is larger than ${maxBytes} bytes.`, undefined, maxBytes);
   if (Number(res.headers['content-length']) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;

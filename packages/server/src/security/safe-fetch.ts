@@ -35,6 +35,8 @@ export class FetchRefused extends Error {
     message: string,
     /** For `url_http_error`: the status the URL answered (a relay reads 404/410 as an expired result link). */
     readonly status?: number,
+    /** For `url_too_large`: the most bytes the fetch takes. */
+    readonly limitBytes?: number,
   ) {
     super(message);
   }

@@ -33,7 +33,10 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean, field 
     throw new InvalidField(
       field,
       'webhook_url_forbidden',
-      (name) => `\`${name}\` points to an address that is not publicly routable.`,
+      (name) =>
+        `\`${name}\` points to an address that is not publicly routable. To receive webhooks on this machine, ` +
+        'run `vidgen webhooks listen --forward-to <url>`, with the server started with VIDGEN_ALLOW_PRIVATE_URLS=1 ' +
+        '(development only: it lets webhooks and fetched inputs reach private addresses).',
     );
   }
   return url.href;

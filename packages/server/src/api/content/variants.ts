@@ -30,7 +30,8 @@ export function contentFile(task: Task, result: TaskResult, variant: string | un
   if (!Object.hasOwn(VIDEO_VARIANTS, variant)) {
     throw new InvalidRequest(
       'invalid_variant',
-      `\`variant\` must be one of ${Object.keys(VIDEO_VARIANTS).join(', ')} (or left out for the video).`,
+      `\`variant\` '${variant}' is not offered; it offers ${Object.keys(VIDEO_VARIANTS).join(', ')} ` +
+        '(or leave it out for the video).',
       'variant',
     );
   }

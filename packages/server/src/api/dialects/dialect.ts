@@ -4,7 +4,7 @@ import type { ContentVariant, Static, TObject, TSchema } from '@vidgen/protocol'
 import type { TaskService } from '../../engine/task-service.ts';
 import type { SubmitInput } from '../../engine/task-service.ts';
 import type { Task, TaskKind, TaskStatus } from '../../domain/task.ts';
-import type { ApiError } from '../../errors.ts';
+import type { ApiError, FieldOffer, InvalidField } from '../../errors.ts';
 
 /**
  * How a route appears in the OpenAPI document: a stable `operationId` (SDK generators name methods after it) and one
@@ -124,6 +124,12 @@ export interface Dialect {
   statusWords: Record<string, readonly TaskStatus[]>;
   /** The dialect's name for a field the engine names in domain words (`aspectRatio` → `aspect_ratio`). */
   fieldName(field: string, body: unknown): string;
+  /**
+   * The message of a refused value in the dialect's own words, where its field carries the value
+   * differently from the engine (OpenAI's `size` '1920x1080' is an aspect ratio and a resolution);
+   * undefined keeps the engine's message.
+   */
+  describeOffer?(error: InvalidField & { offer: FieldOffer }, name: string, body: unknown): string | undefined;
   toWire(task: Task, ctx: WireContext, queuePosition?: number): Record<string, unknown>;
   /** HTTP status of a poll answer and, while unfinished, how long a client should wait before the next. */
   pollStatus(task: Task): { code: number; retryAfterSeconds?: number; headers?: Record<string, string> };

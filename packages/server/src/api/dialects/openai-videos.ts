@@ -158,6 +158,13 @@ export const openAiVideos: Dialect = {
     field === 'callbackUrl'
       ? callbackFieldName(body)
       : (inputFieldName(openAiInputs, field, body) ?? FIELD_NAMES[field] ?? field),
+  describeOffer: (error, name, body) => {
+    // `size` carries both the aspect ratio and the resolution: say the size sent and the sizes offered.
+    const size = (body as { size?: unknown } | null)?.size;
+    const { model, frameSizes } = error.offer;
+    if (name !== 'size' || typeof size !== 'string' || !frameSizes) return undefined;
+    return `\`size\` '${size}' is not offered by model '${model}'; it offers ${frameSizes.join(', ')}.`;
+  },
   toWire: (task, ctx) => toOpenAiVideo(task, ctx),
   pollStatus: (task) =>
     task.status === 'queued' || task.status === 'running'

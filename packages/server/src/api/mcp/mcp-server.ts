@@ -71,7 +71,7 @@ function requestOf(request: FastifyRequest, deps: McpServerDeps): McpRequest {
       // The app's own validator, with its options: a tool's arguments are checked as a body of the API is.
       const validate = request.compileValidationSchema(schema);
       if (validate(value)) return undefined;
-      return fromSchemaIssues((validate.errors ?? []) as SchemaIssue[], 'arguments');
+      return fromSchemaIssues((validate.errors ?? []) as SchemaIssue[], 'arguments', value);
     },
   };
 }

@@ -100,6 +100,8 @@ export class MediaInputs {
     try {
       return (await this.deps.fetch[medium === 'audio' ? 'audio' : 'image'](ref.url, signal)).bytes;
     } catch (err) {
+      if (err instanceof FetchRefused && err.code === 'url_too_large')
+        throw FAILURES.inputTooLarge(medium, err.limitBytes);
       if (err instanceof FetchRefused) throw FAILURES.inputUnreachable(medium, err.message);
       throw err;
     }

@@ -154,6 +154,8 @@ export class VideoInputs {
     try {
       await writeFile(path, (await this.deps.fetch(ref.url, signal)).bytes);
     } catch (err) {
+      if (err instanceof FetchRefused && err.code === 'url_too_large')
+        throw FAILURES.inputTooLarge('video', err.limitBytes);
       if (err instanceof FetchRefused) throw FAILURES.inputUnreachable('video', err.message);
       throw err;
     }

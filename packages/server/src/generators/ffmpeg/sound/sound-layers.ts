@@ -86,27 +86,7 @@ function surf(mix: Stereo, rnd: Random, gain: number): void {
     const rise = rnd.range(1.2, 2.2);
     const fall = rnd.range(3, 5);
     const height = rnd.range(0.7, 1);
-    // Past the break both decays are exponentials: one multiplication a sample, not two Math.exp.
-    const [swellStep, foamStep] = [Math.exp(-1 / (fall * SAMPLE_RATE)), Math.exp(-1 / (fall * 0.5 * SAMPLE_RATE))];
-    let swell = -1;
-    let spray = 0;
-    for (let i = Math.max(0, Math.floor(at * SAMPLE_RATE)); i < n; i++) {
-      const t = i / SAMPLE_RATE - at;
-      if (t > rise + fall * 2.5) break;
-      if (t < rise) {
-        envelope[i] = Math.max(envelope[i], height * (t / rise) ** 2);
-        continue;
-      }
-      if (swell < 0) {
-        swell = Math.exp(-(t - rise) / fall);
-        spray = Math.exp(-(t - rise) / (fall * 0.5));
-      } else {
-        swell *= swellStep;
-        spray *= foamStep;
-      }
-      envelope[i] = Math.max(envelope[i], height * swell);
-      foam[i] = Math.max(foam[i], height * spray);
-    }
+    addWave(envelope, foam, at, rise, fall, height);
   }
   for (let i = 0; i < n; i++) envelope[i] = 0.12 + envelope[i];
   for (const pan of [-0.5, 0.5]) {
@@ -114,6 +94,35 @@ function surf(mix: Stereo, rnd: Random, gain: number): void {
     mixInto(mix, body, envelope, pan, gain * 1.6);
     const hiss = lowPass(highPass(whiteNoise(n, seedOf(rnd)), 1500), 6000);
     mixInto(mix, hiss, foam, pan * 1.4, gain * 0.25);
+  }
+}
+
+/**
+ * One wave into the surf's envelope (its swell) and foam (its hiss), from `at` seconds: a function of
+ * its own so V8 optimises it at once (a loop run once a soundtrack stayed unoptimised for renders).
+ */
+function addWave(envelope: Float32Array, foam: Float32Array, at: number, rise: number, fall: number, height: number) {
+  const n = envelope.length;
+  // Past the break both decays are exponentials: one multiplication a sample, not two Math.exp.
+  const [swellStep, foamStep] = [Math.exp(-1 / (fall * SAMPLE_RATE)), Math.exp(-1 / (fall * 0.5 * SAMPLE_RATE))];
+  let swell = -1;
+  let spray = 0;
+  for (let i = Math.max(0, Math.floor(at * SAMPLE_RATE)); i < n; i++) {
+    const t = i / SAMPLE_RATE - at;
+    if (t > rise + fall * 2.5) break;
+    if (t < rise) {
+      envelope[i] = Math.max(envelope[i], height * (t / rise) ** 2);
+      continue;
+    }
+    if (swell < 0) {
+      swell = Math.exp(-(t - rise) / fall);
+      spray = Math.exp(-(t - rise) / (fall * 0.5));
+    } else {
+      swell *= swellStep;
+      spray *= foamStep;
+    }
+    envelope[i] = Math.max(envelope[i], height * swell);
+    foam[i] = Math.max(foam[i], height * spray);
   }
 }
 
@@ -247,11 +256,7 @@ function music(mix: Stereo, rnd: Random, gain: number): void {
   const fade = 1.5;
   // How much of the first chord sounds: alternating every chordSeconds along a clipped cosine,
   // so the hand-over is a smooth crossfade of about `fade` seconds, never a jump.
-  const first = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    const x = sineOf(i / SAMPLE_RATE / (2 * chordSeconds) + 0.25) * (chordSeconds / fade);
-    first[i] = Math.max(0, Math.min(1, 0.5 + x));
-  }
+  const first = chordBalance(n, chordSeconds, fade);
   const lfo = rnd.range(0.08, 0.2);
   for (let c = 0; c < chords.length; c++) {
     for (const [v, semitones] of chords[c].entries()) {
@@ -262,45 +267,75 @@ function music(mix: Stereo, rnd: Random, gain: number): void {
       const l = phasor(f, rnd.next());
       const r = phasor(f + detune, rnd.next());
       const swell = phasor(lfo, rnd.next());
-      // The oscillators' state in plain locals: this loop runs for every voice and sample.
-      let ls = l.sin;
-      let lc = l.cos;
-      let rs = r.sin;
-      let rc = r.cos;
-      let ss = swell.sin;
-      let sc = swell.cos;
-      const firstWeight = c === 0 ? 1 : -1;
-      const firstOffset = c === 0 ? 0 : 1;
-      for (let i = 0; i < n; i++) {
-        const ls1 = ls * l.cw + lc * l.sw;
-        lc = lc * l.cw - ls * l.sw;
-        ls = ls1;
-        const rs1 = rs * r.cw + rc * r.sw;
-        rc = rc * r.cw - rs * r.sw;
-        rs = rs1;
-        const ss1 = ss * swell.cw + sc * swell.sw;
-        sc = sc * swell.cw - ss * swell.sw;
-        ss = ss1;
-        if ((i & 4095) === 4095) {
-          // Renormalised now and then, so rounding never lets an amplitude drift.
-          const kl = 1 / Math.hypot(ls, lc);
-          const kr = 1 / Math.hypot(rs, rc);
-          const ks = 1 / Math.hypot(ss, sc);
-          ls *= kl;
-          lc *= kl;
-          rs *= kr;
-          rc *= kr;
-          ss *= ks;
-          sc *= ks;
-        }
-        const a = (firstOffset + firstWeight * first[i]) * level * (0.75 + 0.25 * ss);
-        // Fundamental and octave (sin 2x = 2 sin x cos x): two harmonics from one oscillator.
-        mix.left[i] += a * ls * (1 + 0.6 * lc);
-        mix.right[i] += a * rs * (1 + 0.6 * rc);
-      }
+      musicVoice(mix, first, c === 0, level, l, r, swell);
     }
   }
   mixInto(mix, lowPass(pinkNoise(n, seedOf(rnd)), 1200), gain * 0.15, 0);
+}
+
+/** The first chord's share of the music bed, sample by sample (a function: see musicVoice). */
+function chordBalance(n: number, chordSeconds: number, fade: number): Float32Array {
+  const first = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = sineOf(i / SAMPLE_RATE / (2 * chordSeconds) + 0.25) * (chordSeconds / fade);
+    first[i] = Math.max(0, Math.min(1, 0.5 + x));
+  }
+  return first;
+}
+
+type Phasor = ReturnType<typeof phasor>;
+
+/**
+ * One voice of the music bed, added into `mix`: a function of its own, called eight times a
+ * soundtrack, so V8 optimises it within the first soundtrack. As a loop inside `music`, called once
+ * a soundtrack, it ran unoptimised for the first few renders of a process (160, 89, then 20 ms).
+ */
+function musicVoice(
+  mix: Stereo,
+  first: Float32Array,
+  firstChord: boolean,
+  level: number,
+  l: Phasor,
+  r: Phasor,
+  swell: Phasor,
+): void {
+  const n = first.length;
+  // The oscillators' state in plain locals: this loop runs for every voice and sample.
+  let ls = l.sin;
+  let lc = l.cos;
+  let rs = r.sin;
+  let rc = r.cos;
+  let ss = swell.sin;
+  let sc = swell.cos;
+  const firstWeight = firstChord ? 1 : -1;
+  const firstOffset = firstChord ? 0 : 1;
+  for (let i = 0; i < n; i++) {
+    const ls1 = ls * l.cw + lc * l.sw;
+    lc = lc * l.cw - ls * l.sw;
+    ls = ls1;
+    const rs1 = rs * r.cw + rc * r.sw;
+    rc = rc * r.cw - rs * r.sw;
+    rs = rs1;
+    const ss1 = ss * swell.cw + sc * swell.sw;
+    sc = sc * swell.cw - ss * swell.sw;
+    ss = ss1;
+    if ((i & 4095) === 4095) {
+      // Renormalised now and then, so rounding never lets an amplitude drift.
+      const kl = 1 / Math.hypot(ls, lc);
+      const kr = 1 / Math.hypot(rs, rc);
+      const ks = 1 / Math.hypot(ss, sc);
+      ls *= kl;
+      lc *= kl;
+      rs *= kr;
+      rc *= kr;
+      ss *= ks;
+      sc *= ks;
+    }
+    const a = (firstOffset + firstWeight * first[i]) * level * (0.75 + 0.25 * ss);
+    // Fundamental and octave (sin 2x = 2 sin x cos x): two harmonics from one oscillator.
+    mix.left[i] += a * ls * (1 + 0.6 * lc);
+    mix.right[i] += a * rs * (1 + 0.6 * rc);
+  }
 }
 
 /** A sine oscillator as a rotating phasor: its start and the rotation of one sample (no table, no Math.sin). */
