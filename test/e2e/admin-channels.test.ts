@@ -28,7 +28,7 @@ describe('relay channels in the admin API', () => {
     models: { 'relay-180p': 'video-v1' },
     priority,
     poll_interval_seconds: 0.02,
-    ...(name === 'spare' ? { max_concurrent: 4, max_rpm: 600 } : {}),
+    ...(name === 'spare' ? { max_concurrent: 4, max_rpm: 600, inputs: { last_frame: true, reference_images: 2 } } : {}),
   });
   const finish = async () => {
     const id = (await client.post('/v1/video/generations', { model: 'relay-180p', prompt: 'harbour at dusk' })).body
@@ -86,7 +86,7 @@ describe('relay channels in the admin API', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('lists every channel with its breaker, load, weight and limits, never its URL or key', async () => {
+  it('lists every channel with its breaker, load, weight, limits and inputs, never its URL or key', async () => {
     const listed = await admin.get('/admin/v1/channels');
     assert.equal(listed.status, 200);
     const [first, second] = listed.body.data;
@@ -107,6 +107,15 @@ describe('relay channels in the admin API', () => {
       ['relay-video', 'main', 'B', 'new-api', 10, 1, true, 'closed', 0, 0, { max_concurrent: null, max_rpm: null }],
     );
     assert.deepEqual([second.name, second.priority, second.limits], ['spare', 1, { max_concurrent: 4, max_rpm: 600 }]);
+    // What each channel takes: new-api's default (a first frame), and what the file declares for the spare.
+    const taken = (c: any) => [c.inputs.first_frame, c.inputs.last_frame, c.inputs.reference_images];
+    assert.deepEqual(
+      [taken(first), taken(second)],
+      [
+        [true, false, 0],
+        [true, true, 2],
+      ],
+    );
     const text = JSON.stringify(listed.body);
     for (const secret of [main.url, spare.url, KEY])
       assert.equal(text.includes(secret), false, 'no upstream URL or key');
@@ -158,6 +167,35 @@ describe('relay channels in the admin API', () => {
       const answer = await admin.call('PATCH', missing, { enabled: false });
       assert.deepEqual([answer.status, answer.body.error.code], [404, 'channel_not_found']);
     }
+  });
+
+  it('records each channel’s calls (p50 latency, error rate) and tests a channel with one call', async () => {
+    await finish();
+    const listed = (await admin.get('/admin/v1/channels')).body.data;
+    const used = listed.find((c: { calls_last_5_minutes: number }) => c.calls_last_5_minutes > 0);
+    assert.ok(used, JSON.stringify(listed));
+    assert.equal(typeof used.p50_latency_ms, 'number');
+    assert.equal(used.error_rate, 0, 'every call was answered');
+
+    const calls = used.calls_last_5_minutes;
+    const tested = await admin.post(`/admin/v1/channels/relay-video/${used.name}/test`);
+    assert.equal(tested.status, 200);
+    // new-api answers 400 `task_not_exist` for an unknown task: the key was taken.
+    assert.deepEqual([tested.body.ok, tested.body.status], [true, 400], tested.body.message);
+    const after = (await admin.get('/admin/v1/channels')).body.data.find((c: { name: string }) => c.name === used.name);
+    assert.equal(after.calls_last_5_minutes, calls + 1, 'the test is one call, recorded');
+    assert.equal(tested.headers.get('cache-control'), 'no-store');
+
+    const gone = await admin.post('/admin/v1/channels/relay-video/nope/test');
+    assert.deepEqual([gone.status, gone.body.error.code], [404, 'channel_not_found']);
+    // A stopped upstream: no answer, so the test says so and the error rate rises.
+    await spare.close();
+    const down = await admin.post('/admin/v1/channels/relay-video/spare/test');
+    assert.deepEqual([down.body.ok, down.body.status], [false, null]);
+    const spareNow = (await admin.get('/admin/v1/channels')).body.data.find(
+      (c: { name: string }) => c.name === 'spare',
+    );
+    assert.ok(spareNow.error_rate > 0);
   });
 
   it('without a backends file the list is empty and every channel is unknown', async () => {

@@ -67,7 +67,7 @@ describe('every timestamp on the wire is in Unix seconds', () => {
       }
     }
 
-    const key = await svc.account('clock', { credits_usd_ticks: 100 * TICKS_PER_SECOND });
+    const key = await svc.account('clock', { credits_usd_ticks: 200 * TICKS_PER_SECOND });
     const client = api(svc.url, key);
     const seen = new Map<string, number[]>();
     const read = async (answer: Promise<{ status: number; body: unknown }>) => {
@@ -83,9 +83,16 @@ describe('every timestamp on the wire is in Unix seconds', () => {
       () => client.get(`/v1/video/generations/${task.task_id}`),
       (a) => a.body.status === 'SUCCESS',
     );
-    // The OpenAI Videos dialect's own times: completed_at and expires_at of a finished video.
+    // The OpenAI Videos dialect's own times: completed_at and expires_at of a finished video; and the
+    // file kept for `storage_options`, with its expiry and its public link's.
     const video = await read(
-      client.post('/v1/videos', { model: 'tiny-o', prompt: 'a clock', seconds: '1', size: '256x144' }),
+      client.post('/v1/videos', {
+        model: 'tiny-o',
+        prompt: 'a clock',
+        seconds: '1',
+        size: '256x144',
+        storage_options: { filename: 'clock.mp4', expires_after: 3600, public_url: true },
+      }),
     );
     await pollUntil(
       () => client.get(`/v1/videos/${video.id}`),
@@ -113,6 +120,13 @@ describe('every timestamp on the wire is in Unix seconds', () => {
       `/admin/v1/webhooks/${hook.id}/deliveries`,
     ])
       await read(svc.admin.get(path));
+    // Two long tasks on one worker: one waits, and the overview names when it was submitted.
+    const long = [];
+    for (let i = 0; i < 2; i++)
+      long.push(await read(client.post('/v1/video/generations', { model: 'tiny-long', prompt: `long ${i}` })));
+    await read(svc.admin.get('/admin/v1/overview'));
+    await read(svc.admin.get(`/admin/v1/tasks/${task.task_id}`));
+    for (const t of long) await svc.admin.post(`/admin/v1/tasks/${t.task_id}/cancel`);
     const key2 = await read(svc.admin.post('/admin/v1/accounts/clock/keys'));
     // A monthly quota says when it starts over (`resets_at`).
     await read(

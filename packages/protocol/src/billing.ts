@@ -84,7 +84,10 @@ export const AccountObject = Type.Object({
 export type AccountObject = Static<typeof AccountObject>;
 
 export const AccountList = PageOf(AccountObject);
-export const AdminAccountQuery = Type.Object(pageQuery('An account id (accounts are listed by id)'));
+export const AdminAccountQuery = Type.Object({
+  ...pageQuery('An account id (accounts are listed by id)'),
+  prefix: Type.Optional(Type.String({ maxLength: 64, description: 'Only accounts whose id starts with this.' })),
+});
 
 export const UsageRowObject = Type.Object({
   account: Type.Optional(Type.String()),
@@ -289,4 +292,9 @@ export const LedgerQuery = Type.Object({
   task_id: Type.Optional(Type.String()),
   after: Type.Optional(Type.String({ description: 'An entry id: the page after it.' })),
   limit: Type.Optional(Type.String({ description: '1–1000, default 100.' })),
+  order: Type.Optional(
+    Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+      description: '`desc` for newest first (default `asc`).',
+    }),
+  ),
 });

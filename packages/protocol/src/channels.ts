@@ -2,6 +2,29 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
+const most = (what: string) => Type.Integer({ minimum: 0, description: `The most ${what} it takes.` });
+const INPUT_KEY = Type.Union(
+  ['first_frame', 'last_frame', 'keyframes', 'reference_images', 'reference_audios', 'reference_videos'].map((k) =>
+    Type.Literal(k),
+  ),
+);
+
+/** What a relay channel takes (the backends file's `inputs`, or its upstream's default), shaped as a model's. */
+export const RelayChannelInputs = Type.Object(
+  {
+    first_frame: Type.Boolean(),
+    last_frame: Type.Boolean(),
+    keyframes: most('keyframes'),
+    reference_images: most('reference images'),
+    reference_audios: most('reference audios'),
+    reference_videos: most('reference videos'),
+    exclusive: Type.Array(Type.Array(INPUT_KEY), {
+      description: 'Groups of the keys above of which one task may use at most one.',
+    }),
+  },
+  { description: 'The inputs the channel takes: a task goes only to a channel that takes all of its inputs.' },
+);
+
 /**
  * One relay channel as the operator sees it (`GET /admin/v1/channels`): its place in the backends
  * file and the state every worker process shares. Names only: never an upstream URL or key.
@@ -10,9 +33,11 @@ export const RelayChannelObject = Type.Object({
   object: Type.Literal('relay_channel'),
   backend: Type.String({ description: 'The relay backend (a key of the backends file).' }),
   name: Type.String(),
-  dialect: Type.String({ description: '`A`, `B`, `fal` or `replicate`.' }),
+  dialect: Type.String({ description: '`A`, `B`, `fal`, `replicate`, `openai` or `veo`.' }),
   upstream: Type.String({
-    description: 'What answers at the channel: `xai`, `new-api`, `vidgen`, `fal` or `replicate`.',
+    description:
+      'What answers at the channel: `xai`, `new-api`, `vidgen`, `fal`, `replicate`, `openai`, `vllm-omni`, ' +
+      '`sglang` or `gemini`.',
   }),
   priority: Type.Number(),
   weight: Type.Number({ description: 'In effect: the runtime override, else the backends file.' }),
@@ -26,7 +51,17 @@ export const RelayChannelObject = Type.Object({
   ),
   running: Type.Integer({ description: 'Tasks holding a slot of the channel now.' }),
   requests_last_minute: Type.Integer({ description: 'Creates sent in the last 60 s.' }),
+  p50_latency_ms: Nullable(
+    Type.Integer({ description: 'Median latency of the calls made to it in the last 5 minutes; null: none.' }),
+  ),
+  error_rate: Nullable(
+    Type.Number({
+      description: 'Share of those calls with no answer, a 5xx, 429, 401 or 403 (0–1); null: no call.',
+    }),
+  ),
+  calls_last_5_minutes: Type.Integer({ description: 'Calls of every kind (create, poll, lookup) in the last 5 min.' }),
   limits: Type.Object({ max_concurrent: Nullable(Type.Integer()), max_rpm: Nullable(Type.Integer()) }),
+  inputs: RelayChannelInputs,
 });
 export type RelayChannelObject = Static<typeof RelayChannelObject>;
 export const RelayChannelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(RelayChannelObject) });
@@ -47,3 +82,15 @@ export const RelayChannelPatchBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type RelayChannelPatchBody = Static<typeof RelayChannelPatchBody>;
+
+/** `POST /admin/v1/channels/{backend}/{name}/test`: one cheap authenticated read of the upstream. */
+export const RelayChannelTestAnswer = Type.Object({
+  object: Type.Literal('relay_channel_test'),
+  backend: Type.String(),
+  name: Type.String(),
+  ok: Type.Boolean({ description: 'The upstream answered and took the key.' }),
+  status: Nullable(Type.Integer({ description: 'The HTTP status it answered; null: no answer.' })),
+  latency_ms: Type.Integer(),
+  message: Type.String({ description: 'What the answer means, in words.' }),
+});
+export type RelayChannelTestAnswer = Static<typeof RelayChannelTestAnswer>;

@@ -16,4 +16,5 @@ export { Type } from '@sinclair/typebox';
 export type { Static, TSchema, TObject } from '@sinclair/typebox';
 export * from './billing.ts';
 export * from './channels.ts';
+export * from './operator.ts';
 export * from './mcp.ts';

@@ -151,6 +151,11 @@ export type AdminWebhookEndpoint = Static<typeof AdminWebhookEndpoint>;
 export const AdminWebhookEndpointList = PageOf(AdminWebhookEndpoint);
 export const AdminWebhookQuery = Type.Object({
   account: Type.Optional(Type.String({ description: 'One account; every account by default.' })),
+  order: Type.Optional(
+    Type.Literal('failing', {
+      description: '`failing`: endpoints with failed deliveries first, the most first (one page, no cursor).',
+    }),
+  ),
   ...pageQuery('An endpoint id'),
 });
 

@@ -25,12 +25,14 @@ import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
+import { sharedSerializers } from './api/shared-serializers.ts';
 import { registerAccountRoutes } from './api/account/routes.ts';
 import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import type { OperatorReads } from './store/operator-reads.ts';
 import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
 import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
@@ -41,6 +43,11 @@ import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
   routes: 'all' | 'ops';
+  /**
+   * Builds the document `GET /openapi.json` serves, on first use (composition/api-side.ts). Absent:
+   * this app collects its own routes into it as they are registered (the app openapi-document.ts builds).
+   */
+  openApiDocument?: () => Promise<Record<string, unknown>>;
   ops: OpsDeps;
   accounts: AccountStore;
   tasks: TaskService;
@@ -69,6 +76,8 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
+  /** The operator console's reads across accounts (`/admin/v1/tasks`, `/overview`, `/usage/series`, …). */
+  operatorReads: OperatorReads;
   /** A server span per request when on (docs/observability.md); absent or off, no hook is added. */
   tracing?: Tracing;
   /**
@@ -107,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
   // but a 415 tells the caller what to change.
@@ -130,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandling(app, deps.dialects);
 
-  await registerOpenApi(app, { publicUrl: deps.publicUrl });
+  await registerOpenApi(app, { publicUrl: deps.publicUrl, document: deps.openApiDocument });
   registerOpsRoutes(app, deps.ops);
   if (deps.routes === 'ops') return app;
   const links = {
@@ -195,6 +205,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks: deps.webhooks,
     channels: deps.relayChannels,
     operatorWebhook: deps.operatorWebhook,
+    reads: deps.operatorReads,
+    tasks: deps.tasks,
+    links,
+    clock: deps.clock,
   });
   return app;
 }

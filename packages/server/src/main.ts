@@ -14,6 +14,7 @@ import type { Dialect } from './api/dialects/dialect.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
 import { ledgerEffects } from './billing/ledger-effects.ts';
+import { usageRollupEffects } from './billing/usage-rollup.ts';
 import { perKeyRateLimit } from './billing/rate-limits.ts';
 import { keyQuotaEffects } from './billing/key-quotas.ts';
 import { loadGuardrails } from './security/prompt-guardrails.ts';
@@ -112,6 +113,8 @@ export async function startService(
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
     ledgerEffects(prices, clock, balanceLow),
+    // After the ledger: the hour's spend is the price the settlement fixed.
+    usageRollupEffects(clock),
     keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     outbox,

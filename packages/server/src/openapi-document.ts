@@ -39,6 +39,7 @@ export function documentApp(opts: DocumentOptions): Promise<FastifyInstance> {
     tasks: inert('tasks'),
     files: inert('files'),
     billing: inert('billing'),
+    operatorReads: inert('operatorReads'),
     // Optional in a running app only where a process serves no webhook routes; the document lists them.
     webhooks: inert('webhooks'),
     blobs: inert('blobs'),

@@ -15,6 +15,12 @@ export interface LinkOptions {
   signedUrlTtlSeconds: number;
 }
 
+/**
+ * The key id of a link minted for the operator (`GET /admin/v1/tasks/{id}`): no API key asked for it,
+ * so it names the task's account instead, and the signature covers that name. It lives until it expires.
+ */
+export const OPERATOR_LINK_PREFIX = 'operator:';
+
 export function contentPath(taskId: string): string {
   return `/v1/videos/${encodeURIComponent(taskId)}/content`;
 }

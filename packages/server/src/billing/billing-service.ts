@@ -100,8 +100,8 @@ export class BillingService {
     return this.view(await this.find(name));
   }
 
-  /** A page of accounts by name (`limit` of them after `after`). */
-  async accounts(page: { limit: number; after?: string }): Promise<AccountView[]> {
+  /** A page of accounts by name (`limit` of them after `after`), those starting with `prefix` if given. */
+  async accounts(page: { limit: number; after?: string; prefix?: string }): Promise<AccountView[]> {
     return Promise.all((await this.deps.accounts.listAccounts(page)).map((a) => this.view(a)));
   }
 
@@ -233,6 +233,7 @@ export class BillingService {
     taskId?: string;
     after?: string;
     limit: number;
+    order?: 'asc' | 'desc';
   }): Promise<Array<LedgerEntry & { account: string }>> {
     const names = await this.names();
     const accountId = query.account === undefined ? undefined : (await this.find(query.account)).id;
@@ -241,6 +242,7 @@ export class BillingService {
       taskId: query.taskId,
       after: query.after,
       limit: query.limit,
+      order: query.order,
     });
     return entries.map((e) => ({ ...e, account: names.get(e.accountId) ?? e.accountId }));
   }

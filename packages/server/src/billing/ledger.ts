@@ -149,7 +149,14 @@ export interface Ledger {
   /** Sets a key's quota (both limits null: removes it), keeping what it used. */
   setKeyQuota(keyId: string, limits: QuotaLimits, now: number): Promise<KeyQuota | undefined>;
   /** Entries, oldest first, after the given entry id. */
-  entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]>;
+  entries(query: {
+    accountId?: string;
+    taskId?: string;
+    after?: string;
+    limit: number;
+    /** By time; default `asc`. */
+    order?: 'asc' | 'desc';
+  }): Promise<LedgerEntry[]>;
   usage(query: UsageQuery): Promise<UsageRow[]>;
   /** Recomputes every balance and hold from the entries and checks each task's holds are closed once. */
   verify(): Promise<VerifyReport>;

@@ -183,8 +183,21 @@ export class SqlLedger implements Ledger {
     return refundTask(this.db, request, now, { entry: toEntry, plan: toPlan }, this.balanceLow);
   }
 
-  async entries(query: { accountId?: string; taskId?: string; after?: string; limit: number }): Promise<LedgerEntry[]> {
-    let q = this.db.selectFrom('ledger_entries').selectAll().orderBy('created_at').orderBy('id').limit(query.limit);
+  async entries(query: {
+    accountId?: string;
+    taskId?: string;
+    after?: string;
+    limit: number;
+    order?: 'asc' | 'desc';
+  }): Promise<LedgerEntry[]> {
+    const order = query.order ?? 'asc';
+    const past = order === 'asc' ? '>' : '<';
+    let q = this.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .orderBy('created_at', order)
+      .orderBy('id', order)
+      .limit(query.limit);
     if (query.accountId) q = q.where('account_id', '=', query.accountId);
     if (query.taskId) q = q.where('task_id', '=', query.taskId);
     if (query.after) {
@@ -196,8 +209,8 @@ export class SqlLedger implements Ledger {
       if (after)
         q = q.where((eb) =>
           eb.or([
-            eb('created_at', '>', after.created_at),
-            eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)]),
+            eb('created_at', past, after.created_at),
+            eb.and([eb('created_at', '=', after.created_at), eb('id', past, after.id)]),
           ]),
         );
     }

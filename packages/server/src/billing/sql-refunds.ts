@@ -3,6 +3,7 @@ import type { AccountPlansTable, Database, LedgerEntriesTable } from '../store/s
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AccountPlan, LedgerEntry } from './ledger.ts';
+import { rollupRefund } from './usage-rollup.ts';
 import { ALERT_COLUMNS, balanceMoved, type BalanceLowSink } from './balance-alerts.ts';
 
 type Refunded = { entry: LedgerEntry; plan: AccountPlan; replayed: boolean };
@@ -84,6 +85,7 @@ export async function refundTask(
       .where('account_id', '=', settle.account_id)
       .returning(ALERT_COLUMNS)
       .executeTakeFirst();
+    await rollupRefund(trx, { taskId: request.taskId, accountId: settle.account_id, amountUsdTicks: amount }, now);
     // Money given back may lift the available balance to the alert threshold again: that re-arms it.
     if (plan) await balanceMoved(trx, settle.account_id, plan, now, balanceLow);
     return { entry: read.entry(row), plan: await planOf(), replayed: false };

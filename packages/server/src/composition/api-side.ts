@@ -89,6 +89,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
       callbacks: deps.callbacks,
     }),
     relayChannels: deps.backends.relayChannels,
+    operatorReads: stores.operator,
     bodyLimitBytes: config.bodyLimitBytes,
     uploadLimitBytes: config.uploadLimitBytes,
     publicUrl: config.publicUrl,
@@ -96,8 +97,27 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     signedUrlTtlSeconds: config.signedUrlTtlSeconds,
     tracing: deps.tracing,
     streams: { watch: deps.watch, ...config.streams },
+    // A worker-only process describes just its probes, collected as they are registered.
+    openApiDocument: config.role === 'worker' ? undefined : lazyOpenApiDocument(deps.dialects, config.publicUrl),
     mcp: { ...config.mcp, retentionMs: config.retentionSeconds * 1000 },
   });
+}
+
+/**
+ * The document `GET /openapi.json` serves, built on its first request from an app of every route
+ * (openapi-document.ts, the one `npm run openapi` writes): the OpenAPI plugin, its YAML library and
+ * the copies of every route schema it collects stay out of an idle server (docs/performance.md).
+ */
+function lazyOpenApiDocument(dialects: readonly Dialect[], publicUrl: string | undefined) {
+  let document: Promise<Record<string, unknown>> | undefined;
+  return () => {
+    document ??= import('../openapi-document.ts').then((m) => m.openApiDocument({ dialects, publicUrl }));
+    // A failed build is not remembered: the next request tries again.
+    document.catch(() => {
+      document = undefined;
+    });
+    return document;
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { openSqlDatabase } from '../store/sql/database.ts';
 import { SqlTaskStore } from '../store/sql/sql-task-store.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../store/sql/sql-file-store.ts';
+import { SqlOperatorReads } from '../store/sql/sql-operator-reads.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
 import type { BalanceLowSink } from '../billing/balance-alerts.ts';
@@ -22,6 +23,8 @@ export interface SqlStores {
   eventLog: SqlEventLog;
   /** Relay channels' breakers, limits and overrides, shared by every process (migration 0030). */
   channelHealth: SqlChannelHealth;
+  /** The operator console's reads across accounts (migration 0190). */
+  operator: SqlOperatorReads;
   /**
    * Wake-up hints reach the other processes on this database (PostgreSQL); without them a process
    * learns of another's changes only by reading the tasks table again.
@@ -66,6 +69,7 @@ export async function openSqlStores(
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),
     channelHealth: new SqlChannelHealth(database.db),
+    operator: new SqlOperatorReads(database.db),
     wakeupsCrossProcesses: bridge.crossesProcesses,
     ping: database.ping,
     async close() {

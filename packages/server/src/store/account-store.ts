@@ -47,7 +47,7 @@ export interface AccountStore {
   countKeys(): Promise<number>;
   findAccountByName(name: string): Promise<Account | undefined>;
   /** By name; with a page, `limit` of them after the name `after`. */
-  listAccounts(page?: { limit: number; after?: string }): Promise<Account[]>;
+  listAccounts(page?: { limit: number; after?: string; prefix?: string }): Promise<Account[]>;
   /** Names of these accounts by id (unknown ids are left out). */
   accountNames(ids: readonly string[]): Promise<Map<string, string>>;
   /** Turns zero retention on or off for the account with this id. */

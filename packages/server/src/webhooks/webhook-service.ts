@@ -74,6 +74,17 @@ export class WebhookService {
     return endpoints.map((e) => ({ ...e, deliveries: counts.get(e.id)! }));
   }
 
+  /** These endpoints (any account's, in this order; unknown ids left out) with their deliveries by status. */
+  async countedEndpoints(
+    ids: readonly string[],
+  ): Promise<Array<WebhookEndpoint & { deliveries: Record<DeliveryStatus, number> }>> {
+    const [endpoints, counts] = await Promise.all([
+      Promise.all(ids.map((id) => this.deps.store.endpointById(id))),
+      this.deps.store.deliveryCounts(ids),
+    ]);
+    return endpoints.flatMap((e) => (e ? [{ ...e, deliveries: counts.get(e.id)! }] : []));
+  }
+
   /**
    * The account's own switch (Stripe's and Svix's `disabled` flag on an endpoint update): it may
    * re-enable an endpoint it or the server (after a 410) disabled, never one the operator
@@ -221,6 +232,26 @@ export class WebhookService {
   callbackSecret(accountId: string): string {
     if (!this.deps.callbacks) throw new Error('per-request callbacks are not configured');
     return this.deps.callbacks.of(accountId);
+  }
+
+  /**
+   * The account an endpoint belongs to, for the operator's resend and recover: those then run as the
+   * account's own would (an endpoint the account deleted, or a task's callback, is 404 to both).
+   */
+  async ownerOf(endpointId: string): Promise<string> {
+    const endpoint = await this.deps.store.endpointById(endpointId);
+    if (!endpoint) throw notFound('webhook', endpointId);
+    return endpoint.accountId;
+  }
+
+  /** One delivery of any endpoint, with the endpoint (the operator's list of failed deliveries). */
+  async deliveryOf(endpointId: string, id: string): Promise<{ delivery: WebhookDelivery; endpoint: WebhookEndpoint }> {
+    const [delivery, endpoint] = await Promise.all([
+      this.deps.store.getDelivery(endpointId, id),
+      this.deps.store.endpointById(endpointId),
+    ]);
+    if (!delivery || !endpoint) throw notFound('webhook_delivery', id);
+    return { delivery, endpoint };
   }
 
   private log(): EventLog {

@@ -40,6 +40,32 @@ interface Options {
   /** Model ids (fal: the full endpoint id; Replicate: owner/name) this host runs: 720p, 5 or 10 s. */
   models: string[];
   pendingPolls?: number;
+  /**
+   * The media inputs of the model's input schema (a fal model's Pydantic input, a Replicate
+   * model's OpenAPI schema): `url` a URL or data URI string, `urls` a list of them (at most 4),
+   * `keyframes` a list of `{image_url, timestamp_s}`. A wrong type is the model's 422; fields the
+   * schema does not name are ignored, as Pydantic and Cog ignore them.
+   */
+  schema?: Record<string, 'url' | 'urls' | 'keyframes'>;
+}
+
+const isMedia = (v: unknown) => typeof v === 'string' && /^(https?:\/\/|data:[\w.+-]+\/[\w.+-]+;base64,)/.test(v);
+
+/** Why the model's schema refuses these media inputs, or undefined. */
+function mediaProblem(schema: Options['schema'], input: Record<string, any>): string | undefined {
+  for (const [name, type] of Object.entries(schema ?? {})) {
+    const v = input[name];
+    if (v === undefined) continue;
+    if (type === 'url' && !isMedia(v)) return `${name}: must be a URL or a data URI`;
+    if (type === 'urls' && !(Array.isArray(v) && v.length <= 4 && v.every(isMedia)))
+      return `${name}: must be a list of at most 4 URLs or data URIs`;
+    if (
+      type === 'keyframes' &&
+      !(Array.isArray(v) && v.every((k) => isMedia(k?.image_url) && typeof k?.timestamp_s === 'number'))
+    )
+      return `${name}: must be a list of {image_url, timestamp_s}`;
+  }
+  return undefined;
 }
 
 abstract class HostedStandin extends LoopbackStandin {
@@ -81,6 +107,8 @@ abstract class HostedStandin extends LoopbackStandin {
     if (![5, 10].includes(seconds)) return 'duration must be one of 5, 10';
     const shape = SHAPES[input.aspect_ratio ?? '16:9'];
     if (!shape) return `aspect_ratio must be one of ${Object.keys(SHAPES).join(', ')}`;
+    const media = mediaProblem(this.o.schema, input);
+    if (media) return media;
     const job: HostedJob = {
       id: randomUUID(),
       model,

@@ -24,6 +24,11 @@ const SIZES = ['1280x720', '720x1280', '720x720', '960x720', '720x960', '1920x10
 export interface NewApiTask {
   taskId: string;
   body: Record<string, any>;
+  /**
+   * What new-api keeps of the body and hands to its provider's adaptor: TaskSubmitReq's fields
+   * only (relay/common/relay_info.go); Go's decoder drops every other field.
+   */
+  decoded: Record<string, any>;
   width: number;
   height: number;
   seconds: number;
@@ -117,6 +122,8 @@ export class NewApiStandin extends LoopbackStandin {
     }
     if (typeof body.prompt !== 'string' || !body.prompt.trim())
       return send(res, 400, taskError('invalid_request', 'prompt is required'));
+    const decoded = decodeTaskSubmitReq(body);
+    if (typeof decoded === 'string') return send(res, 400, taskError('invalid_request', decoded));
     // TaskSubmitReq.UnmarshalJSON takes duration as a number or a string; `seconds` is a string.
     const seconds = Number(body.duration ?? body.seconds ?? 5);
     const size = typeof body.size === 'string' ? body.size : '720x720';
@@ -135,6 +142,7 @@ export class NewApiStandin extends LoopbackStandin {
     const task: NewApiTask = {
       taskId: `task_${randomBytes(16).toString('hex')}`,
       body,
+      decoded,
       width,
       height,
       seconds,
@@ -216,6 +224,42 @@ export class NewApiStandin extends LoopbackStandin {
 
 function taskError(code: string, message: string) {
   return { code, message, data: null };
+}
+
+const TASK_SUBMIT_FIELDS: Record<string, 'string' | 'strings' | 'duration' | 'metadata'> = {
+  prompt: 'string',
+  model: 'string',
+  mode: 'string',
+  image: 'string',
+  images: 'strings',
+  size: 'string',
+  duration: 'duration',
+  seconds: 'string',
+  input_reference: 'string',
+  metadata: 'metadata',
+};
+
+/**
+ * TaskSubmitReq as Go decodes it (relay/common/relay_info.go, its UnmarshalJSON): the known fields
+ * with their types (a wrong type is the decoder's error), `duration` a number or a string,
+ * `metadata` an object or a JSON string of one; any other field is dropped without a word.
+ */
+function decodeTaskSubmitReq(body: Record<string, any>): Record<string, any> | string {
+  const out: Record<string, any> = {};
+  for (const [name, type] of Object.entries(TASK_SUBMIT_FIELDS)) {
+    let v = body[name];
+    if (v === undefined || v === null) continue;
+    const bad = `json: cannot unmarshal ${typeof v} into Go struct field TaskSubmitReq.${name}`;
+    if (type === 'string' && typeof v !== 'string') return bad;
+    if (type === 'strings' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) return bad;
+    if (type === 'duration' && typeof v !== 'number' && typeof v !== 'string') return bad;
+    if (type === 'metadata') {
+      if (typeof v === 'string') v = JSON.parse(v);
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return bad;
+    }
+    out[name] = v;
+  }
+  return out;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {

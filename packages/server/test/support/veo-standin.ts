@@ -20,6 +20,7 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { LoopbackStandin, readJsonBody, type StandinMedia } from './standin-media.ts';
+import { veoInputProblem } from './veo-standin-inputs.ts';
 
 export interface VeoOperation {
   name: string;
@@ -139,6 +140,8 @@ export class VeoStandin extends LoopbackStandin {
       return error(res, 400, 'INVALID_ARGUMENT', '1080p is only supported for 8 second videos.');
     if (instance.image !== undefined && typeof instance.image?.bytesBase64Encoded !== 'string')
       return error(res, 400, 'INVALID_ARGUMENT', 'instances[0].image must carry bytesBase64Encoded and mimeType.');
+    const refused = veoInputProblem(instance);
+    if (refused) return error(res, 400, 'INVALID_ARGUMENT', refused);
     const operation: VeoOperation = {
       name: `models/${model}/operations/${randomBytes(6).toString('hex')}`,
       model,

@@ -3,6 +3,8 @@
  * `vllm_omni/entrypoints/openai/api_server.py` (create_video, retrieve_video, delete_video,
  * download_video) and `vllm_omni/entrypoints/openai/protocol/videos.py` (VideoResponse, SecondStr,
  * SizeStr): Form fields only, `video_gen_<hex>` ids, DELETE aborts, `/v1/videos/sync` answers bytes.
+ * Files: `input_reference` (an image), and the reference `video_reference` and `audio_reference`,
+ * each an UploadFile part (a text value is FastAPI's 422).
  */
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +45,21 @@ export class VllmOmniStandin extends VideoStandin {
           { type: 'string_pattern_mismatch', loc: ['body', 'size'], msg: "String should match pattern '^\\d+x\\d+$'" },
         ],
       };
+    // `input_reference`, `video_reference` and `audio_reference` are UploadFile parameters: FastAPI
+    // refuses a plain text value there, and a file of the wrong kind the server cannot decode.
+    for (const [name, kind] of [
+      ['input_reference', 'image/'],
+      ['video_reference', 'video/'],
+      ['audio_reference', 'audio/'],
+    ] as const) {
+      const v = form[name];
+      if (v === undefined) continue;
+      if (typeof v === 'string')
+        return {
+          detail: [{ type: 'value_error', loc: ['body', name], msg: `Expected UploadFile, received: <class 'str'>` }],
+        };
+      if (!String(v.type).startsWith(kind)) return { detail: `${name} must be a ${kind.slice(0, -1)} file.` };
+    }
     for (const name of ['extra_params', 'lora', 'image_reference'])
       if (typeof form[name] === 'string') {
         try {

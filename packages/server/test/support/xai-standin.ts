@@ -13,6 +13,7 @@
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { LoopbackStandin, readJsonBody, type StandinMedia } from './standin-media.ts';
+import { xaiInputProblem } from './xai-standin-inputs.ts';
 
 const RATIOS: Record<string, [number, number]> = {
   '1:1': [1, 1],
@@ -140,6 +141,8 @@ export class XaiStandin extends LoopbackStandin {
       const extra = body.duration ?? 6;
       seconds = kind === 'edits' ? input.seconds : input.seconds + extra;
     }
+    const refused = xaiInputProblem(body, kind, seconds);
+    if (refused) return send(res, 400, { code: INVALID, error: refused });
     const job: XaiJob = {
       id: randomUUID(),
       kind: kind === 'generations' ? 'generation' : kind === 'edits' ? 'edit' : 'extension',

@@ -1,4 +1,4 @@
-import type { FastifySchema, onRequestHookHandler } from 'fastify';
+import type { FastifySchema, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { adminTokenMatcher } from '../../security/admin-token.ts';
 import { described, errorResponses } from '../route-schemas.ts';
@@ -13,6 +13,23 @@ export type AdminRoute = (
   schema: FastifySchema;
   config: { public: true };
   onRequest: onRequestHookHandler;
+  onSend: onSendHookHandler;
+};
+
+/**
+ * Headers of every admin answer, errors included: account data and balances are never kept by a
+ * browser or a proxy, and an answer opened as a page runs nothing and loads nothing.
+ */
+export const ADMIN_API_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+const onSend: onSendHookHandler = (_request, reply, payload, done) => {
+  reply.headers(ADMIN_API_HEADERS);
+  done(null, payload);
 };
 
 /**
@@ -48,5 +65,6 @@ export function adminRoutes(adminToken: string | undefined): AdminRoute {
     },
     config: { public: true },
     onRequest,
+    onSend,
   });
 }

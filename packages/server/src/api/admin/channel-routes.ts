@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { RelayChannelList, RelayChannelObject, RelayChannelPatchBody } from '@vidgen/protocol';
+import { RelayChannelList, RelayChannelObject, RelayChannelPatchBody, RelayChannelTestAnswer } from '@vidgen/protocol';
 import type { RelayChannelDirectory, RelayChannelStatus } from '../../generators/relay/relay-channel-directory.ts';
 import { ApiError, InvalidRequest } from '../../errors.ts';
 import { idParams } from '../route-schemas.ts';
 import type { AdminRoute } from './admin-route.ts';
 
 /** What the admin API needs of the relay channels: the directory main.ts builds from VIDGEN_BACKENDS_FILE. */
-export type ChannelAdmin = Pick<RelayChannelDirectory, 'status' | 'configure'>;
+export type ChannelAdmin = Pick<RelayChannelDirectory, 'status' | 'configure' | 'test'>;
 
 function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
   return {
@@ -23,7 +23,11 @@ function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
     opened_at: s.openedAt ?? null,
     running: s.running,
     requests_last_minute: s.requestsLastMinute,
+    p50_latency_ms: s.calls.p50LatencyMs,
+    error_rate: s.calls.errorRate,
+    calls_last_5_minutes: s.calls.count,
     limits: { max_concurrent: s.maxConcurrent ?? null, max_rpm: s.maxRpm ?? null },
+    inputs: { ...s.inputs, exclusive: s.inputs.exclusive.map((group) => [...group]) },
   };
 }
 
@@ -72,14 +76,43 @@ export function registerAdminChannelRoutes(
       const status = known
         ? (await channels!.status()).find((s) => s.backend === backend && s.name === name)
         : undefined;
-      if (!status)
-        throw new ApiError(
-          404,
-          'not_found_error',
-          'channel_not_found',
-          `No relay channel '${name}' in backend '${backend}'.`,
-        );
+      if (!status) throw noChannel(backend, name);
       return toChannelObject(status);
     },
+  );
+
+  app.post<{ Params: Params }>(
+    '/admin/v1/channels/:backend/:name/test',
+    route(
+      'adminTestChannel',
+      'One cheap call to the channel (a poll of a task that does not exist): ' +
+        'does the upstream answer and take the key?',
+      { params: idParams('backend', 'name') },
+      RelayChannelTestAnswer,
+      'What the upstream answered',
+    ),
+    async (request) => {
+      const { backend, name } = request.params;
+      const result = channels ? await channels.test(backend, name) : undefined;
+      if (!result) throw noChannel(backend, name);
+      return {
+        object: 'relay_channel_test' as const,
+        backend,
+        name,
+        ok: result.ok,
+        status: result.status,
+        latency_ms: result.latencyMs,
+        message: result.message,
+      };
+    },
+  );
+}
+
+function noChannel(backend: string, name: string): ApiError {
+  return new ApiError(
+    404,
+    'not_found_error',
+    'channel_not_found',
+    `No relay channel '${name}' in backend '${backend}'.`,
   );
 }

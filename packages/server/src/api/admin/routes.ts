@@ -34,6 +34,11 @@ import { idParams } from '../route-schemas.ts';
 import { dayRange, toAccountObject, toEntryObject, toPriceGroupObject, toUsageRows, usageCsv } from './billing-wire.ts';
 import { adminRoutes } from './admin-route.ts';
 import { registerAdminWebhookRoutes } from './webhook-routes.ts';
+import { registerAdminDeliveryRoutes } from './delivery-routes.ts';
+import { registerOperatorRoutes } from './operator-routes.ts';
+import type { OperatorReads } from '../../store/operator-reads.ts';
+import type { TaskService } from '../../engine/task-service.ts';
+import type { LinkOptions } from '../links.ts';
 import { registerAdminChannelRoutes, type ChannelAdmin } from './channel-routes.ts';
 import { registerOperatorWebhookRoutes, type OperatorWebhookView } from './operator-webhook-route.ts';
 
@@ -49,6 +54,12 @@ export interface AdminDeps {
   channels?: ChannelAdmin;
   /** VIDGEN_OPERATOR_WEBHOOK_URL and its signing secret. */
   operatorWebhook?: OperatorWebhookView;
+  /** Reads across accounts for the operator's console (tasks, overview, usage series, deliveries). */
+  reads: OperatorReads;
+  tasks: Pick<TaskService, 'cancel'>;
+  /** How signed links to a task's content are minted (for the operator: `kid` names the account). */
+  links: LinkOptions;
+  clock: () => number;
 }
 
 type Limits = Static<typeof CreateAccountBody>['limits'];
@@ -94,7 +105,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
       AccountList,
       'A page of accounts',
     ),
-    (request) => readPage(request.query, (page) => billing.accounts(page), toAccountObject),
+    (request) =>
+      readPage(request.query, (page) => billing.accounts({ ...page, prefix: request.query.prefix }), toAccountObject),
   );
   app.get<ById>(
     '/admin/v1/accounts/:id',
@@ -234,7 +246,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
 
   app.get<{ Querystring: Static<typeof LedgerQuery> }>(
     '/admin/v1/ledger',
-    route('adminLedger', 'Ledger entries, oldest first', { querystring: LedgerQuery }, LedgerList, 'A page of entries'),
+    route(
+      'adminLedger',
+      'Ledger entries, oldest first (`order=desc`: newest first)',
+      { querystring: LedgerQuery },
+      LedgerList,
+      'A page of entries',
+    ),
     async (request) => {
       const limit = pageLimit(request.query.limit);
       const entries = await billing.entries({
@@ -242,6 +260,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
         taskId: request.query.task_id,
         after: request.query.after,
         limit: limit + 1,
+        order: request.query.order,
       });
       const page = entries.slice(0, limit);
       return {
@@ -289,7 +308,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
     async () => ({ object: 'list' as const, data: (await billing.priceGroups()).map(toPriceGroupObject) }),
   );
 
-  registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks });
+  registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks, reads: deps.reads });
+  registerAdminDeliveryRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks, reads: deps.reads });
+  registerOperatorRoutes(app, { ...deps, route });
   registerAdminChannelRoutes(app, { route, channels: deps.channels });
   registerOperatorWebhookRoutes(app, {
     route,

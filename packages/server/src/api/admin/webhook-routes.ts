@@ -9,6 +9,7 @@ import {
   type Static,
 } from '@vidgen/protocol';
 import type { AccountStore } from '../../store/account-store.ts';
+import type { OperatorReads } from '../../store/operator-reads.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import type { WebhookEndpoint } from '../../webhooks/webhook-events.ts';
 import { ApiError, NotFound } from '../../errors.ts';
@@ -25,7 +26,7 @@ type Counted = WebhookEndpoint & { deliveries: AdminWebhookEndpoint['deliveries'
  */
 export function registerAdminWebhookRoutes(
   app: FastifyInstance,
-  deps: { route: AdminRoute; accounts: AccountStore; webhooks?: WebhookService },
+  deps: { route: AdminRoute; accounts: AccountStore; webhooks?: WebhookService; reads: OperatorReads },
 ): void {
   const { route, accounts, webhooks } = deps;
   // Endpoints belong to an account's internal id; the admin API names accounts by name.
@@ -44,7 +45,7 @@ export function registerAdminWebhookRoutes(
     route(
       'adminListWebhooks',
       'Webhook endpoints of every account (`?account=` for one), oldest first, a page at a time, with their ' +
-        'deliveries by status; never a secret',
+        'deliveries by status (`order=failing`: those with failed deliveries first); never a secret',
       { querystring: AdminWebhookQuery },
       AdminWebhookEndpointList,
       'A page of endpoints',
@@ -54,12 +55,24 @@ export function registerAdminWebhookRoutes(
       const limit = pageLimitOf(request.query.limit);
       const account = name === undefined ? undefined : await accounts.findAccountByName(name);
       if (name !== undefined && !account) throw new NotFound('account', name, 'account');
+      if (webhooks && request.query.order === 'failing') return failingFirst(webhooks, account?.id, limit);
       const endpoints = webhooks
         ? await webhooks.listEndpoints(account?.id, { limit: limit + 1, after: after || undefined })
         : [];
       return adminPage(endpoints, limit);
     },
   );
+
+  // One page: the endpoints with the most failed deliveries, then the oldest of the rest.
+  const failingFirst = async (webhooks: WebhookService, accountId: string | undefined, limit: number) => {
+    const failing = (await deps.reads.failingEndpoints(limit * 4)).map((f) => f.endpointId);
+    const counted = (await webhooks.countedEndpoints(failing)).filter(
+      (e) => (accountId === undefined || e.accountId === accountId) && e.audience === 'account',
+    );
+    const rest = (await webhooks.listEndpoints(accountId, { limit })).filter((e) => !failing.includes(e.id));
+    const page = [...counted, ...rest].slice(0, limit);
+    return { ...(await adminPage(page, limit)), has_more: false, last_id: null };
+  };
 
   app.patch<{ Params: { id: string }; Body: WebhookUpdateBody }>(
     '/admin/v1/webhooks/:id',

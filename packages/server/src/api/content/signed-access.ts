@@ -3,11 +3,13 @@ import type { UrlSigner } from '../../security/url-signer.ts';
 import { Forbidden } from '../../errors.ts';
 import { KEY_CACHE_MAX, KEY_CACHE_MS } from '../authenticate.ts';
 import { ExpiringCache } from '../expiring-cache.ts';
+import { OPERATOR_LINK_PREFIX } from '../links.ts';
 
 /**
  * The account a signed link (`expires`, `kid`, `sig`) speaks for, for the object it names: a
  * task's video or one of the account's files. A link lives only as long as the key that asked for
- * it (a revocation takes effect within KEY_CACHE_MS); the MAC is checked in constant time
+ * it (a revocation takes effect within KEY_CACHE_MS), or one the operator's console minted until it
+ * expires; the MAC is checked in constant time
  * (security/url-signer.ts).
  */
 export function signedAccess(
@@ -24,6 +26,8 @@ export function signedAccess(
         ? new Forbidden('signature_expired', expiredMessage)
         : new Forbidden('signature_invalid', 'This download link is not valid.');
     }
+    // Minted for the operator (api/links.ts): the signed key id names the account itself.
+    if (check.keyId.startsWith(OPERATOR_LINK_PREFIX)) return check.keyId.slice(OPERATOR_LINK_PREFIX.length);
     const now = deps.clock();
     let accountId = signers.get(check.keyId, now);
     if (accountId === undefined) {

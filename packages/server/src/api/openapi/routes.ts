@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
 import { PUBLIC } from '../route-schemas.ts';
 import { CLAIMED_SUFFIX, mergeClaimedOperations } from './shared-operations.ts';
 
@@ -11,11 +10,22 @@ const DESCRIPTION = [
 ].join(' ');
 
 /**
- * Collects every route registered after it into the OpenAPI 3.1 document served at
- * `GET /openapi.json`, so the document is the routes' own schemas and cannot drift from them.
- * Call it before any route is registered: routes are collected as they are added.
+ * Serves the OpenAPI 3.1 document at `GET /openapi.json`. Without `document`, collects every route
+ * registered after it into that document, so the document is the routes' own schemas and cannot
+ * drift from them: call it before any route is registered. With `document`, serves what it builds
+ * (the same collection, made by a separate app on first request), and loads no OpenAPI code here.
  */
-export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: string }): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  opts: { publicUrl?: string; document?: () => Promise<Record<string, unknown>> },
+): Promise<void> {
+  const route = { schema: { hide: true, ...PUBLIC }, config: { public: true } };
+  if (opts.document) {
+    const build = opts.document;
+    app.get('/openapi.json', route, () => build());
+    return;
+  }
+  const { default: swagger } = await import('@fastify/swagger');
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -46,5 +56,5 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: 
       return document;
     },
   });
-  app.get('/openapi.json', { schema: { hide: true, ...PUBLIC }, config: { public: true } }, async () => app.swagger());
+  app.get('/openapi.json', route, async () => app.swagger());
 }

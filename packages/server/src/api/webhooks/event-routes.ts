@@ -101,7 +101,7 @@ function unixSeconds(value: string, field: string): number {
 }
 
 /** Unix seconds (a number or digits) or an RFC 3339 time, as epoch ms. */
-function timeOf(value: number | string, field: string): number {
+export function timeOf(value: number | string, field: string): number {
   if (typeof value === 'number') return value * 1000;
   if (/^\d{1,12}$/.test(value)) return Number(value) * 1000;
   const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;

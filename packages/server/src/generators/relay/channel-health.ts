@@ -45,7 +45,20 @@ export interface ChannelSnapshot {
   running: number;
   /** Creates sent in the last minute. */
   requestsLastMinute: number;
+  /** Calls of every kind made to it in the last five minutes, their median latency and share of errors. */
+  calls: CallStats;
 }
+
+export interface CallStats {
+  count: number;
+  /** Null without a call. */
+  p50LatencyMs: number | null;
+  /** 0–1; null without a call. */
+  errorRate: number | null;
+}
+
+/** How long calls are kept for their latency and error rate. */
+export const CALL_WINDOW_MS = 5 * 60_000;
 
 export interface ChannelHealth {
   admit(channelId: string, settings: BreakerSettings, now: number): Promise<Admission>;
@@ -75,6 +88,8 @@ export interface ChannelHealth {
     now: number,
   ): Promise<void>;
   snapshot(channelIds: string[], now: number): Promise<ChannelSnapshot[]>;
+  /** One call to the channel ended (answered or not): its latency and whether it looked healthy. */
+  called(channelId: string, latencyMs: number, ok: boolean, now: number): Promise<void>;
 }
 
 export const DEFAULT_BREAKER: BreakerSettings = { failures: 5, windowMs: 60_000, cooldownMs: 30_000, probeMs: 120_000 };

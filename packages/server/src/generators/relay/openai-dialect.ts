@@ -41,7 +41,7 @@ function encodingOf(p: SubmitPayload, channel: RelayChannelConfig): 'json' | 'mu
   // The input of an edit is a file: only a multipart `video` part carries it (openai-node `edit`, `extend`).
   if (channel.multipart === 'always' || p.video) return 'multipart';
   if (channel.multipart === 'never') return 'json';
-  return p.images.length > 0 || p.video ? 'multipart' : 'json';
+  return p.images.length > 0 || p.video || p.referenceAudios || p.referenceVideos ? 'multipart' : 'json';
 }
 
 /** vLLM-Omni and SGLang derive the frame count from `seconds × fps`; OpenAI's shape has no fps. */
@@ -68,6 +68,9 @@ function submitBody(p: SubmitPayload, channel: RelayChannelConfig): Record<strin
     size: `${width}x${height}`,
     ...(TAKES_FPS.has(channel.upstream) ? { fps: p.fps ?? 24 } : {}),
     ...(image ? { input_reference: multipart ? image : { image_url: image } } : {}),
+    // vLLM-Omni's reference video and sound: file parts beside `input_reference`.
+    ...(p.referenceVideos ? { video_reference: p.referenceVideos[0] } : {}),
+    ...(p.referenceAudios ? { audio_reference: p.referenceAudios[0] } : {}),
     ...(p.seed !== undefined ? { seed: p.seed } : {}),
   };
 }

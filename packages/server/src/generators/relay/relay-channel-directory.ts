@@ -5,6 +5,7 @@
  */
 import type { ChannelHealth, ChannelSnapshot } from './channel-health.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
+import { testChannel, type ChannelTestResult } from './test-channel.ts';
 
 export interface RelayChannelStatus extends Omit<ChannelSnapshot, 'override'> {
   backend: string;
@@ -17,6 +18,8 @@ export interface RelayChannelStatus extends Omit<ChannelSnapshot, 'override'> {
   enabled: boolean;
   maxConcurrent?: number;
   maxRpm?: number;
+  /** What the channel takes (channel-inputs.ts). */
+  inputs: RelayChannelConfig['inputs'];
 }
 
 export class RelayChannelDirectory {
@@ -44,12 +47,26 @@ export class RelayChannelDirectory {
         openedAt: s?.openedAt,
         running: s?.running ?? 0,
         requestsLastMinute: s?.requestsLastMinute ?? 0,
+        calls: s?.calls ?? { count: 0, p50LatencyMs: null, errorRate: null },
         weight: s?.override.weight ?? channel.weight,
         enabled: s?.override.enabled ?? true,
         maxConcurrent: channel.limits.maxConcurrent,
         maxRpm: channel.limits.maxRpm,
+        inputs: channel.inputs,
       };
     });
+  }
+
+  /**
+   * The operator's "Test" of one channel (test-channel.ts), recorded with its calls; undefined when no
+   * such channel exists.
+   */
+  async test(backend: string, name: string, now: () => number = Date.now): Promise<ChannelTestResult | undefined> {
+    const channel = this.configs[backend]?.channels.find((c) => c.name === name);
+    if (!channel) return undefined;
+    const result = await testChannel(channel);
+    await this.health?.called(channel.id, result.latencyMs, result.ok, now()).catch(() => undefined);
+    return result;
   }
 
   /**

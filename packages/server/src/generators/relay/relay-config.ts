@@ -9,6 +9,8 @@ import { unknownPlaceholders } from './input-placeholders.ts';
 import { RelayApiKey } from './relay-api-key.ts';
 import { DEFAULT_BREAKER, type BreakerSettings, type ChannelLimits } from './channel-health.ts';
 import { parseCancelCharge, type CancelCharge } from '../../catalog/cancel-charge.ts';
+import type { ModelInputs } from '../../domain/task-inputs.ts';
+import { defaultChannelInputs, parseChannelInputs } from './channel-inputs.ts';
 
 /**
  * Family A (xAI style), family B (new-api style), the fal queue API, Replicate predictions, the
@@ -47,6 +49,11 @@ export type RelayAuthScheme = 'Bearer' | 'Key' | 'x-goog-api-key';
 export interface RelayChannelConfig {
   /** Shown in logs; never the URL. */
   name: string;
+  /**
+   * Told of every call made to the channel (its latency and whether it looked healthy): set by the
+   * relay generator to feed channel health, never read from the backends file.
+   */
+  observe?: (latencyMs: number, ok: boolean) => void;
   /** Stable identity kept in checkpoints: a hash of dialect and base URL, so reordering the file is safe. */
   id: string;
   dialect: RelayDialect;
@@ -103,6 +110,8 @@ export interface RelayChannelConfig {
   multipart: 'always' | 'files' | 'never';
   /** OpenAI shape: the server offers `/v1/videos/edits` and `/v1/videos/extensions` for an uploaded video. */
   edits: boolean;
+  /** What the channel takes (channel-inputs.ts): a task goes only to a channel that takes all of its inputs. */
+  inputs: ModelInputs;
 }
 
 export interface RelayBackendConfig {
@@ -164,6 +173,7 @@ const CHANNEL_FIELDS = [
   'edits',
   'cancel_charge',
   'upstream_usd_ticks_per_second',
+  'inputs',
 ];
 /** Spec §4.2 and §4.6: about 4 s for family A, about 15 s for family B. */
 const DEFAULT_POLL_SECONDS: Record<RelayDialect, number> = { A: 4, B: 15, fal: 3, replicate: 3, openai: 5, veo: 10 };
@@ -328,6 +338,7 @@ function parseChannel(
           : undefined,
     input,
     ...openAiFields(c, dialect, upstream, fail),
+    inputs: parseChannelInputs(c.inputs, defaultChannelInputs(dialect, upstream, input), fail),
   };
 }
 

@@ -39,8 +39,14 @@ export interface SubmitPayload {
   /** Seconds: of the video (generate, edit) or added after the input (extend). */
   duration: number;
   ratio: string;
-  /** Data URIs, first frame first. */
+  /** The first frame as a data URI (at most one). */
   images: string[];
+  /** The other inputs, each as a data URI (images PNG or JPEG, sound WAV/MP3/AAC/M4A, video MP4). */
+  lastFrame?: string;
+  keyframes?: Array<{ image: string; atSeconds: number }>;
+  referenceImages?: string[];
+  referenceAudios?: string[];
+  referenceVideos?: string[];
   /** Edits and extensions: the input MP4 as `data:video/mp4;base64,…`. */
   video?: string;
   seed?: number;

@@ -40,6 +40,7 @@ const familyA: RelayDialectSpec = {
           aspect_ratio: p.ratio,
           ...(channel.upstream === 'vidgen' ? {} : { resolution: resolutionOf(p.width, p.height) }),
           ...(p.images.length > 0 ? { image: { url: p.images[0] } } : {}),
+          ...xaiInputs(p),
           ...(p.seed !== undefined ? { seed: p.seed } : {}),
           ...soundOf(p),
         },
@@ -84,6 +85,24 @@ function editBody(p: SubmitPayload, channel: RelayChannelConfig): Record<string,
 }
 
 /**
+ * The other inputs in xAI's own fields (@ai-sdk/xai 5.0.12 `src/xai-video-model.ts`, what xAI's
+ * users send): `last_frame: {url}`, `keyframes: [{image: {url}, timestamp_s}]`,
+ * `reference_images: [{url}]`, `reference_audios: [{url}]`; each URL a data URI. A vidgen upstream
+ * reads the same names.
+ */
+function xaiInputs(p: SubmitPayload): Record<string, unknown> {
+  const urls = (list?: string[]) => list?.map((url) => ({ url }));
+  return {
+    ...(p.lastFrame ? { last_frame: { url: p.lastFrame } } : {}),
+    ...(p.keyframes
+      ? { keyframes: p.keyframes.map((k) => ({ image: { url: k.image }, timestamp_s: k.atSeconds })) }
+      : {}),
+    ...(p.referenceImages ? { reference_images: urls(p.referenceImages) } : {}),
+    ...(p.referenceAudios ? { reference_audios: urls(p.referenceAudios) } : {}),
+  };
+}
+
+/**
  * Sound is asked the way xAI takes it, `generate_audio` (also what a vidgen upstream reads, and
  * what new-api passes through to its channel untouched); the output is checked for it either way.
  */
@@ -106,7 +125,7 @@ const familyB: RelayDialectSpec = {
       ? { ratio: p.ratio }
       : { size: `${p.width}x${p.height}`, duration: p.duration, seconds: String(p.duration) }),
     ...(channel.sendRatio && channel.upstream !== 'vidgen' ? { ratio: p.ratio } : {}),
-    ...(p.images.length === 1 ? { image: p.images[0] } : p.images.length > 1 ? { images: p.images } : {}),
+    ...familyBInputs(p, channel),
     ...(p.seed !== undefined ? { seed: p.seed } : {}),
     ...soundOf(p),
   }),
@@ -130,6 +149,24 @@ const familyB: RelayDialectSpec = {
     };
   },
 };
+
+/**
+ * Family B's inputs: `images` with the first frame first and the references after it (one image
+ * alone as `image`), and the last frame as the extension field `last_frame`. new-api decodes only
+ * TaskSubmitReq's fields (relay/common/relay_info.go) and drops any other, so for it the last frame
+ * travels in `metadata`, which it hands to its provider's adaptor whole.
+ */
+function familyBInputs(p: SubmitPayload, channel: RelayChannelConfig): Record<string, unknown> {
+  const images = [...p.images, ...(p.referenceImages ?? [])];
+  const out: Record<string, unknown> = images.length === 1 ? { image: images[0] } : images.length > 1 ? { images } : {};
+  if (!p.lastFrame) return out;
+  if (channel.upstream === 'vidgen') return { ...out, last_frame: p.lastFrame };
+  const metadata = channel.extraBody.metadata;
+  return {
+    ...out,
+    metadata: { ...(metadata && typeof metadata === 'object' ? metadata : {}), last_frame: p.lastFrame },
+  };
+}
 
 export const RELAY_DIALECTS: Record<RelayDialect, RelayDialectSpec> = {
   A: familyA,

@@ -39,6 +39,7 @@ export const relayFailures = {
     FAILURES.invalidInput('No upstream channel is configured for this model, aspect ratio and duration.'),
   invalidImage: () => FAILURES.imageInvalid('An input image could not be read.'),
   invalidVideo: () => FAILURES.videoInvalid('The input video could not be read as an MP4.'),
+  invalidAudio: () => FAILURES.invalidInput('A reference audio could not be read as WAV, MP3, AAC or M4A.'),
   rejected: (code: unknown) =>
     FAILURES.invalidInput(withCode('The upstream provider refused the request as invalid', code)),
   unavailable: () => FAILURES.backendUnavailable('No upstream channel accepted the task; it will be retried.'),

@@ -6,6 +6,7 @@
  * of the backend and holds no per-task state. Durability lives in the checkpoint: the channel and
  * Idempotency-Key before a create is sent, the upstream id before any waiting (attach-upstream-task).
  */
+import type { ModelInputs } from '../../domain/task-inputs.ts';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TaskKind } from '../../domain/task.ts';
@@ -63,9 +64,25 @@ export class RelayGenerator implements Generator {
     private readonly options: RelayGeneratorOptions,
   ) {
     this.timings = { ...DEFAULT_RELAY_TIMINGS, ...options.timings };
+    const health = options.health;
+    const now = options.now ?? Date.now;
+    // Every call to a channel is recorded for its latency and error rate (channel-health.ts); never awaited.
+    if (health)
+      this.config = {
+        ...config,
+        channels: config.channels.map((c) => ({
+          ...c,
+          observe: (ms: number, ok: boolean) => void health.called(c.id, ms, ok, now()).catch(() => undefined),
+        })),
+      };
     this.kinds = [...new Set(config.channels.flatMap(channelKinds))];
     if (!options.binaries && config.channels.some((c) => c.sizeMultiple))
       throw new Error('a relay channel with "size_multiple" needs ffmpeg to crop its videos');
+  }
+
+  /** What the channels serving `model` take, one declaration each: a task goes to one that takes all it has. */
+  inputsFor(model: string): readonly ModelInputs[] {
+    return this.config.channels.filter((c) => c.models[model] !== undefined).map((c) => c.inputs);
   }
 
   async generate(job: RelayJob, ctx: GenerationContext): Promise<GenerationOutput> {

@@ -69,6 +69,7 @@ export async function callUpstream(
   // fetch sets the multipart content type itself, with its boundary.
   if (req.body !== undefined && !multipart) headers['content-type'] = 'application/json';
   let response: Response;
+  const started = performance.now();
   try {
     response = await fetch(upstreamUrl(channel, req.path, req.query), {
       method: req.method,
@@ -78,8 +79,10 @@ export async function callUpstream(
       signal: AbortSignal.any([signal, AbortSignal.timeout(req.timeoutMs)]),
     });
   } catch (err) {
+    channel.observe?.(performance.now() - started, false);
     throw new UpstreamCallFailed(neverSent(err) ? 'no' : 'maybe');
   }
+  channel.observe?.(performance.now() - started, answeredHealthy(response.status));
   try {
     return {
       status: response.status,
@@ -90,6 +93,11 @@ export async function callUpstream(
     // The status line arrived but the body did not: the status still stands.
     return { status: response.status, headers: response.headers, body: undefined };
   }
+}
+
+/** An answer of a working channel: not a server error, not throttled, and the key taken. */
+export function answeredHealthy(status: number): boolean {
+  return status < 500 && status !== 429 && status !== 401 && status !== 403;
 }
 
 /**
@@ -103,7 +111,11 @@ export function formOf(body: unknown): FormData {
     if (value === undefined || value === null) continue;
     const file = typeof value === 'string' ? /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s.exec(value) : null;
     if (file) {
-      const extension = file[1].split('/')[1].replace('jpeg', 'jpg');
+      const subtype = file[1].split('/')[1];
+      const extension =
+        ({ jpeg: 'jpg', mpeg: 'mp3', mp4: file[1].startsWith('audio/') ? 'm4a' : 'mp4' } as Record<string, string>)[
+          subtype
+        ] ?? subtype;
       form.append(name, new Blob([Buffer.from(file[2], 'base64')], { type: file[1] }), `${name}.${extension}`);
     } else form.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
   }

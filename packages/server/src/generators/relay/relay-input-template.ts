@@ -3,7 +3,9 @@
  * way: a JSON object whose strings may name our request's values. A string that is exactly one
  * placeholder takes the value with its type (`"{{duration}}"` → 5; `"{{duration|string}}"` → "5");
  * a key whose whole value is a placeholder with no value (no image, no seed) is left out; inside
- * longer text a placeholder is replaced by its text.
+ * longer text a placeholder is replaced by its text. The other inputs: `{{last_frame}}` (a data
+ * URI), `{{keyframes}}` (`[{image_url, timestamp_s}]`), `{{reference_images}}` and
+ * `{{reference_audios}}` (lists of data URIs).
  */
 import { PLACEHOLDER, WHOLE } from './input-placeholders.ts';
 import { resolutionOf, type SubmitPayload } from './relay-dialect-spec.ts';
@@ -24,6 +26,11 @@ function valuesOf(p: SubmitPayload): Record<string, unknown> {
     size: `${p.width}x${p.height}`,
     // fal and Replicate models name it `generate_audio` too (Veo 3, Kling, LTX-2): a boolean.
     generate_audio: p.audio,
+    last_frame: p.lastFrame,
+    // Keyframes as a list of `{image_url, timestamp_s}`: each a data URI and its time in seconds.
+    keyframes: p.keyframes?.map((k) => ({ image_url: k.image, timestamp_s: k.atSeconds })),
+    reference_images: p.referenceImages,
+    reference_audios: p.referenceAudios,
   };
 }
 

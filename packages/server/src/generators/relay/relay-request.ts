@@ -4,10 +4,11 @@
  * attempt, before anything is sent, so a job no channel can take fails at once and costs nothing.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { ASPECT_RATIOS } from '@vidgen/protocol';
 import type { TaskKind } from '../../domain/task.ts';
-import type { GenerationJob } from '../generator.ts';
+import { jobInputs, type GenerationJob } from '../generator.ts';
+import { countInputs, dialectTakes, takesInputs } from './channel-inputs.ts';
+import { allInputs, dataUri, payloadInputs, videoDataUri, type PayloadInputs } from './payload-inputs.ts';
 import type { RelayBackendConfig, RelayChannelConfig } from './relay-config.ts';
 import type { SubmitPayload } from './relay-dialects.ts';
 import { relayFailures } from './relay-failures.ts';
@@ -21,6 +22,8 @@ export interface RelayPlan {
   ratio: string;
   candidates: RelayChannelConfig[];
   images: string[];
+  /** The job's other inputs, as the payload carries them (relay-dialect-spec.ts). */
+  inputs: PayloadInputs;
   /** Edits and extensions: the input video as a data URI. */
   video?: string;
 }
@@ -50,10 +53,14 @@ export async function planRelayRequest(
   // An edit's shape and length are its input's: a channel's ratios and durations describe what it
   // generates. An extension's duration is the seconds it adds, which the channel may limit.
   const shaped = job.kind === 'generate';
+  // Only a channel that takes every input the task has (channel-inputs.ts): an input is never dropped.
+  const counts = countInputs(allInputs(job).map((input) => input.role));
   const fitting = config.channels.filter(
     (c) =>
       c.models[model] !== undefined &&
       channelKinds(c).includes(job.kind) &&
+      takesInputs(c.inputs, counts) &&
+      dialectTakes(c.dialect, counts) &&
       (!shaped || !c.aspectRatios || c.aspectRatios.includes(ratio)) &&
       (job.kind === 'edit' || !c.durations || c.durations.includes(job.duration)),
   );
@@ -64,7 +71,8 @@ export async function planRelayRequest(
   );
   if (candidates.length === 0) throw relayFailures.noChannel();
   const video = job.kind !== 'generate' && job.video ? await videoDataUri(job.video.path) : undefined;
-  return { model, ratio, candidates, images: await Promise.all(job.images.map(dataUri)), ...(video ? { video } : {}) };
+  const images = await Promise.all(jobInputs(job, 'first_frame').map((input) => dataUri(input.path)));
+  return { model, ratio, candidates, images, inputs: await payloadInputs(job), ...(video ? { video } : {}) };
 }
 
 /**
@@ -97,6 +105,7 @@ export function payloadFor(plan: RelayPlan, job: RelayJob, channel: RelayChannel
     duration: job.duration,
     ratio: plan.ratio,
     images: plan.images,
+    ...plan.inputs,
     seed: channel.sendSeed ? job.seed : undefined,
     ...(job.audio !== undefined ? { audio: job.audio } : {}),
     width: job.width,
@@ -131,29 +140,4 @@ export function ratioOf(width: number, height: number): string {
     if (error < bestError) [best, bestError] = [ratio, error];
   }
   return best;
-}
-
-/** Input images arrive as re-encoded PNGs; anything else is refused here rather than paid for upstream. */
-async function dataUri(path: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch {
-    throw relayFailures.invalidImage();
-  }
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
-    return `data:image/png;base64,${bytes.toString('base64')}`;
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)
-    return `data:image/jpeg;base64,${bytes.toString('base64')}`;
-  throw relayFailures.invalidImage();
-}
-
-/**
- * The engine fetched and probed the input (engine/inputs/video-inputs.ts); it is sent inline, so the upstream never has
- * to reach us.
- */
-async function videoDataUri(path: string): Promise<string> {
-  const bytes = await readFile(path).catch(() => undefined);
-  if (!bytes || bytes.subarray(4, 8).toString('latin1') !== 'ftyp') throw relayFailures.invalidVideo();
-  return `data:video/mp4;base64,${bytes.toString('base64')}`;
 }

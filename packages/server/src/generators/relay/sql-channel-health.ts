@@ -16,6 +16,7 @@ import type {
   ChannelSnapshot,
   ChannelState,
 } from './channel-health.ts';
+import { callStats, recordCall } from './sql-channel-calls.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -167,7 +168,7 @@ export class SqlChannelHealth implements ChannelHealth {
 
   async snapshot(channelIds: string[], now: number): Promise<ChannelSnapshot[]> {
     if (channelIds.length === 0) return [];
-    const [rows, slots, submits] = await Promise.all([
+    const [rows, slots, submits, calls] = await Promise.all([
       this.db.selectFrom('relay_channels').selectAll().where('channel_id', 'in', channelIds).execute(),
       this.db
         .selectFrom('relay_channel_slots')
@@ -183,6 +184,7 @@ export class SqlChannelHealth implements ChannelHealth {
         .where('at', '>', now - MINUTE_MS)
         .groupBy('channel_id')
         .execute(),
+      callStats(this.db, channelIds, now),
     ]);
     return channelIds.map((channelId) => {
       const row = rows.find((r) => r.channel_id === channelId);
@@ -194,8 +196,13 @@ export class SqlChannelHealth implements ChannelHealth {
         override: row ? overrideOf(row) : {},
         running: Number(slots.find((x) => x.channel_id === channelId)?.n ?? 0),
         requestsLastMinute: Number(submits.find((x) => x.channel_id === channelId)?.n ?? 0),
+        calls: calls.get(channelId) ?? { count: 0, p50LatencyMs: null, errorRate: null },
       };
     });
+  }
+
+  async called(channelId: string, latencyMs: number, ok: boolean, now: number): Promise<void> {
+    await recordCall(this.db, channelId, latencyMs, ok, now);
   }
 
   private async ensure(channelId: string, now: number): Promise<void> {

@@ -22,13 +22,25 @@
 import { enc, resolutionOf, stringField, type RelayDialectSpec, type SubmitPayload } from './relay-dialect-spec.ts';
 import type { RelayChannelConfig } from './relay-config.ts';
 
+/** A data URI as Veo's `Image`: base64 bytes and their MIME type. */
+function veoImage(uri: string | undefined): { bytesBase64Encoded: string; mimeType: string } | undefined {
+  const m = uri ? /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s.exec(uri) : null;
+  return m ? { bytesBase64Encoded: m[2], mimeType: m[1] } : undefined;
+}
+
 function submitBody(p: SubmitPayload, channel: RelayChannelConfig): Record<string, unknown> {
-  const image = p.images[0] ? /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s.exec(p.images[0]) : null;
+  const image = veoImage(p.images[0]);
+  const lastFrame = veoImage(p.lastFrame);
   return {
     instances: [
       {
         prompt: p.prompt,
-        ...(image ? { image: { bytesBase64Encoded: image[2], mimeType: image[1] } } : {}),
+        ...(image ? { image } : {}),
+        ...(lastFrame ? { lastFrame } : {}),
+        // Subject references ("asset"); routing never sends them with a frame (channel-inputs.ts).
+        ...(p.referenceImages
+          ? { referenceImages: p.referenceImages.map((uri) => ({ image: veoImage(uri), referenceType: 'asset' })) }
+          : {}),
       },
     ],
     // A channel's `extra_body` goes into `parameters`, where Veo's own options live.

@@ -500,6 +500,62 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('events').addColumn('trace_context', 'text').execute();
     },
   },
+  '0190_operator_console': {
+    async up(db: Kysely<any>) {
+      // The operator's task list walks every account's tasks newest first, by status or by account and
+      // status, a page at a time: each filter reads its own rows from an index, however many tasks exist.
+      await db.schema.createIndex('tasks_status_id').on('tasks').columns(['status', 'id']).execute();
+      await db.schema
+        .createIndex('tasks_account_status_id')
+        .on('tasks')
+        .columns(['account_id', 'status', 'id'])
+        .execute();
+      // Failed deliveries across accounts, newest first; a task's own deliveries on its page.
+      await db.schema
+        .createIndex('webhook_deliveries_status_id')
+        .on('webhook_deliveries')
+        .columns(['status', 'id'])
+        .execute();
+      await db.schema.createIndex('webhook_deliveries_task').on('webhook_deliveries').columns(['task_id']).execute();
+      // Tasks ended and money spent per UTC hour (billing/usage-rollup.ts), written in the transaction of
+      // each task's end and each refund: usage charts and the overview read hours, never tasks.
+      await db.schema
+        .createTable('usage_hourly')
+        .addColumn('hour', 'bigint', (c) => c.notNull())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('model', 'varchar(200)', (c) => c.notNull())
+        .addColumn('tier', 'varchar(32)', (c) => c.notNull())
+        .addColumn('outcome', 'varchar(16)', (c) => c.notNull())
+        .addColumn('error_code', 'varchar(64)', (c) => c.notNull())
+        .addColumn('tasks', 'bigint', (c) => c.notNull())
+        .addColumn('spend_usd_ticks', 'bigint', (c) => c.notNull())
+        .addColumn('rendered_ms', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_hourly_pk', ['hour', 'account_id', 'model', 'tier', 'outcome', 'error_code'])
+        .execute();
+      const hour = sql`(t.finished_at / 3600000) * 3600000`;
+      await sql`INSERT INTO usage_hourly (hour, account_id, model, tier, outcome, error_code, tasks, spend_usd_ticks,
+          rendered_ms)
+        SELECT ${hour}, t.account_id, t.model, 'default',
+          CASE WHEN t.status = 'expired' THEN 'succeeded' ELSE t.status END, COALESCE(t.error_code, ''), COUNT(*),
+          COALESCE(SUM(t.cost_usd_ticks), 0), COALESCE(SUM(t.result_duration_ms), 0)
+        FROM tasks t WHERE t.finished_at IS NOT NULL AND t.status IN ('succeeded', 'expired', 'failed', 'canceled')
+        GROUP BY ${hour}, t.account_id, t.model, CASE WHEN t.status = 'expired' THEN 'succeeded' ELSE t.status END,
+          COALESCE(t.error_code, '')`.execute(db);
+      // Every call made to a relay channel, kept five minutes: its p50 latency and error rate.
+      await db.schema
+        .createTable('relay_channel_calls')
+        .addColumn('channel_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('latency_ms', 'integer', (c) => c.notNull())
+        .addColumn('ok', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('relay_channel_calls_at')
+        .on('relay_channel_calls')
+        .columns(['channel_id', 'at'])
+        .execute();
+    },
+  },
   '0200_service_tiers': {
     async up(db: Kysely<any>) {
       // A task's tier and its claim order: a lane claims by rank first, then fairly within the rank

@@ -252,7 +252,34 @@ export interface RelayChannelSubmitsTable {
   at: number;
 }
 
+/** Tasks ended and money spent per UTC hour (migration 0190, billing/usage-rollup.ts). */
+export interface UsageHourlyTable {
+  /** The hour's start, epoch milliseconds. */
+  hour: number;
+  account_id: string;
+  model: string;
+  tier: string;
+  /** `succeeded`, `failed`, `canceled`, or `refund` (money given back that hour, no task counted). */
+  outcome: string;
+  /** The failure code, '' for none. */
+  error_code: string;
+  tasks: number;
+  spend_usd_ticks: number;
+  rendered_ms: number;
+}
+
+/** One call to a relay channel, kept five minutes (migration 0190). */
+export interface RelayChannelCallsTable {
+  channel_id: string;
+  at: number;
+  latency_ms: number;
+  /** 1 when the upstream answered as a working channel does. */
+  ok: number;
+}
+
 export interface Database {
+  usage_hourly: UsageHourlyTable;
+  relay_channel_calls: RelayChannelCallsTable;
   account_plans: AccountPlansTable;
   ledger_entries: LedgerEntriesTable;
   rate_windows: RateWindowsTable;

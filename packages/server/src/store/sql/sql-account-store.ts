@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { reusableQuery } from './reusable-query.ts';
 import type { Account, AccountStore, ApiKeyRecord, NewApiKey } from '../account-store.ts';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.ts';
@@ -106,9 +106,11 @@ export class SqlAccountStore implements AccountStore {
     return row ? toAccount(row) : undefined;
   }
 
-  async listAccounts(page?: { limit: number; after?: string }): Promise<Account[]> {
+  async listAccounts(page?: { limit: number; after?: string; prefix?: string }): Promise<Account[]> {
     let query = this.db.selectFrom('accounts').selectAll().orderBy('name');
     if (page?.after !== undefined) query = query.where('name', '>', page.after);
+    // Compared exactly: LIKE's wildcards and case rules, and range bounds under a collation, differ by database.
+    if (page?.prefix) query = query.where(sql`substr(name, 1, ${page.prefix.length})`, '=', page.prefix);
     if (page) query = query.limit(page.limit);
     return (await query.execute()).map(toAccount);
   }
