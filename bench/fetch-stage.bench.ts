@@ -38,6 +38,7 @@ const ROUNDS = numberArg('rounds', 2);
 const TASKS = numberArg('tasks', 6);
 const RENDER_MS = numberArg('render-ms', 300);
 const STUCK = 3;
+const SLOTS = 2;
 const FETCH_TIMEOUT_MS = 15_000;
 const params = {
   prompt: 'p',
@@ -96,7 +97,7 @@ async function measure(stuck: number): Promise<{ claimToStart: number; queuedToS
       ...{ files: new SqlFileStore(database.db), blobs, fetch: { image: fetch, audio: unused }, checkAudio: unused },
     }),
     videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
-    ...{ owner: `bench-${stuck}`, lanes: { bench: { slots: 2, deadlineMs: 60_000 } }, maxRunningPerAccount: 0 },
+    ...{ owner: `bench-${stuck}`, lanes: { bench: { slots: SLOTS, deadlineMs: 60_000 } }, maxRunningPerAccount: 0 },
     ...{ leaseMs: 30_000, heartbeatMs: 10_000, pollMs: 50, maxAttempts: 1, retentionMs: 3_600_000 },
     ...{ workRoot: join(dir, 'work'), normalizeImage: async (b: Buffer) => b, verifyVideo: async () => undefined },
   });
@@ -110,8 +111,9 @@ async function measure(stuck: number): Promise<{ claimToStart: number; queuedToS
   };
   worker.start();
   for (let i = 0; i < stuck; i++) await insert([{ kind: 'url', url: silentUrl }]);
-  // The stuck ones are claimed and fetching before the plain ones arrive.
-  while (sockets.size < stuck) await new Promise((resolve) => setTimeout(resolve, 5));
+  // The stuck ones are fetching before the plain ones arrive: as many as there are slots at least
+  // (a worker without a fetch stage fetches in its slots, so no more than that can be).
+  while (sockets.size < Math.min(stuck, SLOTS)) await new Promise((resolve) => setTimeout(resolve, 5));
   const plain: string[] = [];
   for (let i = 0; i < TASKS; i++) plain.push(await insert([]));
   while (plain.some((id) => !startedAt.has(id))) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -170,6 +170,7 @@ async function produce(
       ? await tracing.withSpan('task.load_inputs', { attributes: { 'vidgen.inputs.count': given.length } }, load)
       : await load();
     // Fetched in the lane's fetch stage (fetch-stage.ts): only now does the task take a render slot.
+    // Every input is loaded above this line, so a slot never waits on a fetch.
     if (untilSlot) await untilSlot(signal);
     const shape = jobShape(task.kind, task.params, video);
     const { prompt, seed } = task.params;

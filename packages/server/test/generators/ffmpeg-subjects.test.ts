@@ -187,4 +187,15 @@ describe('everyday words: each thing a prompt names is drawn', () => {
     }
     assert.deepEqual([...seen].sort(), SUBJECT_WORDS.map(([s]) => s).sort());
   });
+
+  it('docs/renderer.md lists every thing and every word of each', async () => {
+    const doc = await readFile(join(root, 'docs', 'renderer.md'), 'utf8');
+    for (const [subject, re] of SUBJECT_WORDS) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| ${subject} |`));
+      assert.ok(row, `${subject} has no row`);
+      // Each word written in its row is one the renderer knows for that thing.
+      for (const word of [...row.matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+        assert.match(word, re, `${subject}: ${word}`);
+    }
+  });
 });

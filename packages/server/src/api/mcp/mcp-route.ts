@@ -35,7 +35,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void
     const origin = request.headers.origin;
     if (origin !== undefined && !deps.allowedOrigins.includes(origin))
       return rpcRefusal(reply, 403, `Origin ${origin} may not call this server.`);
-    return reply.send(await (await handler())(request));
+    return reply.send(await (await handler())(request, reply));
   });
   // Stateless: no session to resume or end, and nothing is sent outside a request's own answer.
   const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import * as webTransport from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -23,7 +23,7 @@ export interface McpServerDeps extends McpDeps {
 }
 
 /** Answers one HTTP request to `/mcp` with the web Response the SDK's transport makes. */
-export type McpHandler = (request: FastifyRequest) => Promise<Response>;
+export type McpHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<Response>;
 
 /**
  * The official SDK's low-level server over its Streamable HTTP transport, stateless: a server and
@@ -31,12 +31,13 @@ export type McpHandler = (request: FastifyRequest) => Promise<Response>;
  * (docs/mcp.md). This module is loaded on the first `/mcp` request only (api/mcp/mcp-route.ts).
  */
 export function createMcpHandler(deps: McpServerDeps): McpHandler {
-  return async (request) => {
+  return async (request, reply) => {
     const server = serverFor(new McpCalls(deps, requestOf(request, deps)));
     const transport = new webTransport.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
-    // Closing the server aborts what its handlers still wait for (a task's result, a create's wait).
-    request.raw.once('close', () => void server.close());
+    // When the answer is sent or its client is gone (the response closes; the request's own close
+    // comes as soon as its body is read): closing the server aborts what its handlers still wait for.
+    reply.raw.once('close', () => void server.close());
     return transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
   };
 }
