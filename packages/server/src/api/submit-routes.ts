@@ -7,6 +7,7 @@ import { InvalidRequest } from '../errors.ts';
 import type { Dialect, SubmitRoute } from './dialects/dialect.ts';
 import { callerOf } from './authenticate.ts';
 import { formBody } from './form-body.ts';
+import { foreignAgreement } from './dialects/foreign-fields.ts';
 import { multipartRefusal } from './files/multipart-upload.ts';
 import { idempotencyOf, markReplay } from './request-options.ts';
 import { described, errorResponses } from './route-schemas.ts';
@@ -118,7 +119,8 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
   const options = { schema: groupSchema(group, fallback, claimed), config, preValidation };
   app.post(fallback.route.path, options, async (request, reply) => {
     const { dialect, route } = group.length === 1 ? fallback : pick(request);
-    const input = { ...route.toInput(request.body as never), family: dialect.family };
+    const agrees = foreignAgreement(dialect.foreignFields, request.body);
+    const input = { ...route.toInput(request.body as never), family: dialect.family, ...(agrees ? { agrees } : {}) };
     const caller = callerOf(request);
     const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);
     markReplay(reply, submitted);

@@ -56,7 +56,28 @@ export interface SubmitInput {
   serviceTier?: ServiceTier;
   /** The batch this submit is a line of (set by the batch service, never by a dialect). */
   batchId?: string;
+  /**
+   * A generation's video, once planned, must agree with what the caller also said in words the
+   * dialect does not speak (api/dialects/foreign-fields.ts): it throws the refusal.
+   */
+  agrees?: VideoAgreement;
 }
+
+/** The video a generation will make, in domain words. */
+export interface PlannedVideo {
+  model: string;
+  duration: number;
+  aspectRatio: string;
+  resolution: string;
+  width: number;
+  height: number;
+}
+
+/** Throws when the video disagrees; `offering` lists the models here that render what was asked. */
+export type VideoAgreement = (
+  video: PlannedVideo,
+  offering: (want: Partial<Pick<PlannedVideo, 'duration' | 'aspectRatio' | 'resolution'>>) => string[],
+) => void;
 
 /** The caller's Idempotency-Key and the fingerprint of the request it came with. */
 export interface Idempotency {
@@ -332,6 +353,23 @@ export class TaskService {
     const aspectRatio = checkAspectRatio(model, input.aspectRatio);
     const duration = checkDuration(model, input.duration);
     const shortSide = checkResolution(model, input.resolution);
+    const size = outputSize(shortSide, aspectRatio);
+    input.agrees?.({ model: model.id, duration, aspectRatio, resolution: `${shortSide}p`, ...size }, (want) =>
+      this.deps.catalog
+        .list()
+        .filter(
+          (m) =>
+            m.family === input.family &&
+            isEntitled(account, m) &&
+            m.capabilities.generate &&
+            (want.duration === undefined || m.durations.includes(want.duration)) &&
+            (want.aspectRatio === undefined || m.aspectRatios.includes(want.aspectRatio)) &&
+            (want.resolution === undefined ||
+              m.resolutions.includes(want.resolution) ||
+              `${m.shortSide}p` === want.resolution),
+        )
+        .map((m) => m.id),
+    );
     if (model.requiresImage && !hasRole(input.inputs, 'first_frame')) {
       throw new InvalidField(
         'images',
@@ -347,7 +385,7 @@ export class TaskService {
       inputs,
       duration,
       aspectRatio,
-      ...outputSize(shortSide, aspectRatio),
+      ...size,
       fps: model.fps,
       seed: input.seed,
     };

@@ -5,6 +5,7 @@ import type { TaskService } from '../../engine/task-service.ts';
 import type { SubmitInput } from '../../engine/task-service.ts';
 import type { Task, TaskKind, TaskStatus } from '../../domain/task.ts';
 import type { ApiError, FieldOffer, InvalidField } from '../../errors.ts';
+import type { ForeignFields } from './foreign-fields.ts';
 
 /**
  * How a route appears in the OpenAPI document: a stable `operationId` (SDK generators name methods after it) and one
@@ -124,6 +125,8 @@ export interface Dialect {
   statusWords: Record<string, readonly TaskStatus[]>;
   /** The dialect's name for a field the engine names in domain words (`aspectRatio` → `aspect_ratio`). */
   fieldName(field: string, body: unknown): string;
+  /** Other dialects' names for the video's length, shape and resolution: checked against the model's video. */
+  foreignFields?: ForeignFields;
   /**
    * The message of a refused value in the dialect's own words, where its field carries the value
    * differently from the engine (OpenAI's `size` '1920x1080' is an aspect ratio and a resolution);

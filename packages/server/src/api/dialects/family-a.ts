@@ -147,6 +147,8 @@ export const familyA: Dialect = {
     failed: ['failed', 'canceled'],
     expired: ['expired'],
   },
+  // Family A's own words are `duration`, `aspect_ratio` and `resolution`.
+  foreignFields: { seconds: 'duration', size: 'size', ratio: 'aspectRatio' },
   fieldName: (field, body) =>
     field === 'callbackUrl'
       ? callbackFieldName(body)

@@ -94,6 +94,14 @@ export const familyB: Dialect = {
     SUCCESS: ['succeeded', 'expired'],
     FAILURE: ['failed', 'canceled'],
   },
+  // Family B's own words are `ratio` and the model (its name fixes the length): the rest are foreign.
+  foreignFields: {
+    seconds: 'duration',
+    duration: 'duration',
+    size: 'size',
+    resolution: 'resolution',
+    aspect_ratio: 'aspectRatio',
+  },
   fieldName(field, body) {
     if (field === 'callbackUrl') return callbackFieldName(body);
     return inputFieldName(familyBInputs, field, body) ?? FIELD_NAMES[field] ?? field;

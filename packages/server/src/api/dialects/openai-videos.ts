@@ -154,6 +154,8 @@ export const openAiVideos: Dialect = {
     completed: ['succeeded'],
     failed: ['failed', 'canceled'],
   },
+  // The OpenAI shape's own words are `seconds` and `size`.
+  foreignFields: { duration: 'duration', resolution: 'resolution', aspect_ratio: 'aspectRatio', ratio: 'aspectRatio' },
   fieldName: (field, body) =>
     field === 'callbackUrl'
       ? callbackFieldName(body)
