@@ -24,6 +24,7 @@ import { registerContentRoutes } from './api/content/routes.ts';
 import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
 import { registerConsoleRoutes } from './api/console/routes.ts';
+import { registerAdminConsoleRoutes } from './api/console/admin-console-routes.ts';
 import { registerOpenApi } from './api/openapi/routes.ts';
 import { sharedSerializers } from './api/shared-serializers.ts';
 import { registerAccountRoutes } from './api/account/routes.ts';
@@ -197,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerContentRoutes(app, { ...deps, authenticate });
   registerFileContentRoute(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
+  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken) });
   registerAccountRoutes(app, { billing: deps.billing });
   registerAdminRoutes(app, {
     billing: deps.billing,

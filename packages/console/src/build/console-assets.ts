@@ -24,7 +24,7 @@ export interface ConsoleAssets {
 }
 
 // Found through the package, not this file's URL: the server's build bundles this file elsewhere.
-const APP_DIR = join(dirname(createRequire(import.meta.url).resolve('@vidgen/console/package.json')), 'src/app/');
+const SRC_DIR = join(dirname(createRequire(import.meta.url).resolve('@vidgen/console/package.json')), 'src/');
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -33,6 +33,19 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 let pending: Promise<ConsoleAssets> | undefined;
+let pendingAdmin: Promise<ConsoleAssets> | undefined;
+
+/**
+ * The operator's console (`src/admin/`), chart library included, built on its first request like the
+ * console's. Nothing of it may be kept by a cache: every file is `no-store`.
+ */
+export function loadAdminAssets(): Promise<ConsoleAssets> {
+  pendingAdmin ??= buildAssets('admin', 'admin', 'no-store').catch((err) => {
+    pendingAdmin = undefined;
+    throw err;
+  });
+  return pendingAdmin;
+}
 
 /**
  * The console bundled from source (app code + SDK) into memory. Built once per process and
@@ -47,14 +60,23 @@ export function loadConsoleAssets(): Promise<ConsoleAssets> {
   return pending;
 }
 
-export async function buildConsoleAssets(): Promise<ConsoleAssets> {
-  // esbuild keeps a service process (about 18 MB) alive after a build; the console is built once.
+export function buildConsoleAssets(): Promise<ConsoleAssets> {
+  return buildAssets('app', 'console', IMMUTABLE);
+}
+
+/**
+ * One app of `src/<dir>/` (its `main.ts`, `styles.css` and `index.html`) bundled into memory: the
+ * console (`app`) or the operator's console (`admin`). Both share the bundler, the styles and the SDK.
+ */
+export async function buildAssets(dir: string, name: string, cacheControl: string): Promise<ConsoleAssets> {
+  const appDir = `${SRC_DIR}${dir}/`;
+  // esbuild keeps a service process (about 18 MB) alive after a build; each app is built once.
   const result = await build({
-    entryPoints: [`${APP_DIR}main.ts`, `${APP_DIR}styles.css`],
+    entryPoints: [`${appDir}main.ts`, `${appDir}styles.css`],
     bundle: true,
     write: false,
     outdir: '/assets',
-    entryNames: 'console-[hash]',
+    entryNames: `${name}-[hash]`,
     format: 'esm',
     platform: 'browser',
     target: ['es2022', 'chrome100', 'firefox100', 'safari15'],
@@ -65,16 +87,19 @@ export async function buildConsoleAssets(): Promise<ConsoleAssets> {
   const files = new Map<string, ConsoleAsset>();
   const names: Record<string, string> = {};
   for (const out of result.outputFiles) {
-    const name = out.path.slice(out.path.lastIndexOf('/') + 1);
-    const ext = name.slice(name.lastIndexOf('.'));
-    files.set(name, asset(Buffer.from(out.contents), CONTENT_TYPES[ext], IMMUTABLE));
-    names[ext] = name;
+    const file = out.path.slice(out.path.lastIndexOf('/') + 1);
+    const ext = file.slice(file.lastIndexOf('.'));
+    files.set(file, asset(Buffer.from(out.contents), CONTENT_TYPES[ext], cacheControl));
+    names[ext] = file;
   }
-  if (!names['.js'] || !names['.css']) throw new Error('console build produced no script or no stylesheet');
-  const template = await readFile(`${APP_DIR}index.html`, 'utf8');
+  if (!names['.js'] || !names['.css']) throw new Error(`${name} build produced no script or no stylesheet`);
+  const template = await readFile(`${appDir}index.html`, 'utf8');
   // Relative links keep the console working when a proxy serves vidgen under a path prefix.
-  const html = template.replace('%SCRIPT%', `assets/${names['.js']}`).replace('%STYLE%', `assets/${names['.css']}`);
-  return { index: asset(Buffer.from(html), CONTENT_TYPES['.html'], 'no-cache'), files };
+  // The operator's page is `/admin` (no trailing slash): its files are under `admin/assets/`.
+  const at = dir === 'app' ? 'assets/' : `${dir}/assets/`;
+  const html = template.replace('%SCRIPT%', `${at}${names['.js']}`).replace('%STYLE%', `${at}${names['.css']}`);
+  const pageCache = cacheControl === IMMUTABLE ? 'no-cache' : cacheControl;
+  return { index: asset(Buffer.from(html), CONTENT_TYPES['.html'], pageCache), files };
 }
 
 function asset(identity: Buffer, contentType: string, cacheControl: string): ConsoleAsset {

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import { isStorageFault } from '../domain/storage-faults.ts';
+import { faultLog } from './fault-log.ts';
 
 /** A lane claim's outcome, the wake-up count its query started after, and when it was asked for. */
 export interface ClaimAnswer {
@@ -36,6 +37,7 @@ export function laneClaimer(backend: string, deps: ClaimerDeps): () => Promise<C
   let askedAt = 0;
   /** The last claim got all it asked for: more work is likely waiting. */
   let filled = false;
+  const faults = faultLog(60_000, deps.clock);
   const claimFor = async (count: number) => {
     const since = deps.wakes();
     filled = false;
@@ -48,9 +50,13 @@ export function laneClaimer(backend: string, deps: ClaimerDeps): () => Promise<C
           : await deps.tasks.claimSeveral(request, count);
       ready.push(...got);
       filled = got.length === count;
+      const lasted = faults.recovered();
+      if (lasted !== undefined) deps.logger.info({ backend, lastedMs: lasted }, 'claims work again');
     } catch (err) {
-      // A lost database is expected to pass (invariant 9): a warning each poll, not an error.
-      deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err }, 'claim failed');
+      // A lost database or a full disk is expected to pass (invariant 9): a warning, not an error,
+      // said once and then once a minute while it lasts.
+      const { say, unsaid } = faults.failed();
+      if (say) deps.logger[isStorageFault(err) ? 'warn' : 'error']({ err, backend, unsaid }, 'claim failed');
     }
     return since;
   };

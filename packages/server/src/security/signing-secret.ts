@@ -19,7 +19,18 @@ export async function loadSigningSecret(configured: string | undefined, dataDir:
   try {
     await writeFile(path, secret.toString('base64url'), { mode: 0o600, flag: 'wx' });
     return secret;
-  } catch {
+  } catch (err) {
+    // Only a file another process made in the meantime is read back; any other failure (a read-only
+    // or full data dir, no permission) is the cause, and is named as it is, not as a missing file.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      const why = code === 'EROFS' ? 'the data dir is read-only' : `it could not be written (${code})`;
+      throw new Error(
+        `The signing secret ${path} does not exist and ${why}: make VIDGEN_DATA_DIR writable, or set ` +
+          'VIDGEN_SIGNING_SECRET.',
+        { cause: err },
+      );
+    }
     return Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
   }
 }

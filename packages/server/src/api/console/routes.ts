@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleAsset, ConsoleAssets } from '@vidgen/console/assets';
+import type { FastifyInstance } from 'fastify';
+import type { ConsoleAssets } from '@vidgen/console/assets';
+import { sendAsset } from './send-asset.ts';
 import type { BlobStore } from '../../blobs/blob-store.ts';
 
 export interface ConsoleDeps {
@@ -31,7 +32,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = 
   const schema = { hide: true };
   app.get('/', { schema, config: { public: true } }, async (request, reply) => {
     const { assets, headers } = await served();
-    return send(request, reply, assets.index, headers);
+    return sendAsset(request, reply, assets.index, headers);
   });
   app.get<{ Params: { name: string } }>(
     '/assets/:name',
@@ -40,7 +41,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps = 
       const { assets, headers } = await served();
       const asset = assets.files.get(request.params.name);
       if (!asset) return reply.callNotFound();
-      return send(request, reply, asset, headers);
+      return sendAsset(request, reply, asset, headers);
     },
   );
 }
@@ -106,32 +107,4 @@ function securityHeaders(mediaOrigins: string[]): Record<string, string> {
     'x-frame-options': 'DENY',
     'cross-origin-opener-policy': 'same-origin',
   };
-}
-
-function send(request: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset, headers: Record<string, string>) {
-  const encoding = pickEncoding(request.headers['accept-encoding']);
-  // Each encoding is its own representation, so it gets its own validator.
-  const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
-  reply
-    .headers(headers)
-    .header('content-type', asset.contentType)
-    .header('cache-control', asset.cacheControl)
-    .header('etag', etag)
-    .header('vary', 'accept-encoding');
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);
-}
-
-/** Brotli, else gzip, else plain; a coding listed with `q=0` is refused by the client. */
-function pickEncoding(header: string | string[] | undefined): 'br' | 'gzip' | 'identity' {
-  const accepted = new Set<string>();
-  for (const part of String(header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const refused = params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
-    if (name && !refused) accepted.add(name);
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
-  return 'identity';
 }

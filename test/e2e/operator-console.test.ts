@@ -1,0 +1,162 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, copyFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import {
+  createPostgresDatabase,
+  createSqliteDatabase,
+  type TestDatabase,
+} from '../../packages/server/test/support/databases.ts';
+import { api } from './support/http.ts';
+import { ADMIN_TOKEN, startEconomicsService, type EconomicsService } from './support/economics.ts';
+import {
+  browserUnavailable,
+  launchBrowser,
+  screenshot,
+  scrollsSideways,
+  PHONE,
+  type TestBrowser,
+} from './support/browser.ts';
+
+const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+const VIEWS = ['Overview', 'Accounts', 'Tasks', 'Usage', 'Channels', 'Webhooks'];
+
+/** Serious or critical axe violations of the page as it is now (axe injected through the debugger, past the CSP). */
+async function axeProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => (globalThis as any).axe.run(document));
+  return result.violations
+    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: { id: string; nodes: unknown[] }) => `${v.id} (${v.nodes.length})`);
+}
+
+// The operator console in real Chromium against a real server on SQLite and on PostgreSQL.
+const skip = browserUnavailable();
+for (const [name, create] of [
+  ['SQLite', createSqliteDatabase],
+  ['PostgreSQL', createPostgresDatabase],
+] as const) {
+  const created = skip ? skip : await create();
+  describe(`the operator console (${name})`, { skip: typeof created === 'string' ? created : false }, () => {
+    let db: TestDatabase;
+    let svc: EconomicsService;
+    let browser: TestBrowser;
+    let page: Page;
+    let key = '';
+    before(async () => {
+      db = created as TestDatabase;
+      svc = await startEconomicsService(name === 'PostgreSQL' ? db.location : undefined);
+      browser = await launchBrowser();
+      page = await browser.newPage();
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+      await db?.drop();
+    });
+
+    it('serves /admin with no-store and a strict CSP; a wrong token is refused and shows nothing', async () => {
+      const answer = await fetch(`${svc.url}/admin`);
+      assert.equal(answer.headers.get('cache-control'), 'no-store');
+      assert.match(answer.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+      await page.goto(`${svc.url}/admin`);
+      await page.getByLabel('Admin token').fill('wrong-token');
+      await page.keyboard.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'wrong' }).waitFor();
+      assert.equal(await page.getByRole('navigation').locator('a').count(), 0, 'nothing shown');
+      await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      assert.deepEqual(await page.getByRole('navigation').locator('a').allTextContents(), VIEWS);
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('vidgen.admin.token')), ADMIN_TOKEN);
+      assert.equal(await page.evaluate(() => localStorage.length + document.cookie.length), 0);
+    });
+
+    it('makes an account with credits, its key (shown once) and a grant, in USD', async () => {
+      await page.getByRole('link', { name: 'Accounts' }).click();
+      await page.getByLabel('Account id', { exact: true }).fill('browser-acme');
+      await page.getByLabel('Credits').fill('20');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { name: 'Account browser-acme' }).waitFor();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      key = (await page.locator('#new-key').textContent()) ?? '';
+      assert.match(key, /^\S{20,}$/);
+      await page.getByLabel('Amount').fill('0.0000000001');
+      await page.getByLabel('Reason').fill('a tick');
+      await page.getByRole('button', { name: 'Grant credits' }).click();
+      await page.getByText('Granted $0.0000000001.').waitFor();
+      const account = await svc.admin.get('/admin/v1/accounts/browser-acme');
+      assert.equal(account.body.balance_usd_ticks, 200_000_000_001, 'exactly $20 and one tick');
+      await page.getByLabel('Amount').fill('0.00000000001');
+      await page.getByRole('button', { name: 'Grant credits' }).click();
+      await page.getByText('At most 10 decimal places').waitFor();
+      await page.reload();
+      await page.getByRole('heading', { name: 'Account browser-acme' }).waitFor();
+      assert.equal(await page.locator('#new-key').count(), 0, 'the key is shown only once');
+    });
+
+    it('sees the account’s new task arrive in Tasks and finish without reloading, rendered as text; refunds it', async () => {
+      await page.getByRole('link', { name: 'Tasks' }).click();
+      await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+      const client = api(svc.url, key);
+      const task = (await client.post('/v1/video/generations', { model: 'tiny-1s', prompt: HOSTILE })).body.task_id;
+      const row = page.getByRole('row').filter({ hasText: task.slice(0, 13) });
+      await row.filter({ hasText: 'succeeded' }).waitFor({ timeout: 120_000 });
+      assert.ok((await row.textContent())?.includes(HOSTILE), 'the prompt is shown as text');
+      assert.equal(await page.evaluate(() => (window as any).__pwned), undefined, 'and never run');
+      await row.getByRole('link').click();
+      await page.getByRole('heading', { name: `Task ${task}` }).waitFor();
+      await page.locator('video').waitFor();
+      await page.getByLabel('Amount').fill('0.05');
+      await page.getByLabel('Reason').fill('too dark');
+      await page.getByRole('button', { name: 'Refund' }).click();
+      await page.getByText('Refunded $0.05.').waitFor();
+      await screenshot(page, `operator-task-${name}`);
+    });
+
+    it('reads Usage’s table under the chart', async () => {
+      await page.getByRole('link', { name: 'Usage' }).click();
+      const table = page.getByRole('region', { name: 'Spend per hour, last 48 hours: numbers' });
+      await table.getByRole('cell', { name: 'browser-acme' }).first().waitFor();
+      assert.ok((await table.textContent())?.includes('$0.05'), 'spend $0.10 less the $0.05 refund');
+      assert.ok(await page.locator('figure canvas').count(), 'uPlot drew the charts');
+    });
+
+    it('every view: no serious axe violation, nothing sideways at 375 px; screenshots', async () => {
+      const phone = await browser.newPage(PHONE);
+      // sessionStorage is per tab: a new tab asks for the token again.
+      await phone.goto(`${svc.url}/admin`);
+      await phone.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await phone.keyboard.press('Enter');
+      await phone.getByRole('button', { name: 'Sign out' }).waitFor();
+      for (const view of VIEWS) {
+        for (const [p, size] of [
+          [page, 'desktop'],
+          [phone, 'phone'],
+        ] as const) {
+          await p.getByRole('link', { name: view }).click();
+          await p.getByRole('heading', { level: 1, name: view }).waitFor();
+          await p.waitForLoadState('networkidle');
+          assert.deepEqual(await axeProblems(p), [], `${view} (${size})`);
+          if (size === 'phone') assert.equal(await scrollsSideways(p), false, `${view} scrolls sideways at 375 px`);
+          if (name === 'SQLite') {
+            const shot = await screenshot(p, `operator-${view.toLowerCase()}-${size}`);
+            await mkdir(join('docs', 'operator-console'), { recursive: true });
+            await copyFile(shot, join('docs', 'operator-console', `${view.toLowerCase()}-${size}.png`));
+          }
+        }
+      }
+      await phone.close();
+    });
+
+    it('signs out and forgets the token', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Admin token').waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('vidgen.admin.token')), null);
+      assert.deepEqual(browser.problems, []);
+    });
+  });
+}
