@@ -20,7 +20,7 @@ import { SqlTaskStore } from '../packages/server/src/store/sql/sql-task-store.ts
 import { SqlAccountStore } from '../packages/server/src/store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../packages/server/src/store/sql/sql-file-store.ts';
 import { LocalDiskBlobStore } from '../packages/server/src/blobs/local-disk-blob-store.ts';
-import { ImageInputs } from '../packages/server/src/engine/inputs/image-inputs.ts';
+import { MediaInputs } from '../packages/server/src/engine/inputs/media-inputs.ts';
 import { VideoInputs } from '../packages/server/src/engine/inputs/video-inputs.ts';
 import { TaskEvents } from '../packages/server/src/domain/task-events.ts';
 import type { ServiceTier } from '../packages/server/src/domain/task.ts';
@@ -79,7 +79,9 @@ async function run(database: SqlDatabase, accountId: string, sample: string, lan
     metrics: noMetrics,
     logger: pino({ level: 'silent' }),
     clock: Date.now,
-    images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch: unused }),
+    inputs: new MediaInputs({
+      ...{ files: new SqlFileStore(database.db), blobs, fetch: { image: unused, audio: unused }, checkAudio: unused },
+    }),
     videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
     owner: `bench-${lane}`,
     lanes: { [lane]: { slots: SLOTS, deadlineMs: 60_000 } },

@@ -22,10 +22,11 @@ import { SqlTaskStore } from '../packages/server/src/store/sql/sql-task-store.ts
 import { ledgerEffects } from '../packages/server/src/billing/ledger-effects.ts';
 import { webhookOutbox } from '../packages/server/src/webhooks/webhook-outbox.ts';
 import type { ModelEntry } from '../packages/server/src/catalog/model-catalog.ts';
+import { FIRST_FRAME_ONLY } from '../packages/server/src/domain/task-inputs.ts';
 import { SqlAccountStore } from '../packages/server/src/store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../packages/server/src/store/sql/sql-file-store.ts';
 import { LocalDiskBlobStore } from '../packages/server/src/blobs/local-disk-blob-store.ts';
-import { ImageInputs } from '../packages/server/src/engine/inputs/image-inputs.ts';
+import { MediaInputs } from '../packages/server/src/engine/inputs/media-inputs.ts';
 import { VideoInputs } from '../packages/server/src/engine/inputs/video-inputs.ts';
 import { TaskEvents } from '../packages/server/src/domain/task-events.ts';
 import { createWorker } from '../packages/server/src/engine/worker.ts';
@@ -52,6 +53,7 @@ const model: ModelEntry = {
   durations: [1],
   aspectRatios: ['16:9'],
   requiresImage: false,
+  inputs: FIRST_FRAME_ONLY,
   capabilities: { generate: true, edit: false, extend: false },
   fps: 24,
   ownedBy: 'bench',
@@ -169,7 +171,12 @@ async function engine(database: SqlDatabase, accountId: string, sample: string) 
     metrics: noMetrics,
     logger: pino({ level: 'silent' }),
     clock: Date.now,
-    images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch: unused }),
+    inputs: new MediaInputs({
+      files: new SqlFileStore(database.db),
+      blobs,
+      fetch: { image: unused, audio: unused },
+      checkAudio: unused,
+    }),
     videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
     owner: 'bench',
     lanes: { noop: { slots: SLOTS, deadlineMs: 60_000 } },

@@ -22,7 +22,7 @@ import { SqlTaskStore } from '../packages/server/src/store/sql/sql-task-store.ts
 import { SqlAccountStore } from '../packages/server/src/store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../packages/server/src/store/sql/sql-file-store.ts';
 import { LocalDiskBlobStore } from '../packages/server/src/blobs/local-disk-blob-store.ts';
-import { ImageInputs } from '../packages/server/src/engine/inputs/image-inputs.ts';
+import { MediaInputs } from '../packages/server/src/engine/inputs/media-inputs.ts';
 import { VideoInputs } from '../packages/server/src/engine/inputs/video-inputs.ts';
 import { TaskEvents } from '../packages/server/src/domain/task-events.ts';
 import { createWorker } from '../packages/server/src/engine/worker.ts';
@@ -40,7 +40,15 @@ const RENDER_MS = numberArg('render-ms', 300);
 const STUCK = 3;
 const SLOTS = 2;
 const FETCH_TIMEOUT_MS = 15_000;
-const params = { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 64, height: 36, fps: 24 };
+const params = {
+  prompt: 'p',
+  images: [] as Array<{ kind: 'url'; url: string }>,
+  duration: 1,
+  aspectRatio: '16:9',
+  width: 64,
+  height: 36,
+  fps: 24,
+};
 const unused = async (): Promise<never> => {
   throw new Error('no video inputs here');
 };
@@ -85,13 +93,15 @@ async function measure(stuck: number): Promise<{ claimToStart: number; queuedToS
   const worker = createWorker({
     ...{ tasks, blobs, events, generators: { bench: backend }, metrics: noMetrics, logger: pino({ level: 'silent' }) },
     clock: Date.now,
-    images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch }),
+    inputs: new MediaInputs({
+      ...{ files: new SqlFileStore(database.db), blobs, fetch: { image: fetch, audio: unused }, checkAudio: unused },
+    }),
     videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
     ...{ owner: `bench-${stuck}`, lanes: { bench: { slots: SLOTS, deadlineMs: 60_000 } }, maxRunningPerAccount: 0 },
     ...{ leaseMs: 30_000, heartbeatMs: 10_000, pollMs: 50, maxAttempts: 1, retentionMs: 3_600_000 },
     ...{ workRoot: join(dir, 'work'), normalizeImage: async (b: Buffer) => b, verifyVideo: async () => undefined },
   });
-  const insert = async (images: typeof params.images | Array<{ kind: 'url'; url: string }>) => {
+  const insert = async (images: typeof params.images) => {
     const task = await tasks.insert({
       ...{ id: uuidv7(), accountId, family: 'B', kind: 'generate', model: 'm', backend: 'bench' },
       ...{ params: { ...params, images }, createdAt: Date.now() },

@@ -90,7 +90,7 @@ describe('edit and extension validation', () => {
     it('refuses what is neither image nor MP4, naming both', async () => {
       const res = await upload(svc.url, key, Buffer.from('\x1aE\xdf\xa3 webm-ish'), 'clip.webm', 'video/webm');
       assert.equal(res.status, 400);
-      assert.match(res.body.error.message, /JPEG or PNG image, or an MP4 video/);
+      assert.match(res.body.error.message, /JPEG or PNG image, an MP4 video, or WAV, MP3 or AAC\/M4A audio/);
     });
   });
 

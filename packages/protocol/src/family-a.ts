@@ -26,10 +26,47 @@ export const FamilyAImage = Type.Object(
 );
 export type FamilyAImage = Static<typeof FamilyAImage>;
 
+/** One input image besides the first frame: exactly one of `url` or `file_id`. */
+const InputImage = (description: string) =>
+  Type.Object(
+    { url: Type.Optional(Type.String({ minLength: 1 })), file_id: Type.Optional(Type.String({ minLength: 1 })) },
+    { description },
+  );
+
+export const FamilyAKeyframe = Type.Object(
+  {
+    image: InputImage('The frame: exactly one of `url` or `file_id`.'),
+    timestamp_s: Type.Number({ description: 'When the video shows it, in seconds: after 0 and before `duration`.' }),
+  },
+  { description: 'An image the video passes through at a time (models whose `inputs.keyframes` is above 0).' },
+);
+export type FamilyAKeyframe = Static<typeof FamilyAKeyframe>;
+
+export const FamilyAReferenceAudio = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1 })),
+    file_id: Type.Optional(Type.String({ minLength: 1 })),
+    voice_id: Type.Optional(Type.String({ minLength: 1, description: 'Refused: no model here declares voices.' })),
+  },
+  { description: 'Reference audio (WAV, MP3, AAC/M4A; at most 15 s, 10 MB): exactly one of `url` or `file_id`.' },
+);
+export type FamilyAReferenceAudio = Static<typeof FamilyAReferenceAudio>;
+
+/** What a family A generation may be composed from besides its first frame (docs/inputs.md). */
+const FamilyAInputs = {
+  last_frame: Type.Optional(InputImage('The last frame (models whose `inputs.last_frame` is true).')),
+  keyframes: Type.Optional(Type.Array(FamilyAKeyframe, { maxItems: 4 })),
+  reference_images: Type.Optional(
+    Type.Array(InputImage('A reference image: exactly one of `url` or `file_id`.'), { maxItems: 7 }),
+  ),
+  reference_audios: Type.Optional(Type.Array(FamilyAReferenceAudio, { maxItems: 3 })),
+};
+
 export const FamilyACreateBody = Type.Object({
   model: Type.String({ minLength: 1 }),
   prompt: Type.String(),
   image: Type.Optional(FamilyAImage),
+  ...FamilyAInputs,
   duration: Type.Integer({ minimum: 1, maximum: 15 }),
   aspect_ratio: Type.Optional(Type.String()),
   resolution: Type.Optional(

@@ -7,8 +7,19 @@ import { OutputFields, StorageVideo } from './storage.ts';
 export const FamilyBCreateBody = Type.Object({
   model: Type.String({ minLength: 1 }),
   prompt: Type.String(),
-  image: Type.Optional(Type.String()),
-  images: Type.Optional(Type.Array(Type.String(), { maxItems: 8 })),
+  image: Type.Optional(Type.String({ description: 'The first frame: an http(s) URL or a data URI.' })),
+  images: Type.Optional(
+    Type.Array(Type.String(), {
+      maxItems: 8,
+      description: '`images[0]` is the first frame, `images[1..]` reference images (models that take them).',
+    }),
+  ),
+  last_frame: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'vidgen extension: the last frame, an http(s) URL or a data URI (models that take one).',
+    }),
+  ),
   ratio: Type.Optional(Type.String()),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
   ...CallbackFields,

@@ -23,6 +23,33 @@ export const ModelSound = Type.Object(
 );
 export type ModelSound = Static<typeof ModelSound>;
 
+const INPUT_KEYS = [
+  'first_frame',
+  'last_frame',
+  'keyframes',
+  'reference_images',
+  'reference_audios',
+  'reference_videos',
+] as const;
+const most = (what: string) => Type.Integer({ minimum: 0, description: `The most ${what} a request may send.` });
+
+/** What a model composes a video from (docs/inputs.md): each input a request may send, and how many. */
+export const ModelInputs = Type.Object(
+  {
+    first_frame: Type.Boolean({ description: 'Takes a first frame.' }),
+    last_frame: Type.Boolean({ description: 'Takes a last frame.' }),
+    keyframes: most('keyframes (an image at a time, 0 < t < duration)'),
+    reference_images: most('reference images'),
+    reference_audios: most('reference audios (the soundtrack; only with sound)'),
+    reference_videos: most('reference videos'),
+    exclusive: Type.Array(Type.Array(StringEnum(INPUT_KEYS)), {
+      description: 'Groups of the keys above of which one request may use at most one.',
+    }),
+  },
+  { description: 'The inputs the model takes; a request sending any other is refused (`unsupported_input`).' },
+);
+export type ModelInputs = Static<typeof ModelInputs>;
+
 /** One entry of `GET /v1/models`: the OpenAI list shape plus what the model can do. */
 export const ModelObject = Type.Object({
   id: Type.String(),
@@ -38,6 +65,7 @@ export const ModelObject = Type.Object({
   durations: Type.Array(Type.Integer()),
   aspect_ratios: Type.Array(Type.String()),
   requires_image: Type.Boolean(),
+  inputs: ModelInputs,
   capabilities: ModelCapabilities,
   aliases: Type.Array(Type.String()),
   sound: ModelSound,

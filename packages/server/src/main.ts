@@ -21,7 +21,8 @@ import { loadGuardrails } from './security/prompt-guardrails.ts';
 import { createModelCatalog, type ModelCatalog } from './catalog/model-catalog.ts';
 import { TaskEvents } from './domain/task-events.ts';
 import { FileService } from './engine/file-service.ts';
-import { ImageInputs } from './engine/inputs/image-inputs.ts';
+import { MediaInputs } from './engine/inputs/media-inputs.ts';
+import { checkAudioBytes, INPUT_AUDIO_LIMITS, probeAudio } from './media/audio-input.ts';
 import { VideoInputs } from './engine/inputs/video-inputs.ts';
 import { TaskService } from './engine/task-service.ts';
 import { TaskWatch } from './engine/task-watch.ts';
@@ -140,7 +141,7 @@ export async function startService(
     await readCatalog(config),
     Object.fromEntries(Object.entries(backends.generators).map(([k, g]) => [k, g.kinds])),
   );
-  const safeFetch = (maxBytes: number, what: 'image' | 'video') =>
+  const safeFetch = (maxBytes: number, what: 'image' | 'video' | 'audio') =>
     createSafeFetch({
       allowPrivate: config.allowPrivateUrls,
       timeoutMs: config.fetchTimeoutMs,
@@ -149,13 +150,23 @@ export async function startService(
       what,
     });
   const probeInputVideo = (file: string, signal?: AbortSignal) => probeVideo(binaries.ffprobe, file, signal);
-  const images = new ImageInputs({ files: stores.files, blobs, fetch: safeFetch(config.fetchMaxBytes, 'image') });
   const videos = new VideoInputs({
     files: stores.files,
     blobs,
     tasks: stores.tasks,
     fetch: safeFetch(config.fetchVideoMaxBytes, 'video'),
     probe: probeInputVideo,
+  });
+  const probeInputAudio = (file: string, signal?: AbortSignal) => probeAudio(binaries.ffprobe, file, signal);
+  const inputs = new MediaInputs({
+    files: stores.files,
+    blobs,
+    fetch: {
+      image: safeFetch(config.fetchMaxBytes, 'image'),
+      audio: safeFetch(INPUT_AUDIO_LIMITS.maxBytes, 'audio'),
+    },
+    checkAudio: (bytes) => checkAudioBytes(probeInputAudio, bytes),
+    videos,
   });
   const metrics = createPrometheusMetrics(stores.tasks, {
     perAccount: config.metricsPerAccount,
@@ -168,7 +179,7 @@ export async function startService(
     tasks: stores.tasks,
     blobs,
     catalog,
-    images,
+    inputs,
     videos,
     events,
     clock,
@@ -197,6 +208,7 @@ export async function startService(
       return { mimeType: sniffImageType(bytes) ?? 'application/octet-stream' };
     },
     checkVideo: async (bytes) => (await checkVideoBytes(probeInputVideo, bytes), { mimeType: 'video/mp4' }),
+    checkAudio: (bytes) => checkAudioBytes(probeInputAudio, bytes),
   });
 
   // Work in flight (renders, webhook POSTs) drains in parallel, so shutdown takes one grace at most;
@@ -210,7 +222,7 @@ export async function startService(
         stores,
         blobs,
         backends,
-        images,
+        inputs,
         videos,
         events,
         binaries,

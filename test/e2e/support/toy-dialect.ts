@@ -49,7 +49,7 @@ export const toyDialect: Dialect = {
         kind: 'generate',
         model: body.engine,
         prompt: body.text,
-        images: [],
+        inputs: [],
         aspectRatio: body.shape,
         duration: body.length_s,
       }),

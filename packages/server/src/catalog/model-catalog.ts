@@ -1,6 +1,8 @@
 import type { ApiFamily, TaskKind } from '../domain/task.ts';
 import { ASPECT_RATIOS, MODEL_ASPECT_RATIOS } from '@vidgen/protocol';
 import { parseCancelCharge, type CancelCharge } from './cancel-charge.ts';
+import { parseModelInputs } from './model-inputs.ts';
+import type { ModelInputs } from '../domain/task-inputs.ts';
 
 /** One model as the engine sees it, after the catalog file has been checked. */
 export interface ModelEntry {
@@ -22,6 +24,8 @@ export interface ModelEntry {
   durations: number[];
   aspectRatios: string[];
   requiresImage: boolean;
+  /** What a generation may be composed from (docs/inputs.md); first frame only where the entry says nothing. */
+  inputs: ModelInputs;
   capabilities: Record<TaskKind, boolean>;
   fps: number;
   ownedBy: string;
@@ -192,6 +196,7 @@ function parseEntry(e: RawEntry, index: number, backends: Record<string, readonl
     durations,
     aspectRatios,
     requiresImage: e.requires_image === true,
+    inputs: parseModelInputs(e.inputs, fail),
     capabilities,
     fps: typeof e.fps === 'number' ? e.fps : 24,
     ownedBy: typeof e.owned_by === 'string' ? e.owned_by : 'vidgen',

@@ -7,13 +7,14 @@ import { newId } from '../domain/ids.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { EngineMetrics } from '../engine/engine-metrics.ts';
-import type { ImageInputs } from '../engine/inputs/image-inputs.ts';
+import type { MediaInputs } from '../engine/inputs/media-inputs.ts';
 import type { VideoInputs } from '../engine/inputs/video-inputs.ts';
 import { startRetentionSweeper } from '../engine/retention-sweeper.ts';
 import { sweepWorkRoot } from '../engine/work-root-sweeper.ts';
 import { createWorker } from '../engine/worker.ts';
 import { makeStills } from '../media/poster.ts';
 import { normalizeImage } from '../media/image-input.ts';
+import { probeAudio } from '../media/audio-input.ts';
 import { verifyVideo } from '../media/video-probe.ts';
 import type { Dialect } from '../api/dialects/dialect.ts';
 import { createEventData } from '../api/webhooks/event-data.ts';
@@ -38,7 +39,7 @@ export interface TaskWorkerDeps {
   stores: SqlStores;
   blobs: BlobStore;
   backends: Backends;
-  images: ImageInputs;
+  inputs: MediaInputs;
   videos: VideoInputs;
   events: TaskEvents;
   binaries: { ffmpeg: string; ffprobe: string };
@@ -57,7 +58,7 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
   const worker = createWorker({
     tasks: stores.tasks,
     blobs,
-    images: deps.images,
+    inputs: deps.inputs,
     videos: deps.videos,
     generators: deps.backends.generators,
     lanes: deps.backends.lanes,
@@ -77,6 +78,7 @@ export async function startTaskWorker(deps: TaskWorkerDeps): Promise<WorkerSide>
     retentionMs: config.retentionSeconds * 1000,
     // A refused image (media's ImageRejected) becomes a task failure in the engine.
     normalizeImage: async (bytes) => (await normalizeImage(bytes, { maxPixels: config.maxImagePixels })).png,
+    probeAudio: (file, signal) => probeAudio(binaries.ffprobe, file, signal),
     verifyVideo: (file, expect) => verifyVideo(binaries.ffprobe, file, expect, binaries.ffmpeg),
     makeStills: (file, seconds, dir) => makeStills(binaries.ffmpeg, file, seconds, dir),
     tracing: deps.tracing,

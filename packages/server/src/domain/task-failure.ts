@@ -19,6 +19,9 @@ const RETRIED = {
   video_unavailable: false,
   video_invalid: false,
   video_unsupported: false,
+  audio_unreachable: false,
+  audio_unavailable: false,
+  audio_invalid: false,
   edit_not_understood: false,
   invalid_input: false,
   invalid_output: false,
@@ -68,7 +71,7 @@ const depending = (code: DependingCode, message: string, retryable: boolean) =>
   new TaskFailure(MINT, code, message, retryable);
 
 /** An input a task fetches when it runs; the codes of each start with its name. */
-export type InputKind = 'image' | 'video';
+export type InputKind = 'image' | 'video' | 'audio';
 
 export const FAILURES = {
   canceled: () => fixed('canceled', 'The task was canceled.'),
@@ -90,15 +93,14 @@ export const FAILURES = {
   /** Bytes, not pixels (`image_too_large`): the URL's file is over what the server fetches. */
   inputTooLarge: (what: InputKind, limitBytes: number | undefined) => {
     const limit = limitBytes === undefined ? '' : ` of ${Math.floor(limitBytes / 1024 / 1024)} MiB`;
-    const variable = what === 'image' ? 'VIDGEN_FETCH_MAX_MB' : 'VIDGEN_FETCH_VIDEO_MAX_MB';
-    return fixed(
-      'input_too_large',
-      `The ${what} at the URL is larger than the server's limit${limit}, which ${variable} sets.`,
-    );
+    const variable = { image: 'VIDGEN_FETCH_MAX_MB', video: 'VIDGEN_FETCH_VIDEO_MAX_MB', audio: undefined }[what];
+    const set = variable ? `, which ${variable} sets` : ' for reference audio';
+    return fixed('input_too_large', `The ${what} at the URL is larger than the server's limit${limit}${set}.`);
   },
   imageInvalid: (message: string) => fixed('image_invalid', message),
   imageTooLarge: (message: string) => fixed('image_too_large', message),
   videoInvalid: (message: string) => fixed('video_invalid', message),
+  audioInvalid: (message: string) => fixed('audio_invalid', message),
   videoUnsupported: (message: string) => fixed('video_unsupported', message),
   editNotUnderstood: (message: string) => fixed('edit_not_understood', message),
   invalidInput: (message: string) => fixed('invalid_input', message),

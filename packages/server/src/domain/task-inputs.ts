@@ -70,3 +70,14 @@ export const FIRST_FRAME_ONLY: ModelInputs = Object.freeze({
 export function inputsWithRole(inputs: readonly TaskInput[], role: InputRole): TaskInput[] {
   return inputs.filter((input) => input.role === role);
 }
+
+/** What an input of each role is: the medium its bytes must be. */
+export type InputMedium = 'image' | 'audio' | 'video';
+export const INPUT_MEDIUM: Readonly<Record<InputRole, InputMedium>> = {
+  first_frame: 'image',
+  last_frame: 'image',
+  keyframe: 'image',
+  reference_image: 'image',
+  reference_audio: 'audio',
+  reference_video: 'video',
+};

@@ -47,7 +47,7 @@ export type VideoRef =
 export interface TaskParams {
   prompt: string;
   /** The first frame, on tasks written before `inputs` existed (read them through `taskInputs`). */
-  images: ImageRef[];
+  images?: ImageRef[];
   /** Every input the video is composed from, each with its role (domain/task-inputs.ts). */
   inputs?: TaskInput[];
   /**
@@ -126,7 +126,7 @@ export function outputDimensions(task: Pick<Task, 'params'>): { width: number; h
 /** A task's inputs: its `inputs` list, or for a task written before it, its first frame. */
 export function taskInputs(params: Pick<TaskParams, 'images' | 'inputs'>): TaskInput[] {
   if (params.inputs) return params.inputs;
-  return params.images.slice(0, 1).map((ref) => ({ role: 'first_frame', ref }));
+  return (params.images ?? []).slice(0, 1).map((ref) => ({ role: 'first_frame', ref }));
 }
 
 export interface TaskErrorInfo {

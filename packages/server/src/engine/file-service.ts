@@ -3,6 +3,7 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import { ApiError, InvalidRequest, NotFound } from '../errors.ts';
 import { isMp4 } from '../media/video-input.ts';
 import { sniffImageType } from '../media/image-input.ts';
+import { sniffAudioType } from '../media/audio-input.ts';
 import { newId } from '../domain/ids.ts';
 import { createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -17,11 +18,13 @@ import { BATCH_FILE_MAX_BYTES, BATCH_FILE_MAX_LINES, readJsonl } from './jsonl-f
 export type ImageCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;
 /** Checks that bytes are a usable MP4 (see media/video-input.ts); throws an error with a safe message when not. */
 export type VideoCheck = (bytes: Buffer) => Promise<{ mimeType: 'video/mp4' }>;
+/** Checks that bytes are usable reference audio (media/audio-input.ts: WAV, MP3, AAC/M4A; 15 s, 10 MB at most). */
+export type AudioCheck = (bytes: Buffer) => Promise<{ mimeType: string }>;
 
 /**
- * Uploaded files: images a task may start from, and MP4 videos an edit or extension may take
- * as its input (each dialect names the reference its own way). Files belong to the account
- * that uploaded them.
+ * Uploaded files: images a task may start from or be shaped by, reference audio, and MP4 videos
+ * an edit, an extension or a reference may take as its input (each dialect names the reference
+ * its own way). Files belong to the account that uploaded them.
  */
 export class FileService {
   constructor(
@@ -30,6 +33,8 @@ export class FileService {
       blobs: BlobStore;
       checkImage: ImageCheck;
       checkVideo: VideoCheck;
+      /** Absent: audio uploads are refused. */
+      checkAudio?: AudioCheck;
       clock: () => number;
       /** Where uploads are written while they arrive (on the disk, never in memory whole). */
       stagingDir?: string;
@@ -129,15 +134,23 @@ export class FileService {
 
   async upload(accountId: string, upload: { filename: string; bytes: Buffer; purpose: string }): Promise<FileRecord> {
     if (upload.bytes.length === 0) throw new InvalidRequest('invalid_file', 'The uploaded file is empty.', 'file');
-    if (!isMp4(upload.bytes) && !sniffImageType(upload.bytes)) {
-      throw new InvalidRequest('invalid_file', '`file` must be a JPEG or PNG image, or an MP4 video.', 'file');
+    // Sniffed, never taken from the part's Content-Type or file name. An M4A is an MP4 by its box, audio by its brand.
+    const audio = this.deps.checkAudio && sniffAudioType(upload.bytes) !== undefined;
+    if (!audio && !isMp4(upload.bytes) && !sniffImageType(upload.bytes)) {
+      throw new InvalidRequest(
+        'invalid_file',
+        '`file` must be a JPEG or PNG image, an MP4 video, or WAV, MP3 or AAC/M4A audio.',
+        'file',
+      );
     }
     let mimeType: string;
     try {
-      // Sniffed, never taken from the part's Content-Type or file name.
-      ({ mimeType } = isMp4(upload.bytes)
-        ? await this.deps.checkVideo(upload.bytes)
-        : await this.deps.checkImage(upload.bytes));
+      ({ mimeType } =
+        audio && this.deps.checkAudio
+          ? await this.deps.checkAudio(upload.bytes)
+          : isMp4(upload.bytes)
+            ? await this.deps.checkVideo(upload.bytes)
+            : await this.deps.checkImage(upload.bytes));
     } catch (err) {
       throw new InvalidRequest('invalid_file', `\`file\`: ${(err as Error).message}`, 'file');
     }

@@ -1,13 +1,14 @@
-import { stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { AttemptOutcome, Claimed, ClaimRequest, TaskStore } from '../store/task-store.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { GenerationStop, Generator } from '../generators/generator.ts';
-import type { ImageInputs } from './inputs/image-inputs.ts';
+import type { MediaInputs } from './inputs/media-inputs.ts';
 import type { VideoInputs } from './inputs/video-inputs.ts';
+import { loadJobInputs } from './inputs/load-inputs.ts';
+import type { AudioProber } from '../media/audio-input.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
-import type { Task } from '../domain/task.ts';
+import { taskInputs, type Task } from '../domain/task.ts';
 import type { Lease } from '../domain/lease.ts';
 import type { EngineMetrics } from './engine-metrics.ts';
 import { retryDelayMs } from './retry-policy.ts';
@@ -26,7 +27,8 @@ import type { DeliveryOutcome } from '../domain/delivery.ts';
 export interface TaskRunnerDeps {
   tasks: TaskStore;
   blobs: BlobStore;
-  images: ImageInputs;
+  /** The inputs of generations (images, audio), loaded into each attempt's work directory. */
+  inputs: MediaInputs;
   videos: VideoInputs;
   generators: Record<string, Generator>;
   /** Told of every state and progress change, so long-polls in this process answer at once. */
@@ -36,6 +38,8 @@ export interface TaskRunnerDeps {
    * Decodes an input image under the pixel cap and re-encodes it as PNG; throws media's ImageRejected when it can't.
    */
   normalizeImage(bytes: Buffer): Promise<Buffer>;
+  /** Probes a reference audio file (media/audio-input.ts); absent, reference audio fails the task. */
+  probeAudio?: AudioProber;
   /**
    * Throws media's OutputRejected unless the file is the video that was asked for (invariant 3, docs/architecture.md);
    * may return what it measured, so the result records the real length.
@@ -58,8 +62,7 @@ export interface TaskRunnerDeps {
 export type UntilSlot = (signal: AbortSignal) => Promise<void>;
 
 /** The task has inputs to fetch before it renders: it goes through its lane's fetch stage. */
-export const hasInputs = (task: Task) =>
-  task.params.images.length > 0 || (task.params.inputs?.length ?? 0) > 0 || task.params.video !== undefined;
+export const hasInputs = (task: Task) => taskInputs(task.params).length > 0 || task.params.video !== undefined;
 
 /** Why an attempt was stopped from outside: each leads to a different ending. */
 export type StopReason = 'shutdown' | 'canceled' | 'lease_lost' | 'deadline';
@@ -155,19 +158,17 @@ async function produce(
     const generator = deps.generators[task.backend];
     if (!generator) throw FAILURES.backendUnavailable('No backend is configured for this model.');
     const signal = controller.signal;
-    const inputs = async () => {
-      const images = await loadImages(deps, task, signal, workDir);
+    const given = taskInputs(task.params);
+    const load = async () => {
+      // The work directory is made only when something is written to it.
+      const inputs = given.length > 0 ? await loadJobInputs(deps, task, workDir.path, signal) : [];
       // Edits and extensions: the engine probes the input itself, so its rules below do not rest on the backend's word.
       const video = task.params.video ? await deps.videos.load(task, workDir.path, signal) : undefined;
-      return { images, video };
+      return { inputs, video };
     };
-    const { images, video } = hasInputs(task)
-      ? await tracing.withSpan(
-          'task.load_inputs',
-          { attributes: { 'vidgen.inputs.images': task.params.images.length } },
-          inputs,
-        )
-      : await inputs();
+    const { inputs, video } = hasInputs(task)
+      ? await tracing.withSpan('task.load_inputs', { attributes: { 'vidgen.inputs.count': given.length } }, load)
+      : await load();
     // Fetched in the lane's fetch stage (fetch-stage.ts): only now does the task take a render slot.
     // Every input is loaded above this line, so a slot never waits on a fetch.
     if (untilSlot) await untilSlot(signal);
@@ -190,7 +191,9 @@ async function produce(
           prompt,
           ...shape,
           seed,
-          images,
+          // The first frame as every backend reads it, and every input with its role.
+          images: inputs.filter((input) => input.role === 'first_frame').map((input) => input.path),
+          inputs,
           ...(video ? { video } : {}),
           ...(task.params.audio !== undefined ? { audio: task.params.audio } : {}),
         },
@@ -289,8 +292,8 @@ async function store(
   );
   if (completed || (await deps.tasks.get(task.id))?.result?.blobKey === key) {
     // The task is done (and a next one may be claimed): leftover inputs are no reason to fail it.
-    await deps.images
-      .discard(task.params.images)
+    await deps.inputs
+      .discard(taskInputs(task.params))
       .catch((err) => log.warn({ err }, 'input images of a finished task not removed'));
     log.info({ bytes: stored.size }, 'task succeeded');
     return { outcome: 'succeeded', code: null, recorded: true, next };
@@ -317,17 +320,6 @@ function keepVideo(deps: TaskRunnerDeps, key: string, produced: Verified, workDi
     if (deps.makeStills) await storeVariants(deps.blobs, deps.makeStills, key, produced, workDir, log);
     return put;
   });
-}
-
-async function loadImages(deps: TaskRunnerDeps, task: Task, signal: AbortSignal, workDir: WorkDir): Promise<string[]> {
-  const paths: string[] = [];
-  for (const [index, ref] of task.params.images.entries()) {
-    const png = await deps.normalizeImage(await deps.images.load(task.accountId, ref, signal));
-    const path = join(workDir.path, `input-${index}.png`);
-    await writeFile(path, png);
-    paths.push(path);
-  }
-  return paths;
 }
 
 /**
@@ -396,7 +388,7 @@ async function settleFailure(
     return { outcome: 'retry', code: failure.code };
   }
   const failed = await deps.tasks.fail(lease, info, deps.clock());
-  if (failed) await deps.images.discard(task.params.images);
+  if (failed) await deps.inputs.discard(taskInputs(task.params));
   log.info({ code: info.code }, 'task failed');
   return { outcome: 'failed', code: failure.code, recorded: failed };
 }

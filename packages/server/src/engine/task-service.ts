@@ -5,8 +5,8 @@ import { outputSize, reportedModelName, type ModelCatalog, type ModelEntry } fro
 import { Conflict, InvalidField, ModelServedElsewhere, NotFound, Unprocessable } from '../errors.ts';
 import {
   FINISHED_STATUSES,
+  taskInputs,
   type ApiFamily,
-  type ImageRef,
   type Task,
   type TaskKind,
   type TaskParams,
@@ -15,8 +15,9 @@ import {
 } from '../domain/task.ts';
 import { IdempotencyKeyTaken, type IdempotencyClaim, type TaskQuery } from '../store/task-store.ts';
 import type { TaskEvents } from '../domain/task-events.ts';
-import type { ImageInput, ImageInputs } from './inputs/image-inputs.ts';
+import type { InputRequest, MediaInputs } from './inputs/media-inputs.ts';
 import type { VideoInput, VideoInputs } from './inputs/video-inputs.ts';
+import { checkInputs, hasRole } from './inputs/input-rules.ts';
 import { checkAspectRatio, checkDuration, checkResolution, checkSound, offeredList } from './offer-checks.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import type { DeliveryRequest } from '../domain/delivery.ts';
@@ -27,7 +28,7 @@ import { deleteResult } from './video-variants.ts';
 import { taskAttributes } from './task-spans.ts';
 import { noTracing, storedTraceContext, type Tracing } from '../observability/tracing/tracing.ts';
 
-export type { ImageInput, VideoInput };
+export type { InputRequest, VideoInput };
 
 export interface SubmitInput {
   /** The tag of the dialect submitting: only models of that family are served through it. */
@@ -35,7 +36,8 @@ export interface SubmitInput {
   kind: TaskKind;
   model: string;
   prompt: string;
-  images: ImageInput[];
+  /** What the video is composed from, each with its role, in the order the request gave them. */
+  inputs: InputRequest[];
   /** Seconds; families whose models fix the duration leave it out. */
   duration?: number;
   aspectRatio?: string;
@@ -122,7 +124,8 @@ export class TaskService {
       tasks: TaskStore;
       blobs: BlobStore;
       catalog: ModelCatalog;
-      images: ImageInputs;
+      /** The inputs of generations: checked and stored at submit, removed once the task ends. */
+      inputs: MediaInputs;
       videos: VideoInputs;
       events: TaskEvents;
       clock: () => number;
@@ -215,7 +218,7 @@ export class TaskService {
       );
     }
     this.deps.events.taskCanceled(id);
-    await this.deps.images.discard(canceled.params.images);
+    await this.deps.inputs.discard(taskInputs(canceled.params));
     return canceled;
   }
 
@@ -292,7 +295,7 @@ export class TaskService {
     const audio = checkSound(model, input.audio);
     const params = {
       ...(input.kind === 'generate'
-        ? await this.generationParams(account, id, model, input, prompt)
+        ? await this.generationParams(account, id, model, input, { prompt, audio })
         : await this.variantParams(account, model, input, prompt)),
       ...names,
       ...(callbackUrl === undefined ? {} : { callbackUrl }),
@@ -324,7 +327,7 @@ export class TaskService {
       this.deps.events.taskQueued(model.backend);
       return task;
     } catch (err) {
-      await this.deps.images.discard(params.images);
+      await this.deps.inputs.discard(params.inputs ?? []);
       throw err;
     }
   }
@@ -345,7 +348,7 @@ export class TaskService {
     id: string,
     model: ModelEntry,
     input: SubmitInput,
-    prompt: string,
+    { prompt, audio }: { prompt: string; audio: boolean },
   ): Promise<TaskParams> {
     const aspectRatio = checkAspectRatio(model, input.aspectRatio);
     const duration = checkDuration(model, input.duration);
@@ -367,17 +370,19 @@ export class TaskService {
         )
         .map((m) => m.id),
     );
-    if (model.requiresImage && input.images.length === 0) {
+    if (model.requiresImage && !hasRole(input.inputs, 'first_frame')) {
       throw new InvalidField(
         'images',
         'image_required',
         (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`,
       );
     }
-    const images: ImageRef[] = await this.deps.images.accept(account, id, input.images);
+    checkInputs(model, input.inputs, { duration, audio });
+    // The one list of inputs, first frame included (domain/task.ts `taskInputs`).
+    const inputs = await this.deps.inputs.accept(account, id, input.inputs);
     return {
       prompt,
-      images,
+      inputs,
       duration,
       aspectRatio,
       ...size,
@@ -397,11 +402,18 @@ export class TaskService {
     prompt: string,
   ): Promise<TaskParams> {
     if (!input.video) throw new InvalidField('video', 'missing_field', (name) => `\`${name}\` is required.`);
+    if (input.inputs.length > 0) {
+      throw new InvalidField(
+        'inputs[0]',
+        'unsupported_input',
+        (name) => `\`${name}\`: an edit or extension takes its input video only.`,
+      );
+    }
     const duration = input.kind === 'extend' ? checkDuration(model, input.duration) : 0;
     const video = await this.deps.videos.accept(account, input.video);
     return {
       prompt,
-      images: [],
+      inputs: [],
       duration,
       aspectRatio: '',
       width: 0,

@@ -12,7 +12,7 @@ export interface SafeFetchOptions {
    * What the URL should hold; refusal messages name it ("The video URL answered with…") so callers pass them on as they
    * are.
    */
-  what: 'image' | 'video' | 'file' | 'webhook' | 'upload';
+  what: 'image' | 'video' | 'audio' | 'file' | 'webhook' | 'upload';
 }
 
 export interface FetchedBody {

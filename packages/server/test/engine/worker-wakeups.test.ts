@@ -10,7 +10,7 @@ import { SqlTaskStore } from '../../src/store/sql/sql-task-store.ts';
 import { SqlAccountStore } from '../../src/store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../../src/store/sql/sql-file-store.ts';
 import { LocalDiskBlobStore } from '../../src/blobs/local-disk-blob-store.ts';
-import { ImageInputs } from '../../src/engine/inputs/image-inputs.ts';
+import { MediaInputs } from '../../src/engine/inputs/media-inputs.ts';
 import { VideoInputs } from '../../src/engine/inputs/video-inputs.ts';
 import { TaskEvents } from '../../src/domain/task-events.ts';
 import { createWorker } from '../../src/engine/worker.ts';
@@ -94,7 +94,12 @@ describe('worker wake-ups', () => {
       metrics: noMetrics,
       logger: pino({ level: 'silent' }),
       clock: Date.now,
-      images: new ImageInputs({ files: new SqlFileStore(database.db), blobs, fetch: unused }),
+      inputs: new MediaInputs({
+        files: new SqlFileStore(database.db),
+        blobs,
+        fetch: { image: unused, audio: unused },
+        checkAudio: unused,
+      }),
       videos: new VideoInputs({ files: new SqlFileStore(database.db), blobs, tasks, fetch: unused, probe: unused }),
       owner: 'wakeups',
       lanes: { noop: { slots: 1, deadlineMs: 60_000 } },

@@ -7,16 +7,23 @@ import {
   FamilyATask as FamilyATaskSchema,
   type FamilyAStatus,
   type FamilyATask,
-  type FamilyAImage,
+  type FamilyACreateBody as CreateBody,
   type FamilyAVideoInput,
 } from '@vidgen/protocol';
-import type { ImageInput } from '../../engine/task-service.ts';
 import type { VideoInput } from '../../engine/inputs/video-inputs.ts';
 import { outputSeconds, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
+import {
+  inputFieldName,
+  inputRequests,
+  objectParts,
+  oneSource,
+  type WireInput,
+  type WireInputs,
+} from './wire-inputs.ts';
 
 const STATUS: Record<TaskStatus, FamilyAStatus> = {
   queued: 'pending',
@@ -30,8 +37,6 @@ const STATUS: Record<TaskStatus, FamilyAStatus> = {
 const FIELD_NAMES: Record<string, string> = {
   aspectRatio: 'aspect_ratio',
   images: 'image',
-  'images[0].url': 'image.url',
-  'images[0].fileId': 'image.file_id',
   'video.fileId': 'video.file_id',
   'video.taskId': 'video.request_id',
   audio: 'generate_audio',
@@ -63,7 +68,7 @@ export const familyA: Dialect = {
         kind: 'generate',
         model: body.model,
         prompt: body.prompt,
-        images: body.image === undefined ? [] : [firstFrame(body.image)],
+        inputs: inputRequests(familyAInputs, body),
         duration: body.duration,
         aspectRatio: body.aspect_ratio,
         resolution: body.resolution,
@@ -87,7 +92,7 @@ export const familyA: Dialect = {
         kind: 'edit',
         model: body.model,
         prompt: body.prompt,
-        images: [],
+        inputs: [],
         video: sourceVideo(body.video),
         callbackUrl: callbackUrlOf(body),
         serviceTier: body.service_tier,
@@ -107,7 +112,7 @@ export const familyA: Dialect = {
         kind: 'extend',
         model: body.model,
         prompt: body.prompt,
-        images: [],
+        inputs: [],
         video: sourceVideo(body.video),
         duration: body.duration,
         callbackUrl: callbackUrlOf(body),
@@ -144,7 +149,10 @@ export const familyA: Dialect = {
   },
   // Family A's own words are `duration`, `aspect_ratio` and `resolution`.
   foreignFields: { seconds: 'duration', size: 'size', ratio: 'aspectRatio' },
-  fieldName: (field, body) => (field === 'callbackUrl' ? callbackFieldName(body) : (FIELD_NAMES[field] ?? field)),
+  fieldName: (field, body) =>
+    field === 'callbackUrl'
+      ? callbackFieldName(body)
+      : (inputFieldName(familyAInputs, field, body) ?? FIELD_NAMES[field] ?? field),
   toWire: toFamilyATask,
   // Spec 4.2: poll about every 4 s.
   pollStatus: (task) => (STATUS[task.status] === 'pending' ? { code: 202, retryAfterSeconds: 4 } : { code: 200 }),
@@ -179,12 +187,52 @@ function toFamilyATask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   return body;
 }
 
-/** `image` must be an object with exactly one of `url` or `file_id` (spec 2.4). */
-export function firstFrame(image: FamilyAImage): ImageInput {
-  if ((image.url !== undefined) === (image.file_id !== undefined)) {
-    throw new InvalidRequest('invalid_image', '`image` must have exactly one of `url` or `file_id`.', 'image');
-  }
-  return image.url !== undefined ? { url: image.url } : { fileId: image.file_id };
+/**
+ * Family A's inputs (docs/inputs.md): `image` (spec 2.4) and, as xAI's API and `@ai-sdk/xai` name
+ * them, `last_frame`, `keyframes[{image, timestamp_s}]`, `reference_images[]` and
+ * `reference_audios[]`, each `{url}` or `{file_id}` (a reference audio may name a `voice_id`).
+ */
+export const familyAInputs: WireInputs<CreateBody> = {
+  read(body) {
+    const inputs: WireInput[] = [];
+    const image = (role: WireInput['request']['role'], value: { url?: string; file_id?: string }, field: string) =>
+      inputs.push({ request: { role, ...oneSource(value, field) }, field, parts: objectParts(field) });
+    if (body.image !== undefined) image('first_frame', body.image, 'image');
+    if (body.last_frame !== undefined) image('last_frame', body.last_frame, 'last_frame');
+    for (const [i, keyframe] of (body.keyframes ?? []).entries()) {
+      const field = `keyframes[${i}]`;
+      inputs.push({
+        request: { role: 'keyframe', ...oneSource(keyframe.image, `${field}.image`), atSeconds: keyframe.timestamp_s },
+        field,
+        parts: { ...objectParts(`${field}.image`), atSeconds: `${field}.timestamp_s` },
+      });
+    }
+    for (const [i, reference] of (body.reference_images ?? []).entries())
+      image('reference_image', reference, `reference_images[${i}]`);
+    for (const [i, audio] of (body.reference_audios ?? []).entries()) inputs.push(referenceAudio(audio, i));
+    return inputs;
+  },
+  lists: {
+    first_frame: 'image',
+    last_frame: 'last_frame',
+    keyframe: 'keyframes',
+    reference_image: 'reference_images',
+    reference_audio: 'reference_audios',
+  },
+};
+
+function referenceAudio(audio: NonNullable<CreateBody['reference_audios']>[number], i: number): WireInput {
+  const field = `reference_audios[${i}]`;
+  const parts = { ...objectParts(field), voiceId: `${field}.voice_id` };
+  if (audio.voice_id !== undefined && audio.url === undefined && audio.file_id === undefined)
+    return { request: { role: 'reference_audio', voiceId: audio.voice_id }, field, parts };
+  if (audio.voice_id !== undefined)
+    throw new InvalidRequest(
+      'invalid_audio',
+      `\`${field}\` must have exactly one of \`url\`, \`file_id\` or \`voice_id\`.`,
+      field,
+    );
+  return { request: { role: 'reference_audio', ...oneSource(audio, field, 'invalid_audio') }, field, parts };
 }
 
 /** `video` must be an object with exactly one of `url`, `file_id` or `request_id`. */

@@ -7,13 +7,13 @@ import {
   type FamilyBStatus,
   type FamilyBTask,
 } from '@vidgen/protocol';
-import type { ImageInput } from '../../engine/task-service.ts';
 import type { Task, TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { contentPath } from '../links.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
 import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target.ts';
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext } from './dialect.ts';
+import { inputFieldName, inputRequests, type WireInput, type WireInputs } from './wire-inputs.ts';
 
 /** Family B has no word for an expired result: the task stays SUCCESS, and its content answers 410. */
 const STATUS: Record<TaskStatus, FamilyBStatus> = {
@@ -54,7 +54,7 @@ export const familyB: Dialect = {
         kind: 'generate',
         model: body.model,
         prompt: body.prompt,
-        images: referenceImages(body),
+        inputs: inputRequests(familyBInputs, body),
         aspectRatio: body.ratio,
         seed: body.seed,
         callbackUrl: callbackUrlOf(body),
@@ -104,10 +104,7 @@ export const familyB: Dialect = {
   },
   fieldName(field, body) {
     if (field === 'callbackUrl') return callbackFieldName(body);
-    // One image was sent as `image`, several as `images`: name the one the caller used.
-    const image = /^images\[(\d+)\]\.url$/.exec(field);
-    if (image) return (body as CreateBody | undefined)?.images === undefined ? 'image' : `images[${image[1]}]`;
-    return FIELD_NAMES[field] ?? field;
+    return inputFieldName(familyBInputs, field, body) ?? FIELD_NAMES[field] ?? field;
   },
   toWire: (task, ctx, queuePosition) => toFamilyBTask(task, ctx, queuePosition),
   // Spec 4.6: poll about every 15 s; unfinished answers are 200 like finished ones.
@@ -137,11 +134,23 @@ function toFamilyBTask(task: Task, ctx: WireContext, queuePosition?: number): Fa
   return body;
 }
 
-/** `image` (one) or `images` (several), never both (spec 4.5). */
-function referenceImages(body: CreateBody): ImageInput[] {
-  if (body.image !== undefined && body.images !== undefined) {
-    throw new InvalidRequest('invalid_image', 'Use either `image` or `images`, not both.', 'images');
-  }
-  if (body.image !== undefined) return [{ url: body.image }];
-  return (body.images ?? []).map((url) => ({ url }));
-}
+/**
+ * Family B's inputs (docs/inputs.md): `image` (one) or `images` (several), never both (spec 4.5);
+ * `images[0]` is the first frame and `images[1..]` reference images; `last_frame` is a vidgen
+ * extension field, like `generate_audio`. Each is a URL or a data URI string.
+ */
+export const familyBInputs: WireInputs<CreateBody> = {
+  read(body) {
+    if (body.image !== undefined && body.images !== undefined) {
+      throw new InvalidRequest('invalid_image', 'Use either `image` or `images`, not both.', 'images');
+    }
+    const inputs: WireInput[] = [];
+    if (body.image !== undefined) inputs.push({ request: { role: 'first_frame', url: body.image }, field: 'image' });
+    for (const [i, url] of (body.images ?? []).entries())
+      inputs.push({ request: { role: i === 0 ? 'first_frame' : 'reference_image', url }, field: `images[${i}]` });
+    if (body.last_frame !== undefined)
+      inputs.push({ request: { role: 'last_frame', url: body.last_frame }, field: 'last_frame' });
+    return inputs;
+  },
+  lists: { first_frame: 'image', reference_image: 'images', last_frame: 'last_frame' },
+};

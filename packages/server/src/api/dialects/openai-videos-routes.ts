@@ -115,7 +115,7 @@ export function registerOpenAiVideoRoutes(app: FastifyInstance, dialect: Dialect
         kind: 'edit' as const,
         model: source.params.requestedModel ?? source.model,
         prompt: request.body.prompt,
-        images: [],
+        inputs: [],
         video: { taskId: source.id },
       };
       const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);

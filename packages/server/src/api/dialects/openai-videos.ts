@@ -9,7 +9,7 @@ import {
   type OpenAiVideo,
   type OpenAiVideoStatus,
 } from '@vidgen/protocol';
-import type { ImageInput, VideoInput } from '../../engine/task-service.ts';
+import type { VideoInput } from '../../engine/task-service.ts';
 import { outputDimensions, outputSeconds, type ServiceTier, type Task, type TaskStatus } from '../../domain/task.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { callbackFieldName, callbackUrlOf } from './callback-url.ts';
@@ -17,6 +17,7 @@ import { DELIVERY_FIELD_NAMES, deliveryOf, storageAnswer } from './output-target
 import { hasAudio, openAiErrorBody, submitRoute, type Dialect, type WireContext, type WireIds } from './dialect.ts';
 import { claimsOpenAiVideos } from './openai-videos-claims.ts';
 import { registerOpenAiVideoRoutes } from './openai-videos-routes.ts';
+import { inputFieldName, inputRequests, type WireInputs } from './wire-inputs.ts';
 
 /**
  * The OpenAI Videos API (openai-node `src/resources/videos.ts`, openai-python
@@ -46,8 +47,6 @@ const FIELD_NAMES: Record<string, string> = {
   resolution: 'size',
   duration: 'seconds',
   images: 'input_reference',
-  'images[0].url': 'input_reference',
-  'images[0].fileId': 'input_reference.file_id',
   'video.taskId': 'video.id',
   serviceTier: 'service_tier',
   'video.fileId': 'video.id',
@@ -85,7 +84,7 @@ export const openAiVideos: Dialect = {
         kind: 'generate',
         model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
         prompt: body.prompt,
-        images: body.input_reference === undefined ? [] : [firstFrame(body.input_reference)],
+        inputs: inputRequests(openAiInputs, body),
         duration: body.seconds === undefined ? undefined : secondsOf(body.seconds),
         ...(body.size === undefined ? {} : sizeOf(body.size)),
         ...extras(body),
@@ -105,7 +104,7 @@ export const openAiVideos: Dialect = {
         kind: 'edit',
         model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
         prompt: body.prompt,
-        images: [],
+        inputs: [],
         video: sourceVideo(body.video),
         ...extras(body),
       }),
@@ -124,7 +123,7 @@ export const openAiVideos: Dialect = {
         kind: 'extend',
         model: body.model ?? DEFAULT_OPENAI_VIDEO_MODEL,
         prompt: body.prompt,
-        images: [],
+        inputs: [],
         video: sourceVideo(body.video),
         duration: secondsOf(body.seconds),
         ...extras(body),
@@ -157,7 +156,10 @@ export const openAiVideos: Dialect = {
   },
   // The OpenAI shape's own words are `seconds` and `size`.
   foreignFields: { duration: 'duration', resolution: 'resolution', aspect_ratio: 'aspectRatio', ratio: 'aspectRatio' },
-  fieldName: (field, body) => (field === 'callbackUrl' ? callbackFieldName(body) : (FIELD_NAMES[field] ?? field)),
+  fieldName: (field, body) =>
+    field === 'callbackUrl'
+      ? callbackFieldName(body)
+      : (inputFieldName(openAiInputs, field, body) ?? FIELD_NAMES[field] ?? field),
   describeOffer: (error, name, body) => {
     // `size` carries both the aspect ratio and the resolution: say the size sent and the sizes offered.
     const size = (body as { size?: unknown } | null)?.size;
@@ -250,8 +252,23 @@ export function sizeOf(size: string): { aspectRatio: string; resolution: string 
   return { aspectRatio: `${width / g}:${height / g}`, resolution: `${Math.min(width, height)}p` };
 }
 
+/** The OpenAI dialect's one input: `input_reference`, the first frame (docs/inputs.md). */
+export const openAiInputs: WireInputs<{ input_reference?: OpenAiImageReference | string }> = {
+  read: (body) =>
+    body.input_reference === undefined
+      ? []
+      : [
+          {
+            request: { role: 'first_frame', ...firstFrame(body.input_reference) },
+            field: 'input_reference',
+            parts: { fileId: 'input_reference.file_id' },
+          },
+        ],
+  lists: { first_frame: 'input_reference' },
+};
+
 /** `input_reference`: exactly one of `image_url` or `file_id`; a file part arrives as a data URL. */
-function firstFrame(reference: OpenAiImageReference | string): ImageInput {
+function firstFrame(reference: OpenAiImageReference | string): { url?: string; fileId?: string } {
   if (typeof reference === 'string') return { url: reference };
   if ((reference.image_url !== undefined) === (reference.file_id !== undefined)) {
     throw new InvalidRequest(

@@ -10,7 +10,7 @@ import {
 import type { ApiFamily } from '../../domain/task.ts';
 import type { SubmitInput, VideoInput } from '../../engine/task-service.ts';
 import { InvalidRequest } from '../../errors.ts';
-import { firstFrame } from '../dialects/family-a.ts';
+import { oneSource } from '../dialects/wire-inputs.ts';
 import { openAiVideoIds, sizeOf } from '../dialects/openai-videos.ts';
 
 /** The tools that create a task: each may be called as an MCP task. */
@@ -61,8 +61,9 @@ const FIELD_NAMES: Record<string, string> = {
   aspectRatio: 'aspect_ratio',
   resolution: 'size',
   images: 'image',
-  'images[0].url': 'image.url',
-  'images[0].fileId': 'image.file_id',
+  'inputs[0]': 'image',
+  'inputs[0].url': 'image.url',
+  'inputs[0].fileId': 'image.file_id',
   'video.taskId': 'video.id',
   'video.fileId': 'video.id',
   audio: 'generate_audio',
@@ -93,7 +94,7 @@ export function toSubmitInput(tool: CreateTool, args: Record<string, unknown>, f
     kind: tool === 'edit_video' ? 'edit' : 'extend',
     model: variant.model,
     prompt: variant.prompt,
-    images: [],
+    inputs: [],
     video: sourceVideo(variant.video),
     duration: variant.duration,
     audio: variant.generate_audio,
@@ -106,7 +107,7 @@ function generation(args: McpGenerateVideoArgs, family: ApiFamily): SubmitInput 
     kind: 'generate',
     model: args.model,
     prompt: args.prompt,
-    images: args.image === undefined ? [] : [firstFrame(args.image)],
+    inputs: args.image === undefined ? [] : [{ role: 'first_frame', ...oneSource(args.image, 'image') }],
     duration: args.duration,
     ...frame(args),
     seed: args.seed,

@@ -35,6 +35,7 @@ export function toModelObject(m: ModelEntry, dialects: readonly Dialect[]): Mode
     durations: m.durations,
     aspect_ratios: m.aspectRatios,
     requires_image: m.requiresImage,
+    inputs: { ...m.inputs, exclusive: m.inputs.exclusive.map((group) => [...group]) },
     capabilities: { ...m.capabilities },
     aliases: m.aliases,
     sound: m.sound.mode === 'optional' ? { mode: 'optional', default: m.sound.default } : { mode: m.sound.mode },

@@ -54,10 +54,11 @@ export class VideoInputs {
     },
   ) {}
 
-  async accept(account: Account, input: VideoInput): Promise<VideoRef> {
-    if (input.fileId !== undefined) return this.acceptFile(account, input.fileId, 'video.fileId');
-    if (input.taskId !== undefined) return this.acceptTask(account, input.taskId, 'video.taskId');
-    const field = 'video.url';
+  /** `name`: what errors call the input (`video`, or a reference video's place `inputs[3]`). */
+  async accept(account: Account, input: VideoInput, name = 'video'): Promise<VideoRef> {
+    if (input.fileId !== undefined) return this.acceptFile(account, input.fileId, `${name}.fileId`);
+    if (input.taskId !== undefined) return this.acceptTask(account, input.taskId, `${name}.taskId`);
+    const field = `${name}.url`;
     const url = (input.url ?? '').trim();
     const problem = inputUrlProblem(url);
     if (problem === 'too_long')
@@ -85,8 +86,12 @@ export class VideoInputs {
   async load(task: Task, workDir: string, signal: AbortSignal): Promise<InputVideo> {
     const ref = task.params.video;
     if (!ref) throw FAILURES.invalidInput('The task has no input video.');
-    const path = join(workDir, 'input-video.mp4');
-    await this.copyTo(path, task.accountId, ref, signal);
+    return this.loadInto(join(workDir, 'input-video.mp4'), task.accountId, ref, signal);
+  }
+
+  /** Fetches one input video (an edit's source, a reference video) into `path` and probes it. */
+  async loadInto(path: string, accountId: string, ref: VideoRef, signal: AbortSignal): Promise<InputVideo> {
+    await this.copyTo(path, accountId, ref, signal);
     if (!isMp4(await head(path))) throw FAILURES.videoInvalid('The input video is not an MP4 file.');
     const facts = await checkVideoFile(this.deps.probe, path, signal);
     return {
