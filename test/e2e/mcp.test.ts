@@ -107,8 +107,11 @@ describe('MCP endpoint', () => {
           'generate_audio',
           'idempotency_key',
           'image',
+          'keyframes',
+          'last_frame',
           'model',
           'prompt',
+          'reference_images',
           'seed',
           'size',
         ]);
@@ -268,6 +271,13 @@ describe('MCP endpoint', () => {
           arguments: { prompt: 'x', model: RENDERED, aspect_ratio: '4:3' },
         });
         assert.match(JSON.stringify(badRatio.content), /`aspect_ratio`/);
+        // The model takes a first frame only: a last frame is refused by name, as the HTTP API refuses it.
+        const lastFrame = await client.callTool({
+          name: 'generate_video',
+          arguments: { prompt: 'x', model: RENDERED, last_frame: { url: 'https://example.com/end.png' } },
+        });
+        assert.equal(lastFrame.isError, true);
+        assert.match(JSON.stringify(lastFrame.content), /last_frame/);
         await assert.rejects(client.callTool({ name: 'make_coffee', arguments: {} }), /Unknown tool/);
         // Called as a task, a refusal is the call's error (no task was made), in the API's words.
         await assert.rejects(

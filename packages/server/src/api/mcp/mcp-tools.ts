@@ -10,7 +10,8 @@ import {
 import type { ApiFamily } from '../../domain/task.ts';
 import type { SubmitInput, VideoInput } from '../../engine/task-service.ts';
 import { InvalidRequest } from '../../errors.ts';
-import { oneSource } from '../dialects/wire-inputs.ts';
+import { inputFieldName, inputRequests } from '../dialects/wire-inputs.ts';
+import { familyAInputs } from '../dialects/family-a.ts';
 import { openAiVideoIds, sizeOf } from '../dialects/openai-videos.ts';
 
 /** The tools that create a task: each may be called as an MCP task. */
@@ -72,7 +73,7 @@ const FIELD_NAMES: Record<string, string> = {
 export function mcpFieldName(field: string, args: { size?: string } | undefined): string {
   // The ratio came from `size` when only it was given.
   if (field === 'aspectRatio' && args?.size !== undefined) return 'size';
-  return FIELD_NAMES[field] ?? field;
+  return inputFieldName(familyAInputs, field, args) ?? FIELD_NAMES[field] ?? field;
 }
 
 /**
@@ -107,7 +108,8 @@ function generation(args: McpGenerateVideoArgs, family: ApiFamily): SubmitInput 
     kind: 'generate',
     model: args.model,
     prompt: args.prompt,
-    inputs: args.image === undefined ? [] : [{ role: 'first_frame', ...oneSource(args.image, 'image') }],
+    // The first frame, last frame, keyframes and reference images under family A's own names and rules.
+    inputs: inputRequests(familyAInputs, args as Parameters<typeof familyAInputs.read>[0]),
     duration: args.duration,
     ...frame(args),
     seed: args.seed,
