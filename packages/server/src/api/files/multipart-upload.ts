@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, InvalidRequest } from '../../errors.ts';
+import { isStorageFault } from '../../domain/storage-faults.ts';
 
 export interface Upload {
   filename: string;
@@ -38,6 +39,9 @@ export async function readUpload(request: FastifyRequest, stage: StageUpload): P
     }
   } catch (err) {
     if (file) await rm(file.path, { force: true });
+    // A full or read-only disk while staging is the server's fault, answered 503 (invariant 9,
+    // docs/architecture.md), not a malformed form.
+    if (isStorageFault(err)) throw err;
     throw multipartRefusal(err as Error & { code?: string; statusCode?: number });
   }
   if (!file) throw new InvalidRequest('missing_field', '`file` is required.', 'file');
