@@ -80,6 +80,9 @@ export async function startService(
 ): Promise<RunningService> {
   // Every time the service writes comes from here: a test passes its own to cross a month's end.
   const clock = options.clock ?? Date.now;
+  // Everything the service and its ffmpeg children write (videos, uploads, stills, work folders) is
+  // its owner's alone, as the database and the signing key are: files 0600, folders 0700.
+  process.umask(0o077);
   const tracing = await startTracing(config, logger);
   if (tracing.enabled) logger = withTraceIds(logger, () => tracing.activeIds());
   await mkdir(config.dataDir, { recursive: true });
