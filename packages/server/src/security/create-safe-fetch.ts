@@ -300,18 +300,25 @@ function post(
       signal,
     });
     req.on('error', reject);
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      // The answer's body is not used; read at most maxBytes of it, then hang up.
-      let seen = 0;
-      res.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > maxBytes) res.destroy();
-      });
-      res.on('close', () => resolve({ status }));
-      res.on('error', () => resolve({ status }));
-    });
+    req.on('response', (res) => statusOnly(res, maxBytes).then(resolve));
     req.end(body);
+  });
+}
+
+/**
+ * The status of an answer whose body is not used (a webhook's, an upload's): at most `maxBytes` of
+ * the body is read, then the connection is hung up.
+ */
+export function statusOnly(res: http.IncomingMessage, maxBytes: number): Promise<{ status: number }> {
+  return new Promise((resolve) => {
+    const status = res.statusCode ?? 0;
+    let seen = 0;
+    res.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) res.destroy();
+    });
+    res.on('close', () => resolve({ status }));
+    res.on('error', () => resolve({ status }));
   });
 }
 

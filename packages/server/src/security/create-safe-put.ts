@@ -2,7 +2,14 @@ import { createReadStream } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
-import { type AddressPolicy, guardedLookup, isPublicAddress, parseTarget, withDeadline } from './create-safe-fetch.ts';
+import {
+  type AddressPolicy,
+  guardedLookup,
+  isPublicAddress,
+  parseTarget,
+  statusOnly,
+  withDeadline,
+} from './create-safe-fetch.ts';
 import type { SafeFetchOptions, SafePut } from './safe-fetch.ts';
 
 /**
@@ -45,16 +52,7 @@ function put(
       signal,
     });
     req.on('error', reject);
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      let seen = 0;
-      res.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > maxBytes) res.destroy();
-      });
-      res.on('close', () => resolve({ status }));
-      res.on('error', () => resolve({ status }));
-    });
+    req.on('response', (res) => statusOnly(res, maxBytes).then(resolve));
     // A failed read ends the request with an error, which rejects through `req`'s handler.
     pipeline(createReadStream(file.path), req).catch((err) => req.destroy(err));
   });
