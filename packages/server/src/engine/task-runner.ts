@@ -295,6 +295,9 @@ async function store(
     await deps.inputs
       .discard(taskInputs(task.params))
       .catch((err) => log.warn({ err }, 'input images of a finished task not removed'));
+    await discardEarlierOutputs(deps.blobs, task.id, lease.token).catch((err) =>
+      log.warn({ err }, 'outputs of earlier attempts not removed'),
+    );
     log.info({ bytes: stored.size }, 'task succeeded');
     return { outcome: 'succeeded', code: null, recorded: true, next };
   }
@@ -302,6 +305,19 @@ async function store(
   await deleteResult(deps.blobs, key);
   log.warn('lease lost before completion; output discarded');
   return { outcome: 'lost', code: 'lease_lost' };
+}
+
+/** How many earlier attempts' keys a completion looks at: tokens grow by one per claim of the task. */
+const EARLIER_ATTEMPTS_CHECKED = 10;
+
+/**
+ * A process killed after storing its output but before completing leaves that output under its own
+ * attempt's key, and no process will ever complete with it: the attempt that does complete deletes
+ * the outputs of the attempts before it (deleting a key that was never written is harmless).
+ */
+async function discardEarlierOutputs(blobs: BlobStore, taskId: string, token: number): Promise<void> {
+  for (let earlier = token - 1; earlier >= Math.max(1, token - EARLIER_ATTEMPTS_CHECKED); earlier--)
+    await deleteResult(blobs, videoKey(taskId, earlier));
 }
 
 /** The video and its stills in the blob store, under the attempt's key. */
