@@ -200,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerContentRoutes(app, { ...deps, authenticate });
   registerFileContentRoute(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
-  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken) });
+  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken), publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });
   registerAdminRoutes(app, {
     billing: deps.billing,
