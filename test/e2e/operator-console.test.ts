@@ -120,6 +120,17 @@ for (const [name, create] of [
       await page.getByLabel('Amount').fill('0.00000000001');
       await page.getByRole('button', { name: 'Grant credits' }).click();
       await page.getByText('At most 10 decimal places').waitFor();
+      // Zero retention, beside the allowed service tiers; the API refuses what is not a boolean.
+      await page.getByLabel('Zero retention').selectOption('on');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('region', { name: 'Account' }).getByRole('cell', { name: 'on', exact: true }).waitFor();
+      assert.equal((await svc.admin.get('/admin/v1/accounts/browser-acme')).body.zero_retention, true);
+      await page.getByLabel('Zero retention').selectOption('off');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('region', { name: 'Account' }).getByRole('cell', { name: 'off', exact: true }).waitFor();
+      const bad = await svc.admin.call('PATCH', '/admin/v1/accounts/browser-acme', { zero_retention: 'yes' });
+      assert.deepEqual([bad.status, bad.body.error.param], [400, 'zero_retention']);
+      assert.equal((await svc.admin.get('/admin/v1/accounts/browser-acme')).body.zero_retention, false);
       await page.reload();
       await page.getByRole('heading', { name: 'Account browser-acme' }).waitFor();
       assert.equal(await page.locator('#new-key').count(), 0, 'the key is shown only once');
