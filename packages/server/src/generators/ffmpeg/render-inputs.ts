@@ -8,6 +8,7 @@
 import { FAILURES } from '../../domain/task-failure.ts';
 import type { InputRole, ModelInputs } from '../../domain/task-inputs.ts';
 import { jobInputs, type GenerationJob } from '../generator.ts';
+import { frameShowing } from '../../domain/anchor-frames.ts';
 
 /** A picture the video shows exactly at `atSeconds`. */
 export interface Anchor {
@@ -74,6 +75,5 @@ export function renderInputs(job: GenerationJob): RenderInputs {
 
 /** The frame that shows time `seconds`: the last frame shows the duration. */
 export function frameAt(seconds: number, job: Pick<GenerationJob, 'fps' | 'duration'>): number {
-  const frames = Math.round(job.duration * job.fps);
-  return Math.min(frames - 1, Math.round((seconds / job.duration) * (frames - 1)));
+  return frameShowing(seconds, job.duration, job.fps);
 }
