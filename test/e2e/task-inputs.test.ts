@@ -164,7 +164,7 @@ forEachDatabase('task inputs at submit', (database) => {
       },
       'invalid_keyframe',
       'keyframes[1]',
-      /`keyframes\[1\]` at 1\.01 s falls on frame 24 at 24 fps, the frame of the keyframe at 1 s/,
+      /`keyframes\[1\]` at 1\.01 s falls on frame 24 at 24 fps, which already shows the keyframe at 1 s/,
     ],
     [
       'A: a keyframe on the last frame',
@@ -172,7 +172,15 @@ forEachDatabase('task inputs at submit', (database) => {
       { ...grok15, last_frame: { url: png }, keyframes: [{ image: { url: png }, timestamp_s: 3.99 }] },
       'invalid_keyframe',
       'keyframes[0]',
-      /`keyframes\[0\]` at 3\.99 s falls on frame 95 at 24 fps, the frame of the last frame/,
+      /`keyframes\[0\]` at 3\.99 s falls on frame 95 at 24 fps, which already shows the last frame/,
+    ],
+    [
+      'A: a keyframe on the opening frame',
+      A,
+      { ...grok15, keyframes: [{ image: { url: png }, timestamp_s: 0.01 }] },
+      'invalid_keyframe',
+      'keyframes[0]',
+      /`keyframes\[0\]` at 0\.01 s falls on frame 0 at 24 fps, which already shows the prompt.s opening scene/,
     ],
     [
       'A: reference audio without sound',

@@ -134,7 +134,8 @@ function checkOne(model: { id: string }, request: InputRequest, field: string, d
 function checkAnchorFrames(requests: readonly InputRequest[], task: { duration: number; fps: number }): void {
   const taken = new Map<number, string>();
   const frameOf = (seconds: number) => frameShowing(seconds, task.duration, task.fps);
-  if (hasRole(requests, 'first_frame')) taken.set(frameOf(0), 'the first frame');
+  // Frame 0 is the first frame's, or without one the prompt's scene that opens the video.
+  taken.set(frameOf(0), hasRole(requests, 'first_frame') ? 'the first frame' : "the prompt's opening scene");
   if (hasRole(requests, 'last_frame')) taken.set(frameOf(task.duration), 'the last frame');
   for (const [index, request] of requests.entries()) {
     if (request.role !== 'keyframe' || request.atSeconds === undefined) continue;
@@ -146,7 +147,7 @@ function checkAnchorFrames(requests: readonly InputRequest[], task: { duration: 
         `inputs[${index}]`,
         'invalid_keyframe',
         (name) =>
-          `\`${name}\` at ${at} s falls on frame ${frame} at ${task.fps} fps, the frame of ${other}: ` +
+          `\`${name}\` at ${at} s falls on frame ${frame} at ${task.fps} fps, which already shows ${other}: ` +
           `each keyframe needs a frame of its own (about ${(1 / task.fps).toFixed(3)} s apart).`,
       );
     }

@@ -57,7 +57,10 @@ export function renderInputs(job: GenerationJob): RenderInputs {
     ...keyframes.sort((a, b) => a.atSeconds - b.atSeconds),
     ...last.map((l) => ({ path: l.path, atSeconds: job.duration })),
   ];
-  // Each anchor is shown on its own frame: two on one frame could not both be exact.
+  // Each anchor is shown on its own frame: two on one frame could not both be exact. Without a
+  // first frame, frame 0 is the prompt's scene.
+  if (first.length === 0 && anchors.length > 0 && frameAt(anchors[0].atSeconds, job) === 0)
+    throw bad('Keyframes and the first and last frames must fall on different frames.');
   for (let i = 1; i < anchors.length; i++) {
     if (frameAt(anchors[i].atSeconds, job) <= frameAt(anchors[i - 1].atSeconds, job))
       throw bad('Keyframes and the first and last frames must fall on different frames.');
