@@ -33,9 +33,10 @@ export function unservedModels(catalog: ModelCatalog, generators: Record<string,
 }
 
 /**
- * Says at start, once per model, which models declare inputs their backend cannot take together: a
- * warning rather than a refusal to start, since an entry without `inputs` declares a first frame,
- * and catalogs written before inputs existed put such entries on text-only channels.
+ * Says at start, once per model, which models declare inputs their backend cannot take together. A
+ * warning, not a refusal to start: an entry without `inputs` declares a first frame, and a catalog
+ * that maps such an entry to a text-only channel (a fal template without `{{image}}`) worked before
+ * models declared inputs; its tasks with an image fail at once, nothing sent or charged.
  */
 export function reportUnservedInputs(
   catalog: ModelCatalog,
