@@ -1,10 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  OpenAiVideo,
-  OpenAiVideoDeleted,
-  OpenAiVideoList,
-  OpenAiVideoRemixBody,
-} from '@vidgen/protocol';
+import { OpenAiVideo, OpenAiVideoDeleted, OpenAiVideoList, OpenAiVideoRemixBody } from '@vidgen/protocol';
 import { NotFound } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
 import { idempotencyOf, markReplay } from '../request-options.ts';

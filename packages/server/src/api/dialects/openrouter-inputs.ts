@@ -1,6 +1,6 @@
 import type { OpenRouterFrameImage, OpenRouterInputReference } from '@vidgen/protocol';
 import type { InputRole } from '../../domain/task-inputs.ts';
-import { InvalidRequest } from '../../errors.ts';
+import { InvalidRequest, type ApiErrorCode } from '../../errors.ts';
 import type { WireInput, WireInputs } from './wire-inputs.ts';
 
 type Body = { frame_images?: OpenRouterFrameImage[]; input_references?: OpenRouterInputReference[] };
@@ -9,6 +9,12 @@ const REFERENCE_ROLE: Record<OpenRouterInputReference['type'], InputRole> = {
   image_url: 'reference_image',
   video_url: 'reference_video',
   audio_url: 'reference_audio',
+};
+
+const INVALID: Record<OpenRouterInputReference['type'], ApiErrorCode> = {
+  image_url: 'invalid_image',
+  video_url: 'invalid_video',
+  audio_url: 'invalid_audio',
 };
 
 /**
@@ -38,7 +44,7 @@ export const openRouterInputs: WireInputs<Body> = {
       const held = reference[reference.type];
       if (held === undefined)
         throw new InvalidRequest(
-          reference.type === 'audio_url' ? 'invalid_audio' : reference.type === 'video_url' ? 'invalid_video' : 'invalid_image',
+          INVALID[reference.type],
           `\`${field}\` of type \`${reference.type}\` must hold \`${reference.type}: {url}\`.`,
           `${field}.${reference.type}`,
         );

@@ -38,7 +38,8 @@ export function openRouterShape(body: { aspect_ratio?: string; size?: string; re
   if (resolution !== undefined && resolution.toLowerCase() !== sizeResolution)
     throw new InvalidRequest(
       'unsupported_resolution',
-      `\`resolution\` '${resolution}' disagrees with \`size\` '${body.size}' (${sizeResolution}); send one, or both alike.`,
+      `\`resolution\` '${resolution}' disagrees with \`size\` '${body.size}' (${sizeResolution}); ` +
+        'send one, or both alike.',
       'resolution',
     );
   return { aspectRatio: aspectRatio ?? ratioOf(width, height), resolution: sizeResolution };
