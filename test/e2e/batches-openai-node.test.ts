@@ -34,7 +34,9 @@ for (const [name, create] of [
   ['PostgreSQL', createPostgresDatabase],
 ] as const) {
   const created = await create();
-  describe(`batches through the openai Node SDK (${name})`, { skip: typeof created === 'string' ? created : false }, () => {
+  describe(`batches through the openai Node SDK (${name})`, {
+    skip: typeof created === 'string' ? created : false,
+  }, () => {
     let db: TestDatabase;
     let svc: EconomicsService;
     const sdk = (key: string) => new OpenAI({ apiKey: key, baseURL: `${svc.url}/v1`, maxRetries: 0 });
@@ -152,7 +154,10 @@ for (const [name, create] of [
       assert.equal(output.custom_id, 'first');
       assert.equal(output.response.body.status, 'SUCCESS');
       const [refused] = await readJsonl(client, done.error_file_id as string);
-      assert.deepEqual([refused.custom_id, refused.response, refused.error.code], ['second', null, 'insufficient_quota']);
+      assert.deepEqual(
+        [refused.custom_id, refused.response, refused.error.code],
+        ['second', null, 'insufficient_quota'],
+      );
       assert.deepEqual((await svc.verify()).problems, []);
     });
 
@@ -160,7 +165,11 @@ for (const [name, create] of [
       const client = sdk(await svc.account('batch-cancel', { credits_usd_ticks: 1000 * TICKS_PER_SECOND }));
       const file = await upload(
         client,
-        jsonl(Array.from({ length: 4 }, (_, i) => line(`long-${i}`, { model: 'tiny-long', prompt: `p${i}` }, '/v1/video/generations'))),
+        jsonl(
+          Array.from({ length: 4 }, (_, i) =>
+            line(`long-${i}`, { model: 'tiny-long', prompt: `p${i}` }, '/v1/video/generations'),
+          ),
+        ),
       );
       for (const [body, param] of [
         [{ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, 'endpoint'],

@@ -39,8 +39,8 @@ export const BatchObject = Type.Object({
   input_file_id: Type.String(),
   completion_window: Type.String(),
   status: Type.Union(
-    ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'].map(
-      (s) => Type.Literal(s),
+    ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'].map((s) =>
+      Type.Literal(s),
     ),
   ),
   errors: Nullable(Type.Object({ object: Type.Literal('list'), data: Type.Array(BatchErrorItem) })),

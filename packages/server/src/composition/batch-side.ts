@@ -24,7 +24,10 @@ import type { SqlStores } from './open-sql-stores.ts';
  * A finished line's answer in its output file: the task as its dialect's poll shows it, frozen when
  * it ended, with the content route's plain URL (never a signed link), as webhook bodies are.
  */
-export function batchLineAnswer(dialects: readonly Dialect[], baseUrl: () => string): (task: Task) => Record<string, unknown> {
+export function batchLineAnswer(
+  dialects: readonly Dialect[],
+  baseUrl: () => string,
+): (task: Task) => Record<string, unknown> {
   const frozen = frozenEventData(dialects, baseUrl);
   return (task) => (frozen(task).object as Record<string, unknown> | undefined) ?? { id: task.id };
 }

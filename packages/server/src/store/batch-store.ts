@@ -3,7 +3,15 @@ import type { Lease } from '../domain/lease.ts';
 
 export type NewBatch = Pick<
   Batch,
-  'id' | 'accountId' | 'keyId' | 'endpoint' | 'inputFileId' | 'completionWindow' | 'metadata' | 'createdAt' | 'expiresAt'
+  | 'id'
+  | 'accountId'
+  | 'keyId'
+  | 'endpoint'
+  | 'inputFileId'
+  | 'completionWindow'
+  | 'metadata'
+  | 'createdAt'
+  | 'expiresAt'
 >;
 
 /** What a sweeper's step changes on the batch it holds: only these columns, behind its lease. */
@@ -48,13 +56,19 @@ export interface BatchStore {
   /** Applies a change and renews the lease; the batch as it is now, or undefined when the lease was lost. */
   advance(lease: Lease, change: BatchChange, now: number, leaseMs: number): Promise<Batch | undefined>;
   /** Writes line records (again, after a kill: existing ones are kept) and the change, in one transaction. */
-  recordLines(lease: Lease, lines: BatchLine[], change: BatchChange, now: number, leaseMs: number): Promise<Batch | undefined>;
+  recordLines(
+    lease: Lease,
+    lines: BatchLine[],
+    change: BatchChange,
+    now: number,
+    leaseMs: number,
+  ): Promise<Batch | undefined>;
   /**
    * The final change (to `completed`, `failed`, `expired` or `cancelled`), with what must commit with
    * it (its webhook event: store/sql/sql-batch-store.ts's `onEnd`) in one transaction; false when the
    * lease was lost.
    */
-  end(lease: Lease, change: BatchChange, now: number): Promise<boolean>;
+  end(lease: Lease, change: BatchChange): Promise<boolean>;
   /** Gives the lease back (the next claim may take the batch at once). */
   release(lease: Lease): Promise<void>;
   /** Records of lines `from` ≤ line < `to`, in line order. */

@@ -1,6 +1,6 @@
 import type { Batch } from '../domain/batch.ts';
 import type { BatchEndEffect } from '../store/sql/sql-batch-store.ts';
-import { BATCH_EVENT_TYPES } from './webhook-events.ts';
+import type { BATCH_EVENT_TYPES } from './webhook-events.ts';
 import { enabledEndpoints } from './sql-webhook-store.ts';
 import { recordEvent } from './record-event.ts';
 import { eventId } from './webhook-ids.ts';

@@ -40,7 +40,8 @@ export async function writeBatchFiles(
       for (const line of await deps.batches.lines(batch.id, from, from + PAGE)) {
         const ended = await endedLine(deps, line);
         if (ended.body) await output.write(answerLine(line, 200, ended.body));
-        else if (line.statusCode !== null && line.body) await errors.write(answerLine(line, line.statusCode, line.body));
+        else if (line.statusCode !== null && line.body)
+          await errors.write(answerLine(line, line.statusCode, line.body));
         else await errors.write(errorLine(line, lineError(batch, ended.error)));
       }
     }
@@ -79,7 +80,8 @@ async function endedLine(
   if (line.outcome !== null || line.taskId === null)
     return { error: line.error ?? { code: 'failed', message: 'The line failed.' } };
   const task = await deps.tasks.get(line.taskId);
-  if (task?.status === 'succeeded' || task?.status === 'expired') return { body: deps.render(task), error: task.error ?? { code: '', message: '' } };
+  if (task?.status === 'succeeded' || task?.status === 'expired')
+    return { body: deps.render(task), error: task.error ?? { code: '', message: '' } };
   return { error: task?.error ?? { code: 'failed', message: 'The line failed.' } };
 }
 

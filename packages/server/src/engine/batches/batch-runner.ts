@@ -104,7 +104,9 @@ export class BatchRunner {
       if (customId === undefined) continue;
       if (seen.has(customId)) {
         const message = `\`custom_id\` '${customId}' is used by an earlier line; each line needs its own.`;
-        duplicates.push(refusedLine(line.index, customId, { code: 'duplicate_custom_id', message, param: 'custom_id' }));
+        duplicates.push(
+          refusedLine(line.index, customId, { code: 'duplicate_custom_id', message, param: 'custom_id' }),
+        );
       } else seen.add(customId);
     }
     if (total === 0) return fail('invalid_file', 'The input file has no lines.');
@@ -209,7 +211,8 @@ export class BatchRunner {
   /** Every line ended: the files are written, and the batch reaches its final status with its event. */
   private async finalize(batch: Batch, lease: Lease): Promise<void> {
     const now = this.deps.clock();
-    const ready = batch.status === 'finalizing' ? batch : await this.advance(lease, { status: 'finalizing', finalizingAt: now });
+    const ready =
+      batch.status === 'finalizing' ? batch : await this.advance(lease, { status: 'finalizing', finalizingAt: now });
     if (!ready) return;
     const keepUntil = now + this.deps.keepMs;
     const files = await writeBatchFiles(
@@ -235,7 +238,7 @@ export class BatchRunner {
   /** The final change and its event; then the batch's input file and videos are kept as long as its files. */
   private async end(batch: Batch, lease: Lease, change: BatchChange): Promise<void> {
     const now = this.deps.clock();
-    if (!(await this.deps.batches.end(lease, change, now))) return;
+    if (!(await this.deps.batches.end(lease, change))) return;
     const keepUntil = now + this.deps.keepMs;
     await this.deps.files.expireAt([batch.inputFileId], keepUntil);
     await this.deps.batches.keepVideosUntil(batch.id, keepUntil);

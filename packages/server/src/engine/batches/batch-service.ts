@@ -76,7 +76,11 @@ export class BatchService {
     return batch;
   }
 
-  async list(accountId: string, after: string | undefined, limit: number): Promise<{ batches: Batch[]; hasMore: boolean }> {
+  async list(
+    accountId: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ batches: Batch[]; hasMore: boolean }> {
     const rows = await this.deps.batches.list(accountId, after, limit + 1);
     return { batches: rows.slice(0, limit), hasMore: rows.length > limit };
   }

@@ -134,7 +134,7 @@ export class SqlBatchStore implements BatchStore {
     });
   }
 
-  async end(lease: Lease, change: BatchChange, now: number): Promise<boolean> {
+  async end(lease: Lease, change: BatchChange): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const batch = await this.apply(trx, lease, change, null);
       if (!batch) return false;
@@ -199,12 +199,7 @@ export class SqlBatchStore implements BatchStore {
         // read the row before it: only `cancelled` ends `cancelling`, and an ending once set stays.
         ...(change.status !== undefined && change.status !== 'cancelled'
           ? {
-              status: eb
-                .case()
-                .when('status', '=', 'cancelling')
-                .then(eb.ref('status'))
-                .else(change.status)
-                .end(),
+              status: eb.case().when('status', '=', 'cancelling').then(eb.ref('status')).else(change.status).end(),
             }
           : {}),
         ...(change.ending !== undefined ? { ending: eb.fn.coalesce('ending', eb.val(change.ending)) } : {}),
