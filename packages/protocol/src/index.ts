@@ -2,6 +2,7 @@ export * from './common.ts';
 export * from './family-a.ts';
 export * from './family-b.ts';
 export * from './openai-videos.ts';
+export * from './openrouter-videos.ts';
 export * from './lists.ts';
 export * from './models.ts';
 export * from './files.ts';

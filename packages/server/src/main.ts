@@ -10,6 +10,7 @@ import { describeLinkBase } from './api/links.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
 import { openAiVideos } from './api/dialects/openai-videos.ts';
+import { openRouterVideos } from './api/dialects/openrouter-videos.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
@@ -66,7 +67,7 @@ export interface RunningService {
 const STREAM_RECHECK_MS = { hinted: 10_000, unhinted: 1_000 };
 
 /** The API dialects `npm start` serves. A test may add one: a dialect is one descriptor. */
-export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB, openAiVideos];
+export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB, openAiVideos, openRouterVideos];
 
 /**
  * The composition root: the one place that picks implementations. Everything else receives its

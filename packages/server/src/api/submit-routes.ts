@@ -9,6 +9,7 @@ import { callerOf } from './authenticate.ts';
 import { formBody } from './form-body.ts';
 import { foreignAgreement } from './dialects/foreign-fields.ts';
 import { multipartRefusal } from './files/multipart-upload.ts';
+import { fromSchemaIssues, type SchemaIssue } from './error-handler.ts';
 import { idempotencyOf, markReplay } from './request-options.ts';
 import { described, errorResponses } from './route-schemas.ts';
 import { IdempotencyHeader } from './task-routes.ts';
@@ -63,7 +64,12 @@ export function groupBody(fallback: Served, claimed: Served[]): TSchema {
 export function submitInputOf(served: Served, body: unknown): SubmitInput {
   const { dialect, route } = served;
   const agrees = foreignAgreement(dialect.foreignFields, body);
-  return { ...route.toInput(body as never), family: dialect.family, ...(agrees ? { agrees } : {}) };
+  return {
+    ...route.toInput(body as never),
+    family: dialect.family,
+    ...(dialect.servesEveryModel ? { everyModel: true } : {}),
+    ...(agrees ? { agrees } : {}),
+  };
 }
 
 declare module 'fastify' {
@@ -135,7 +141,11 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
   // Also asked by the error handler, for bodies that never parsed: then the route without a claim answers.
   const pick = (request: FastifyRequest): Served => {
     if (typeof request.body !== 'object' || request.body === null) return fallback;
-    return claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema)) ?? fallback;
+    return (
+      claimed.find((s) => s.route.claim && request.validateInput(request.body, s.route.claim)) ??
+      claimed.find((s) => s.route.claimsHeaders?.(request.headers)) ??
+      fallback
+    );
   };
   const config: FastifyContextConfig = { dialect: fallback.dialect };
   if (group.length > 1) config.dialectOf = (request) => pick(request).dialect;
@@ -145,7 +155,7 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
     const model = (request.body as { model?: unknown } | null)?.model;
     const dialect = group.length === 1 ? fallback.dialect : pick(request).dialect;
     try {
-      deps.tasks.checkServedHere(callerOf(request).account, model, dialect.family);
+      if (!dialect.servesEveryModel) deps.tasks.checkServedHere(callerOf(request).account, model, dialect.family);
       done();
     } catch (err) {
       done(err as Error);
@@ -154,6 +164,12 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
   const options = { schema: groupSchema(group, fallback, claimed), config, preValidation };
   app.post(fallback.route.path, options, async (request, reply) => {
     const served = group.length === 1 ? fallback : pick(request);
+    const { route } = served;
+    // Claimed by its headers alone, the body was checked as the other route's: check it as this one's.
+    if (route.claimsHeaders && !(route.claim && request.validateInput(request.body, route.claim))) {
+      const check = request.compileValidationSchema(route.body);
+      if (!check(request.body)) throw fromSchemaIssues((check.errors ?? []) as SchemaIssue[], 'body', request.body);
+    }
     const input = submitInputOf(served, request.body);
     const caller = callerOf(request);
     const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);

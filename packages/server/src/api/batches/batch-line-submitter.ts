@@ -13,8 +13,8 @@ type Validate = ((body: unknown) => boolean) & { errors?: SchemaIssue[] | null }
 
 interface Endpoint {
   fallback: Served;
-  /** The routes with a claim, each with its claim's validator. */
-  claimed: Array<{ served: Served; claims: Validate }>;
+  /** The routes with a body claim, each with its claim's validator. */
+  claimed: Array<{ served: Served; claims?: Validate }>;
   validate: Validate;
 }
 
@@ -33,7 +33,10 @@ export function createBatchLineSubmitter(dialects: readonly Dialect[], tasks: Ta
     const { fallback, claimed } = splitGroup(group);
     byEndpoint.set(path, {
       fallback,
-      claimed: claimed.map((served) => ({ served, claims: compile({ schema: served.route.claim as TSchema }) })),
+      claimed: claimed.map((served) => ({
+        served,
+        ...(served.route.claim ? { claims: compile({ schema: served.route.claim }) } : {}),
+      })),
       validate: compile({ schema: groupBody(fallback, claimed) }),
     });
   }
@@ -42,9 +45,11 @@ export function createBatchLineSubmitter(dialects: readonly Dialect[], tasks: Ta
     async submit(line: LineToSubmit): Promise<LineOutcome> {
       const endpoint = byEndpoint.get(line.endpoint);
       if (!endpoint) throw new Error(`no create route at ${line.endpoint}`);
-      const served = endpoint.claimed.find((c) => c.claims(line.body))?.served ?? endpoint.fallback;
+      // A line has no headers: only a body claim picks another dialect than the path's own.
+      const served = endpoint.claimed.find((c) => c.claims?.(line.body))?.served ?? endpoint.fallback;
       try {
-        tasks.checkServedHere(line.account, line.body.model, served.dialect.family);
+        if (!served.dialect.servesEveryModel)
+          tasks.checkServedHere(line.account, line.body.model, served.dialect.family);
         if (!endpoint.validate(line.body)) throw fromSchemaIssues(endpoint.validate.errors ?? [], 'body', line.body);
         const input = { ...submitInputOf(served, line.body), serviceTier: 'batch' as const, batchId: line.batchId };
         const idempotency = idempotencyFor(`batch:${line.batchId}:${line.line}`, line.endpoint, line.body);
