@@ -6,6 +6,7 @@ export * from './openrouter-videos.ts';
 export * from './lists.ts';
 export * from './models.ts';
 export * from './files.ts';
+export * from './batches.ts';
 export * from './content.ts';
 export * from './ops.ts';
 export * from './webhooks.ts';

@@ -43,6 +43,7 @@ import { operatorWebhookSecret } from './webhooks/operator-webhook.ts';
 import { checkWebhookUrl } from './webhooks/webhook-url.ts';
 import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
+import { batchEffects, batchLineAnswer, lazyBatchService, startBatchWork } from './composition/batch-side.ts';
 import { buildBackends } from './composition/backends.ts';
 import { reportUnservedInputs } from './composition/unserved-inputs.ts';
 import { openSqlStores } from './composition/open-sql-stores.ts';
@@ -115,6 +116,9 @@ export async function startService(
     operatorUrl: config.operatorWebhook?.url,
   });
   const operatorSecret = operatorWebhookSecret(signingSecret);
+  // A batch line's answer is frozen as its task ends, as an event body is (with the same links).
+  const batchLineBody = batchLineAnswer(dialects, () => config.publicUrl ?? listenerUrl);
+  const batch = batchEffects({ config, render: batchLineBody, clock });
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
     ledgerEffects(prices, clock, balanceLow),
@@ -123,6 +127,8 @@ export async function startService(
     keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     outbox,
+    // After the ledger: a line's end adds what its task cost to its batch.
+    batch.lines,
   ];
   const stores = await openSqlStores(databaseLocation(config), {
     events,
@@ -130,6 +136,7 @@ export async function startService(
     effects,
     tracing,
     balanceLow,
+    batchEnd: batch.end,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -222,6 +229,18 @@ export async function startService(
   const sides: WorkerSide[] = [];
   const runsWork = config.role !== 'api';
   if (runsWork) {
+    const sweeper = await startBatchWork({
+      config,
+      stores,
+      blobs,
+      dialects,
+      taskService,
+      fileService,
+      render: batchLineBody,
+      logger,
+      clock,
+    });
+    sides.push({ drain: () => sweeper.stop(), stop: async () => undefined });
     sides.push(
       await startTaskWorker({
         config,
@@ -248,6 +267,7 @@ export async function startService(
     taskService,
     watch,
     fileService,
+    batches: lazyBatchService({ stores, dialects, clock }),
     dialects,
     signer,
     box,
