@@ -17,7 +17,7 @@ export interface InputThumb {
 
 const HEIGHT = 72;
 
-/** The thumbnails of a form's images, in the order the request sends them; a file that cannot be drawn keeps its label. */
+/** The thumbnails of a form's images, in the order the request sends them; an undrawable file keeps its label. */
 export async function thumbnailsOf(model: ModelObject, v: FormValues): Promise<InputThumb[]> {
   const images = [...v.imageUrls, ...v.imageFiles];
   const named: Array<[string, string | File]> = [];
