@@ -8,6 +8,7 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import { BillingService } from '../billing/billing-service.ts';
 import { namesOf, type ModelCatalog } from '../catalog/model-catalog.ts';
 import type { FileService } from '../engine/file-service.ts';
+import { CharacterService } from '../engine/character-service.ts';
 import type { TaskService } from '../engine/task-service.ts';
 import type { TaskWatch } from '../engine/task-watch.ts';
 import { probeWritable } from '../engine/storage-probe.ts';
@@ -62,6 +63,11 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     tasks: deps.taskService,
     dialects: deps.dialects,
     files: deps.fileService,
+    characters: new CharacterService({
+      characters: stores.characters,
+      files: deps.fileService,
+      clock,
+    }),
     blobs,
     logger: deps.logger,
     accessLog: config.accessLog,

@@ -4,6 +4,7 @@ import { openSqlDatabase } from '../store/sql/database.ts';
 import { SqlTaskStore } from '../store/sql/sql-task-store.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../store/sql/sql-file-store.ts';
+import { SqlCharacterStore } from '../store/sql/sql-character-store.ts';
 import { SqlOperatorReads } from '../store/sql/sql-operator-reads.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
@@ -17,6 +18,8 @@ export interface SqlStores {
   tasks: SqlTaskStore;
   accounts: SqlAccountStore;
   files: SqlFileStore;
+  /** OpenAI's characters (migration 0270). */
+  characters: SqlCharacterStore;
   ledger: SqlLedger;
   webhooks: SqlWebhookStore;
   /** Every account's events with their frozen webhook bodies (migration 0130). */
@@ -65,6 +68,7 @@ export async function openSqlStores(
     tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
+    characters: new SqlCharacterStore(database.db),
     ledger: new SqlLedger(database.db, options.balanceLow),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),

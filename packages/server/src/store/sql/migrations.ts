@@ -617,6 +617,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('files_expires_at').on('files').column('expires_at').execute();
     },
   },
+  '0270_video_characters': {
+    async up(db: Kysely<any>) {
+      // OpenAI's characters (docs/openai-videos.md): a name over a reference video kept as an upload of
+      // the account, until the account deletes the character.
+      await db.schema
+        .createTable('video_characters')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('file_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */
