@@ -7,6 +7,7 @@ export * from './openai-characters.ts';
 export * from './lists.ts';
 export * from './models.ts';
 export * from './files.ts';
+export * from './batches.ts';
 export * from './content.ts';
 export * from './ops.ts';
 export * from './webhooks.ts';

@@ -42,6 +42,9 @@ import type { TaskWatch } from './engine/task-watch.ts';
 import type { CharacterService } from './engine/character-service.ts';
 import { OpenStreams } from './api/streams/open-streams.ts';
 import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
+import { BODY_VALIDATION } from './api/route-schemas.ts';
+import { registerBatchRoutes } from './api/batches/routes.ts';
+import type { BatchService } from './engine/batches/batch-service.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -77,6 +80,8 @@ export interface AppDeps {
   adminToken?: string;
   /** The operator's webhook as configured (`GET /admin/v1/operator-webhook`). */
   operatorWebhook?: OperatorWebhookView;
+  /** The Batch API's service (`/v1/batches`, docs/batch.md), built on its first use. */
+  batches: () => Promise<BatchService>;
   /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
@@ -120,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: nextRequestId,
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    ajv: { customOptions: BODY_VALIDATION },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
@@ -199,6 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerFileRoutes(uploads, { files: deps.files });
     registerCharacterRoutes(uploads, { characters: deps.characters, files: deps.files });
   });
+  registerBatchRoutes(app, { batches: deps.batches });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
   registerFileContentRoute(app, { ...deps, authenticate });

@@ -62,6 +62,8 @@ export const API_ERROR_CODES = [
   'route_not_found',
   'video_not_ready',
   'task_not_cancelable',
+  'batch_not_found',
+  'batch_not_cancelable',
   'task_not_finished',
   'idempotency_in_flight',
   'video_expired',
@@ -152,7 +154,7 @@ export class Forbidden extends ApiError {
 
 export class NotFound extends ApiError {
   constructor(
-    what: 'task' | 'file' | 'model' | 'account' | 'key' | 'character',
+    what: 'task' | 'file' | 'model' | 'account' | 'key' | 'batch' | 'character',
     id: string,
     param: string | null = null,
   ) {

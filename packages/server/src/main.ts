@@ -43,7 +43,9 @@ import { operatorWebhookSecret } from './webhooks/operator-webhook.ts';
 import { checkWebhookUrl } from './webhooks/webhook-url.ts';
 import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
+import { batchEffects, batchLineAnswer, lazyBatchService, startBatchWork } from './composition/batch-side.ts';
 import { buildBackends } from './composition/backends.ts';
+import { reportUnservedInputs } from './composition/unserved-inputs.ts';
 import { openSqlStores } from './composition/open-sql-stores.ts';
 import { databaseLocation, readCatalog } from './composition/service-files.ts';
 import { startTaskWorker, startWebhookDispatcher, type WorkerSide } from './composition/worker-side.ts';
@@ -114,6 +116,9 @@ export async function startService(
     operatorUrl: config.operatorWebhook?.url,
   });
   const operatorSecret = operatorWebhookSecret(signingSecret);
+  // A batch line's answer is frozen as its task ends, as an event body is (with the same links).
+  const batchLineBody = batchLineAnswer(dialects, () => config.publicUrl ?? listenerUrl);
+  const batch = batchEffects({ config, render: batchLineBody, clock });
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
     ledgerEffects(prices, clock, balanceLow),
@@ -122,6 +127,8 @@ export async function startService(
     keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     outbox,
+    // After the ledger: a line's end adds what its task cost to its batch.
+    batch.lines,
   ];
   const stores = await openSqlStores(databaseLocation(config), {
     events,
@@ -129,6 +136,7 @@ export async function startService(
     effects,
     tracing,
     balanceLow,
+    batchEnd: batch.end,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -145,6 +153,7 @@ export async function startService(
     await readCatalog(config),
     Object.fromEntries(Object.entries(backends.generators).map(([k, g]) => [k, g.kinds])),
   );
+  reportUnservedInputs(catalog, backends.generators, logger);
   const safeFetch = (maxBytes: number, what: 'image' | 'video' | 'audio') =>
     createSafeFetch({
       allowPrivate: config.allowPrivateUrls,
@@ -220,6 +229,18 @@ export async function startService(
   const sides: WorkerSide[] = [];
   const runsWork = config.role !== 'api';
   if (runsWork) {
+    const sweeper = await startBatchWork({
+      config,
+      stores,
+      blobs,
+      dialects,
+      taskService,
+      fileService,
+      render: batchLineBody,
+      logger,
+      clock,
+    });
+    sides.push({ drain: () => sweeper.stop(), stop: async () => undefined });
     sides.push(
       await startTaskWorker({
         config,
@@ -246,6 +267,7 @@ export async function startService(
     taskService,
     watch,
     fileService,
+    batches: lazyBatchService({ stores, dialects, clock }),
     dialects,
     signer,
     box,

@@ -43,6 +43,7 @@ export function documentApp(opts: DocumentOptions): Promise<FastifyInstance> {
     operatorReads: inert('operatorReads'),
     // Optional in a running app only where a process serves no webhook routes; the document lists them.
     webhooks: inert('webhooks'),
+    batches: inert('batches'),
     blobs: inert('blobs'),
     signer: inert('signer'),
     bodyLimitBytes: 1,

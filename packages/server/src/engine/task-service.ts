@@ -208,14 +208,15 @@ export class TaskService {
   }
 
   /**
-   * Cancels a queued or running task. A running attempt notices at once in this process, or at
+   * Cancels a queued or running task (`onlyQueued`: a queued one; a batch's expiry lets running lines
+   * finish). A running attempt notices at once in this process, or at
    * its next write elsewhere (the write is refused), and its output is discarded.
    */
-  async cancel(accountId: string, id: string): Promise<Task> {
+  async cancel(accountId: string, id: string, onlyQueued = false): Promise<Task> {
     const task = await this.get(accountId, id);
     const canceled = FINISHED_STATUSES.includes(task.status)
       ? undefined
-      : await this.deps.tasks.cancel(id, this.deps.clock());
+      : await this.deps.tasks.cancel(id, this.deps.clock(), onlyQueued);
     if (!canceled) {
       const now = await this.get(accountId, id);
       throw new Conflict(
@@ -396,7 +397,7 @@ export class TaskService {
         (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`,
       );
     }
-    checkInputs(model, input.inputs, { duration, audio });
+    checkInputs(model, input.inputs, { duration, audio, fps: model.fps });
     // The one list of inputs, first frame included (domain/task.ts `taskInputs`).
     const inputs = await this.deps.inputs.accept(account, id, input.inputs);
     return {
