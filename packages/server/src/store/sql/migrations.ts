@@ -673,6 +673,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('batch_lines_task').on('batch_lines').column('task_id').execute();
     },
   },
+  '0270_video_characters': {
+    async up(db: Kysely<any>) {
+      // OpenAI's characters (docs/openai-videos.md): a name over a reference video kept as an upload of
+      // the account, until the account deletes the character.
+      await db.schema
+        .createTable('video_characters')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('file_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */
