@@ -8,6 +8,7 @@ import type {
   FamilyBCreateBody,
   FamilyBTask as FamilyBTaskWire,
   OpenAiVideoCreateBody,
+  OpenRouterVideoCreateBody,
 } from '@vidgen/protocol';
 
 export type {
@@ -42,6 +43,9 @@ export type {
   FamilyAReferenceAudio,
   OpenAiVideoCreateBody,
   OpenAiImageReference,
+  OpenRouterVideoCreateBody,
+  OpenRouterFrameImage,
+  OpenRouterInputReference,
   ModelInputs,
 } from '@vidgen/protocol';
 
@@ -70,6 +74,12 @@ export type FamilyBInputs = Pick<FamilyBCreateBody, 'image' | 'images' | 'last_f
 
 /** The input of an OpenAI Videos create (`POST /v1/videos`): `input_reference`, the first frame. */
 export type OpenAiVideoInputs = Pick<OpenAiVideoCreateBody, 'input_reference'>;
+
+/**
+ * The inputs of OpenRouter's shape of that create: `frame_images` (first and last frame) and
+ * `input_references` (images, and videos or sound where the model takes them).
+ */
+export type OpenRouterVideoInputs = Pick<OpenRouterVideoCreateBody, 'frame_images' | 'input_references'>;
 
 /*
  * Tasks as unions on `status`, so that a check of the status is all a caller needs: after

@@ -16,6 +16,7 @@ import type {
   OpenAiImageReference,
   OpenAiVideoCreateBody,
   OpenAiVideoInputs,
+  OpenRouterVideoInputs,
 } from '../src/index.ts';
 
 const png = 'data:image/png;base64,iVBORw0KGgo=';
@@ -67,6 +68,18 @@ export const openAiRef: OpenAiImageReference = { file_id: 'file-first' };
 export const openAiInputs: OpenAiVideoInputs = { input_reference: openAiRef };
 // @ts-expect-error: OpenAI's reference names its URL `image_url`
 export const openAiUrl: OpenAiVideoInputs = { input_reference: { url: png } };
+
+export const openRouter: OpenRouterVideoInputs = {
+  frame_images: [
+    { type: 'image_url', image_url: { url: png }, frame_type: 'first_frame' },
+    { type: 'image_url', image_url: { url: 'file-last' }, frame_type: 'last_frame' },
+  ],
+  input_references: [{ type: 'video_url', video_url: { url: 'https://example.com/ref.mp4' } }],
+};
+export const openRouterBadFrame: OpenRouterVideoInputs = {
+  // @ts-expect-error: a frame is the first or the last, no other
+  frame_images: [{ type: 'image_url', image_url: { url: png }, frame_type: 'middle_frame' }],
+};
 
 export function takesLastFrame(inputs: ModelInputs): boolean {
   const most: number = inputs.keyframes + inputs.reference_images + inputs.reference_audios + inputs.reference_videos;
