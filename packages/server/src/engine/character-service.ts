@@ -59,7 +59,10 @@ export class CharacterService {
     return character;
   }
 
-  /** Deletes the character and its video. Tasks already made with it keep their own copy of nothing: they are done. */
+  /**
+   * Deletes the character and its video. Finished tasks made with it keep their outputs; a queued one
+   * that still needs the video fails when it runs (`video_unavailable`), never runs without it.
+   */
   async delete(accountId: string, id: string): Promise<void> {
     const character = await this.deps.characters.get(id);
     if (!character || character.accountId !== accountId) throw new NotFound('character', id);
