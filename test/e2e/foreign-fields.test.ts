@@ -5,6 +5,7 @@ import { startTestService, type TestService } from './support/service.ts';
 import { familyA } from '../../packages/server/src/api/dialects/family-a.ts';
 import { familyB } from '../../packages/server/src/api/dialects/family-b.ts';
 import { openAiVideos } from '../../packages/server/src/api/dialects/openai-videos.ts';
+import { openRouterVideos } from '../../packages/server/src/api/dialects/openrouter-videos.ts';
 
 /**
  * Per dialect: where its creates go, a body it accepts, and for each foreign field a value that
@@ -37,11 +38,19 @@ const DIALECTS = [
     dialect: openAiVideos,
     path: '/v1/videos',
     body: { model: 'sora-2', prompt: 'waves', seconds: '4', size: '1280x720' },
+    // `duration` and `aspect_ratio` make a body OpenRouter's shape (below).
     values: {
-      duration: [4, 8, undefined],
       resolution: ['720p', '1024p', 'sora-2-pro'],
-      aspect_ratio: ['16:9', '7:4', 'sora-2-pro'],
       ratio: ['16:9', '9:16', undefined],
+    },
+  },
+  {
+    dialect: openRouterVideos,
+    path: '/v1/videos',
+    body: { model: 'grok-imagine-video', prompt: 'waves', duration: 2, aspect_ratio: '16:9' },
+    values: {
+      seconds: ['2', '3', 'grok-imagine-video-1.5'],
+      ratio: ['16:9', '1:1', 'grok-imagine-video-1.5'],
     },
   },
 ] as const;

@@ -152,6 +152,37 @@ forEachDatabase('task inputs at submit', (database) => {
       /before the video's end/,
     ],
     [
+      // At 24 fps over 4 s, frame round(t / 4 × 95): 1 s and 1.01 s both show frame 24.
+      'A: two keyframes on one frame',
+      A,
+      {
+        ...grok15,
+        keyframes: [
+          { image: { url: png }, timestamp_s: 1 },
+          { image: { url: png }, timestamp_s: 1.01 },
+        ],
+      },
+      'invalid_keyframe',
+      'keyframes[1]',
+      /`keyframes\[1\]` at 1\.01 s falls on frame 24 at 24 fps, which already shows the keyframe at 1 s/,
+    ],
+    [
+      'A: a keyframe on the last frame',
+      A,
+      { ...grok15, last_frame: { url: png }, keyframes: [{ image: { url: png }, timestamp_s: 3.99 }] },
+      'invalid_keyframe',
+      'keyframes[0]',
+      /`keyframes\[0\]` at 3\.99 s falls on frame 95 at 24 fps, which already shows the last frame/,
+    ],
+    [
+      'A: a keyframe on the opening frame',
+      A,
+      { ...grok15, keyframes: [{ image: { url: png }, timestamp_s: 0.01 }] },
+      'invalid_keyframe',
+      'keyframes[0]',
+      /`keyframes\[0\]` at 0\.01 s falls on frame 0 at 24 fps, which already shows the prompt.s opening scene/,
+    ],
+    [
       'A: reference audio without sound',
       A,
       { ...grok15, reference_images: [{ url: png }], reference_audios: [{ url: wav }] },
@@ -235,6 +266,54 @@ forEachDatabase('task inputs at submit', (database) => {
       'unsupported_input',
       'input_reference',
       /`input_reference` is a first frame.*no inputs besides the prompt/,
+    ],
+    [
+      "OpenRouter's shape: a last frame to a model that takes a first frame only",
+      '/v1/videos',
+      {
+        model: 'sora-2',
+        prompt: 'p',
+        duration: 4,
+        frame_images: [
+          { type: 'image_url', image_url: { url: png }, frame_type: 'first_frame' },
+          { type: 'image_url', image_url: { url: png }, frame_type: 'last_frame' },
+        ],
+      },
+      'unsupported_input',
+      'frame_images[1]',
+      /`frame_images\[1\]` is a last frame, which model 'sora-2' does not take; it takes a first frame\./,
+    ],
+    [
+      "OpenRouter's shape: a reference video to a model that takes none",
+      '/v1/videos',
+      { ...grok15, input_references: [{ type: 'video_url', video_url: { url: 'https://example.com/a.mp4' } }] },
+      'unsupported_input',
+      'input_references[0]',
+      /`input_references\[0\]` is a reference video, which model 'grok-imagine-video-1\.5' does not take/,
+    ],
+    [
+      "OpenRouter's shape: reference audio without sound",
+      '/v1/videos',
+      { ...grok15, input_references: [{ type: 'audio_url', audio_url: { url: wav } }] },
+      'unsupported_input',
+      'input_references',
+      /makes a silent one/,
+    ],
+    [
+      "OpenRouter's shape: a reference whose type names a field it lacks",
+      '/v1/videos',
+      { ...grok15, input_references: [{ type: 'audio_url', image_url: { url: png } }] },
+      'invalid_audio',
+      'input_references[0].audio_url',
+      /must hold `audio_url: \{url\}`/,
+    ],
+    [
+      "OpenRouter's shape: a size and an aspect ratio that disagree",
+      '/v1/videos',
+      { ...grok15, size: '1280x720', aspect_ratio: '9:16' },
+      'invalid_aspect_ratio',
+      'aspect_ratio',
+      /`aspect_ratio` '9:16' disagrees with `size` '1280x720'/,
     ],
   ];
 
@@ -331,6 +410,39 @@ forEachDatabase('task inputs at submit', (database) => {
       params.inputs.map((i: { role: string }) => i.role),
       ['first_frame', 'reference_image', 'reference_image'],
     );
+  });
+
+  it("OpenRouter's shape: frame_images and input_references are one list of roles; uploads by id", async () => {
+    const upload = await uploadFile(await makeAudio(1), 'bed.wav');
+    assert.equal(upload.status, 200, JSON.stringify(upload.body));
+    const res = await client.post('/v1/videos', {
+      ...grok15,
+      generate_audio: true,
+      frame_images: [
+        { type: 'image_url', image_url: { url: png }, frame_type: 'first_frame' },
+        { type: 'image_url', image_url: { url: 'https://example.com/last.png' }, frame_type: 'last_frame' },
+      ],
+      input_references: [
+        { type: 'image_url', image_url: { url: png } },
+        { type: 'audio_url', audio_url: { url: upload.body.id } },
+      ],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.match(res.body.id, /^job-[0-9a-f]{32}$/);
+    const id = res.body.id.replace(/^job-(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const row = await db.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.family, 'R', 'the task keeps the shape that created it');
+    const params = typeof row.params === 'string' ? JSON.parse(row.params) : row.params;
+    assert.deepEqual(
+      params.inputs.map((i: { role: string; ref: { kind: string } }) => [i.role, i.ref.kind]),
+      [
+        ['first_frame', 'blob'],
+        ['last_frame', 'url'],
+        ['reference_image', 'blob'],
+        ['reference_audio', 'file'],
+      ],
+    );
+    assert.equal((await client.post(`/v1/videos/${res.body.id}/cancel`)).status, 200);
   });
 
   it('makes the inputs part of the Idempotency-Key fingerprint', async () => {

@@ -57,6 +57,10 @@ describe('webhook deliveries', () => {
       'video.canceled',
       'video.expired',
       'account.balance_low',
+      'batch.completed',
+      'batch.failed',
+      'batch.expired',
+      'batch.cancelled',
     ]);
     const listed = await client.get('/v1/webhooks');
     assert.equal(

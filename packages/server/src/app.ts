@@ -20,6 +20,7 @@ import type { Dialect } from './api/dialects/dialect.ts';
 import { modelsOfCaller, registerModelRoutes } from './api/models/routes.ts';
 import { registerMcpRoute } from './api/mcp/mcp-route.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
+import { registerCharacterRoutes } from './api/characters/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
 import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
@@ -38,8 +39,12 @@ import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
 import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
 import type { TaskWatch } from './engine/task-watch.ts';
+import type { CharacterService } from './engine/character-service.ts';
 import { OpenStreams } from './api/streams/open-streams.ts';
 import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
+import { BODY_VALIDATION } from './api/route-schemas.ts';
+import { registerBatchRoutes } from './api/batches/routes.ts';
+import type { BatchService } from './engine/batches/batch-service.ts';
 
 export interface AppDeps {
   /** `ops` serves only health, readiness and metrics (a worker-only process). */
@@ -55,6 +60,8 @@ export interface AppDeps {
   /** The API dialects served, each with its own task routes (family A, family B). */
   dialects: readonly Dialect[];
   files: FileService;
+  /** OpenAI's characters (`/v1/videos/characters`): reference videos with a name. */
+  characters: CharacterService;
   blobs: BlobStore;
   signer: UrlSigner;
   logger: Logger;
@@ -73,6 +80,8 @@ export interface AppDeps {
   adminToken?: string;
   /** The operator's webhook as configured (`GET /admin/v1/operator-webhook`). */
   operatorWebhook?: OperatorWebhookView;
+  /** The Batch API's service (`/v1/batches`, docs/batch.md), built on its first use. */
+  batches: () => Promise<BatchService>;
   /** Webhook endpoints (`/v1/webhooks`); absent, the routes are not served. */
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
@@ -118,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: nextRequestId,
     trustProxy: deps.trustProxy ?? false,
     ...frameworkRefusals(deps.dialects, nextRequestId),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    ajv: { customOptions: BODY_VALIDATION },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   // Only JSON bodies (and multipart on /v1/files) are accepted; plain text would be refused by schema anyway,
@@ -195,7 +204,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const fileSize = Math.max(deps.uploadLimitBytes, BATCH_FILE_MAX_BYTES);
     await uploads.register(multipart, { limits: { fileSize, files: 1, fields: 10 } });
     registerFileRoutes(uploads, { files: deps.files });
+    registerCharacterRoutes(uploads, { characters: deps.characters, files: deps.files });
   });
+  registerBatchRoutes(app, { batches: deps.batches });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
   registerFileContentRoute(app, { ...deps, authenticate });

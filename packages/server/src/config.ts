@@ -40,6 +40,8 @@ export interface Config {
   maxRunningPerAccount: number;
   /** Share of a lane's slots flex and batch tasks hold while other tiers' tasks wait (engine/worker.ts). */
   batchShare: number;
+  /** How long a batch's files and videos are kept after it ends (docs/batch.md). */
+  batchFileRetentionSeconds: number;
   /** Hard limit of one attempt of the built-in renderer. */
   renderDeadlineSeconds: number;
   metricsToken?: string;
@@ -184,6 +186,11 @@ export const ENVIRONMENT = {
     about:
       'share of a lane’s slots flex and batch tasks may hold while other tiers’ tasks are queued or running ' +
       '(at least one slot); alone they take every slot',
+  },
+  VIDGEN_BATCH_FILE_RETENTION_SECONDS: {
+    fallback: 7 * 24 * 3600,
+    min: 1,
+    about: 'how long a batch’s input, output and error files (and its videos) are kept after the batch ends',
   },
   VIDGEN_RENDER_DEADLINE_SECONDS: {
     fallback: 600,
@@ -375,6 +382,7 @@ export function loadConfig(env: Env): Config {
     shutdownGraceSeconds: num('VIDGEN_SHUTDOWN_GRACE_SECONDS'),
     maxRunningPerAccount: num('VIDGEN_MAX_RUNNING_PER_ACCOUNT'),
     batchShare: Math.min(1, num('VIDGEN_BATCH_SHARE')),
+    batchFileRetentionSeconds: num('VIDGEN_BATCH_FILE_RETENTION_SECONDS'),
     renderDeadlineSeconds: num('VIDGEN_RENDER_DEADLINE_SECONDS'),
     metricsToken: optional('VIDGEN_METRICS_TOKEN'),
     adminToken: optional('VIDGEN_ADMIN_TOKEN'),

@@ -10,6 +10,7 @@ import { describeLinkBase } from './api/links.ts';
 import { familyA } from './api/dialects/family-a.ts';
 import { familyB } from './api/dialects/family-b.ts';
 import { openAiVideos } from './api/dialects/openai-videos.ts';
+import { openRouterVideos } from './api/dialects/openrouter-videos.ts';
 import type { Dialect } from './api/dialects/dialect.ts';
 import { LocalDiskBlobStore } from './blobs/local-disk-blob-store.ts';
 import type { S3BlobStore } from './blobs/s3-blob-store.ts';
@@ -42,7 +43,9 @@ import { operatorWebhookSecret } from './webhooks/operator-webhook.ts';
 import { checkWebhookUrl } from './webhooks/webhook-url.ts';
 import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
+import { batchEffects, batchLineAnswer, lazyBatchService, startBatchWork } from './composition/batch-side.ts';
 import { buildBackends } from './composition/backends.ts';
+import { reportUnservedInputs } from './composition/unserved-inputs.ts';
 import { openSqlStores } from './composition/open-sql-stores.ts';
 import { databaseLocation, readCatalog } from './composition/service-files.ts';
 import { startTaskWorker, startWebhookDispatcher, type WorkerSide } from './composition/worker-side.ts';
@@ -65,7 +68,7 @@ export interface RunningService {
 const STREAM_RECHECK_MS = { hinted: 10_000, unhinted: 1_000 };
 
 /** The API dialects `npm start` serves. A test may add one: a dialect is one descriptor. */
-export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB, openAiVideos];
+export const DEFAULT_DIALECTS: readonly Dialect[] = [familyA, familyB, openAiVideos, openRouterVideos];
 
 /**
  * The composition root: the one place that picks implementations. Everything else receives its
@@ -113,6 +116,9 @@ export async function startService(
     operatorUrl: config.operatorWebhook?.url,
   });
   const operatorSecret = operatorWebhookSecret(signingSecret);
+  // A batch line's answer is frozen as its task ends, as an event body is (with the same links).
+  const batchLineBody = batchLineAnswer(dialects, () => config.publicUrl ?? listenerUrl);
+  const batch = batchEffects({ config, render: batchLineBody, clock });
   // The per-key create count comes after the hold, so whatever refuses a submit rolls it back too.
   const effects = [
     ledgerEffects(prices, clock, balanceLow),
@@ -121,6 +127,8 @@ export async function startService(
     keyQuotaEffects(prices, clock),
     perKeyRateLimit(config.rateWindowSeconds * 1000, clock),
     outbox,
+    // After the ledger: a line's end adds what its task cost to its batch.
+    batch.lines,
   ];
   const stores = await openSqlStores(databaseLocation(config), {
     events,
@@ -128,6 +136,7 @@ export async function startService(
     effects,
     tracing,
     balanceLow,
+    batchEnd: batch.end,
   });
   const signer = new UrlSigner(signingSecret);
   // Credentials for S3 come from the SDK's usual chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
@@ -144,6 +153,7 @@ export async function startService(
     await readCatalog(config),
     Object.fromEntries(Object.entries(backends.generators).map(([k, g]) => [k, g.kinds])),
   );
+  reportUnservedInputs(catalog, backends.generators, logger);
   const safeFetch = (maxBytes: number, what: 'image' | 'video' | 'audio') =>
     createSafeFetch({
       allowPrivate: config.allowPrivateUrls,
@@ -219,6 +229,18 @@ export async function startService(
   const sides: WorkerSide[] = [];
   const runsWork = config.role !== 'api';
   if (runsWork) {
+    const sweeper = await startBatchWork({
+      config,
+      stores,
+      blobs,
+      dialects,
+      taskService,
+      fileService,
+      render: batchLineBody,
+      logger,
+      clock,
+    });
+    sides.push({ drain: () => sweeper.stop(), stop: async () => undefined });
     sides.push(
       await startTaskWorker({
         config,
@@ -245,6 +267,7 @@ export async function startService(
     taskService,
     watch,
     fileService,
+    batches: lazyBatchService({ stores, dialects, clock }),
     dialects,
     signer,
     box,

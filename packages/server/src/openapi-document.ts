@@ -38,10 +38,12 @@ export function documentApp(opts: DocumentOptions): Promise<FastifyInstance> {
     accounts: inert('accounts'),
     tasks: inert('tasks'),
     files: inert('files'),
+    characters: inert('characters'),
     billing: inert('billing'),
     operatorReads: inert('operatorReads'),
     // Optional in a running app only where a process serves no webhook routes; the document lists them.
     webhooks: inert('webhooks'),
+    batches: inert('batches'),
     blobs: inert('blobs'),
     signer: inert('signer'),
     bodyLimitBytes: 1,

@@ -9,6 +9,7 @@ import {
 } from '../errors.ts';
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 import { unavailableFor } from './unavailable.ts';
+import { clientClosed } from './client-closed.ts';
 
 export type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
@@ -20,8 +21,15 @@ export type SchemaIssue = { instancePath: string; keyword: string; params: Recor
 export function installErrorHandling(app: FastifyInstance, dialects: readonly Dialect[]): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const dialect = request.routeOptions.config.dialectOf?.(request) ?? request.routeOptions.config.dialect;
+    if (clientClosed(request, err)) {
+      // Nobody's fault, and nobody left to answer: logged at info, and the connection is closed.
+      request.log.info({ code: err.code, reason: err.message }, 'client closed the request');
+      reply.hijack();
+      reply.raw.destroy();
+      return;
+    }
     const unavailable = unavailableFor(err, reply);
-    const apiError = unavailable ?? inDialect(toApiError(err, request), request, dialect, dialects);
+    const apiError = unavailable ?? inDialect(toApiError(err, request), request.body, dialect, dialects);
     if (unavailable) request.log.warn({ err }, 'storage unavailable');
     else if (apiError.status >= 500) request.log.error({ err }, 'request failed');
     if (apiError.status === 409 && apiError.code === 'idempotency_in_flight') {
@@ -43,17 +51,16 @@ export function installErrorHandling(app: FastifyInstance, dialects: readonly Di
 }
 
 /** Engine errors speak domain words: name the field as the caller's dialect does, and where a model is served. */
-function inDialect(
+export function inDialect(
   error: ApiError,
-  request: FastifyRequest,
+  body: unknown,
   dialect: Dialect | undefined,
   dialects: readonly Dialect[],
 ): ApiError {
   if (error instanceof InvalidField) {
     if (!dialect) return error;
-    const name = dialect.fieldName(error.field, request.body);
-    const offered =
-      error.offer && dialect.describeOffer?.(error as InvalidField & { offer: FieldOffer }, name, request.body);
+    const name = dialect.fieldName(error.field, body);
+    const offered = error.offer && dialect.describeOffer?.(error as InvalidField & { offer: FieldOffer }, name, body);
     return error.named(name, offered);
   }
   if (error instanceof ModelServedElsewhere) {

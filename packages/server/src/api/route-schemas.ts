@@ -40,3 +40,9 @@ export const PUBLIC: Security = { security: [] };
  * optional.
  */
 export const KEY_OPTIONAL: Security = { security: [{ bearer: [] }, {}] };
+
+/**
+ * How request bodies are validated (Fastify's Ajv options): nothing coerced, removed or filled in,
+ * so a body is checked as sent. Also the options a batch's lines are checked with.
+ */
+export const BODY_VALIDATION = { coerceTypes: false, removeAdditional: false, useDefaults: false } as const;

@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type, type TSchema } from '@vidgen/protocol';
-import type { TaskService } from '../engine/task-service.ts';
+import type { SubmitInput, TaskService } from '../engine/task-service.ts';
 import type { FileService } from '../engine/file-service.ts';
 import { InvalidRequest } from '../errors.ts';
 import type { Dialect, SubmitRoute } from './dialects/dialect.ts';
@@ -9,6 +9,7 @@ import { callerOf } from './authenticate.ts';
 import { formBody } from './form-body.ts';
 import { foreignAgreement } from './dialects/foreign-fields.ts';
 import { multipartRefusal } from './files/multipart-upload.ts';
+import { fromSchemaIssues, type SchemaIssue } from './error-handler.ts';
 import { idempotencyOf, markReplay } from './request-options.ts';
 import { described, errorResponses } from './route-schemas.ts';
 import { IdempotencyHeader } from './task-routes.ts';
@@ -21,9 +22,54 @@ export interface SubmitRouteDeps {
   uploadLimitBytes: number;
 }
 
-interface Served {
+/** One dialect's create route. */
+export interface Served {
   dialect: Dialect;
   route: SubmitRoute;
+}
+
+/** The create routes by path: where two dialects create at the same path, both are in its group. */
+export function submitGroups(dialects: readonly Dialect[]): Map<string, Served[]> {
+  const byPath = new Map<string, Served[]>();
+  for (const dialect of dialects)
+    for (const route of dialect.submits)
+      byPath.set(route.path, [...(byPath.get(route.path) ?? []), { dialect, route }]);
+  return byPath;
+}
+
+/** The create routes a batch may name as its endpoint: every one whose path has no parameter. */
+export function batchEndpoints(dialects: readonly Dialect[]): string[] {
+  return [...submitGroups(dialects).keys()].filter((path) => !path.includes(':'));
+}
+
+/** A group's route without a claim (it takes the bodies no claim matches), and the others. */
+export function splitGroup(group: Served[]): { fallback: Served; claimed: Served[] } {
+  const fallback = group.find((s) => !s.route.claim) ?? group[0];
+  return { fallback, claimed: group.filter((s) => s !== fallback) };
+}
+
+/** The body schema of a group: `if claim then its body else the other`, so a refusal names the fields meant. */
+export function groupBody(fallback: Served, claimed: Served[]): TSchema {
+  return claimed.reduceRight<TSchema>(
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
+    (otherwise, s) => ({ if: s.route.claim, then: s.route.body, else: otherwise }) as unknown as TSchema,
+    fallback.route.body,
+  );
+}
+
+/**
+ * A checked body in domain words, as its dialect's create route makes it (a batch's lines are
+ * made the same way: api/batches/batch-line-submitter.ts).
+ */
+export function submitInputOf(served: Served, body: unknown): SubmitInput {
+  const { dialect, route } = served;
+  const agrees = foreignAgreement(dialect.foreignFields, body);
+  return {
+    ...route.toInput(body as never),
+    family: dialect.family,
+    ...(dialect.servesEveryModel ? { everyModel: true } : {}),
+    ...(agrees ? { agrees } : {}),
+  };
 }
 
 declare module 'fastify' {
@@ -45,11 +91,7 @@ export async function registerSubmitRoutes(
   dialects: readonly Dialect[],
   deps: SubmitRouteDeps,
 ): Promise<void> {
-  const byPath = new Map<string, Served[]>();
-  for (const dialect of dialects)
-    for (const route of dialect.submits)
-      byPath.set(route.path, [...(byPath.get(route.path) ?? []), { dialect, route }]);
-  const groups = [...byPath.values()];
+  const groups = [...submitGroups(dialects).values()];
   const plain = groups.filter((group) => !group.some((s) => s.route.multipart));
   const forms = groups.filter((group) => group.some((s) => s.route.multipart));
   for (const group of plain) registerGroup(app, group, deps);
@@ -95,12 +137,15 @@ export async function registerSubmitRoutes(
 }
 
 function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteDeps): void {
-  const fallback = group.find((s) => !s.route.claim) ?? group[0];
-  const claimed = group.filter((s) => s !== fallback);
+  const { fallback, claimed } = splitGroup(group);
   // Also asked by the error handler, for bodies that never parsed: then the route without a claim answers.
   const pick = (request: FastifyRequest): Served => {
     if (typeof request.body !== 'object' || request.body === null) return fallback;
-    return claimed.find((s) => request.validateInput(request.body, s.route.claim as TSchema)) ?? fallback;
+    return (
+      claimed.find((s) => s.route.claim && request.validateInput(request.body, s.route.claim)) ??
+      claimed.find((s) => s.route.claimsHeaders?.(request.headers)) ??
+      fallback
+    );
   };
   const config: FastifyContextConfig = { dialect: fallback.dialect };
   if (group.length > 1) config.dialectOf = (request) => pick(request).dialect;
@@ -110,7 +155,7 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
     const model = (request.body as { model?: unknown } | null)?.model;
     const dialect = group.length === 1 ? fallback.dialect : pick(request).dialect;
     try {
-      deps.tasks.checkServedHere(callerOf(request).account, model, dialect.family);
+      if (!dialect.servesEveryModel) deps.tasks.checkServedHere(callerOf(request).account, model, dialect.family);
       done();
     } catch (err) {
       done(err as Error);
@@ -118,22 +163,23 @@ function registerGroup(app: FastifyInstance, group: Served[], deps: SubmitRouteD
   };
   const options = { schema: groupSchema(group, fallback, claimed), config, preValidation };
   app.post(fallback.route.path, options, async (request, reply) => {
-    const { dialect, route } = group.length === 1 ? fallback : pick(request);
-    const agrees = foreignAgreement(dialect.foreignFields, request.body);
-    const input = { ...route.toInput(request.body as never), family: dialect.family, ...(agrees ? { agrees } : {}) };
+    const served = group.length === 1 ? fallback : pick(request);
+    const { route } = served;
+    // Claimed by its headers alone, the body was checked as the other route's: check it as this one's.
+    if (route.claimsHeaders && !(route.claim && request.validateInput(request.body, route.claim))) {
+      const check = request.compileValidationSchema(route.body);
+      if (!check(request.body)) throw fromSchemaIssues((check.errors ?? []) as SchemaIssue[], 'body', request.body);
+    }
+    const input = submitInputOf(served, request.body);
     const caller = callerOf(request);
     const submitted = await deps.tasks.submit(caller.account, input, idempotencyOf(request), caller.keyId);
     markReplay(reply, submitted);
-    return route.toAnswer(submitted.task);
+    return served.route.toAnswer(submitted.task);
   });
 }
 
 function groupSchema(group: Served[], fallback: Served, claimed: Served[]): FastifySchema {
-  const body = claimed.reduceRight<TSchema>(
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
-    (otherwise, s) => ({ if: s.route.claim, then: s.route.body, else: otherwise }) as unknown as TSchema,
-    fallback.route.body,
-  );
+  const body = groupBody(fallback, claimed);
   const answers = group.map((s) => s.route.answer);
   const tags = [...new Set(group.map((s) => s.dialect.tag))];
   return {

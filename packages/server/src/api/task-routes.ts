@@ -118,7 +118,7 @@ export function registerTaskRoutes(app: FastifyInstance, dialect: Dialect, deps:
     return dialect.toWire(await deps.tasks.cancel(accountId, taskIdOf(request)), context(request));
   });
 
-  dialect.routes?.(app, { tasks: deps.tasks, clock: deps.clock });
+  dialect.routes?.(app, { tasks: deps.tasks, clock: deps.clock, context });
   if (dialect.paths.list === undefined) return;
   app.get<IdParams>(dialect.paths.list, { schema: schemas.list, config, constraints }, async (request) => {
     const query = listQueryOf(request.query, dialect.statusWords);

@@ -8,6 +8,8 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import { BillingService } from '../billing/billing-service.ts';
 import { namesOf, type ModelCatalog } from '../catalog/model-catalog.ts';
 import type { FileService } from '../engine/file-service.ts';
+import type { BatchService } from '../engine/batches/batch-service.ts';
+import { CharacterService } from '../engine/character-service.ts';
 import type { TaskService } from '../engine/task-service.ts';
 import type { TaskWatch } from '../engine/task-watch.ts';
 import { probeWritable } from '../engine/storage-probe.ts';
@@ -31,6 +33,8 @@ export interface ServiceAppDeps {
   /** The watchers of this process's task streams. */
   watch: TaskWatch;
   fileService: FileService;
+  /** The Batch API's service, built on first use (composition/batch-side.ts). */
+  batches: () => Promise<BatchService>;
   dialects: readonly Dialect[];
   signer: UrlSigner;
   box: SecretBox;
@@ -62,6 +66,12 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     tasks: deps.taskService,
     dialects: deps.dialects,
     files: deps.fileService,
+    batches: deps.batches,
+    characters: new CharacterService({
+      characters: stores.characters,
+      files: deps.fileService,
+      clock,
+    }),
     blobs,
     logger: deps.logger,
     accessLog: config.accessLog,

@@ -4,6 +4,8 @@ import { openSqlDatabase } from '../store/sql/database.ts';
 import { SqlTaskStore } from '../store/sql/sql-task-store.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../store/sql/sql-file-store.ts';
+import { SqlBatchStore, type BatchEndEffect } from '../store/sql/sql-batch-store.ts';
+import { SqlCharacterStore } from '../store/sql/sql-character-store.ts';
 import { SqlOperatorReads } from '../store/sql/sql-operator-reads.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
@@ -17,6 +19,10 @@ export interface SqlStores {
   tasks: SqlTaskStore;
   accounts: SqlAccountStore;
   files: SqlFileStore;
+  /** Batches and their line records (migration 0260). */
+  batches: SqlBatchStore;
+  /** OpenAI's characters (migration 0270). */
+  characters: SqlCharacterStore;
   ledger: SqlLedger;
   webhooks: SqlWebhookStore;
   /** Every account's events with their frozen webhook bodies (migration 0130). */
@@ -50,6 +56,8 @@ export async function openSqlStores(
     effects?: readonly TransitionEffects[];
     /** Writes the balance alert of a credit, deduction or refund that crosses an account's threshold. */
     balanceLow?: BalanceLowSink;
+    /** Writes a batch's end event with its final change. */
+    batchEnd?: BatchEndEffect;
     tracing?: Tracing;
   },
 ): Promise<SqlStores> {
@@ -65,6 +73,8 @@ export async function openSqlStores(
     tasks: new SqlTaskStore(database.db, database.dialect, options.effects),
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
+    batches: new SqlBatchStore(database.db, database.dialect, options.batchEnd),
+    characters: new SqlCharacterStore(database.db),
     ledger: new SqlLedger(database.db, options.balanceLow),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),

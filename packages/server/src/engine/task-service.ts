@@ -31,8 +31,14 @@ import { noTracing, storedTraceContext, type Tracing } from '../observability/tr
 export type { InputRequest, VideoInput };
 
 export interface SubmitInput {
-  /** The tag of the dialect submitting: only models of that family are served through it. */
+  /** The tag of the dialect submitting: only models of that family are served through it (but see `everyModel`). */
   family: ApiFamily;
+  /**
+   * Set by a gateway's shape (OpenRouter's): every model of the catalog is served through it,
+   * whichever family's endpoint also serves it. The task still keeps the submitting family, so
+   * every answer about it is in that shape.
+   */
+  everyModel?: boolean;
   kind: TaskKind;
   model: string;
   prompt: string;
@@ -202,14 +208,15 @@ export class TaskService {
   }
 
   /**
-   * Cancels a queued or running task. A running attempt notices at once in this process, or at
+   * Cancels a queued or running task (`onlyQueued`: a queued one; a batch's expiry lets running lines
+   * finish). A running attempt notices at once in this process, or at
    * its next write elsewhere (the write is refused), and its output is discarded.
    */
-  async cancel(accountId: string, id: string): Promise<Task> {
+  async cancel(accountId: string, id: string, onlyQueued = false): Promise<Task> {
     const task = await this.get(accountId, id);
     const canceled = FINISHED_STATUSES.includes(task.status)
       ? undefined
-      : await this.deps.tasks.cancel(id, this.deps.clock());
+      : await this.deps.tasks.cancel(id, this.deps.clock(), onlyQueued);
     if (!canceled) {
       const now = await this.get(accountId, id);
       throw new Conflict(
@@ -324,11 +331,24 @@ export class TaskService {
             this.deps.tasks.insert({ ...newTask, traceContext: storedTraceContext(span.headers()) }),
           )
         : await this.deps.tasks.insert(newTask);
-      this.deps.events.taskQueued(model.backend);
+      this.wake(model.backend);
       return task;
     } catch (err) {
       await this.deps.inputs.discard(params.inputs ?? []);
       throw err;
+    }
+  }
+
+  /**
+   * Tells this process's workers a task is queued. Only a hint (the row is the truth, and workers
+   * poll), so a listener that throws never turns a stored create into an error: a client without
+   * an idempotency key would submit it again and pay twice.
+   */
+  private wake(backend: string): void {
+    try {
+      this.deps.events.taskQueued(backend);
+    } catch {
+      // The next poll of the queue finds the task.
     }
   }
 
@@ -359,7 +379,7 @@ export class TaskService {
         .list()
         .filter(
           (m) =>
-            m.family === input.family &&
+            servedThrough(m, input) &&
             isEntitled(account, m) &&
             m.capabilities.generate &&
             (want.duration === undefined || m.durations.includes(want.duration)) &&
@@ -377,7 +397,7 @@ export class TaskService {
         (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`,
       );
     }
-    checkInputs(model, input.inputs, { duration, audio });
+    checkInputs(model, input.inputs, { duration, audio, fps: model.fps });
     // The one list of inputs, first frame included (domain/task.ts `taskInputs`).
     const inputs = await this.deps.inputs.accept(account, id, input.inputs);
     return {
@@ -458,7 +478,7 @@ export class TaskService {
     const usable = (kind: TaskKind) =>
       this.deps.catalog
         .list()
-        .filter((m) => m.family === input.family && isEntitled(account, m) && m.capabilities[kind])
+        .filter((m) => servedThrough(m, input) && isEntitled(account, m) && m.capabilities[kind])
         .map((m) => m.id);
     if (!model || !isEntitled(account, model)) {
       const offered = usable(input.kind);
@@ -471,7 +491,7 @@ export class TaskService {
         { sent: input.model, offered },
       );
     }
-    if (model.family !== input.family) throw new ModelServedElsewhere(model.id, model.family);
+    if (!servedThrough(model, input)) throw new ModelServedElsewhere(model.id, model.family);
     if (!model.capabilities[input.kind]) {
       const what = { generate: 'generations', edit: 'edits', extend: 'extensions' }[input.kind];
       const offered = usable(input.kind);
@@ -484,6 +504,11 @@ export class TaskService {
     }
     return model;
   }
+}
+
+/** Whether a create may use this model: its own family's, or any model through a gateway's shape. */
+function servedThrough(model: ModelEntry, input: Pick<SubmitInput, 'family' | 'everyModel'>): boolean {
+  return input.everyModel === true || model.family === input.family;
 }
 
 function isEntitled(account: Account, model: ModelEntry): boolean {

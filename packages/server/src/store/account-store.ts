@@ -46,6 +46,7 @@ export interface AccountStore {
   revokeKey(id: string, now: number): Promise<boolean>;
   countKeys(): Promise<number>;
   findAccountByName(name: string): Promise<Account | undefined>;
+  findAccount(id: string): Promise<Account | undefined>;
   /** By name; with a page, `limit` of them after the name `after`. */
   listAccounts(page?: { limit: number; after?: string; prefix?: string }): Promise<Account[]>;
   /** Names of these accounts by id (unknown ids are left out). */

@@ -142,8 +142,11 @@ export interface TaskStore {
   claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]>;
   endAttempt(lease: Lease, outcome: AttemptOutcome, errorCode: string | null, now: number): Promise<void>;
   attempts(taskId: string): Promise<AttemptRecord[]>;
-  /** Cancels a queued or running task in one statement; undefined when it had already ended. */
-  cancel(taskId: string, now: number): Promise<Task | undefined>;
+  /**
+   * Cancels a queued or running task (or only a queued one: `onlyQueued`, a batch's expiry) in one
+   * statement; undefined when it was not in such a state.
+   */
+  cancel(taskId: string, now: number, onlyQueued?: boolean): Promise<Task | undefined>;
   /** Queue depth per lane and running tasks per lane and account, for metrics. */
   laneStats(): Promise<LaneStats>;
   /** The lane's queued tasks at this moment, from which every position is computed without a query. */

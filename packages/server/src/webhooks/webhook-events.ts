@@ -4,8 +4,15 @@ import type { TaskStatus } from '../domain/task.ts';
 export const TASK_EVENT_TYPES = ['video.completed', 'video.failed', 'video.canceled', 'video.expired'] as const;
 /** An account's own events, made by a ledger entry rather than a task change (billing/balance-alerts.ts). */
 export const BALANCE_LOW_EVENT_TYPE = 'account.balance_low';
+/**
+ * A batch's end (docs/batch.md): OpenAI's names, so `batch.cancelled` is spelled as OpenAI spells it,
+ * where a task's event is `video.canceled`.
+ */
+export const BATCH_EVENT_TYPES = ['batch.completed', 'batch.failed', 'batch.expired', 'batch.cancelled'] as const;
+/** What an endpoint's `events` may say for every batch event. */
+export const BATCH_EVENTS_WILDCARD = 'batch.*';
 /** The events an endpoint can subscribe to (every one by default). */
-export const WEBHOOK_EVENT_TYPES = [...TASK_EVENT_TYPES, BALANCE_LOW_EVENT_TYPE] as const;
+export const WEBHOOK_EVENT_TYPES = [...TASK_EVENT_TYPES, BALANCE_LOW_EVENT_TYPE, ...BATCH_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent only by `POST /v1/webhooks/{id}/test`, whatever the endpoint subscribed to. */
 export const TEST_EVENT_TYPE = 'webhook.test';

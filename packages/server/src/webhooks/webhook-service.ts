@@ -3,6 +3,8 @@ import {
   TEST_EVENT_TYPE,
   WEBHOOK_EVENT_TYPES,
   isEventType,
+  BATCH_EVENT_TYPES,
+  BATCH_EVENTS_WILDCARD,
   type DeliveryStatus,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -277,15 +279,18 @@ function eventsOf(events: string[] | undefined): WebhookEventType[] {
   if (events.length === 0)
     throw new InvalidRequest('invalid_value', '`events` must name at least one event.', 'events');
   events.forEach((event, i) => {
-    if (!isEventType(event)) {
+    if (!isEventType(event) && event !== BATCH_EVENTS_WILDCARD) {
       throw new InvalidRequest(
         'invalid_value',
-        `\`events[${i}]\` must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+        `\`events[${i}]\` must be one of ${[...WEBHOOK_EVENT_TYPES, BATCH_EVENTS_WILDCARD].join(', ')}.`,
         `events[${i}]`,
       );
     }
   });
-  return [...new Set(events as WebhookEventType[])];
+  // `batch.*` stands for every batch event, and is kept as them.
+  return [
+    ...new Set(events.flatMap((e) => (e === BATCH_EVENTS_WILDCARD ? BATCH_EVENT_TYPES : [e as WebhookEventType]))),
+  ];
 }
 
 function notFound(what: 'webhook' | 'webhook_delivery', id: string): ApiError {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ContentVariant, Static, TObject, TSchema } from '@vidgen/protocol';
 import type { TaskService } from '../../engine/task-service.ts';
 import type { SubmitInput } from '../../engine/task-service.ts';
@@ -37,6 +37,11 @@ export interface SubmitRoute<Body extends TSchema = TSchema> extends Operation {
    * (the route without a claim takes the rest).
    */
   claim?: TSchema;
+  /**
+   * Also claims a body that does not match `claim`, from the request's headers (a client's
+   * User-Agent). Such a body is then checked against this route's `body` in the handler.
+   */
+  claimsHeaders?(headers: IncomingHttpHeaders): boolean;
   /** Also accepts `multipart/form-data` (see api/form-body.ts for how a form becomes a body). */
   multipart?: boolean;
 }
@@ -52,6 +57,8 @@ export interface WireIds {
 export interface DialectRouteDeps {
   tasks: TaskService;
   clock: () => number;
+  /** The links an answer to this request carries, signed for its caller (as the poll's are). */
+  context(request: FastifyRequest): WireContext;
 }
 
 /** What a dialect needs from the request to write a task: links are signed per caller. */
@@ -101,6 +108,11 @@ export interface Dialect {
     list?: Operation;
     events?: Operation;
   };
+  /**
+   * A gateway's shape (OpenRouter's): its creates may use every model of the catalog, whichever
+   * dialect's endpoint also serves it; its tasks keep this dialect's family and answer in its shape.
+   */
+  servesEveryModel?: boolean;
   /** Set when the wire ids are not the task ids (then `owns` is set too). */
   wireIds?: WireIds;
   /** Set when the dialect answers only for some tasks (those it created, not deleted): others are 404 to it. */

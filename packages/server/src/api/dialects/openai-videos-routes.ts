@@ -1,33 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  OpenAiVideo,
-  OpenAiVideoDeleted,
-  OpenAiVideoList,
-  OpenAiVideoListQuery,
-  OpenAiVideoRemixBody,
-} from '@vidgen/protocol';
-import type { TaskStatus } from '../../domain/task.ts';
-import { InvalidRequest, NotFound } from '../../errors.ts';
+import { OpenAiVideo, OpenAiVideoDeleted, OpenAiVideoList, OpenAiVideoRemixBody } from '@vidgen/protocol';
+import { NotFound } from '../../errors.ts';
 import { callerOf } from '../authenticate.ts';
-import { pageLimitOf } from '../pages.ts';
 import { idempotencyOf, markReplay } from '../request-options.ts';
 import { described, errorResponses, idParams } from '../route-schemas.ts';
 import { IdempotencyHeader, ownedTask, wireTaskId } from '../task-routes.ts';
 import type { Dialect, DialectRouteDeps } from './dialect.ts';
-
-/** Every state but expired: a listing shows what retrieve shows (deleted failures are dropped after the read). */
-const LISTED: TaskStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
+import { registerCursorList } from './cursor-list.ts';
 
 type Params = { Params: { video_id: string } };
-type ListRequest = FastifyRequest<{ Querystring: { after?: string; limit?: string; order?: 'asc' | 'desc' } }>;
 
 /** The OpenAI dialect's routes beyond create, retrieve and cancel: list, delete and remix. */
 export function registerOpenAiVideoRoutes(app: FastifyInstance, dialect: Dialect, deps: DialectRouteDeps): void {
   const config = { dialect };
-  const constraints = { dialect: dialect.family };
   const tags = [dialect.tag];
   const errors = errorResponses(dialect.schemas.error);
-  const ids = dialect.wireIds!;
   const owned = async (request: FastifyRequest<Params>) =>
     ownedTask(
       dialect,
@@ -35,44 +22,12 @@ export function registerOpenAiVideoRoutes(app: FastifyInstance, dialect: Dialect
       request.params.video_id,
     );
 
-  app.get(
-    '/v1/videos',
-    {
-      config,
-      constraints,
-      schema: {
-        operationId: 'listVideos',
-        summary: 'OpenAI Videos: list videos (docs/openai-videos.md says which listing answers)',
-        tags,
-        querystring: OpenAiVideoListQuery,
-        response: { 200: described(OpenAiVideoList, 'A page of videos'), ...errors },
-      },
-    },
-    async (request: ListRequest) => {
-      const { after, order = 'desc' } = request.query;
-      const afterTask = after === undefined ? undefined : ids.toTask(after);
-      if (after !== undefined && afterTask === undefined)
-        throw new InvalidRequest('invalid_value', '`after` must be a `video_…` id.', 'after');
-      const page = await deps.tasks.list(callerOf(request).account.id, dialect.family, {
-        limit: pageLimitOf(request.query.limit),
-        after: afterTask,
-        order,
-        statuses: LISTED,
-      });
-      const data = page.tasks
-        .filter((task) => dialect.owns?.(task) ?? true)
-        .map((task) => dialect.toWire(task, noLinks));
-      const last = page.tasks.at(-1);
-      return {
-        object: 'list',
-        data,
-        first_id: (data[0]?.id as string | undefined) ?? null,
-        // The cursor is the last task read, shown or not, so the next page starts after it.
-        last_id: last ? ids.fromTask(last.id) : null,
-        has_more: page.hasMore,
-      };
-    },
-  );
+  registerCursorList(app, dialect, deps, {
+    operationId: 'listVideos',
+    summary: 'OpenAI Videos: list videos (docs/openai-videos.md says which listing answers)',
+    answer: OpenAiVideoList,
+    context: () => noLinks,
+  });
 
   app.delete<Params>(
     '/v1/videos/:video_id',

@@ -154,8 +154,9 @@ export const openAiVideos: Dialect = {
     completed: ['succeeded'],
     failed: ['failed', 'canceled'],
   },
-  // The OpenAI shape's own words are `seconds` and `size`.
-  foreignFields: { duration: 'duration', resolution: 'resolution', aspect_ratio: 'aspectRatio', ratio: 'aspectRatio' },
+  // The OpenAI shape's own words are `seconds` and `size`. A body with `duration` or `aspect_ratio`
+  // is OpenRouter's shape (openrouter-videos.ts), claimed before this one is checked.
+  foreignFields: { resolution: 'resolution', ratio: 'aspectRatio' },
   fieldName: (field, body) =>
     field === 'callbackUrl'
       ? callbackFieldName(body)

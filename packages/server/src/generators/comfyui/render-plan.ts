@@ -8,6 +8,7 @@ import type { GenerationJob } from '../generator.ts';
 import type { WorkflowGraph } from './workflow-template.ts';
 import type { ComfyUiWorkflows } from './comfyui-workflows.ts';
 import { pickWorkflow } from './workflow-choice.ts';
+import { frameCountOf } from '../job-geometry.ts';
 
 export type { ComfyUiWorkflows } from './comfyui-workflows.ts';
 
@@ -21,23 +22,10 @@ export interface RenderPlan {
   renderFps: number;
 }
 
-const MAX_SIDE = 4096;
-const MAX_FRAMES = 60 * 60;
-
 export function planRender(job: GenerationJob, w: ComfyUiWorkflows): RenderPlan {
   const bad = (message: string) => FAILURES.invalidInput(message);
   if (job.kind !== 'generate') throw bad(`This model cannot ${job.kind} videos.`);
-  for (const [name, v] of [
-    ['width', job.width],
-    ['height', job.height],
-  ] as const) {
-    // yuv420p halves chroma in both directions, so H.264 here needs even sides.
-    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0)
-      throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
-  }
-  if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
-  const frames = Math.round(job.duration * job.fps);
-  if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
+  const frames = frameCountOf(job);
   if (job.audio && !w.sound) throw bad('This model makes silent videos only.');
   const workflow = pickWorkflow(job, w);
 

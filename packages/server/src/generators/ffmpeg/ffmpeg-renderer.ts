@@ -24,6 +24,7 @@ import { frameSource } from './frame-source.ts';
 import type { Size } from './frame-resampler.ts';
 import { RENDERER_INPUTS, renderInputs, type RenderInputs } from './render-inputs.ts';
 import { renderFailed, runFfmpeg } from './run-ffmpeg.ts';
+import { frameCountOf } from '../job-geometry.ts';
 import { renderEdit } from './video-edit.ts';
 import { renderExtension } from './video-extend.ts';
 import { composeSoundtrack, samplesFor } from './sound/soundtrack.ts';
@@ -43,8 +44,6 @@ export interface FfmpegRendererOptions {
 const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow'];
 // Share of the progress bar spent drawing the still, before the first frame is encoded.
 const PREPARE_SHARE = 0.05;
-const MAX_SIDE = 4096;
-const MAX_FRAMES = 60 * 60;
 // Input videos this renderer edits or extends: what a 2-core box turns around in a minute or two.
 const MAX_INPUT = { seconds: 30, longSide: 1920, shortSide: 1080 };
 
@@ -141,18 +140,7 @@ export class FfmpegRenderer implements Generator {
 
 /** The frame count; refuses jobs this renderer cannot make exactly as asked. */
 function checkJob(job: GenerationJob): number {
-  const bad = (message: string) => FAILURES.invalidInput(message);
-  for (const [name, v] of [
-    ['width', job.width],
-    ['height', job.height],
-  ] as const) {
-    // yuv420p halves chroma in both directions, so H.264 here needs even sides.
-    if (!Number.isInteger(v) || v < 16 || v > MAX_SIDE || v % 2 !== 0)
-      throw bad(`The ${name} must be an even number of pixels from 16 to ${MAX_SIDE}.`);
-  }
-  if (!(job.fps > 0 && job.fps <= 120)) throw bad('The frame rate must be above 0 and at most 120.');
-  const frames = Math.round(job.duration * job.fps);
-  if (!(job.duration > 0) || frames < 1 || frames > MAX_FRAMES) throw bad('The duration is out of range.');
+  const frames = frameCountOf(job);
   if (job.kind !== 'generate') checkInputVideo(job);
   return frames;
 }

@@ -617,6 +617,76 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('files_expires_at').on('files').column('expires_at').execute();
     },
   },
+  '0260_batches': {
+    async up(db: Kysely<any>) {
+      // OpenAI's Batch object (docs/batch.md): the lines are tasks (`tasks.batch_id`) and line records;
+      // the row holds the counts the task changes keep, and a lease its sweeper claims it with.
+      await db.schema
+        .createTable('batches')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('api_key_id', 'varchar(64)')
+        .addColumn('endpoint', 'varchar(64)', (c) => c.notNull())
+        .addColumn('input_file_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('completion_window', 'varchar(16)', (c) => c.notNull())
+        .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('ending', 'varchar(16)')
+        .addColumn('errors', 'text')
+        .addColumn('metadata', 'text')
+        .addColumn('total', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('queued', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('completed', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('cost_usd_ticks', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('output_file_id', 'varchar(64)')
+        .addColumn('error_file_id', 'varchar(64)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('in_progress_at', 'bigint')
+        .addColumn('finalizing_at', 'bigint')
+        .addColumn('completed_at', 'bigint')
+        .addColumn('failed_at', 'bigint')
+        .addColumn('expired_at', 'bigint')
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('cancelling_at', 'bigint')
+        .addColumn('cancelled_at', 'bigint')
+        .addColumn('lease_owner', 'varchar(128)')
+        .addColumn('lease_token', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('lease_expires_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('batches_account').on('batches').columns(['account_id', 'id']).execute();
+      await db.schema.createIndex('batches_status').on('batches').columns(['status', 'lease_expires_at']).execute();
+      // One record per line of the input file: its task, or why it has none; its frozen answer.
+      await db.schema
+        .createTable('batch_lines')
+        .addColumn('batch_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('line', 'integer', (c) => c.notNull())
+        .addColumn('id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('custom_id', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('task_id', 'varchar(64)')
+        .addColumn('outcome', 'varchar(16)')
+        .addColumn('status_code', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('body', 'text')
+        .addPrimaryKeyConstraint('batch_lines_pk', ['batch_id', 'line'])
+        .execute();
+      await db.schema.createIndex('batch_lines_task').on('batch_lines').column('task_id').execute();
+    },
+  },
+  '0270_video_characters': {
+    async up(db: Kysely<any>) {
+      // OpenAI's characters (docs/openai-videos.md): a name over a reference video kept as an upload of
+      // the account, until the account deletes the character.
+      await db.schema
+        .createTable('video_characters')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('file_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

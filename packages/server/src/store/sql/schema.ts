@@ -97,6 +97,15 @@ export interface FilesTable {
   lines: Generated<number | null>;
 }
 
+/** OpenAI's characters: a name over a reference video, an upload of the account (migration 0270). */
+export interface VideoCharactersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  file_id: string;
+  created_at: number;
+}
+
 export interface TaskAttemptsTable {
   task_id: string;
   attempt: number;
@@ -278,6 +287,8 @@ export interface RelayChannelCallsTable {
 }
 
 export interface Database {
+  batches: BatchesTable;
+  batch_lines: BatchLinesTable;
   usage_hourly: UsageHourlyTable;
   relay_channel_calls: RelayChannelCallsTable;
   account_plans: AccountPlansTable;
@@ -296,7 +307,64 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   files: FilesTable;
+  video_characters: VideoCharactersTable;
   idempotency_keys: IdempotencyKeysTable;
 }
 
 export type { Generated };
+
+/** OpenAI's Batch object and its sweeper's lease (migration 0260; docs/batch.md). */
+export interface BatchesTable {
+  id: string;
+  account_id: string;
+  api_key_id: string | null;
+  endpoint: string;
+  input_file_id: string;
+  completion_window: string;
+  status: string;
+  /** How the batch is ending, once it stops queuing lines: completed, expired, cancelled or failed. */
+  ending: string | null;
+  /** JSON: the errors of a failed batch (OpenAI's `errors.data`). */
+  errors: string | null;
+  metadata: string | null;
+  total: Generated<number>;
+  /** Lines of the input file taken so far (queued as a task, or refused): where a resumed sweep goes on. */
+  queued: Generated<number>;
+  completed: Generated<number>;
+  failed: Generated<number>;
+  cost_usd_ticks: Generated<number>;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  created_at: number;
+  in_progress_at: number | null;
+  finalizing_at: number | null;
+  completed_at: number | null;
+  failed_at: number | null;
+  expired_at: number | null;
+  expires_at: number;
+  cancelling_at: number | null;
+  cancelled_at: number | null;
+  lease_owner: string | null;
+  lease_token: Generated<number>;
+  lease_expires_at: number | null;
+}
+
+/** One line of a batch's input file (migration 0260). */
+export interface BatchLinesTable {
+  batch_id: string;
+  line: number;
+  /** `batch_req_…`, the id of its line in the output or error file. */
+  id: string;
+  custom_id: string;
+  request_id: string;
+  /** Null for a refused line. */
+  task_id: string | null;
+  /** Null while its task runs; `succeeded` or `failed` once it ended (refused lines: `failed`). */
+  outcome: string | null;
+  /** A refused line's HTTP status. */
+  status_code: number | null;
+  /** JSON `{code, message, param}` of a refused line or a failed task. */
+  error: string | null;
+  /** JSON: the answer frozen when the line ended (the finished task, or the refusal's envelope). */
+  body: string | null;
+}

@@ -101,6 +101,11 @@ export class SqlAccountStore implements AccountStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  async findAccount(id: string): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toAccount(row) : undefined;
+  }
+
   async findAccountByName(name: string): Promise<Account | undefined> {
     const row = await this.db.selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirst();
     return row ? toAccount(row) : undefined;

@@ -244,7 +244,7 @@ export class SqlTaskStore implements TaskStore {
     }));
   }
 
-  async cancel(taskId: string, now: number): Promise<Task | undefined> {
+  async cancel(taskId: string, now: number, onlyQueued = false): Promise<Task | undefined> {
     const canceled = FAILURES.canceled();
     const [task] = await this.finishing((db) =>
       db
@@ -259,7 +259,7 @@ export class SqlTaskStore implements TaskStore {
           revision: nextRevision(eb),
         }))
         .where('id', '=', taskId)
-        .where('status', 'in', ['queued', 'running'])
+        .where('status', 'in', onlyQueued ? ['queued'] : ['queued', 'running'])
         .$call((qb) => this.returningFinished(qb.returningAll()))
         .execute(),
     );

@@ -1,0 +1,270 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Batch, BatchLine, LineError } from '../../domain/batch.ts';
+import type { Lease } from '../../domain/lease.ts';
+import type { Task } from '../../domain/task.ts';
+import { newId } from '../../domain/ids.ts';
+import type { AccountStore } from '../../store/account-store.ts';
+import type { BatchChange, BatchStore } from '../../store/batch-store.ts';
+import type { FileStore } from '../../store/file-store.ts';
+import type { TaskStore } from '../../store/task-store.ts';
+import type { BlobStore } from '../../blobs/blob-store.ts';
+import { ApiError } from '../../errors.ts';
+import { BATCH_FILE_MAX_BYTES, BATCH_FILE_MAX_LINES } from '../jsonl-file.ts';
+import type { FileService } from '../file-service.ts';
+import type { TaskService } from '../task-service.ts';
+import type { LineSubmitter } from './line-submitter.ts';
+import { checkEnvelope, customIdOf, inputLines } from './batch-input.ts';
+import { writeBatchFiles } from './batch-output.ts';
+
+export interface BatchRunnerDeps {
+  batches: BatchStore;
+  files: FileStore;
+  fileService: FileService;
+  blobs: BlobStore;
+  accounts: Pick<AccountStore, 'findAccount'>;
+  tasks: Pick<TaskService, 'cancel'>;
+  /** Reads a line's task where its record came after its end (engine/batches/batch-output.ts). */
+  taskStore: Pick<TaskStore, 'get'>;
+  submitter: LineSubmitter;
+  render(task: Task): Record<string, unknown>;
+  /** How long a batch's files (and videos) are kept after it ends. */
+  keepMs: number;
+  leaseMs: number;
+  workDir: string;
+  clock: () => number;
+  logger: Logger;
+}
+
+/** Lines taken between two writes of the batch's row: what a kill makes a resumed sweep do again at most. */
+export const CHUNK_LINES = 100;
+/** Refusals of a line's price: in the error file as OpenAI's `insufficient_quota`. */
+const QUOTA_CODES = new Set(['insufficient_credits', 'spend_cap_exceeded', 'key_quota_exceeded']);
+
+/**
+ * One claimed batch taken as far as it can go now (docs/batch.md, "Statuses"): its file checked,
+ * its lines taken a chunk at a time (each queued as a task or refused into the error file), a
+ * cancel or an expiry carried out, and once every line ended, its files written and its final
+ * status set. Every write is behind the batch's lease: a step whose lease was lost stops, and
+ * whoever claims the batch next goes on from what the row says (the lines taken so far).
+ */
+export class BatchRunner {
+  constructor(private readonly deps: BatchRunnerDeps) {}
+
+  async work(claimed: { batch: Batch; lease: Lease }, stopping: () => boolean): Promise<void> {
+    const { lease } = claimed;
+    let batch: Batch | undefined = claimed.batch;
+    if (batch.status === 'validating') batch = await this.validate(batch, lease);
+    if (!batch || batch.status === 'failed') return;
+    if (batch.ending === null && this.deps.clock() >= batch.expiresAt && batch.status === 'in_progress')
+      batch = await this.advance(lease, { ending: 'expired' });
+    if (batch && batch.ending !== null) await this.endLines(batch);
+    while (batch && batch.queued < batch.total && !stopping()) batch = await this.takeChunk(batch, lease);
+    if (!batch || stopping()) return;
+    // Lines queued before a cancel or an expiry was seen are ended too.
+    if (batch.ending !== null) {
+      await this.endLines(batch);
+      batch = await this.advance(lease, {});
+    }
+    if (batch && batch.queued >= batch.total && batch.completed + batch.failed >= batch.total)
+      await this.finalize(batch, lease);
+  }
+
+  private advance(lease: Lease, change: BatchChange): Promise<Batch | undefined> {
+    const now = this.deps.clock();
+    return this.deps.batches.advance(lease, change, now, this.deps.leaseMs);
+  }
+
+  /**
+   * `validating`: the file is read as JSONL within OpenAI's limits, or the whole batch fails. A
+   * `custom_id` seen before is refused here (a set of this batch's ids, at most 50,000); every other
+   * rule of a line is its endpoint's, checked as the line is taken.
+   */
+  private async validate(batch: Batch, lease: Lease): Promise<Batch | undefined> {
+    const fail = (code: string, message: string, line: number | null = null) =>
+      this.end(batch, lease, {
+        status: 'failed',
+        ending: 'failed',
+        failedAt: this.deps.clock(),
+        errors: [{ code, message, param: line === null ? 'input_file_id' : null, line }],
+      }).then(() => undefined);
+    const file = await this.deps.files.get(batch.inputFileId);
+    if (!file) return fail('invalid_file', 'The input file was deleted before the batch read it.');
+    if (file.bytes > BATCH_FILE_MAX_BYTES)
+      return fail('invalid_file', `The input file is over ${BATCH_FILE_MAX_BYTES / 2 ** 20} MB.`);
+    const seen = new Set<string>();
+    const duplicates: BatchLine[] = [];
+    let total = 0;
+    for await (const line of inputLines(await this.deps.blobs.read(file.blobKey))) {
+      total++;
+      if (total > BATCH_FILE_MAX_LINES)
+        return fail('invalid_file', `The input file has more than ${BATCH_FILE_MAX_LINES} lines.`);
+      if (!line.value) return fail('invalid_json_line', `Line ${line.number} is not a JSON object.`, line.number);
+      const customId = customIdOf(line.value);
+      if (customId === undefined) continue;
+      if (seen.has(customId)) {
+        const message = `\`custom_id\` '${customId}' is used by an earlier line; each line needs its own.`;
+        duplicates.push(
+          refusedLine(line.index, customId, { code: 'duplicate_custom_id', message, param: 'custom_id' }),
+        );
+      } else seen.add(customId);
+    }
+    if (total === 0) return fail('invalid_file', 'The input file has no lines.');
+    const change: BatchChange = { status: 'in_progress', total, inProgressAt: this.deps.clock() };
+    return this.deps.batches.recordLines(
+      lease,
+      duplicates,
+      { ...change, addFailed: duplicates.length },
+      this.deps.clock(),
+      this.deps.leaseMs,
+    );
+  }
+
+  /** The next chunk of lines: each queued as a task of the batch, or refused (or, once the batch is ending, ended). */
+  private async takeChunk(batch: Batch, lease: Lease): Promise<Batch | undefined> {
+    const file = await this.deps.files.get(batch.inputFileId);
+    const account = await this.deps.accounts.findAccount(batch.accountId);
+    if (!file || !account) {
+      // The account's file was deleted meanwhile: what is left of the batch ends as if cancelled.
+      return this.advance(lease, { ending: 'cancelled', queued: batch.total, addFailed: batch.total - batch.queued });
+    }
+    let current: Batch | undefined = batch;
+    let chunk: BatchLine[] = [];
+    const flush = async (upTo: number) => {
+      const refused = chunk.filter((l) => l.taskId === null).length;
+      current = await this.deps.batches.recordLines(
+        lease,
+        chunk,
+        { queued: upTo, addFailed: refused },
+        this.deps.clock(),
+        this.deps.leaseMs,
+      );
+      chunk = [];
+      return current;
+    };
+    // Lines recorded already (a duplicate, or a chunk a killed sweeper took but did not count): kept as they are.
+    let recorded = new Set<number>();
+    let recordedFrom = -1;
+    for await (const line of inputLines(await this.deps.blobs.read(file.blobKey), batch.queued)) {
+      const from = line.index - (line.index % CHUNK_LINES);
+      if (from !== recordedFrom) {
+        recordedFrom = from;
+        recorded = new Set((await this.deps.batches.lines(batch.id, from, from + CHUNK_LINES)).map((l) => l.line));
+      }
+      if (!recorded.has(line.index)) chunk.push(await this.takeLine(current as Batch, account, line));
+      const upTo = line.index + 1;
+      if (upTo % CHUNK_LINES === 0 || upTo === batch.total) {
+        const next = await flush(upTo);
+        // Another sweeper holds it now, or it is ending: the rest is taken by the next pass.
+        if (!next || next.ending !== current?.ending || next.status !== batch.status || next.queued >= next.total)
+          return next;
+        if (this.deps.clock() >= next.expiresAt) return this.advance(lease, { ending: 'expired' });
+      }
+    }
+    return current;
+  }
+
+  private async takeLine(
+    batch: Batch,
+    account: NonNullable<Awaited<ReturnType<BatchRunnerDeps['accounts']['findAccount']>>>,
+    line: { index: number; value: Record<string, unknown> | undefined },
+  ): Promise<BatchLine> {
+    const customId = customIdOf(line.value) ?? '';
+    if (batch.ending !== null) return refusedLine(line.index, customId, endedBeforeStart(batch));
+    const envelope = line.value
+      ? checkEnvelope(line.value, batch.endpoint)
+      : { error: { code: 'invalid_json_line', message: 'The line is not a JSON object.' } };
+    if ('error' in envelope) return refusedLine(line.index, customId, envelope.error);
+    const outcome = await this.deps.submitter.submit({
+      account,
+      keyId: batch.keyId,
+      endpoint: batch.endpoint,
+      body: envelope.body,
+      batchId: batch.id,
+      line: line.index,
+    });
+    if (outcome.kind === 'queued') return { ...blankLine(line.index, customId), taskId: outcome.taskId };
+    if (QUOTA_CODES.has(outcome.error.code))
+      return refusedLine(line.index, customId, { code: 'insufficient_quota', message: outcome.error.message });
+    return {
+      ...refusedLine(line.index, customId, outcome.error),
+      statusCode: outcome.status,
+      body: outcome.body,
+    };
+  }
+
+  /** A cancel ends every unfinished line; an expiry the queued ones (running lines finish and count). */
+  private async endLines(batch: Batch): Promise<void> {
+    const cancelling = batch.status === 'cancelling';
+    const statuses = cancelling ? ['queued', 'running'] : ['queued'];
+    for (;;) {
+      const ids = await this.deps.batches.tasksIn(batch.id, statuses, 100);
+      for (const id of ids) {
+        await this.deps.tasks.cancel(batch.accountId, id, !cancelling).catch((err) => {
+          if (!(err instanceof ApiError)) throw err;
+        });
+      }
+      if (ids.length < 100) return;
+    }
+  }
+
+  /** Every line ended: the files are written, and the batch reaches its final status with its event. */
+  private async finalize(batch: Batch, lease: Lease): Promise<void> {
+    const now = this.deps.clock();
+    const ready =
+      batch.status === 'finalizing' ? batch : await this.advance(lease, { status: 'finalizing', finalizingAt: now });
+    if (!ready) return;
+    const keepUntil = now + this.deps.keepMs;
+    const files = await writeBatchFiles(
+      {
+        batches: this.deps.batches,
+        tasks: this.deps.taskStore,
+        files: this.deps.fileService,
+        render: this.deps.render,
+        workDir: this.deps.workDir,
+      },
+      ready,
+      keepUntil,
+    );
+    const end: BatchChange =
+      ready.status === 'cancelling'
+        ? { status: 'cancelled', cancelledAt: now }
+        : ready.ending === 'expired'
+          ? { status: 'expired', expiredAt: now }
+          : { status: 'completed', completedAt: now };
+    await this.end(ready, lease, { ...end, ...files });
+  }
+
+  /** The final change and its event; then the batch's input file and videos are kept as long as its files. */
+  private async end(batch: Batch, lease: Lease, change: BatchChange): Promise<void> {
+    const now = this.deps.clock();
+    if (!(await this.deps.batches.end(lease, change))) return;
+    const keepUntil = now + this.deps.keepMs;
+    await this.deps.files.expireAt([batch.inputFileId], keepUntil);
+    await this.deps.batches.keepVideosUntil(batch.id, keepUntil);
+  }
+}
+
+function blankLine(index: number, customId: string): BatchLine {
+  return {
+    line: index,
+    id: `batch_req_${randomBytes(12).toString('hex')}`,
+    customId,
+    requestId: newId('req'),
+    taskId: null,
+    outcome: null,
+    statusCode: null,
+    error: null,
+    body: null,
+  };
+}
+
+function refusedLine(index: number, customId: string, error: LineError): BatchLine {
+  return { ...blankLine(index, customId), outcome: 'failed', error };
+}
+
+function endedBeforeStart(batch: Batch): LineError {
+  return batch.status === 'cancelling'
+    ? { code: 'batch_cancelled', message: 'The batch was cancelled before this line started.' }
+    : { code: 'batch_expired', message: "The batch's 24h completion window ended before this line started." };
+}
