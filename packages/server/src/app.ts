@@ -33,7 +33,7 @@ import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
-import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import type { ChannelAdmin, ComfyUiHostsAdmin } from './api/admin/channel-routes.ts';
 import type { OperatorReads } from './store/operator-reads.ts';
 import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
@@ -86,6 +86,8 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
+  /** ComfyUI hosts of VIDGEN_COMFYUI_CONFIG (`/admin/v1/comfyui-hosts`); absent, that list is empty. */
+  comfyUiHosts?: ComfyUiHostsAdmin;
   /** The operator console's reads across accounts (`/admin/v1/tasks`, `/overview`, `/usage/series`, …). */
   operatorReads: OperatorReads;
   /** A server span per request when on (docs/observability.md); absent or off, no hook is added. */
@@ -209,7 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerContentRoutes(app, { ...deps, authenticate });
   registerFileContentRoute(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
-  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken) });
+  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken), publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });
   registerAdminRoutes(app, {
     billing: deps.billing,
@@ -217,6 +219,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     adminToken: deps.adminToken,
     webhooks: deps.webhooks,
     channels: deps.relayChannels,
+    comfyUiHosts: deps.comfyUiHosts,
     operatorWebhook: deps.operatorWebhook,
     reads: deps.operatorReads,
     tasks: deps.tasks,

@@ -99,6 +99,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
       callbacks: deps.callbacks,
     }),
     relayChannels: deps.backends.relayChannels,
+    comfyUiHosts: deps.backends.comfyUiHosts,
     operatorReads: stores.operator,
     bodyLimitBytes: config.bodyLimitBytes,
     uploadLimitBytes: config.uploadLimitBytes,
