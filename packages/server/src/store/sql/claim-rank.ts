@@ -11,14 +11,23 @@ import type { Database } from './schema.ts';
  * each process keeps its own share of its own slots with no counter of its own.
  */
 export function nextRank(backend: unknown, now: unknown, owner: unknown, lowSlots: unknown): RawBuilder<number> {
-  const runnable = (rank: number) =>
-    sql`EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status = 'queued'
-      AND claim_rank = ${sql.lit(rank)} AND available_at <= ${now})`;
+  const runnable = (rank: number) => runnableOf(backend, now, rank);
   return sql<number>`(CASE
     WHEN ${runnable(0)} THEN 0
     WHEN ${runnable(1)} THEN 1
     WHEN ${runnable(LOW_CLAIM_RANK)} AND (${lowSlots} <= 0 OR ${lowRoom(backend, owner, lowSlots)}) THEN 2
     ELSE -1 END)`;
+}
+
+/**
+ * Whether the lane has a runnable queued task of the rank: a probe of the (backend, status,
+ * claim_rank, …) index. The unary plus keeps `available_at` out of index choice: SQLite, with no
+ * statistics, preferred the (status, backend, available_at) index for its range, and then read every
+ * queued row of the lane (a thousand batch lines) to learn that none had rank 0.
+ */
+function runnableOf(backend: unknown, now: unknown, rank: number) {
+  return sql`EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status = 'queued'
+    AND claim_rank = ${sql.lit(rank)} AND +available_at <= ${now})`;
 }
 
 /** Whether this owner may start one more low-rank task in the lane (see nextRank). */
@@ -38,9 +47,7 @@ export async function rankRoom(
   db: Kysely<Database>,
   { backend, now, owner, lowRankSlots }: { backend: string; now: number; owner: string; lowRankSlots?: number },
 ): Promise<{ ranks: number[]; lowRoom: number }> {
-  const runnable = (rank: number) =>
-    sql<number>`CASE WHEN EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status = 'queued'
-      AND claim_rank = ${sql.lit(rank)} AND available_at <= ${now}) THEN 1 ELSE 0 END`;
+  const runnable = (rank: number) => sql<number>`CASE WHEN ${runnableOf(backend, now, rank)} THEN 1 ELSE 0 END`;
   const { rows } = await sql<{ r0: number; r1: number; r2: number; higher: number; low: number | string }>`
     SELECT ${runnable(0)} AS r0, ${runnable(1)} AS r1, ${runnable(LOW_CLAIM_RANK)} AS r2,
       CASE WHEN EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend} AND status IN ('queued', 'running')

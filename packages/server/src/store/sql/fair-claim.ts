@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { Claimed, ClaimRequest } from '../task-store.ts';
 import type { Task } from '../../domain/task.ts';
 import type { Lease } from '../../domain/lease.ts';
@@ -39,7 +39,9 @@ export class FairClaim {
     private readonly dialect: SqlDialect,
   ) {
     type Start = 'owner' | 'expiresAt' | 'now' | 'backend';
-    const start = (slot: (name: Start) => never, account: Expression<string>, rank: Expression<number>) => {
+    /** Where the statement begins: the database, or a WITH clause the statement's parts read. */
+    type From = QueryCreator<Database>;
+    const start = (slot: (name: Start) => never, account: Expression<string>, rank: Expression<number>, from: From) => {
       const candidate = db
         .selectFrom('tasks')
         .select('id')
@@ -52,7 +54,7 @@ export class FairClaim {
         .orderBy('id')
         .limit(1);
       return (
-        db
+        from
           .updateTable('tasks')
           .set((eb) => ({
             status: 'running',
@@ -69,11 +71,16 @@ export class FairClaim {
           .returning([...TASK_COLUMNS, 'trace_context'])
       );
     };
-    const startWithAttempt = (slot: (name: Start) => never, account: Expression<string>, rank: Expression<number>) => {
-      if (!dialect.writesInWith) return start(slot, account, rank);
+    const startWithAttempt = (
+      slot: (name: Start) => never,
+      account: Expression<string>,
+      rank: Expression<number>,
+      from: From = db,
+    ) => {
+      if (!dialect.writesInWith) return start(slot, account, rank, from);
       // The attempt's row is written by the same statement, from the started row.
-      return db
-        .with('started', () => start(slot, account, rank))
+      return from
+        .with('started', () => start(slot, account, rank, from))
         .with('attempt', (qb) =>
           qb
             .insertInto('task_attempts')
@@ -98,13 +105,19 @@ export class FairClaim {
     this.startFairest = reusableStatement<Start | 'cap' | 'lowSlots', Selectable<TasksTable>>((slot) => {
       // The rank served next, then the first account of fairOrder within it: fewest running,
       // longest waiting, then the account id (the order the skip-scan finds them in, which
-      // fairOrder's stable sort keeps among equals).
-      const rank = nextRank(slot('backend'), slot('now'), slot('owner'), slot('lowSlots'));
+      // fairOrder's stable sort keeps among equals). The rank is worked out once, in a WITH clause
+      // the other parts read: written inline in each of them, its probes were planned once per
+      // use, and PostgreSQL's planning of the statement cost ten times its run (docs/batch.md).
+      const rank = sql<number>`(SELECT rank FROM next_rank)`;
       const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'), rank)}
         SELECT account_id FROM waiting
         WHERE since IS NOT NULL AND (${slot('cap')} <= 0 OR running < ${slot('cap')})
         ORDER BY running, since, account_id LIMIT 1)`;
-      return startWithAttempt(slot, fairest, rank);
+      const ranked = db.with(
+        (cte) => cte('next_rank').materialized(),
+        (qc) => qc.selectNoFrom(nextRank(slot('backend'), slot('now'), slot('owner'), slot('lowSlots')).as('rank')),
+      );
+      return startWithAttempt(slot, fairest, rank, ranked as unknown as From);
     });
     this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
       db.insertInto('task_attempts').values({
