@@ -37,6 +37,14 @@ export function openPostgres(url: string, wrap: (dialect: Dialect) => Dialect = 
  * the server's time for a claim or a completion (0.45 and 0.18 ms against 0.2 and 0.03 ms of
  * execution, EXPLAIN ANALYZE in bench/engine.bench.ts's database). Any other statement runs
  * unnamed, as before.
+ *
+ * PostgreSQL keeps a prepared statement's generic plan only while it does not look costlier than
+ * plans made for each run's values; with a thousand batch lines queued in a lane the claim's did,
+ * and every claim was planned again: 5–10 ms of planning for 0.2 ms of work (docs/batch.md, "What a
+ * queued batch cost a claim"). So the named statements run with `plan_cache_mode` forced to the
+ * generic plan, and the unnamed ones with PostgreSQL's own choice, as before: the connection is
+ * switched only when the kind of statement with values changes (one `SET`, rare on a worker's
+ * connection, whose hot statements are all named).
  */
 function runReusableByName(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (
@@ -46,7 +54,15 @@ function runReusableByName(client: pg.PoolClient): void {
   // A prepared statement whose result changed shape (its table was altered under it) fails with
   // 0A000 on every later run of that name on this connection: it is prepared again under another one.
   const renamed = new Map<string, string>();
+  /** Whether the session forces generic plans; undefined once a rollback may have undone a SET. */
+  let generic: boolean | undefined = false;
+  const planning = async (forceGeneric: boolean) => {
+    if (generic === forceGeneric) return;
+    await query(`SET plan_cache_mode = ${forceGeneric ? 'force_generic_plan' : 'auto'}`);
+    generic = forceGeneric;
+  };
   const named = async (text: string, values: unknown[] | undefined, name: string) => {
+    await planning(true);
     try {
       return await query({ name: renamed.get(name) ?? name, text, values });
     } catch (err) {
@@ -54,10 +70,15 @@ function runReusableByName(client: pg.PoolClient): void {
       throw err;
     }
   };
+  const unnamed = async (text: string, values: unknown[]) => (await planning(false), query(text, values));
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof config === 'string' && callback === undefined ? reusableName(config) : undefined;
-    if (name === undefined) return (query as (...args: unknown[]) => unknown)(config, values, callback);
-    return named(config as string, values as unknown[] | undefined, name);
+    const text = typeof config === 'string' && callback === undefined ? config : undefined;
+    const name = text === undefined ? undefined : reusableName(text);
+    if (name !== undefined) return named(text as string, values as unknown[] | undefined, name);
+    if (/^\s*rollback/i.test(text ?? '')) generic = undefined;
+    if (text !== undefined && Array.isArray(values) && values.length > 0 && generic !== false)
+      return unnamed(text, values);
+    return (query as (...args: unknown[]) => unknown)(config, values, callback);
   };
 }
 
