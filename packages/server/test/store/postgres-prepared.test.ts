@@ -49,13 +49,43 @@ forEachDatabase(
         statements.join('\n'),
       );
       assert.ok(
-        statements.some((s) => s.startsWith('with "started" as (update "tasks"')),
+        statements.some((s) => s.startsWith('with "next_rank" as materialized') && s.includes('"started" as (update')),
         statements.join('\n'),
       );
       await sql`ALTER TABLE tasks ADD COLUMN later_column integer`.execute(database.db);
       assert.equal((await tasks.get(task.id))?.status, 'running');
       const next = await tasks.insert(newTask());
       assert.equal((await claim())?.task.id, next.id);
+    });
+
+    it('runs the claim on its generic plan with a batch queued, and other statements with their values', async () => {
+      const tasks = new SqlTaskStore(database.db, database.dialect);
+      const accountId = (await new SqlAccountStore(database.db).ensureAccount('generic', null, 1)).id;
+      const insert = (serviceTier: 'batch' | 'default') =>
+        tasks.insert({
+          ...{ id: uuidv7(), accountId, family: 'B' as const, kind: 'generate' as const, model: 'm', backend: 'gp' },
+          createdAt: 1,
+          serviceTier,
+          params: { prompt: 'p', images: [], duration: 1, aspectRatio: '16:9', width: 256, height: 144, fps: 24 },
+        });
+      for (let i = 0; i < 200; i++) await insert('batch');
+      // With statistics that show the skew, PostgreSQL had preferred a plan for each run's values.
+      await sql`ANALYZE tasks`.execute(database.db);
+      const claim = () =>
+        tasks.claim({ owner: 'g', backend: 'gp', leaseMs: 60_000, now: 2, maxRunningPerAccount: 0, lowRankSlots: 1 });
+      for (let i = 0; i < 8; i++) {
+        const queued = await insert('default');
+        assert.equal((await claim())?.task.id, queued.id);
+      }
+      const { rows } = await sql<{ generic: number; custom: number }>`
+        SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements
+        WHERE statement LIKE 'with "next_rank"%'`.execute(database.db);
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.deepEqual([Number(row.custom), Number(row.generic) > 0], [0, true]);
+      // A statement with values that is not built once keeps PostgreSQL's own choice of plan.
+      await database.db.selectFrom('tasks').select('id').where('backend', '=', 'gp').limit(1).execute();
+      const mode = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(database.db);
+      assert.equal(mode.rows[0].plan_cache_mode, 'auto');
     });
 
     it('a prepared statement whose result changed shape is prepared again under another name', async () => {

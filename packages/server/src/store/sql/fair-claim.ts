@@ -80,7 +80,7 @@ export class FairClaim {
       if (!dialect.writesInWith) return start(slot, account, rank, from);
       // The attempt's row is written by the same statement, from the started row.
       return from
-        .with('started', () => start(slot, account, rank, from))
+        .with('started', () => start(slot, account, rank, db))
         .with('attempt', (qb) =>
           qb
             .insertInto('task_attempts')
