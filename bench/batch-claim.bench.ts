@@ -13,7 +13,8 @@
  *   the submit and when the generator is called: no whole-millisecond columns;
  * - p50, p90 and p99 are printed with their ratios, per round and over every round's samples pooled
  *   (the headline: the p99 ratio of the pooled samples); the event-loop delay of this process during
- *   each condition is printed beside them, as the share of the latency that is the bench's own stall.
+ *   each condition is printed beside them, as the share of the latency that is the bench's own stall,
+ *   and so is the CPU this process used in each, which tells more work apart from a slower claim.
  * `--lines 0` runs the same thing with no batch on either side: its ratios are the noise floor.
  *
  *   node --import tsx bench/batch-claim.bench.ts [--submits 200] [--segment 50] [--lines 1000] [--rounds 3]
@@ -67,6 +68,9 @@ const QUANTILES = [
 interface Condition {
   latencies: number[];
   loopDelay: ReturnType<typeof monitorEventLoopDelay>;
+  /** CPU time this process spent, and the wall time, over the condition's segments (ms). */
+  cpuMs: number;
+  wallMs: number;
 }
 
 /** The lanes of one database: each condition has its own, reused by each of its segments. */
@@ -86,7 +90,7 @@ let segments = 0;
  * The batch lines still running are handed back to the queue when the worker stops.
  */
 async function segment(bench: Bench, lane: string, count: number, into: Condition, pooled: Condition) {
-  const { database, tasks, accountId, sample } = bench;
+  const { database, tasks, sample } = bench;
   const dir = await mkdtemp(join(tmpdir(), 'vidgen-bench-batch-'));
   const blobs = new LocalDiskBlobStore(join(dir, 'blobs'));
   const events = new TaskEvents();
@@ -126,6 +130,7 @@ async function segment(bench: Bench, lane: string, count: number, into: Conditio
     normalizeImage: async (b) => b,
     verifyVideo: async () => undefined,
   });
+  const [cpu, wall] = [process.cpuUsage(), performance.now()];
   worker.start();
   // Fixed rate: the n-th submit at start + n × interval, however long the previous one took.
   const interval = TASK_MS / 2;
@@ -149,6 +154,11 @@ async function segment(bench: Bench, lane: string, count: number, into: Conditio
   for (const { id } of submitted) while ((await tasks.get(id))?.status !== 'succeeded') await sleep(5);
   for (const { id, at } of submitted.slice(WARMUP)) into.latencies.push(started.get(id)! - at);
   await worker.stop(0);
+  const used = process.cpuUsage(cpu);
+  for (const c of [into, pooled]) {
+    c.cpuMs += (used.user + used.system) / 1000;
+    c.wallMs += performance.now() - wall;
+  }
   await rm(dir, { recursive: true, force: true });
 }
 
@@ -177,7 +187,13 @@ async function topUp(bench: Bench, lane: string) {
   for (let i = Number(queued); i < LINES; i++) await insert(bench, lane, 'batch');
 }
 
-const fresh = (): Condition => ({ latencies: [], loopDelay: monitorEventLoopDelay({ resolution: 1 }) });
+const fresh = (): Condition => ({
+  latencies: [],
+  loopDelay: monitorEventLoopDelay({ resolution: 1 }),
+  cpuMs: 0,
+  wallMs: 0,
+});
+const busy = (c: Condition) => `${Math.round((100 * c.cpuMs) / c.wallMs)}%`;
 const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1));
 const loopP99 = (h: { percentile(p: number): number }) => ms(h.percentile(99) / 1e6);
 
@@ -259,7 +275,8 @@ for (const [name, create] of [
   const { line, p99 } = describe(all.alone.latencies, all.batch.latencies);
   console.log(
     `${name}, ${all.alone.latencies.length} submits a side, pooled: ${line}; ` +
-      `event-loop delay p99 ${loopP99(all.alone.loopDelay)} / ${loopP99(all.batch.loopDelay)} ms`,
+      `event-loop delay p99 ${loopP99(all.alone.loopDelay)} / ${loopP99(all.batch.loopDelay)} ms; ` +
+      `this process's CPU ${busy(all.alone)} / ${busy(all.batch)} of one core`,
   );
   console.log(
     `${name}: interactive claim-to-start p99 with ÷ without a batch queued: ${p99.toFixed(2)} ` +
