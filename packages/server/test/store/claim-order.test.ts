@@ -77,4 +77,23 @@ forEachDatabase('claim order by service tier', (database) => {
     const rest = await stores.tasks.claimSeveral(request('share'), 3);
     assert.equal(rest.length, 2);
   });
+
+  it('keeps the share when claims of one process run at once', async () => {
+    const a = (await stores.accounts.ensureAccount('race-a', null, clock)).id;
+    for (let i = 0; i < 8; i++) await stores.tasks.insert(newTask(a, 'race', 'batch'));
+    await stores.tasks.insert(newTask(a, 'race', 'default'));
+    assert.equal((await stores.tasks.claim(request('race')))?.task.serviceTier, 'default');
+    // A slot's completion claiming its next and idle slots woken at the same moment: each claim
+    // read the running batch lines in its own snapshot, saw none, and each started one.
+    // Connections open beforehand (PostgreSQL), so the claims do run at once rather than one by one.
+    await Promise.all(Array.from({ length: 4 }, () => stores.tasks.get(uuidv7(clock))));
+    const claims = await Promise.all([
+      stores.tasks.claim(request('race')),
+      stores.tasks.claim(request('race')),
+      stores.tasks.claimSeveral(request('race'), 2),
+      stores.tasks.claim(request('race')),
+    ]);
+    const lines = claims.flat().filter((c) => c !== undefined);
+    assert.ok(lines.length <= 1, `${lines.length} batch lines started with a share of one`);
+  });
 });

@@ -10,12 +10,19 @@ import type { Database } from './schema.ts';
  * grow with the backlog; the running low tasks counted are this owner's (bounded by its slots), so
  * each process keeps its own share of its own slots with no counter of its own.
  */
-export function nextRank(backend: unknown, now: unknown, owner: unknown, lowSlots: unknown): RawBuilder<number> {
+export function nextRank(
+  backend: unknown,
+  now: unknown,
+  owner: unknown,
+  lowSlots: unknown,
+  /** Claims of this owner in the lane under way besides this one: each may start a low-rank task. */
+  lowReserved: unknown,
+): RawBuilder<number> {
   const runnable = (rank: number) => runnableOf(backend, now, rank);
   return sql<number>`(CASE
     WHEN ${runnable(0)} THEN 0
     WHEN ${runnable(1)} THEN 1
-    WHEN ${runnable(LOW_CLAIM_RANK)} AND (${lowSlots} <= 0 OR ${lowRoom(backend, owner, lowSlots)}) THEN 2
+    WHEN ${runnable(LOW_CLAIM_RANK)} AND (${lowSlots} <= 0 OR ${lowRoom(backend, owner, lowSlots, lowReserved)}) THEN 2
     ELSE -1 END)`;
 }
 
@@ -31,12 +38,12 @@ function runnableOf(backend: unknown, now: unknown, rank: number) {
 }
 
 /** Whether this owner may start one more low-rank task in the lane (see nextRank). */
-function lowRoom(backend: unknown, owner: unknown, lowSlots: unknown) {
+function lowRoom(backend: unknown, owner: unknown, lowSlots: unknown, lowReserved: unknown) {
   const higherActive = sql`EXISTS (SELECT 1 FROM tasks WHERE backend = ${backend}
     AND status IN ('queued', 'running') AND claim_rank < ${sql.lit(LOW_CLAIM_RANK)})`;
   const lowRunning = sql`(SELECT COUNT(*) FROM tasks WHERE backend = ${backend} AND status = 'running'
     AND claim_rank = ${sql.lit(LOW_CLAIM_RANK)} AND lease_owner = ${owner})`;
-  return sql`(NOT ${higherActive} OR ${lowRunning} < ${lowSlots})`;
+  return sql`(NOT ${higherActive} OR ${lowRunning} + ${lowReserved} < ${lowSlots})`;
 }
 
 /**
@@ -46,6 +53,7 @@ function lowRoom(backend: unknown, owner: unknown, lowSlots: unknown) {
 export async function rankRoom(
   db: Kysely<Database>,
   { backend, now, owner, lowRankSlots }: { backend: string; now: number; owner: string; lowRankSlots?: number },
+  lowReserved: number,
 ): Promise<{ ranks: number[]; lowRoom: number }> {
   const runnable = (rank: number) => sql<number>`CASE WHEN ${runnableOf(backend, now, rank)} THEN 1 ELSE 0 END`;
   const { rows } = await sql<{ r0: number; r1: number; r2: number; higher: number; low: number | string }>`
@@ -57,5 +65,6 @@ export async function rankRoom(
   const row = rows[0];
   const ranks = [row.r0, row.r1, row.r2].flatMap((r, rank) => (Number(r) ? [rank] : []));
   const bounded = lowRankSlots !== undefined && lowRankSlots > 0 && Number(row.higher) === 1;
-  return { ranks, lowRoom: bounded ? Math.max(0, lowRankSlots - Number(row.low)) : Number.POSITIVE_INFINITY };
+  const room = bounded ? Math.max(0, lowRankSlots - Number(row.low) - lowReserved) : Number.POSITIVE_INFINITY;
+  return { ranks, lowRoom: room };
 }

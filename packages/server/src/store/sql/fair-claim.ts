@@ -33,6 +33,14 @@ export class FairClaim {
    * Weak: a lease dropped with its attempt takes its task along.
    */
   readonly claimedTasks = new WeakMap<Lease, Task>();
+  /**
+   * Claims under way per owner and lane. The share's count of running low-rank tasks is read by
+   * each claim in its own snapshot, so two claims of one process at once (a slot's completion and
+   * an idle slot woken by a submit) both saw room for one batch line and started two. Each claim
+   * now counts the others under way as holding a low-rank slot already: at worst a batch line
+   * waits for the next claim, never one more than the share.
+   */
+  private readonly underWay = new Map<string, number>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -102,23 +110,28 @@ export class FairClaim {
     this.startOldest = reusableStatement<Start | 'accountId' | 'rank', Selectable<TasksTable>>((slot) =>
       startWithAttempt(slot, slot('accountId'), slot('rank')),
     );
-    this.startFairest = reusableStatement<Start | 'cap' | 'lowSlots', Selectable<TasksTable>>((slot) => {
-      // The rank served next, then the first account of fairOrder within it: fewest running,
-      // longest waiting, then the account id (the order the skip-scan finds them in, which
-      // fairOrder's stable sort keeps among equals). The rank is worked out once, in a WITH clause
-      // the other parts read: written inline in each of them, its probes were planned once per
-      // use, and PostgreSQL's planning of the statement cost ten times its run (docs/batch.md).
-      const rank = sql<number>`(SELECT rank FROM next_rank)`;
-      const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'), rank)}
+    this.startFairest = reusableStatement<Start | 'cap' | 'lowSlots' | 'lowReserved', Selectable<TasksTable>>(
+      (slot) => {
+        // The rank served next, then the first account of fairOrder within it: fewest running,
+        // longest waiting, then the account id (the order the skip-scan finds them in, which
+        // fairOrder's stable sort keeps among equals). The rank is worked out once, in a WITH clause
+        // the other parts read: written inline in each of them, its probes were planned once per
+        // use, and PostgreSQL's planning of the statement cost ten times its run (docs/batch.md).
+        const rank = sql<number>`(SELECT rank FROM next_rank)`;
+        const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'), rank)}
         SELECT account_id FROM waiting
         WHERE since IS NOT NULL AND (${slot('cap')} <= 0 OR running < ${slot('cap')})
         ORDER BY running, since, account_id LIMIT 1)`;
-      const ranked = db.with(
-        (cte) => cte('next_rank').materialized(),
-        (qc) => qc.selectNoFrom(nextRank(slot('backend'), slot('now'), slot('owner'), slot('lowSlots')).as('rank')),
-      );
-      return startWithAttempt(slot, fairest, rank, ranked as unknown as From);
-    });
+        const ranked = db.with(
+          (cte) => cte('next_rank').materialized(),
+          (qc) =>
+            qc.selectNoFrom(
+              nextRank(slot('backend'), slot('now'), slot('owner'), slot('lowSlots'), slot('lowReserved')).as('rank'),
+            ),
+        );
+        return startWithAttempt(slot, fairest, rank, ranked as unknown as From);
+      },
+    );
     this.attemptRow = reusableStatement<'taskId' | 'attempt' | 'worker' | 'now'>((slot) =>
       db.insertInto('task_attempts').values({
         task_id: slot('taskId'),
@@ -132,14 +145,37 @@ export class FairClaim {
     );
   }
 
-  async claim(request: ClaimRequest): Promise<Claimed | undefined> {
+  /** Runs a claim (or a completion that claims next) counted as under way until it has committed. */
+  async counted<T>({ owner, backend }: ClaimRequest, run: () => Promise<T>): Promise<T> {
+    const key = `${owner}\u0000${backend}`;
+    this.underWay.set(key, (this.underWay.get(key) ?? 0) + 1);
+    try {
+      return await run();
+    } finally {
+      const left = (this.underWay.get(key) ?? 1) - 1;
+      if (left > 0) this.underWay.set(key, left);
+      else this.underWay.delete(key);
+    }
+  }
+
+  /** Claims of the owner in the lane under way besides the one asking. */
+  private othersUnderWay({ owner, backend }: ClaimRequest): number {
+    return Math.max(0, (this.underWay.get(`${owner}\u0000${backend}`) ?? 1) - 1);
+  }
+
+  claim(request: ClaimRequest): Promise<Claimed | undefined> {
+    return this.counted(request, () => this.claimCounted(request));
+  }
+
+  /** `claim` inside a `counted` the caller holds (a completion that claims next). */
+  async claimCounted(request: ClaimRequest): Promise<Claimed | undefined> {
     // Where the start writes its attempt row itself it is the whole claim: no transaction needed
     // around it (two round trips fewer), unless it started nothing and the general path must look.
     if (this.dialect.statementsAreRoundTrips && this.dialect.writesInWith) {
       const got = await this.claimFairest(this.db, request);
       if (got) return got;
     }
-    return (await this.claimSeveral(request, 1))[0];
+    return (await this.claimSeveralUncounted(request, 1))[0];
   }
 
   /**
@@ -149,6 +185,10 @@ export class FairClaim {
    * with as many running (round robin) and toward the per-account cap.
    */
   claimSeveral(request: ClaimRequest, max: number): Promise<Claimed[]> {
+    return this.counted(request, () => this.claimSeveralUncounted(request, max));
+  }
+
+  private claimSeveralUncounted(request: ClaimRequest, max: number): Promise<Claimed[]> {
     return this.dialect.writeTransaction(this.db, (trx) => this.claimSeveralIn(trx, request, max));
   }
 
@@ -160,7 +200,7 @@ export class FairClaim {
       // worker (skipped, locked); the general path below tells which and tries the next accounts.
       if (got) return [got];
     }
-    const { ranks, lowRoom } = await rankRoom(trx, request);
+    const { ranks, lowRoom } = await rankRoom(trx, request, this.othersUnderWay(request));
     const claimed: Claimed[] = [];
     for (const rank of ranks) {
       const room = max - claimed.length;
@@ -224,10 +264,8 @@ export class FairClaim {
     return this.started(db, owner, now, leaseMs, (await db.executeQuery(statement)).rows[0]);
   }
 
-  private async claimFairest(
-    db: Kysely<Database>,
-    { owner, backend, leaseMs, now, maxRunningPerAccount, lowRankSlots }: ClaimRequest,
-  ): Promise<Claimed | undefined> {
+  private async claimFairest(db: Kysely<Database>, request: ClaimRequest): Promise<Claimed | undefined> {
+    const { owner, backend, leaseMs, now, maxRunningPerAccount, lowRankSlots } = request;
     const statement = this.startFairest({
       owner,
       expiresAt: now + leaseMs,
@@ -235,6 +273,7 @@ export class FairClaim {
       backend,
       cap: maxRunningPerAccount,
       lowSlots: lowRankSlots ?? 0,
+      lowReserved: this.othersUnderWay(request),
     });
     return this.started(db, owner, now, leaseMs, (await db.executeQuery(statement)).rows[0]);
   }

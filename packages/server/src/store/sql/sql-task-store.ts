@@ -332,10 +332,20 @@ export class SqlTaskStore implements TaskStore {
     expiresAt: number,
     next: ClaimRequest,
   ): Promise<{ completed: boolean; next?: Claimed }> {
+    return this.fair.counted(next, () => this.completeThenClaim(lease, result, now, expiresAt, next));
+  }
+
+  private async completeThenClaim(
+    lease: Lease,
+    result: TaskResult,
+    now: number,
+    expiresAt: number,
+    next: ClaimRequest,
+  ): Promise<{ completed: boolean; next?: Claimed }> {
     // Committed alone, the next claim is a statement of its own: two round trips instead of a
     // transaction's four. A crash between them leaves the next task queued, for any worker.
     if (await this.completedAlone(lease, result, now, expiresAt))
-      return { completed: true, next: await this.fair.claim(next) };
+      return { completed: true, next: await this.fair.claimCounted(next) };
     return this.guardedFinish(
       lease,
       now,
