@@ -673,6 +673,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('batch_lines_task').on('batch_lines').column('task_id').execute();
     },
   },
+  '0261_batch_line_custom_ids': {
+    async up(db: Kysely<any>) {
+      // A line's `custom_id` is checked against the lines before it by this index, chunk by chunk,
+      // so no set of a file's ids is held in memory (engine/batches/batch-runner.ts).
+      await db.schema
+        .createIndex('batch_lines_custom_id')
+        .on('batch_lines')
+        .columns(['batch_id', 'custom_id'])
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */
