@@ -14,7 +14,7 @@ import { BATCH_FILE_MAX_BYTES, BATCH_FILE_MAX_LINES } from '../jsonl-file.ts';
 import type { FileService } from '../file-service.ts';
 import type { TaskService } from '../task-service.ts';
 import type { LineSubmitter } from './line-submitter.ts';
-import { checkEnvelope, customIdOf, inputLines, type InputLine } from './batch-input.ts';
+import { checkEnvelope, customIdOf, inputLines, parseLine, type InputLine } from './batch-input.ts';
 import { writeBatchFiles } from './batch-output.ts';
 
 export interface BatchRunnerDeps {
@@ -97,7 +97,8 @@ export class BatchRunner {
       total++;
       if (total > BATCH_FILE_MAX_LINES)
         return fail('invalid_file', `The input file has more than ${BATCH_FILE_MAX_LINES} lines.`);
-      if (!line.value) return fail('invalid_json_line', `Line ${line.number} is not a JSON object.`, line.number);
+      if (!parseLine(line.text))
+        return fail('invalid_json_line', `Line ${line.number} is not a JSON object.`, line.number);
     }
     if (total === 0) return fail('invalid_file', 'The input file has no lines.');
     return this.advance(lease, { status: 'in_progress', total, inProgressAt: this.deps.clock() });
@@ -148,12 +149,13 @@ export class BatchRunner {
     upTo: number,
   ): Promise<Batch | undefined> {
     const recorded = new Set((await this.deps.batches.lines(batch.id, lines[0].index, upTo)).map((l) => l.line));
-    const ids = [...new Set(lines.map((l) => customIdOf(l.value)).filter((id) => id !== undefined))];
+    const ids = [...new Set(lines.map((l) => customIdOf(parseLine(l.text))).filter((id) => id !== undefined))];
     const firstLines = await this.deps.batches.firstLinesOf(batch.id, ids);
     const taken: BatchLine[] = [];
     for (const line of lines) {
       if (recorded.has(line.index)) continue;
-      const customId = customIdOf(line.value);
+      const value = parseLine(line.text);
+      const customId = customIdOf(value);
       const first = customId === undefined ? undefined : firstLines.get(customId);
       if (customId !== undefined && first !== undefined && first < line.index) {
         const message = `\`custom_id\` '${customId}' is used by an earlier line; each line needs its own.`;
@@ -161,33 +163,38 @@ export class BatchRunner {
         continue;
       }
       if (customId !== undefined && first === undefined) firstLines.set(customId, line.index);
-      taken.push(await this.takeLine(batch, account, line));
+      taken.push(await this.takeLine(batch, account, line.index, value));
     }
     const refused = taken.filter((l) => l.taskId === null).length;
     const now = this.deps.clock();
     return this.deps.batches.recordLines(lease, taken, { queued: upTo, addFailed: refused }, now, this.deps.leaseMs);
   }
 
-  private async takeLine(batch: Batch, account: Account, line: InputLine): Promise<BatchLine> {
-    const customId = customIdOf(line.value) ?? '';
-    if (batch.ending !== null) return refusedLine(line.index, customId, endedBeforeStart(batch));
-    const envelope = line.value
-      ? checkEnvelope(line.value, batch.endpoint)
+  private async takeLine(
+    batch: Batch,
+    account: Account,
+    index: number,
+    value: Record<string, unknown> | undefined,
+  ): Promise<BatchLine> {
+    const customId = customIdOf(value) ?? '';
+    if (batch.ending !== null) return refusedLine(index, customId, endedBeforeStart(batch));
+    const envelope = value
+      ? checkEnvelope(value, batch.endpoint)
       : { error: { code: 'invalid_json_line', message: 'The line is not a JSON object.' } };
-    if ('error' in envelope) return refusedLine(line.index, customId, envelope.error);
+    if ('error' in envelope) return refusedLine(index, customId, envelope.error);
     const outcome = await this.deps.submitter.submit({
       account,
       keyId: batch.keyId,
       endpoint: batch.endpoint,
       body: envelope.body,
       batchId: batch.id,
-      line: line.index,
+      line: index,
     });
-    if (outcome.kind === 'queued') return { ...blankLine(line.index, customId), taskId: outcome.taskId };
+    if (outcome.kind === 'queued') return { ...blankLine(index, customId), taskId: outcome.taskId };
     if (QUOTA_CODES.has(outcome.error.code))
-      return refusedLine(line.index, customId, { code: 'insufficient_quota', message: outcome.error.message });
+      return refusedLine(index, customId, { code: 'insufficient_quota', message: outcome.error.message });
     return {
-      ...refusedLine(line.index, customId, outcome.error),
+      ...refusedLine(index, customId, outcome.error),
       statusCode: outcome.status,
       body: outcome.body,
     };
