@@ -684,6 +684,22 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0262_batch_events': {
+    async up(db: Kysely<any>) {
+      // Endpoints that took the default subscription (every event, until now the task events and the
+      // balance alert) get the batch events too; those that chose their events keep their choice.
+      const before = [...TASK_EVENTS_BEFORE_0141, 'account.balance_low'];
+      await db
+        .updateTable('webhook_endpoints')
+        .set({
+          events: JSON.stringify([...before, 'batch.completed', 'batch.failed', 'batch.expired', 'batch.cancelled']),
+        })
+        .where('events', '=', JSON.stringify(before))
+        .where('task_id', 'is', null)
+        .where('audience', '=', 'account')
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */
