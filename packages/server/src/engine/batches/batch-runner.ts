@@ -58,12 +58,12 @@ export class BatchRunner {
     if (!batch || batch.status === 'failed') return;
     if (batch.ending === null && this.deps.clock() >= batch.expiresAt && batch.status === 'in_progress')
       batch = await this.advance(lease, { ending: 'expired' });
-    if (batch && batch.ending !== null) await this.endLines(batch);
+    if (batch && batch.ending !== null && !(await this.endLines(batch, lease))) return;
     if (batch && batch.queued < batch.total && !stopping()) batch = await this.takeRest(batch, lease, stopping);
     if (!batch || stopping()) return;
     // Lines queued before a cancel or an expiry was seen are ended too.
     if (batch.ending !== null) {
-      await this.endLines(batch);
+      if (!(await this.endLines(batch, lease))) return;
       batch = await this.advance(lease, {});
     }
     if (batch && batch.queued >= batch.total && batch.completed + batch.failed >= batch.total)
@@ -201,7 +201,7 @@ export class BatchRunner {
   }
 
   /** A cancel ends every unfinished line; an expiry the queued ones (running lines finish and count). */
-  private async endLines(batch: Batch): Promise<void> {
+  private async endLines(batch: Batch, lease: Lease): Promise<boolean> {
     const cancelling = batch.status === 'cancelling';
     const statuses = cancelling ? ['queued', 'running'] : ['queued'];
     for (;;) {
@@ -211,7 +211,9 @@ export class BatchRunner {
           if (!(err instanceof ApiError)) throw err;
         });
       }
-      if (ids.length < 100) return;
+      if (ids.length < 100) return true;
+      // A long cancel keeps its lease, or stops once another sweeper has the batch.
+      if (!(await this.advance(lease, {}))) return false;
     }
   }
 
