@@ -3,7 +3,7 @@
  * claim-to-start latency of tasks submitted one by one, on SQLite and (when reachable)
  * PostgreSQL. Baseline, same run and database: a bare queue (insert; claim with one
  * UPDATE … RETURNING; mark done), the least any SQL queue must do. The engine's store carries the
- * transition effects `npm start` composes (ledger, webhook outbox), for an unmetered account with
+ * transition effects `npm start` composes (ledger, hourly usage rollup, webhook outbox), for an unmetered account with
  * no webhook endpoint: what they cost when they have nothing to do.
  * Aims: ratio ≥ 0.3 and ≥ 1,500/s on SQLite; ≥ 0.5 and ≥ 500/s on PostgreSQL.
  * Each round drains a backlog through both, back to back (alternating which goes first); the
@@ -21,6 +21,7 @@ import { openSqlDatabase, type SqlDatabase } from '../packages/server/src/store/
 import { SqlTaskStore } from '../packages/server/src/store/sql/sql-task-store.ts';
 import { ledgerEffects } from '../packages/server/src/billing/ledger-effects.ts';
 import { webhookOutbox } from '../packages/server/src/webhooks/webhook-outbox.ts';
+import { usageRollupEffects } from '../packages/server/src/billing/usage-rollup.ts';
 import type { ModelEntry } from '../packages/server/src/catalog/model-catalog.ts';
 import { FIRST_FRAME_ONLY } from '../packages/server/src/domain/task-inputs.ts';
 import { SqlAccountStore } from '../packages/server/src/store/sql/sql-account-store.ts';
@@ -63,6 +64,7 @@ const model: ModelEntry = {
 };
 const effects = [
   ledgerEffects({ find: (id) => (id === 'm' ? model : undefined) }, Date.now),
+  usageRollupEffects(Date.now),
   webhookOutbox({ maxAttempts: 5, clock: Date.now }),
 ];
 

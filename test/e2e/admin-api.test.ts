@@ -186,7 +186,7 @@ describe('admin API and the accounts/credits/ledger commands', () => {
         (await svc.admin.post('/admin/v1/accounts', { id: `bulk-${String(i).padStart(3, '0')}` })).status,
         200,
       );
-    const listed = await runServerCommand(['accounts', 'list'], { VIDGEN_DATA_DIR: svc.dataDir });
+    const listed = await runServerCommand(['accounts', 'list', '--json'], { VIDGEN_DATA_DIR: svc.dataDir });
     assert.equal(listed.code, 0, listed.stderr);
     const ids = listed.stdout
       .trim()
@@ -195,5 +195,35 @@ describe('admin API and the accounts/credits/ledger commands', () => {
     assert.equal(new Set(ids).size, ids.length, 'no account twice');
     for (let i = 0; i < 101; i++) assert.ok(ids.includes(`bulk-${String(i).padStart(3, '0')}`));
     assert.deepEqual(ids, [...ids].sort());
+    // For a person: a table under one header, every account once, times in whole seconds, amounts in dollars.
+    const table = await runServerCommand(['accounts', 'list'], { VIDGEN_DATA_DIR: svc.dataDir });
+    assert.equal(table.code, 0, table.stderr);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    assert.match(header, /^ID +BALANCE +HELD +METERED +RPM +MAX ACTIVE +CREATED +MODELS$/);
+    assert.deepEqual(
+      rows.map((r) => r.split(/ {2,}/)[0]),
+      ids,
+      'one row per account, in the same order',
+    );
+    for (const r of rows) {
+      assert.doesNotMatch(r, /[{}"]|[a-z][A-Z]/, `no JSON and no camelCase: ${r}`);
+      assert.match(r, / \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z /, `a time in whole seconds: ${r}`);
+      assert.ok(!/\d{13}/.test(r), `no millisecond epoch: ${r}`);
+      assert.ok(!r.endsWith(' '), 'no trailing spaces');
+    }
+    const cliTeam = rows.find((r) => r.startsWith('cli-team '));
+    assert.match(cliTeam ?? '', /^cli-team +\$0\.0000002 +\$0\.00 +yes +10 +none +\S+Z +every model$/);
+    const shown = await runServerCommand(['accounts', 'show', 'cli-team'], { VIDGEN_DATA_DIR: svc.dataDir });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^id: +cli-team$/m);
+    assert.match(shown.stdout, /^balance: +\$0\.0000002 \(2000 ticks\)$/m);
+    assert.match(shown.stdout, /^requests per minute: +10$/m);
+    assert.match(shown.stdout, /^created: +\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/m);
+    assert.doesNotMatch(shown.stdout, /[{}]|balanceUsdTicks|\d{13}/);
+    const shownJson = await runServerCommand(['accounts', 'show', '--json', 'cli-team'], {
+      VIDGEN_DATA_DIR: svc.dataDir,
+    });
+    assert.equal(shownJson.code, 0, shownJson.stderr);
+    assert.equal(JSON.parse(shownJson.stdout).balanceUsdTicks, 2000);
   });
 });

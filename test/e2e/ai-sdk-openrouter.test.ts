@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,6 +26,7 @@ const run = promisify(execFile);
 const bins = resolveFfmpegBinaries({});
 const [W, H] = [854, 480];
 const MODEL = 'grok-imagine-video-1.5';
+const VENDOR_MODEL = 'x-ai/grok-imagine-video-1.5';
 /** The SDK's documented `download` option: its default refuses loopback, where this server listens. */
 const download = async ({ url }: { url: URL }) => {
   const res = await fetch(url);
@@ -62,8 +63,14 @@ describe('the AI SDK with @openrouter/ai-sdk-provider 3.1.0: text, frames, refer
   const settings = { pollIntervalMs: 100 };
 
   before(async () => {
-    svc = await startTestService();
     dir = await mkdtemp(join(tmpdir(), 'vidgen-ai-openrouter-'));
+    // The built-in catalog, with OpenRouter's vendor-prefixed id as an alias (docs/openai-videos.md).
+    const catalog = JSON.parse(
+      await readFile(new URL('../../packages/server/src/catalog/default-models.json', import.meta.url), 'utf8'),
+    );
+    for (const model of catalog.models) if (model.id === MODEL) model.aliases = [VENDOR_MODEL];
+    await writeFile(join(dir, 'models.json'), JSON.stringify(catalog));
+    svc = await startTestService({ VIDGEN_MODELS_FILE: join(dir, 'models.json') });
     openrouter = createOpenRouter({ apiKey: await svc.createKey('ai-sdk-openrouter'), baseURL: `${svc.url}/v1` });
     [first, last] = await Promise.all([picture('#1040c0', '#f0d020'), picture('#c02040', '#20e0a0')]);
   });
@@ -87,9 +94,9 @@ describe('the AI SDK with @openrouter/ai-sdk-provider 3.1.0: text, frames, refer
     };
   }
 
-  it('text only: a silent MP4 of the size and length asked, and its cost in USD', async () => {
+  it('text only, by its vendor-prefixed id: a silent MP4 of the size and length asked, and its cost in USD', async () => {
     const { video, providerMetadata } = await generateVideo({
-      model: openrouter.videoModel(MODEL, settings),
+      model: openrouter.videoModel(VENDOR_MODEL, settings),
       download,
       prompt: 'a lighthouse at dusk, slow pan right',
       duration: 2,

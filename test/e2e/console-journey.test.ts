@@ -1,5 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from './support/service.ts';
 import { makeImage } from './support/images.ts';
@@ -14,6 +16,17 @@ import {
   DESKTOP,
   type TestBrowser,
 } from './support/browser.ts';
+
+const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Serious or critical axe violations of the page as it is now (axe injected through the debugger, past the CSP). */
+async function axeProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => (globalThis as any).axe.run(document));
+  return result.violations
+    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: { id: string; nodes: unknown[] }) => `${v.id} (${v.nodes.length})`);
+}
 
 // The web console in real Chromium against a real server: sign in, submit with both families
 // (text-to-video, and image-to-video from an uploaded first frame), watch progress, survive a
@@ -212,6 +225,61 @@ describe('web console journey', { skip }, () => {
       .waitFor();
     assert.equal(await page.locator('li.task').first().locator('.task-model').textContent(), 'vx-imagine-video-extend');
     await page.locator('li.task[data-phase="pending"]').first().waitFor({ state: 'detached', timeout: 180_000 });
+  });
+
+  it('takes a last frame and reference images, and shows a task’s inputs as thumbnails; axe clean, nothing sideways', async () => {
+    await page.getByLabel('Model', { exact: true }).selectOption('grok-imagine-video-1.5');
+    await page.getByLabel('Prompt').fill('a harbour at dawn, slow push in');
+    const png = async (w: number, h: number) => ({ mimeType: 'image/png', buffer: await makeImage(w, h) });
+    await page.getByLabel('First frame file').setInputFiles({ name: 'first.png', ...(await png(640, 360)) });
+    await page.getByText('Last frame (optional)').click();
+    await page.getByLabel('Last frame file').setInputFiles({ name: 'last.png', ...(await png(320, 240)) });
+    await page.getByText('Reference images (optional)').click();
+    await page.getByLabel('Reference image files').setInputFiles([
+      { name: 'ref-1.png', ...(await png(200, 200)) },
+      { name: 'ref-2.jpg', mimeType: 'image/jpeg', buffer: await makeImage(300, 200, 'jpeg') },
+    ]);
+    await page.getByLabel('Duration').fill('1');
+    const sent: Array<Record<string, unknown>> = [];
+    const record = (request: { url(): string; method(): string; postDataJSON(): unknown }) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/videos/generations')
+        sent.push(request.postDataJSON() as Record<string, unknown>);
+    };
+    page.on('request', record);
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const task = page.locator('li.task[data-family="A"]').first();
+    await task.locator('.task-model', { hasText: 'grok-imagine-video-1.5' }).waitFor();
+    page.off('request', record);
+    assert.equal(sent.length, 1);
+    assert.match(String((sent[0].image as { file_id?: string })?.file_id), /^file-/, 'the first frame uploaded');
+    assert.match(String((sent[0].last_frame as { file_id?: string })?.file_id), /^file-/, 'the last frame uploaded');
+    assert.equal((sent[0].reference_images as unknown[]).length, 2, 'both reference images sent');
+    const thumbs = task.getByRole('list', { name: 'Inputs' }).getByRole('img');
+    assert.deepEqual(await thumbs.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).alt)), [
+      'First frame',
+      'Last frame',
+      'Reference image 1',
+      'Reference image 2',
+    ]);
+    assert.ok(
+      await thumbs.first().evaluate((img: HTMLImageElement) => img.complete && img.naturalHeight === 72),
+      'the thumbnail is drawn',
+    );
+    const id = await task.getAttribute('data-task-id');
+    await page.locator(`li.task[data-task-id="${id}"][data-phase="succeeded"]`).waitFor({ timeout: 180_000 });
+    // A reload keeps them: the tab remembers what it sent, as it remembers the prompt.
+    await page.reload();
+    const again = page.locator(`li.task[data-task-id="${id}"]`);
+    await again.waitFor();
+    assert.equal(await again.getByRole('list', { name: 'Inputs' }).getByRole('img').count(), 4);
+    assert.deepEqual(await axeProblems(page), [], 'no serious axe violation (desktop)');
+    await page.setViewportSize(PHONE);
+    await page.getByLabel('Model', { exact: true }).selectOption('grok-imagine-video-1.5');
+    await page.getByText('Last frame (optional)').click();
+    await page.getByText('Reference images (optional)').click();
+    assert.equal(await scrollsSideways(page), false, 'no horizontal scroll at 375 px');
+    assert.deepEqual(await axeProblems(page), [], 'no serious axe violation (phone)');
+    await page.setViewportSize(DESKTOP);
   });
 
   it('signs out: the key is gone from the tab and a reload asks for it again', async () => {

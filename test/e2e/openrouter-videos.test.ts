@@ -100,6 +100,10 @@ describe("OpenRouter's shape: claims, polls, listings, streams and webhook event
       const video = await fetch(url);
       assert.equal(video.status, 200);
       assert.equal(video.headers.get('content-type'), 'video/mp4');
+      // The content route also takes the job's own id, with the key (OpenRouter's authenticated download).
+      const byId = await fetch(`${svc.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(byId.status, 200);
+      assert.deepEqual(Buffer.from(await byId.arrayBuffer()), Buffer.from(await video.arrayBuffer()));
 
       const events = await streamed(`${svc.url}/v1/videos/${id}/events`, key);
       assert.ok(events.length > 0);

@@ -152,6 +152,37 @@ forEachDatabase('task inputs at submit', (database) => {
       /before the video's end/,
     ],
     [
+      // At 24 fps over 4 s, frame round(t / 4 × 95): 1 s and 1.01 s both show frame 24.
+      'A: two keyframes on one frame',
+      A,
+      {
+        ...grok15,
+        keyframes: [
+          { image: { url: png }, timestamp_s: 1 },
+          { image: { url: png }, timestamp_s: 1.01 },
+        ],
+      },
+      'invalid_keyframe',
+      'keyframes[1]',
+      /`keyframes\[1\]` at 1\.01 s falls on frame 24 at 24 fps, which already shows the keyframe at 1 s/,
+    ],
+    [
+      'A: a keyframe on the last frame',
+      A,
+      { ...grok15, last_frame: { url: png }, keyframes: [{ image: { url: png }, timestamp_s: 3.99 }] },
+      'invalid_keyframe',
+      'keyframes[0]',
+      /`keyframes\[0\]` at 3\.99 s falls on frame 95 at 24 fps, which already shows the last frame/,
+    ],
+    [
+      'A: a keyframe on the opening frame',
+      A,
+      { ...grok15, keyframes: [{ image: { url: png }, timestamp_s: 0.01 }] },
+      'invalid_keyframe',
+      'keyframes[0]',
+      /`keyframes\[0\]` at 0\.01 s falls on frame 0 at 24 fps, which already shows the prompt.s opening scene/,
+    ],
+    [
       'A: reference audio without sound',
       A,
       { ...grok15, reference_images: [{ url: png }], reference_audios: [{ url: wav }] },

@@ -2,7 +2,14 @@
  * Wire types. Every shape comes from @vidgen/protocol, the schemas the server validates and
  * answers with: type-only imports, erased at run time, so the SDK keeps zero runtime dependencies.
  */
-import type { FamilyATask as FamilyATaskWire, FamilyBTask as FamilyBTaskWire } from '@vidgen/protocol';
+import type {
+  FamilyACreateBody,
+  FamilyATask as FamilyATaskWire,
+  FamilyBCreateBody,
+  FamilyBTask as FamilyBTaskWire,
+  OpenAiVideoCreateBody,
+  OpenRouterVideoCreateBody,
+} from '@vidgen/protocol';
 
 export type {
   FamilyACreateBody,
@@ -30,7 +37,49 @@ export type {
   CallbackFields,
   AccountObject,
   UsageReport,
+  // The inputs a video is composed from (docs/inputs.md), as each dialect names them.
+  FamilyAImage,
+  FamilyAKeyframe,
+  FamilyAReferenceAudio,
+  OpenAiVideoCreateBody,
+  OpenAiImageReference,
+  OpenRouterVideoCreateBody,
+  OpenRouterFrameImage,
+  OpenRouterInputReference,
+  ModelInputs,
 } from '@vidgen/protocol';
+
+/**
+ * A family A input image besides the first frame (`last_frame`, each of `reference_images`, a
+ * keyframe's `image`): exactly one of `url` (http(s) or a data URI) or `file_id` (`files.create`).
+ */
+export type FamilyAInputImage = NonNullable<FamilyACreateBody['last_frame']>;
+
+/**
+ * Every input of a family A generation (`videos.generate`): `image` is the first frame, then
+ * `last_frame`, up to 4 `keyframes` at `timestamp_s` (after 0, before `duration`, each on a frame of
+ * its own), up to 7 `reference_images` and up to 3 `reference_audios` (with `generate_audio: true`).
+ * Which of them a model takes is its `inputs` in `models.list()`.
+ */
+export type FamilyAInputs = Pick<
+  FamilyACreateBody,
+  'image' | 'last_frame' | 'keyframes' | 'reference_images' | 'reference_audios'
+>;
+
+/**
+ * Every input of a family B generation (`videoGenerations.create`), each a URL or data URI string:
+ * `image` or `images[0]` is the first frame, `images[1..]` are reference images, `last_frame` the last.
+ */
+export type FamilyBInputs = Pick<FamilyBCreateBody, 'image' | 'images' | 'last_frame'>;
+
+/** The input of an OpenAI Videos create (`POST /v1/videos`): `input_reference`, the first frame. */
+export type OpenAiVideoInputs = Pick<OpenAiVideoCreateBody, 'input_reference'>;
+
+/**
+ * The inputs of OpenRouter's shape of that create: `frame_images` (first and last frame) and
+ * `input_references` (images, and videos or sound where the model takes them).
+ */
+export type OpenRouterVideoInputs = Pick<OpenRouterVideoCreateBody, 'frame_images' | 'input_references'>;
 
 /*
  * Tasks as unions on `status`, so that a check of the status is all a caller needs: after

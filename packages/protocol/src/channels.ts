@@ -94,3 +94,30 @@ export const RelayChannelTestAnswer = Type.Object({
   message: Type.String({ description: 'What the answer means, in words.' }),
 });
 export type RelayChannelTestAnswer = Static<typeof RelayChannelTestAnswer>;
+
+/**
+ * One ComfyUI host of VIDGEN_COMFYUI_CONFIG (`GET /admin/v1/comfyui-hosts`), read-only, as the process that
+ * answers sees it: busy slots and the cooldown after a failure are kept per process, so each worker may see
+ * a host differently. Its name only: never its URL or headers.
+ */
+export const ComfyUiHostObject = Type.Object({
+  object: Type.Literal('comfyui_host'),
+  name: Type.String(),
+  slots: Type.Integer({ description: 'Prompts kept on the host at a time (the config file).' }),
+  busy: Type.Integer({ description: 'Slots the answering process holds on it now.' }),
+  cooling_down_until: Nullable(
+    Type.Integer({
+      description:
+        'Unix milliseconds until which the answering process passes the host over after a failure; null: not now.',
+    }),
+  ),
+  backends: Type.Array(Type.String(), { description: 'The ComfyUI backends that may render on it.' }),
+});
+export type ComfyUiHostObject = Static<typeof ComfyUiHostObject>;
+export const ComfyUiHostList = Type.Object({
+  object: Type.Literal('list'),
+  cooldown_scope: Type.Literal('process', {
+    description: 'Busy slots and cooldowns are those of the process that answered, not of every worker.',
+  }),
+  data: Type.Array(ComfyUiHostObject),
+});

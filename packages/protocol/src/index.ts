@@ -3,6 +3,7 @@ export * from './family-a.ts';
 export * from './family-b.ts';
 export * from './openai-videos.ts';
 export * from './openrouter-videos.ts';
+export * from './openai-characters.ts';
 export * from './lists.ts';
 export * from './models.ts';
 export * from './files.ts';

@@ -20,6 +20,7 @@ import type { Dialect } from './api/dialects/dialect.ts';
 import { modelsOfCaller, registerModelRoutes } from './api/models/routes.ts';
 import { registerMcpRoute } from './api/mcp/mcp-route.ts';
 import { registerFileRoutes } from './api/files/routes.ts';
+import { registerCharacterRoutes } from './api/characters/routes.ts';
 import { registerContentRoutes } from './api/content/routes.ts';
 import { registerFileContentRoute } from './api/files/file-content.ts';
 import { registerOpsRoutes, type OpsDeps } from './api/ops/routes.ts';
@@ -32,12 +33,13 @@ import { registerAdminRoutes } from './api/admin/routes.ts';
 import type { BillingService } from './billing/billing-service.ts';
 import { registerWebhookRoutes } from './api/webhooks/routes.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
-import type { ChannelAdmin } from './api/admin/channel-routes.ts';
+import type { ChannelAdmin, ComfyUiHostsAdmin } from './api/admin/channel-routes.ts';
 import type { OperatorReads } from './store/operator-reads.ts';
 import { httpSpans } from './api/http-tracing.ts';
 import type { Tracing } from './observability/tracing/tracing.ts';
 import type { OperatorWebhookView } from './api/admin/operator-webhook-route.ts';
 import type { TaskWatch } from './engine/task-watch.ts';
+import type { CharacterService } from './engine/character-service.ts';
 import { OpenStreams } from './api/streams/open-streams.ts';
 import { endUnusedConnectionsOnClose } from './api/unused-connections.ts';
 import { BODY_VALIDATION } from './api/route-schemas.ts';
@@ -58,6 +60,8 @@ export interface AppDeps {
   /** The API dialects served, each with its own task routes (family A, family B). */
   dialects: readonly Dialect[];
   files: FileService;
+  /** OpenAI's characters (`/v1/videos/characters`): reference videos with a name. */
+  characters: CharacterService;
   blobs: BlobStore;
   signer: UrlSigner;
   logger: Logger;
@@ -82,6 +86,8 @@ export interface AppDeps {
   webhooks?: WebhookService;
   /** Relay channels of VIDGEN_BACKENDS_FILE (`/admin/v1/channels`); absent, that list is empty. */
   relayChannels?: ChannelAdmin;
+  /** ComfyUI hosts of VIDGEN_COMFYUI_CONFIG (`/admin/v1/comfyui-hosts`); absent, that list is empty. */
+  comfyUiHosts?: ComfyUiHostsAdmin;
   /** The operator console's reads across accounts (`/admin/v1/tasks`, `/overview`, `/usage/series`, …). */
   operatorReads: OperatorReads;
   /** A server span per request when on (docs/observability.md); absent or off, no hook is added. */
@@ -198,13 +204,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const fileSize = Math.max(deps.uploadLimitBytes, BATCH_FILE_MAX_BYTES);
     await uploads.register(multipart, { limits: { fileSize, files: 1, fields: 10 } });
     registerFileRoutes(uploads, { files: deps.files });
+    registerCharacterRoutes(uploads, { characters: deps.characters, files: deps.files });
   });
   registerBatchRoutes(app, { batches: deps.batches });
   if (deps.webhooks) registerWebhookRoutes(app, { webhooks: deps.webhooks });
   registerContentRoutes(app, { ...deps, authenticate });
   registerFileContentRoute(app, { ...deps, authenticate });
   registerConsoleRoutes(app, { publicUrl: deps.publicUrl, blobs: deps.blobs });
-  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken) });
+  registerAdminConsoleRoutes(app, { enabled: Boolean(deps.adminToken), publicUrl: deps.publicUrl, blobs: deps.blobs });
   registerAccountRoutes(app, { billing: deps.billing });
   registerAdminRoutes(app, {
     billing: deps.billing,
@@ -212,6 +219,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     adminToken: deps.adminToken,
     webhooks: deps.webhooks,
     channels: deps.relayChannels,
+    comfyUiHosts: deps.comfyUiHosts,
     operatorWebhook: deps.operatorWebhook,
     reads: deps.operatorReads,
     tasks: deps.tasks,

@@ -35,6 +35,7 @@ export const API_ERROR_CODES = [
   'image_base64_invalid',
   'image_type_mismatch',
   'file_not_found',
+  'character_not_found',
   'invalid_video',
   'task_not_found',
   'task_not_done',
@@ -152,7 +153,11 @@ export class Forbidden extends ApiError {
 }
 
 export class NotFound extends ApiError {
-  constructor(what: 'task' | 'file' | 'model' | 'account' | 'key' | 'batch', id: string, param: string | null = null) {
+  constructor(
+    what: 'task' | 'file' | 'model' | 'account' | 'key' | 'batch' | 'character',
+    id: string,
+    param: string | null = null,
+  ) {
     super(404, 'not_found_error', `${what}_not_found`, `No ${what} found with id '${id}'.`, param);
   }
 }

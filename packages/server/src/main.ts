@@ -45,6 +45,7 @@ import { buildServiceApp, ensureBootstrapKey } from './composition/api-side.ts';
 import { createEventOutbox } from './composition/event-outbox.ts';
 import { batchEffects, batchLineAnswer, lazyBatchService, startBatchWork } from './composition/batch-side.ts';
 import { buildBackends } from './composition/backends.ts';
+import { reportUnservedInputs } from './composition/unserved-inputs.ts';
 import { openSqlStores } from './composition/open-sql-stores.ts';
 import { databaseLocation, readCatalog } from './composition/service-files.ts';
 import { startTaskWorker, startWebhookDispatcher, type WorkerSide } from './composition/worker-side.ts';
@@ -152,6 +153,7 @@ export async function startService(
     await readCatalog(config),
     Object.fromEntries(Object.entries(backends.generators).map(([k, g]) => [k, g.kinds])),
   );
+  reportUnservedInputs(catalog, backends.generators, logger);
   const safeFetch = (maxBytes: number, what: 'image' | 'video' | 'audio') =>
     createSafeFetch({
       allowPrivate: config.allowPrivateUrls,

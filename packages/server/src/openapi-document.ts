@@ -38,6 +38,7 @@ export function documentApp(opts: DocumentOptions): Promise<FastifyInstance> {
     accounts: inert('accounts'),
     tasks: inert('tasks'),
     files: inert('files'),
+    characters: inert('characters'),
     billing: inert('billing'),
     operatorReads: inert('operatorReads'),
     // Optional in a running app only where a process serves no webhook routes; the document lists them.

@@ -1,10 +1,10 @@
 import type { NodeVidgenClient } from '../node/node-vidgen-client.ts';
-import { access } from 'node:fs/promises';
-import { familyAImage, familyBImage, isRemoteImage } from '../node/local-image.ts';
+import { familyAImage } from '../node/local-image.ts';
 import type { FamilyACreateBody, FamilyBCreateBody, ModelObject } from '../types.ts';
 import { numberFlag, requireFlag, type Flags } from './cli-args.ts';
 import { EXIT, UsageError } from './exit-codes.ts';
 import { durationsText } from './durations-text.ts';
+import { checkLocalInputs, familyAInputs, familyBInputs, parseKeyframe } from './input-flags.ts';
 
 export type BuiltRequest =
   | { family: 'A'; model: ModelObject; body: FamilyACreateBody }
@@ -24,14 +24,17 @@ function pickModel(models: ModelObject[], id: string): ModelObject {
   return model;
 }
 
-/** Builds the family's body from the flags; local image files become a data URI (B) or an upload (A). */
+/** Builds the family's body from the flags; local files become a data URI (B) or an upload (A). */
 export async function buildRequest(client: NodeVidgenClient, flags: Flags): Promise<BuiltRequest> {
-  // A missing local image is found before anything is asked of the server.
-  await Promise.all((flags.image ?? []).filter((ref) => !isRemoteImage(ref)).map((path) => access(path)));
+  // A malformed --keyframe or a missing local file is found before anything is asked of the server.
+  const stated = numberFlag(flags, 'duration');
+  const keyframeFlags = (flags.keyframe ?? []).map((raw) => parseKeyframe(raw, stated));
+  await checkLocalInputs(flags, keyframeFlags);
   const models = (await client.models.list()).data;
   const model = pickModel(models, requireFlag(flags, 'model'));
   const prompt = requireFlag(flags, 'prompt');
   checkDuration(model, models, flags);
+  const keyframes = (flags.keyframe ?? []).map((raw) => parseKeyframe(raw, durationOf(model, flags)));
   const images = flags.image ?? [];
   const seed = numberFlag(flags, 'seed');
   if (model.family === 'A') {
@@ -41,18 +44,27 @@ export async function buildRequest(client: NodeVidgenClient, flags: Flags): Prom
       throw new UsageError(`model '${model.id}' animates a first frame: pass --image <url|path>.`);
     const body: FamilyACreateBody = { model: model.id, prompt, duration: familyADuration(model, flags) };
     if (images[0]) body.image = await familyAImage(client, images[0]);
+    Object.assign(body, await familyAInputs(client, flags, keyframes));
     if (flags.ratio) body.aspect_ratio = flags.ratio;
     if (seed !== undefined) body.seed = seed;
     if (flags.audio) body.generate_audio = true;
     return { family: 'A', model, body };
   }
-  const body: FamilyBCreateBody = { model: model.id, prompt };
-  if (images.length === 1) body.image = await familyBImage(images[0]);
-  if (images.length > 1) body.images = await Promise.all(images.map(familyBImage));
+  const body: FamilyBCreateBody = {
+    model: model.id,
+    prompt,
+    ...(await familyBInputs(model, flags, images, keyframes)),
+  };
   if (flags.ratio) body.ratio = flags.ratio;
   if (seed !== undefined) body.seed = seed;
   if (flags.audio) body.generate_audio = true;
   return { family: 'B', model, body };
+}
+
+/** The video's length: family A's as it will be sent, a family B model's own (its only one). */
+function durationOf(model: ModelObject, flags: Flags): number | undefined {
+  if (model.family === 'A') return familyADuration(model, flags);
+  return model.durations.length === 1 ? model.durations[0] : numberFlag(flags, 'duration');
 }
 
 /** Family A needs a duration; without --duration, 5 s when the model allows it, else its shortest. */

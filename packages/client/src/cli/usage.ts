@@ -48,7 +48,16 @@ const WAIT_FLAGS = `  --max-wait <s>          maximum total wait (default 1200)
 const CREATE_FLAGS = `  -m, --model <id>        a model from \`vidgen models\` (its family picks the endpoint)
   -p, --prompt <text>     what to show: picture, action, camera
   -i, --image <url|path>  first frame / reference image; repeat for several (family B). A local file is
-                          uploaded (A) or sent as a data URI (B)
+                          uploaded (A) or sent as a data URI (B), for every input flag below too
+  --last-frame <url|path> the image the video ends on
+  --keyframe <s>=<url|path>
+                          an image the video shows at <s> seconds (after 0, before the end); repeat
+                          for several (family A), e.g. --keyframe 2.5=middle.png
+  --reference <url|path>  a reference image that shapes the scene; repeat for several (family B:
+                          after an --image, which stays the first frame)
+  --reference-audio <url|path>
+                          the soundtrack's bed (WAV, MP3, AAC/M4A; at most 15 s); implies --audio
+                          (family A). Which inputs a model takes: docs/inputs.md, \`inputs\` in /v1/models
   -d, --duration <s>      seconds (family A; family B models fix it in their name)
   -r, --ratio <w:h>       aspect ratio, e.g. 16:9, 9:16, 1:1
   --seed <n>              fixed seed
@@ -66,7 +75,8 @@ const OUTPUT_HERE = `  -o, --output <file>     where the MP4 goes (default <task
 export const COMMAND_HELP: Record<string, string> = {
   generate:
     `Submit a task, wait for it with progress, download the video.\n\nUsage: vidgen generate --model <id> --prompt ` +
-    `<text> [--image <url|path>]... [--output <file>]\n\n${CREATE_FLAGS}\n  -o, --output <file>     where the MP4 ` +
+    `<text> [--image <url|path>]... [--last-frame, --keyframe, --reference, --reference-audio] [--output <file>]` +
+    `\n\n${CREATE_FLAGS}\n  -o, --output <file>     where the MP4 ` +
     `goes (written atomically; default <task-id>.mp4 in the current directory)\n${WAIT_FLAGS}\n`,
   submit:
     `Submit a task and print its id. With --output, \`vidgen resume\` later downloads it there.\n\nUsage: vidgen ` +

@@ -22,6 +22,12 @@ export interface FormValues {
   seed?: number;
   /** `generate_audio`, for models whose sound is optional; absent: the model's default. */
   sound?: boolean;
+  /** The last frame, as a URL or a file (one of the two), for models that take one. */
+  lastFrameUrls: string[];
+  lastFrameFiles: File[];
+  /** Family A's `reference_images`, URLs first, then files. */
+  referenceUrls: string[];
+  referenceFiles: File[];
 }
 
 /** Field id → message. */
@@ -39,6 +45,26 @@ export function checkForm(model: ModelObject, v: FormValues): FieldErrors {
     errors.seed = 'The seed must be a whole number from 0 to 4294967295.';
   if (model.family === 'A') Object.assign(errors, checkFamilyA(model, v));
   else Object.assign(errors, checkFamilyB(model, v));
+  Object.assign(errors, checkInputs(model, v));
+  return errors;
+}
+
+/** The last frame and family A's reference images, within what the model's `inputs` take. */
+function checkInputs(model: ModelObject, v: FormValues): FieldErrors {
+  const errors: FieldErrors = {};
+  if (v.lastFrameUrls.length + v.lastFrameFiles.length > 1)
+    errors['last-frame-url'] = 'Give the last frame either as a URL or as a file, not both.';
+  const lastUrl = v.lastFrameUrls.map(checkUrl).find(Boolean);
+  if (lastUrl) errors['last-frame-url'] = lastUrl;
+  const lastFile = v.lastFrameFiles.map(checkFile).find(Boolean);
+  if (lastFile) errors['last-frame-file'] = lastFile;
+  const refUrl = v.referenceUrls.map(checkUrl).find(Boolean);
+  if (refUrl) errors['reference-urls'] = refUrl;
+  const refFile = v.referenceFiles.map(checkFile).find(Boolean);
+  if (refFile) errors['reference-files'] = refFile;
+  const most = model.inputs?.reference_images ?? 0;
+  if (v.referenceUrls.length + v.referenceFiles.length > most)
+    errors['reference-files'] = `At most ${most} reference images in all (URLs and files together).`;
   return errors;
 }
 
@@ -116,15 +142,19 @@ export function describeModel(model: ModelObject): string {
 
 /**
  * Field ids of the form for the server's `error.param`, so its message lands beside the right
- * control. Family B sends URLs first, then uploaded files, so an index tells which it was.
+ * control. URLs are sent before uploaded files, so an index tells which of the two it was.
  */
-export function fieldForParam(family: string, param: string | null, urlCount: number): string | undefined {
+export function fieldForParam(family: string, param: string | null, v: FormValues): string | undefined {
   if (!param) return undefined;
   if (param === 'prompt' || param === 'model' || param === 'duration') return param;
   if (param === 'aspect_ratio' || param === 'ratio') return 'aspect-ratio';
+  if (param.startsWith('last_frame')) return v.lastFrameUrls.length ? 'last-frame-url' : 'last-frame-file';
+  const reference = /^reference_images\[(\d+)\]/.exec(param)?.[1];
+  if (reference !== undefined) return Number(reference) < v.referenceUrls.length ? 'reference-urls' : 'reference-files';
   if (param === 'image.file_id' || param === 'file') return 'first-frame-file';
   if (family === 'A') return param.startsWith('image') ? 'first-frame-url' : undefined;
   const index = /^images\[(\d+)\]$/.exec(param)?.[1];
-  if (param === 'image' || index !== undefined) return Number(index ?? 0) < urlCount ? 'image-urls' : 'image-files';
+  if (param === 'image' || index !== undefined)
+    return Number(index ?? 0) < v.imageUrls.length ? 'image-urls' : 'image-files';
   return param === 'images' ? 'image-urls' : undefined;
 }

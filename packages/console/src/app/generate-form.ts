@@ -3,6 +3,8 @@ import { h, field, replace, setFieldError } from './dom.ts';
 import { MAX_PROMPT_LENGTH, checkForm, describeModel, fieldForParam, type FieldErrors } from './form-rules.ts';
 import { modelFields, readValues } from './model-fields.ts';
 import { submitGeneration } from './submit-generation.ts';
+import { thumbnailsOf } from './input-thumbnails.ts';
+import { rememberInputs } from './session.ts';
 import { describeError } from './describe-error.ts';
 import type { TaskItem } from './task-item.ts';
 
@@ -79,15 +81,18 @@ async function send(
   showErrors(form, formError, checkForm(model, values));
   if (formError.textContent) return;
   button.disabled = true;
-  button.textContent = model.family === 'A' && values.imageFiles.length ? 'Uploading…' : 'Submitting…';
+  const uploads = values.imageFiles.length + values.lastFrameFiles.length + values.referenceFiles.length;
+  button.textContent = model.family === 'A' && uploads ? 'Uploading…' : 'Submitting…';
   try {
+    const thumbs = await thumbnailsOf(model, values);
     const item = await submitGeneration(opts.client, model, values);
+    rememberInputs(item.id, thumbs);
     opts.onCreated(item, values.prompt.trim());
     for (const input of form.querySelectorAll<HTMLInputElement>('input[type=file]')) input.value = '';
   } catch (err) {
     if (opts.onError(err)) return;
     const { message, param, requestId } = describeError(err);
-    const fieldId = fieldForParam(model.family, param, values.imageUrls.length);
+    const fieldId = fieldForParam(model.family, param, values);
     const refused = err instanceof APIError && err.status !== undefined;
     const summary =
       `${refused ? 'The server refused the request' : 'Could not submit'}: ${message}` +

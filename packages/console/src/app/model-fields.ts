@@ -1,5 +1,6 @@
 import type { ModelObject } from '@vidgen/client';
 import { h, field } from './dom.ts';
+import { imageGroup, lastFrameFields, referenceImageFields } from './input-fields.ts';
 import {
   ACCEPTED_IMAGE_TYPES,
   MAX_REFERENCE_IMAGES,
@@ -10,13 +11,21 @@ import {
 
 const ACCEPT = ACCEPTED_IMAGE_TYPES.join(',');
 
-/** The fields that depend on the model: family A's first frame and duration, family B's references. */
+/**
+ * The fields that depend on the model: family A's first frame and duration, family B's images, and
+ * the last frame and reference images where the model's `inputs` take them.
+ */
 export function modelFields(model: ModelObject, previousRatio?: string): HTMLElement[] {
   const ratio = ratioField(model, previousRatio);
   const sound = soundField(model);
+  const inputs = [lastFrameFields(model), referenceImageFields(model)].filter((f) => f !== '') as HTMLElement[];
   if (model.family === 'A')
-    return [firstFrameFields(model), h('div', { class: 'field-row' }, durationField(model), ratio, seedField(), sound)];
-  return [referenceFields(model), h('div', { class: 'field-row' }, ratio, seedField(), sound)];
+    return [
+      firstFrameFields(model),
+      ...inputs,
+      h('div', { class: 'field-row' }, durationField(model), ratio, seedField(), sound),
+    ];
+  return [referenceFields(model), ...inputs, h('div', { class: 'field-row' }, ratio, seedField(), sound)];
 }
 
 /** A "Sound" box where the model lets the request choose, ticked as its default; nothing otherwise. */
@@ -33,11 +42,16 @@ export function readValues(model: ModelObject, form: HTMLFormElement): FormValue
   const files = (id: string) => [...(form.querySelector<HTMLInputElement>(`#${id}`)?.files ?? [])];
   const seed = value('seed').trim();
   const box = form.querySelector<HTMLInputElement>('#sound');
+  const lastUrl = value('last-frame-url').trim();
   const base = {
     prompt: value('prompt'),
     ratio: value('aspect-ratio'),
     seed: seed === '' ? undefined : Number(seed),
     ...(box ? { sound: box.checked } : {}),
+    lastFrameUrls: lastUrl ? [lastUrl] : [],
+    lastFrameFiles: files('last-frame-file'),
+    referenceUrls: value('reference-urls').split(/\s+/).filter(Boolean),
+    referenceFiles: files('reference-files'),
   };
   if (model.family === 'A') {
     const url = value('first-frame-url').trim();
@@ -65,7 +79,7 @@ function firstFrameFields(model: ModelObject): HTMLElement {
   const file = h('input', { id: 'first-frame-file', name: 'first-frame-file', type: 'file', accept: ACCEPT });
   const need = model.requires_image ? 'Required: ' : 'Optional: ';
   return imageGroup(
-    model,
+    model.requires_image,
     'First frame',
     `${need}an image URL the server can reach, or a PNG/JPEG file to upload — one of the two.`,
     field('First frame URL', url),
@@ -102,27 +116,11 @@ function referenceFields(model: ModelObject): HTMLElement {
     ? 'At least one image is required'
     : 'None for text-to-video; one or more for image-to-video';
   return imageGroup(
-    model,
+    model.requires_image,
     'Reference images',
     `${need} (at most ${MAX_REFERENCE_IMAGES}, URLs and files together).`,
     field('Reference image URLs', urls, 'One http(s) URL per line.'),
     field('Reference image files', files, 'PNG or JPEG; sent inline as data URIs.'),
-  );
-}
-
-/**
- * A required image is a fieldset in plain view; an optional one folds away, so a text-to-video
- * form fits the first screen (the form opens it when a field inside has an error).
- */
-function imageGroup(model: ModelObject, title: string, hint: string, ...fields: HTMLElement[]): HTMLElement {
-  if (model.requires_image)
-    return h('fieldset', { class: 'group' }, h('legend', {}, title), h('p', { class: 'hint' }, hint), ...fields);
-  return h(
-    'details',
-    { class: 'group' },
-    h('summary', {}, `${title} (optional)`),
-    h('p', { class: 'hint' }, hint),
-    ...fields,
   );
 }
 

@@ -3,7 +3,7 @@ import { remixForm } from './remix-form.ts';
 import { h } from './dom.ts';
 import { announce } from './announce.ts';
 import { describeError } from './describe-error.ts';
-import { promptOf, rememberPrompt } from './session.ts';
+import { inputsOf, promptOf, rememberPrompt } from './session.ts';
 import { statusLabel, toTaskItem, type TaskItem, type WireTask } from './task-item.ts';
 import { TaskRow } from './task-row.ts';
 import { TaskWatcher } from './task-watcher.ts';
@@ -107,12 +107,17 @@ export class TaskList {
       }
     } else {
       this.insert(
-        new TaskRow(item, promptOf(item.id), {
-          cancel: (i, r) => void this.cancel(i, r),
-          play: (i, r) => void this.play(i, r),
-          edit: this.remixModels.edit ? (i, r) => this.openRemix('edit', i, r) : undefined,
-          extend: this.remixModels.extend ? (i, r) => this.openRemix('extend', i, r) : undefined,
-        }),
+        new TaskRow(
+          item,
+          promptOf(item.id),
+          {
+            cancel: (i, r) => void this.cancel(i, r),
+            play: (i, r) => void this.play(i, r),
+            edit: this.remixModels.edit ? (i, r) => this.openRemix('edit', i, r) : undefined,
+            extend: this.remixModels.extend ? (i, r) => this.openRemix('extend', i, r) : undefined,
+          },
+          inputsOf(item.id),
+        ),
       );
     }
     if (item.phase === 'succeeded') void this.loadPoster(item.id);

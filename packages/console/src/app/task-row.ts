@@ -1,4 +1,5 @@
 import { h } from './dom.ts';
+import { inputList, type InputThumb } from './input-thumbnails.ts';
 import { formatCreated, formatElapsed, isCanceled, statusLabel, timingText, type TaskItem } from './task-item.ts';
 
 export interface RowActions {
@@ -29,7 +30,7 @@ export class TaskRow {
   readonly remix = h('div', { class: 'task-remix' });
   private readonly canRemix: { edit: boolean; extend: boolean };
 
-  constructor(item: TaskItem, prompt: string | undefined, actions: RowActions) {
+  constructor(item: TaskItem, prompt: string | undefined, actions: RowActions, inputs?: readonly InputThumb[]) {
     this.item = item;
     const when = formatCreated(item.createdAt);
     const head = `task-${item.id}-head`;
@@ -66,6 +67,7 @@ export class TaskRow {
           h('time', { class: 'task-created', datetime: new Date(item.createdAt).toISOString() }, when),
         ),
         this.prompt,
+        inputs?.length ? inputList(inputs) : null,
         h('div', { class: 'task-state' }, this.status, this.progress, this.elapsed),
         this.timing,
         this.detail,

@@ -9,6 +9,7 @@ import {
 } from '../errors.ts';
 import { openAiErrorBody, type Dialect } from './dialects/dialect.ts';
 import { unavailableFor } from './unavailable.ts';
+import { clientClosed } from './client-closed.ts';
 
 export type SchemaIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
 
@@ -20,6 +21,13 @@ export type SchemaIssue = { instancePath: string; keyword: string; params: Recor
 export function installErrorHandling(app: FastifyInstance, dialects: readonly Dialect[]): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const dialect = request.routeOptions.config.dialectOf?.(request) ?? request.routeOptions.config.dialect;
+    if (clientClosed(request, err)) {
+      // Nobody's fault, and nobody left to answer: logged at info, and the connection is closed.
+      request.log.info({ code: err.code, reason: err.message }, 'client closed the request');
+      reply.hijack();
+      reply.raw.destroy();
+      return;
+    }
     const unavailable = unavailableFor(err, reply);
     const apiError = unavailable ?? inDialect(toApiError(err, request), request.body, dialect, dialects);
     if (unavailable) request.log.warn({ err }, 'storage unavailable');

@@ -19,7 +19,7 @@ export function sharedSerializers(): SerializerFactory {
     const compile = build(externalSchemas, options);
     const compiled = new Map<string, Serializer>();
     return (route) => {
-      const key = JSON.stringify(route.schema);
+      const key = JSON.stringify(route.schema, withoutDescriptions);
       let serializer = compiled.get(key);
       if (!serializer) {
         serializer = compile(route);
@@ -28,4 +28,13 @@ export function sharedSerializers(): SerializerFactory {
       return serializer;
     };
   };
+}
+
+/**
+ * A schema's words for people (`description`, always a string) change no serialized byte, and the
+ * same shape is described once per route (`described(…)`): they are left out of the key. A property
+ * named `description` is a schema, an object, and stays.
+ */
+function withoutDescriptions(key: string, value: unknown): unknown {
+  return key === 'description' && typeof value === 'string' ? undefined : value;
 }

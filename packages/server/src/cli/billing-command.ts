@@ -3,13 +3,14 @@ import type { ModelNames } from '../catalog/model-catalog.ts';
 import { ApiError } from '../errors.ts';
 import { type CommandIo, didYouMean, option, unknownOption, usageError } from './command-args.ts';
 import { describeModels, resolveModelIds } from './model-ids.ts';
+import { AccountTable, accountDetails } from './account-table.ts';
 
 /** Each group's usage; `--help` prints its own, a refused command line all of them. */
 export const BILLING_USAGE: Record<string, readonly string[]> = {
   accounts: [
     'usage: vidgen-server accounts create <id> [--models <id,id>] [--credits <ticks>] [--rpm <n>] [--max-active <n>] ' +
       '[--balance-alert <ticks>]',
-    '       vidgen-server accounts list | show <id>',
+    '       vidgen-server accounts list | show <id> [--json]',
     '       vidgen-server accounts set <id> [--models <id,id>|all] [--metered true|false] [--rpm <n>|none] ' +
       '[--max-active <n>|none] [--balance-alert <ticks>|none]',
   ],
@@ -28,6 +29,8 @@ const NOTE = [
 ];
 const ALERT_NOTE =
   '--balance-alert: one account.balance_low event when the available balance (balance - held) goes under it.';
+const LIST_NOTE =
+  'list and show print a table (times in UTC seconds, amounts in USD); --json prints each account as a JSON line.';
 const MODELS_NOTE = '--models names ids or aliases of the catalog (VIDGEN_MODELS_FILE, else the built-in one).';
 
 const VERBS: Record<string, readonly string[]> = {
@@ -36,7 +39,7 @@ const VERBS: Record<string, readonly string[]> = {
   ledger: ['verify', 'list'],
 };
 const OPTIONS: Record<string, readonly string[]> = {
-  accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered', '--balance-alert'],
+  accounts: ['--models', '--credits', '--rpm', '--max-active', '--metered', '--balance-alert', '--json'],
   credits: ['--reason', '--idempotency-key', '--metered'],
   ledger: ['--account', '--limit'],
 };
@@ -50,7 +53,11 @@ export interface BillingCommandDeps {
 
 /** `vidgen-server accounts|credits|ledger --help`: needs no database, so it opens none. */
 export function printBillingHelp(group: string, io: CommandIo): void {
-  for (const line of [...BILLING_USAGE[group], ...NOTE, ...(group === 'accounts' ? [MODELS_NOTE, ALERT_NOTE] : [])])
+  for (const line of [
+    ...BILLING_USAGE[group],
+    ...NOTE,
+    ...(group === 'accounts' ? [LIST_NOTE, MODELS_NOTE, ALERT_NOTE] : []),
+  ])
     io.out(line);
 }
 
@@ -77,16 +84,25 @@ export async function runBillingCommand(
 async function run(group: string, args: string[], deps: BillingCommandDeps, io: CommandIo): Promise<number> {
   // Opened at the first use, after the arguments it needs were checked: a refused command line writes nothing.
   const billing = async () => (await deps.open()).billing;
-  const [verb, ...rest] = args;
+  const json = args.includes('--json');
+  const [verb, ...rest] = args.filter((a) => a !== '--json');
   if (!verb) return usage(io, `a ${group} command is required`);
   if (!VERBS[group].includes(verb))
     return usage(io, `unknown ${group} command '${verb}'.${didYouMean(verb, VERBS[group])}`);
   const name = rest[0] && !rest[0].startsWith('--') ? rest[0] : undefined;
   const show = (view: AccountView) => io.out(JSON.stringify(view));
   if (group === 'accounts') {
-    if (verb === 'list') return listAccounts(await billing(), show);
+    if (verb === 'list') {
+      const table = new AccountTable(io.out);
+      return listAccounts(await billing(), json ? (page) => page.forEach(show) : (page) => table.page(page));
+    }
     if (!name) return usage(io, 'the account id is required');
-    if (verb === 'show') return (show(await (await billing()).account(name)), 0);
+    if (verb === 'show') {
+      const account = await (await billing()).account(name);
+      if (json) show(account);
+      else for (const line of accountDetails(account)) io.out(line);
+      return 0;
+    }
     const models = await modelsOption(rest, deps);
     if (typeof models === 'string') return usageError(io, models, []);
     const change = {
@@ -179,11 +195,11 @@ function usage(io: CommandIo, problem: string): number {
 }
 
 /** Every account, a page at a time: printed as read, whatever their number. */
-async function listAccounts(billing: BillingService, show: (view: AccountView) => void): Promise<number> {
+async function listAccounts(billing: BillingService, print: (page: AccountView[]) => void): Promise<number> {
   const PAGE = 100;
   for (let after: string | undefined; ; ) {
     const page = await billing.accounts({ limit: PAGE, after });
-    page.forEach(show);
+    print(page);
     if (page.length < PAGE) return 0;
     after = page[page.length - 1].id;
   }

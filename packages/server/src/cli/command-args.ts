@@ -21,6 +21,9 @@ export function wantsHelp(args: string[]): boolean {
   return args.includes('--help') || args.includes('-h') || args[0] === 'help';
 }
 
+/** The options that take no value. */
+const SWITCHES = new Set(['--help', '-h', '--json']);
+
 /**
  * The first option that is not one of `known`, as a message with a guess. A mistyped option must not
  * be ignored: `keys create --model x` would otherwise create a key for every model.
@@ -30,8 +33,8 @@ export function unknownOption(args: string[], known: readonly string[]): string 
     if (!args[i].startsWith('-')) continue;
     const [name, inline] = args[i].split('=', 2);
     if (!known.includes(name)) return `unknown option '${name}'.${didYouMean(name, known)}`;
-    // Every option but --help takes a value, which may itself start with a dash.
-    if (inline === undefined && name !== '--help' && name !== '-h') i++;
+    // Every option but --help and --json takes a value, which may itself start with a dash.
+    if (inline === undefined && !SWITCHES.has(name)) i++;
   }
   return undefined;
 }

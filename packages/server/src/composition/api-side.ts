@@ -9,6 +9,7 @@ import { BillingService } from '../billing/billing-service.ts';
 import { namesOf, type ModelCatalog } from '../catalog/model-catalog.ts';
 import type { FileService } from '../engine/file-service.ts';
 import type { BatchService } from '../engine/batches/batch-service.ts';
+import { CharacterService } from '../engine/character-service.ts';
 import type { TaskService } from '../engine/task-service.ts';
 import type { TaskWatch } from '../engine/task-watch.ts';
 import { probeWritable } from '../engine/storage-probe.ts';
@@ -66,6 +67,11 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
     dialects: deps.dialects,
     files: deps.fileService,
     batches: deps.batches,
+    characters: new CharacterService({
+      characters: stores.characters,
+      files: deps.fileService,
+      clock,
+    }),
     blobs,
     logger: deps.logger,
     accessLog: config.accessLog,
@@ -93,6 +99,7 @@ export async function buildServiceApp(deps: ServiceAppDeps): Promise<FastifyInst
       callbacks: deps.callbacks,
     }),
     relayChannels: deps.backends.relayChannels,
+    comfyUiHosts: deps.backends.comfyUiHosts,
     operatorReads: stores.operator,
     bodyLimitBytes: config.bodyLimitBytes,
     uploadLimitBytes: config.uploadLimitBytes,

@@ -6,6 +6,7 @@ import type { Lane } from '../engine/worker.ts';
 import type { Generator } from '../generators/generator.ts';
 import { FfmpegRenderer } from '../generators/ffmpeg/ffmpeg-renderer.ts';
 import type { ChannelHealth } from '../generators/relay/channel-health.ts';
+import type { ComfyUiHostListing } from '../generators/comfyui/comfyui-backends.ts';
 import type { RelayChannelDirectory } from '../generators/relay/relay-channel-directory.ts';
 import { createSafeFetch } from '../security/create-safe-fetch.ts';
 
@@ -14,6 +15,8 @@ export interface Backends {
   lanes: Record<string, Lane>;
   /** Present when VIDGEN_BACKENDS_FILE names relays: the admin API and metrics read and change them. */
   relayChannels?: RelayChannelDirectory;
+  /** Present when VIDGEN_COMFYUI_CONFIG is set: the admin API lists the hosts, as this process sees them. */
+  comfyUiHosts?: () => ComfyUiHostListing[];
 }
 
 /**
@@ -34,6 +37,7 @@ export async function buildBackends(
   const lanes: Record<string, Lane> = {
     renderer: { slots: config.workerConcurrency, deadlineMs: config.renderDeadlineSeconds * 1000 },
   };
+  let comfyUiHosts: Backends['comfyUiHosts'];
   if (config.comfyUiConfigFile) {
     const raw = JSON.parse(await readFile(config.comfyUiConfigFile, 'utf8'));
     // ComfyUI and relay backends (and their WebSocket and HTTP clients) load only when configured.
@@ -47,6 +51,7 @@ export async function buildBackends(
       generators[name] = generator;
       lanes[name] = { slots: comfy.lanes[name] ?? 1, deadlineMs: config.backendDeadlineSeconds * 1000 };
     }
+    comfyUiHosts = comfy.hosts;
   }
   let relayChannels: RelayChannelDirectory | undefined;
   if (config.backendsFile) {
@@ -66,5 +71,5 @@ export async function buildBackends(
     }
     relayChannels = relays.channels;
   }
-  return { generators, lanes, relayChannels };
+  return { generators, lanes, relayChannels, comfyUiHosts };
 }

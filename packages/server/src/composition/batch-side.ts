@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -86,8 +86,10 @@ export interface BatchWorkDeps {
  */
 export async function startBatchWork(deps: BatchWorkDeps): Promise<BatchSweeper> {
   const { config, stores, clock } = deps;
-  const workDir = join(config.dataDir, 'work', 'batches');
-  await mkdir(workDir, { recursive: true });
+  // The batch's files are written in the work root, in directories named as attempts' are, so
+  // the worker side's start-up sweep removes what a killed process left there.
+  const workRoot = join(config.dataDir, 'work');
+  await mkdir(workRoot, { recursive: true });
   const leaseMs = config.leaseSeconds * 1000;
   let runner: Promise<import('../engine/batches/batch-runner.ts').BatchRunner> | undefined;
   const load = () => {
@@ -108,7 +110,7 @@ export async function startBatchWork(deps: BatchWorkDeps): Promise<BatchSweeper>
           render: deps.render,
           keepMs: config.batchFileRetentionSeconds * 1000,
           leaseMs,
-          workDir,
+          workRoot,
           clock,
           logger: deps.logger,
         }),

@@ -5,6 +5,7 @@ import { SqlTaskStore } from '../store/sql/sql-task-store.ts';
 import { SqlAccountStore } from '../store/sql/sql-account-store.ts';
 import { SqlFileStore } from '../store/sql/sql-file-store.ts';
 import { SqlBatchStore, type BatchEndEffect } from '../store/sql/sql-batch-store.ts';
+import { SqlCharacterStore } from '../store/sql/sql-character-store.ts';
 import { SqlOperatorReads } from '../store/sql/sql-operator-reads.ts';
 import type { TransitionEffects } from '../store/sql/transition-effects.ts';
 import { SqlLedger } from '../billing/sql-ledger.ts';
@@ -20,6 +21,8 @@ export interface SqlStores {
   files: SqlFileStore;
   /** Batches and their line records (migration 0260). */
   batches: SqlBatchStore;
+  /** OpenAI's characters (migration 0270). */
+  characters: SqlCharacterStore;
   ledger: SqlLedger;
   webhooks: SqlWebhookStore;
   /** Every account's events with their frozen webhook bodies (migration 0130). */
@@ -71,6 +74,7 @@ export async function openSqlStores(
     accounts: new SqlAccountStore(database.db),
     files: new SqlFileStore(database.db),
     batches: new SqlBatchStore(database.db, database.dialect, options.batchEnd),
+    characters: new SqlCharacterStore(database.db),
     ledger: new SqlLedger(database.db, options.balanceLow),
     webhooks: new SqlWebhookStore(database.db, database.dialect),
     eventLog: new SqlEventLog(database.db),

@@ -1,8 +1,8 @@
 /**
  * Whether a model's declared `inputs` can always be served by a backend: some one of the backend's
  * declarations (a relay's channels, `Generator.inputsFor`) takes every request the model accepts.
- * The catalog uses it at start, so a request the model accepts at submit never meets a backend with
- * no channel for it (docs/inputs.md, "Which rule decides at submit").
+ * Start-up uses it (composition/unserved-inputs.ts) to report a model that accepts at submit requests
+ * no channel of its backend could take (docs/inputs.md, "Which rule decides at submit").
  */
 import { DECLARATION_KEY, type InputDeclarationKey, type ModelInputs } from './task-inputs.ts';
 

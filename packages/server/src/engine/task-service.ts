@@ -397,7 +397,7 @@ export class TaskService {
         (name) => `Model '${model.id}' animates a first frame: \`${name}\` is required.`,
       );
     }
-    checkInputs(model, input.inputs, { duration, audio });
+    checkInputs(model, input.inputs, { duration, audio, fps: model.fps });
     // The one list of inputs, first frame included (domain/task.ts `taskInputs`).
     const inputs = await this.deps.inputs.accept(account, id, input.inputs);
     return {

@@ -21,7 +21,17 @@ export function accountPage(api: AdminApi, id: string): View {
       summary,
       table(
         'Account',
-        ['Metered', 'Balance', 'Held', 'Available', 'Limits', 'Price group', 'Balance alert', 'Service tiers'],
+        [
+          'Metered',
+          'Balance',
+          'Held',
+          'Available',
+          'Limits',
+          'Price group',
+          'Balance alert',
+          'Service tiers',
+          'Zero retention',
+        ],
         [
           [
             account.metered ? 'yes' : 'no',
@@ -32,6 +42,7 @@ export function accountPage(api: AdminApi, id: string): View {
             account.price_group ?? '—',
             account.balance_alert_usd_ticks == null ? '—' : ticksToUsd(account.balance_alert_usd_ticks),
             account.service_tiers ? account.service_tiers.join(', ') : 'all',
+            account.zero_retention ? 'on' : 'off',
           ],
         ],
       ),
@@ -149,6 +160,13 @@ function settingsForm(api: AdminApi, base: string, done: () => Promise<void>): H
   const group = input('set-group');
   const alert = input('set-alert', { inputmode: 'decimal' });
   const tiers = input('set-tiers');
+  const zeroRetention = h(
+    'select',
+    { id: 'set-zero-retention', name: 'set-zero-retention' },
+    h('option', { value: '' }, 'Unchanged'),
+    h('option', { value: 'on' }, 'On'),
+    h('option', { value: 'off' }, 'Off'),
+  );
   const status = statusLine();
   const form = h(
     'form',
@@ -157,6 +175,11 @@ function settingsForm(api: AdminApi, base: string, done: () => Promise<void>): H
     field('Price group', group, 'Empty: unchanged; "none": the catalog’s prices.'),
     field('Balance alert', alert, 'USD; empty: unchanged; "none": no alert.'),
     field('Allowed service tiers', tiers, 'Comma-separated (priority, default, flex); "all": every tier.'),
+    field(
+      'Zero retention',
+      zeroRetention,
+      'On: every submit must name an upload URL, and a video is deleted here once delivered there.',
+    ),
     h('button', { type: 'submit', class: 'primary' }, 'Save settings'),
     status.el,
   );
@@ -174,6 +197,7 @@ function settingsForm(api: AdminApi, base: string, done: () => Promise<void>): H
     }
     if (tiers.value.trim())
       body.service_tiers = tiers.value.trim() === 'all' ? null : tiers.value.split(',').map((t) => t.trim());
+    if (zeroRetention.value) body.zero_retention = zeroRetention.value === 'on';
     try {
       await api.send('PATCH', base, body);
       status.say('Saved.');

@@ -1,10 +1,14 @@
 import { h, replace } from '../../app/dom.ts';
 import type { AdminApi } from '../admin-api.ts';
-import { section, statusLine, table, type View } from '../ui.ts';
+import { section, statusLine, table, when, type View } from '../ui.ts';
 
-/** Relay channels: breaker, weight, load, requests, p50 and errors; enable, disable, "Test". */
+/**
+ * Relay channels: breaker, weight, load, requests, p50 and errors; enable, disable, "Test". ComfyUI hosts,
+ * read-only: slots, and the busy slots and cooldown of the process that answered.
+ */
 export function channelsView(api: AdminApi): View {
   const list = h('div', {});
+  const hosts = h('div', {});
   const status = statusLine();
   const act = (label: string, run: () => Promise<unknown>) => {
     const b = h('button', { type: 'button', class: 'secondary' }, label);
@@ -20,7 +24,22 @@ export function channelsView(api: AdminApi): View {
     return b;
   };
   const load = async () => {
-    const channels = await api.get('/admin/v1/channels');
+    const [channels, comfy] = await Promise.all([api.get('/admin/v1/channels'), api.get('/admin/v1/comfyui-hosts')]);
+    replace(
+      hosts,
+      table(
+        'ComfyUI hosts',
+        ['Host', 'Slots', 'Busy (this process)', 'Cooling down until (this process)', 'Backends'],
+        comfy.data.map((c: any) => [
+          c.name,
+          String(c.slots),
+          String(c.busy),
+          c.cooling_down_until === null ? 'no' : when(Math.floor(c.cooling_down_until / 1000)),
+          c.backends.join(', '),
+        ]),
+        [1, 2],
+      ),
+    );
     replace(
       list,
       table(
@@ -73,10 +92,11 @@ export function channelsView(api: AdminApi): View {
       h(
         'p',
         {},
-        'ComfyUI hosts are read-only here and listed with their slots in the ',
-        'server log and /metrics. Their cooldown after a failure is kept per process, so each worker may see a ',
+        'Read-only: the hosts come from the ComfyUI config file. The cooldown after a failure, and the busy ',
+        'slots, are kept per process: this is what the process that answered sees, and each worker may see a ',
         'host differently.',
       ),
+      hosts,
     ),
   );
   return { el, refresh: load };

@@ -1,5 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { RelayChannelList, RelayChannelObject, RelayChannelPatchBody, RelayChannelTestAnswer } from '@vidgen/protocol';
+import {
+  ComfyUiHostList,
+  RelayChannelList,
+  RelayChannelObject,
+  RelayChannelPatchBody,
+  RelayChannelTestAnswer,
+} from '@vidgen/protocol';
+import type { ComfyUiHostListing } from '../../generators/comfyui/comfyui-backends.ts';
 import type { RelayChannelDirectory, RelayChannelStatus } from '../../generators/relay/relay-channel-directory.ts';
 import { ApiError, InvalidRequest } from '../../errors.ts';
 import { idParams } from '../route-schemas.ts';
@@ -7,6 +14,8 @@ import type { AdminRoute } from './admin-route.ts';
 
 /** What the admin API needs of the relay channels: the directory main.ts builds from VIDGEN_BACKENDS_FILE. */
 export type ChannelAdmin = Pick<RelayChannelDirectory, 'status' | 'configure' | 'test'>;
+/** The ComfyUI hosts of VIDGEN_COMFYUI_CONFIG as this process sees them (composition/backends.ts). */
+export type ComfyUiHostsAdmin = () => ComfyUiHostListing[];
 
 function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
   return {
@@ -38,9 +47,32 @@ function toChannelObject(s: RelayChannelStatus): RelayChannelObject {
  */
 export function registerAdminChannelRoutes(
   app: FastifyInstance,
-  deps: { route: AdminRoute; channels?: ChannelAdmin },
+  deps: { route: AdminRoute; channels?: ChannelAdmin; comfyUiHosts?: ComfyUiHostsAdmin },
 ): void {
   const { route, channels } = deps;
+  app.get(
+    '/admin/v1/comfyui-hosts',
+    route(
+      'adminListComfyUiHosts',
+      'The ComfyUI hosts with their slots, read-only; busy slots and cooldowns are those of the answering process',
+      {},
+      ComfyUiHostList,
+      'Every host of the ComfyUI config, in its order',
+    ),
+    async () => ({
+      object: 'list' as const,
+      cooldown_scope: 'process' as const,
+      data: (deps.comfyUiHosts?.() ?? []).map((h) => ({
+        object: 'comfyui_host' as const,
+        name: h.name,
+        slots: h.slots,
+        busy: h.busy,
+        cooling_down_until: h.coolingDownUntil,
+        backends: h.backends,
+      })),
+    }),
+  );
+
   app.get(
     '/admin/v1/channels',
     route(

@@ -39,7 +39,7 @@ import { registerOperatorRoutes } from './operator-routes.ts';
 import type { OperatorReads } from '../../store/operator-reads.ts';
 import type { TaskService } from '../../engine/task-service.ts';
 import type { LinkOptions } from '../links.ts';
-import { registerAdminChannelRoutes, type ChannelAdmin } from './channel-routes.ts';
+import { registerAdminChannelRoutes, type ChannelAdmin, type ComfyUiHostsAdmin } from './channel-routes.ts';
 import { registerOperatorWebhookRoutes, type OperatorWebhookView } from './operator-webhook-route.ts';
 
 export interface AdminDeps {
@@ -52,6 +52,8 @@ export interface AdminDeps {
   webhooks?: WebhookService;
   /** The relay channels of VIDGEN_BACKENDS_FILE; absent (no such file), the list is empty. */
   channels?: ChannelAdmin;
+  /** The ComfyUI hosts of VIDGEN_COMFYUI_CONFIG; absent (no such config), the list is empty. */
+  comfyUiHosts?: ComfyUiHostsAdmin;
   /** VIDGEN_OPERATOR_WEBHOOK_URL and its signing secret. */
   operatorWebhook?: OperatorWebhookView;
   /** Reads across accounts for the operator's console (tasks, overview, usage series, deliveries). */
@@ -311,7 +313,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps) {
   registerAdminWebhookRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks, reads: deps.reads });
   registerAdminDeliveryRoutes(app, { route, accounts: deps.accounts, webhooks: deps.webhooks, reads: deps.reads });
   registerOperatorRoutes(app, { ...deps, route });
-  registerAdminChannelRoutes(app, { route, channels: deps.channels });
+  registerAdminChannelRoutes(app, { route, channels: deps.channels, comfyUiHosts: deps.comfyUiHosts });
   registerOperatorWebhookRoutes(app, {
     route,
     accounts: deps.accounts,

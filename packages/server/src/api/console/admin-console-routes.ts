@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ConsoleAssets } from '@vidgen/console/assets';
 import { sendAsset } from './send-asset.ts';
+import { mediaOrigins, type MediaOriginDeps } from './media-origins.ts';
 
 /**
  * The operator's console at `/admin` and its files at `/admin/assets/*`. Built on the first request
@@ -8,12 +9,17 @@ import { sendAsset } from './send-asset.ts';
  * an idle server carries none of it (docs/performance.md). Without VIDGEN_ADMIN_TOKEN the page only
  * says how to turn it on. The admin token lives in the page, so the policy lets it talk to this
  * origin alone, run only its own script, and be framed by nobody; nothing of it is ever cached.
+ * The task page's player and its posters may also load from where signed links point and from the
+ * object store content links redirect to (VIDGEN_PUBLIC_URL, VIDGEN_S3_PUBLIC_ENDPOINT), nowhere else.
  */
-export function registerAdminConsoleRoutes(app: FastifyInstance, deps: { enabled: boolean }): void {
-  let pending: Promise<ConsoleAssets> | undefined;
+export function registerAdminConsoleRoutes(app: FastifyInstance, deps: { enabled: boolean } & MediaOriginDeps): void {
+  let pending: Promise<{ assets: ConsoleAssets; headers: Record<string, string> }> | undefined;
   const served = () => {
-    pending ??= import('@vidgen/console/assets')
-      .then((m) => m.loadAdminAssets())
+    pending ??= Promise.all([
+      import('@vidgen/console/assets').then((m) => m.loadAdminAssets()),
+      mediaOrigins(deps, app.log),
+    ])
+      .then(([assets, origins]) => ({ assets, headers: adminPageHeaders(origins) }))
       .catch((err) => {
         pending = undefined;
         throw err;
@@ -23,32 +29,40 @@ export function registerAdminConsoleRoutes(app: FastifyInstance, deps: { enabled
   const schema = { hide: true };
   app.get('/admin', { schema, config: { public: true } }, async (request, reply) => {
     if (!deps.enabled) return disabledPage(reply);
-    return sendAsset(request, reply, (await served()).index, ADMIN_PAGE_HEADERS);
+    const { assets, headers } = await served();
+    return sendAsset(request, reply, assets.index, headers);
   });
   app.get<{ Params: { name: string } }>(
     '/admin/assets/:name',
     { schema, config: { public: true } },
     async (request, reply) => {
       if (!deps.enabled) return reply.callNotFound();
-      const asset = (await served()).files.get(request.params.name);
+      const { assets, headers } = await served();
+      const asset = assets.files.get(request.params.name);
       if (!asset) return reply.callNotFound();
-      return sendAsset(request, reply, asset, ADMIN_PAGE_HEADERS);
+      return sendAsset(request, reply, asset, headers);
     },
   );
 }
 
+function adminPageHeaders(mediaOrigins: string[]): Record<string, string> {
+  return {
+    ...ADMIN_PAGE_HEADERS,
+    'content-security-policy': [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      `img-src ${["'self'", 'data:', 'blob:', ...mediaOrigins].join(' ')}`,
+      `media-src ${["'self'", 'blob:', ...mediaOrigins].join(' ')}`,
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+  };
+}
+
 const ADMIN_PAGE_HEADERS: Record<string, string> = {
-  'content-security-policy': [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "connect-src 'self'",
-    "img-src 'self' data: blob:",
-    "media-src 'self' blob:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

@@ -1,16 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleAssets } from '@vidgen/console/assets';
 import { sendAsset } from './send-asset.ts';
-import type { BlobStore } from '../../blobs/blob-store.ts';
+import { mediaOrigins, type MediaOriginDeps } from './media-origins.ts';
 
-export interface ConsoleDeps {
-  /** VIDGEN_PUBLIC_URL: signed video links point there, so the page must be allowed to play from it. */
-  publicUrl?: string;
-  /** With object storage, content links redirect to its presigned URLs: their origin must be playable too. */
-  blobs?: Pick<BlobStore, 'presignedGetUrl'>;
-  /** Further origins that may serve videos to the page. The page only ever plays links the API hands out. */
-  mediaOrigins?: string[];
-}
+export type ConsoleDeps = MediaOriginDeps;
 
 /**
  * The web console at `/` and its hashed assets at `/assets/*`. Public: the page holds no data,
@@ -55,30 +48,8 @@ interface Served {
 async function loadServed(deps: ConsoleDeps, app: FastifyInstance): Promise<Served> {
   // Imported here: the bundler (esbuild's JavaScript API) is not even loaded until the console is asked for.
   const { loadConsoleAssets } = await import('@vidgen/console/assets');
-  const [assets, origins] = await Promise.all([loadConsoleAssets(), mediaOrigins(deps, app)]);
+  const [assets, origins] = await Promise.all([loadConsoleAssets(), mediaOrigins(deps, app.log)]);
   return { assets, headers: securityHeaders(origins) };
-}
-
-/**
- * Where videos may come from besides this origin. The object store's origin is read off a
- * presigned link (signing is local, nothing is fetched), so it is exactly what redirects hand out.
- */
-async function mediaOrigins(deps: ConsoleDeps, app: FastifyInstance): Promise<string[]> {
-  const origins = [...(deps.publicUrl ? [new URL(deps.publicUrl).origin] : []), ...(deps.mediaOrigins ?? [])];
-  if (!deps.blobs?.presignedGetUrl) return origins;
-  try {
-    const sample = await deps.blobs.presignedGetUrl('console-origin-probe', {
-      expiresInSeconds: 60,
-      contentType: 'video/mp4',
-    });
-    return [...origins, new URL(sample).origin];
-  } catch (err) {
-    app.log.warn(
-      { err },
-      'console: could not learn the object store origin; videos redirected there will not play in the console',
-    );
-    return origins;
-  }
 }
 
 /**

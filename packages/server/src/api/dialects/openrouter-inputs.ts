@@ -1,5 +1,6 @@
 import type { OpenRouterFrameImage, OpenRouterInputReference } from '@vidgen/protocol';
 import type { InputRole } from '../../domain/task-inputs.ts';
+import { characterFileId } from '../../domain/characters.ts';
 import { InvalidRequest, type ApiErrorCode } from '../../errors.ts';
 import type { WireInput, WireInputs } from './wire-inputs.ts';
 
@@ -25,7 +26,7 @@ const INVALID: Record<OpenRouterInputReference['type'], ApiErrorCode> = {
  * - `frame_images[]`: `{type: "image_url", image_url: {url}, frame_type: "first_frame" | "last_frame"}`;
  * - `input_references[]`: `{type: "image_url" | "video_url" | "audio_url", <type>: {url}}`, reference
  *   images, videos and sound.
- * Each `url` is an http(s) URL, a data URL, or the id of an upload (`file-…`).
+ * Each `url` is an http(s) URL, a data URL, the id of an upload (`file-…`) or of a character (`char_…`).
  */
 export const openRouterInputs: WireInputs<Body> = {
   read(body) {
@@ -62,9 +63,14 @@ export const openRouterInputs: WireInputs<Body> = {
   },
 };
 
-/** An upload's id where a URL may stand (`file-…`), else the URL itself. */
+/**
+ * Where a URL may stand: an upload's id (`file-…`), or a character's (`char_…`, OpenAI's characters:
+ * its video, an upload of the account); else the URL itself.
+ */
 function source(url: string): { url?: string; fileId?: string } {
-  return /^file-[\w-]+$/.test(url) ? { fileId: url } : { url };
+  if (/^file-[\w-]+$/.test(url)) return { fileId: url };
+  const character = characterFileId(url);
+  return character === undefined ? { url } : { fileId: character };
 }
 
 const part = (name: string) => ({ url: name, fileId: name });

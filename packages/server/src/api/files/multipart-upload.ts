@@ -18,17 +18,21 @@ export type StageUpload = (source: Readable, truncated: () => boolean) => Promis
 const PURPOSE = /^[\x21-\x7e]{1,50}$/;
 
 /**
- * The whole multipart form of an upload, read and checked before anything is stored: one part
- * `file`, an optional `purpose` (before or after it). A form the parser cannot read is the
- * caller's fault (400), never a 500.
+ * The whole multipart form of an upload, read and checked before anything is stored: one file part
+ * (`file`, or the name given), an optional `purpose`, and the form's other text fields (before or
+ * after it). A form the parser cannot read is the caller's fault (400), never a 500.
  */
-export async function readUpload(request: FastifyRequest, stage: StageUpload): Promise<Upload> {
+export async function readUpload(
+  request: FastifyRequest,
+  stage: StageUpload,
+  fileField = 'file',
+): Promise<Upload & { fields: Record<string, string> }> {
   let file: { filename: string; path: string; bytes: number } | undefined;
   const fields: Record<string, string> = {};
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'file' || file) {
+        if (part.fieldname !== fileField || file) {
           part.file.resume();
           continue;
         }
@@ -44,13 +48,13 @@ export async function readUpload(request: FastifyRequest, stage: StageUpload): P
     if (isStorageFault(err)) throw err;
     throw multipartRefusal(err as Error & { code?: string; statusCode?: number });
   }
-  if (!file) throw new InvalidRequest('missing_field', '`file` is required.', 'file');
+  if (!file) throw new InvalidRequest('missing_field', `\`${fileField}\` is required.`, fileField);
   const purpose = fields.purpose || 'vision';
   if (!PURPOSE.test(purpose)) {
     await rm(file.path, { force: true });
     throw new InvalidRequest('invalid_value', '`purpose` must be 1–50 visible ASCII characters.', 'purpose');
   }
-  return { ...file, purpose };
+  return { ...file, purpose, fields };
 }
 
 export function multipartRefusal(err: Error & { code?: string; statusCode?: number }): ApiError {

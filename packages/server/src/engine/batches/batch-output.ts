@@ -1,13 +1,14 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { Batch, BatchLine, LineError } from '../../domain/batch.ts';
 import type { Task } from '../../domain/task.ts';
-import { newId } from '../../domain/ids.ts';
 import type { BatchStore } from '../../store/batch-store.ts';
 import type { TaskStore } from '../../store/task-store.ts';
 import type { FileService } from '../file-service.ts';
+import { WorkDir } from '../work-dir.ts';
+import { workDirPrefix } from '../work-root-sweeper.ts';
 
 export interface BatchOutputDeps {
   batches: BatchStore;
@@ -15,8 +16,11 @@ export interface BatchOutputDeps {
   files: FileService;
   /** A finished line's answer (engine/batches/batch-line-effects.ts), for a line whose record came after its end. */
   render(task: Task): Record<string, unknown>;
-  /** Where the files are written before they are stored. */
-  workDir: string;
+  /**
+   * The work root: the files are written in a directory of this process's there before they are
+   * stored, named as attempts' are, so a restart after kill -9 sweeps what a dead writer left.
+   */
+  workRoot: string;
 }
 
 /** Line records read at a time: memory stays flat in the size of the batch. */
@@ -33,8 +37,9 @@ export async function writeBatchFiles(
   batch: Batch,
   keepUntil: number,
 ): Promise<{ outputFileId: string | null; errorFileId: string | null }> {
-  const output = new JsonlWriter(join(deps.workDir, `${batch.id}.${newId('out', 4)}.jsonl`));
-  const errors = new JsonlWriter(join(deps.workDir, `${batch.id}.${newId('err', 4)}.jsonl`));
+  const workDir = new WorkDir(deps.workRoot, () => workDirPrefix(batch.id));
+  const output = new JsonlWriter(() => join(workDir.path, 'output.jsonl'));
+  const errors = new JsonlWriter(() => join(workDir.path, 'error.jsonl'));
   try {
     for (let from = 0; from < batch.total; from += PAGE) {
       for (const line of await deps.batches.lines(batch.id, from, from + PAGE)) {
@@ -66,8 +71,7 @@ export async function writeBatchFiles(
   } finally {
     await output.close();
     await errors.close();
-    await rm(output.path, { force: true });
-    await rm(errors.path, { force: true });
+    await workDir.remove();
   }
 }
 
@@ -123,7 +127,15 @@ class JsonlWriter {
   private stream: WriteStream | undefined;
   private closed = false;
 
-  constructor(readonly path: string) {}
+  private made: string | undefined;
+
+  /** `where` is asked on the first write, so a file with no line makes no directory. */
+  constructor(private readonly where: () => string) {}
+
+  get path(): string {
+    this.made ??= this.where();
+    return this.made;
+  }
 
   async write(value: unknown): Promise<void> {
     this.stream ??= createWriteStream(this.path);

@@ -31,7 +31,8 @@ export interface BatchRunnerDeps {
   /** How long a batch's files (and videos) are kept after it ends. */
   keepMs: number;
   leaseMs: number;
-  workDir: string;
+  /** Where the batch's files are written before they are stored (engine/batches/batch-output.ts). */
+  workRoot: string;
   clock: () => number;
   logger: Logger;
 }
@@ -230,7 +231,7 @@ export class BatchRunner {
         tasks: this.deps.taskStore,
         files: this.deps.fileService,
         render: this.deps.render,
-        workDir: this.deps.workDir,
+        workRoot: this.deps.workRoot,
       },
       ready,
       keepUntil,

@@ -6,6 +6,7 @@ import {
   type ModelInputs,
 } from '../../domain/task-inputs.ts';
 import type { InputRequest } from './media-inputs.ts';
+import { frameShowing } from '../../domain/anchor-frames.ts';
 
 /** How a message names each role, one and several. */
 const NOUNS: Record<InputDeclarationKey, [string, string]> = {
@@ -38,13 +39,14 @@ const most = (inputs: ModelInputs, key: InputDeclarationKey): number => {
 /**
  * The submit rules of a generation's inputs, checked before anything is fetched, stored or held
  * (invariant 4, docs/architecture.md): every input is one the model takes, within its count and
- * its exclusive groups; keyframes fall inside the video; reference audio comes only with sound.
+ * its exclusive groups; keyframes fall inside the video, each on a frame of its own at the model's
+ * frame rate; reference audio comes only with sound.
  * Fields are named by their place in the list (`inputs[2]`) or by role (`inputs.reference_audio`).
  */
 export function checkInputs(
   model: { id: string; inputs: ModelInputs },
   requests: readonly InputRequest[],
-  task: { duration: number; audio: boolean },
+  task: { duration: number; audio: boolean; fps: number },
 ): void {
   const offers = describeInputs(model.inputs);
   const counts = new Map<InputDeclarationKey, number>();
@@ -73,6 +75,7 @@ export function checkInputs(
     }
     checkOne(model, request, field, task.duration);
   }
+  checkAnchorFrames(requests, task);
   for (const group of model.inputs.exclusive) {
     const used = group.filter((key) => counts.has(key));
     if (used.length < 2) continue;
@@ -120,6 +123,35 @@ function checkOne(model: { id: string }, request: InputRequest, field: string, d
       'invalid_keyframe',
       (name) => `\`${name}\` must be a time in seconds after 0 and before the video's end (${duration} s).`,
     );
+  }
+}
+
+/**
+ * Each anchor (the first frame, the keyframes, the last frame) on a frame of its own: two times
+ * that round to one frame at the model's rate would pass here and fail in the renderer, after the
+ * hold. The keyframe named is the later one in the request; the frames hold their ends.
+ */
+function checkAnchorFrames(requests: readonly InputRequest[], task: { duration: number; fps: number }): void {
+  const taken = new Map<number, string>();
+  const frameOf = (seconds: number) => frameShowing(seconds, task.duration, task.fps);
+  // Frame 0 is the first frame's, or without one the prompt's scene that opens the video.
+  taken.set(frameOf(0), hasRole(requests, 'first_frame') ? 'the first frame' : "the prompt's opening scene");
+  if (hasRole(requests, 'last_frame')) taken.set(frameOf(task.duration), 'the last frame');
+  for (const [index, request] of requests.entries()) {
+    if (request.role !== 'keyframe' || request.atSeconds === undefined) continue;
+    const at = request.atSeconds;
+    const frame = frameOf(at);
+    const other = taken.get(frame);
+    if (other !== undefined) {
+      throw new InvalidField(
+        `inputs[${index}]`,
+        'invalid_keyframe',
+        (name) =>
+          `\`${name}\` at ${at} s falls on frame ${frame} at ${task.fps} fps, which already shows ${other}: ` +
+          `each keyframe needs a frame of its own (about ${(1 / task.fps).toFixed(3)} s apart).`,
+      );
+    }
+    taken.set(frame, `the keyframe at ${at} s`);
   }
 }
 

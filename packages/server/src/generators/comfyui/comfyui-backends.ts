@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Generator } from '../generator.ts';
 import { ComfyUiGenerator } from './comfyui-generator.ts';
-import { ComfyUiHostPool, type ComfyUiHostConfig } from './comfyui-host-pool.ts';
+import { ComfyUiHostPool, type ComfyUiHostConfig, type ComfyUiHostStatus } from './comfyui-host-pool.ts';
 import type { ComfyUiWorkflows } from './render-plan.ts';
 import { loadPreset, loadWorkflowFile } from './workflow-presets.ts';
 
@@ -24,6 +24,12 @@ export interface ComfyUiBackends {
   /** Worker slots per backend: the slots of the hosts it may use. */
   lanes: Record<string, number>;
   pool: ComfyUiHostPool;
+  /** The hosts with the backends that may render on each (the admin API lists them, read-only). */
+  hosts(): ComfyUiHostListing[];
+}
+
+export interface ComfyUiHostListing extends ComfyUiHostStatus {
+  backends: string[];
 }
 
 type Raw = Record<string, unknown>;
@@ -51,6 +57,7 @@ export async function createComfyUiBackends(raw: unknown, deps: ComfyUiBackendDe
       : fail('"backends" must be an object');
   const generators: Record<string, Generator> = {};
   const lanes: Record<string, number> = {};
+  const allowedHosts: Record<string, readonly string[] | undefined> = {};
   for (const [name, b] of Object.entries(backends)) {
     const where = `backends.${name}`;
     const workflows = await backendWorkflows(b ?? {}, deps.baseDir, (what) => fail(`${where}: ${what}`));
@@ -71,9 +78,15 @@ export async function createComfyUiBackends(raw: unknown, deps: ComfyUiBackendDe
       cancelHoldMs: seconds(config.cancel_hold_seconds, 600, 'cancel_hold_seconds', fail),
     });
     lanes[name] = pool.slotsOf(allowed);
+    allowedHosts[name] = allowed;
   }
   if (Object.keys(generators).length === 0) fail('"backends" is empty');
-  return { generators, lanes, pool };
+  const listing = () =>
+    pool.status().map((h) => ({
+      ...h,
+      backends: Object.keys(allowedHosts).filter((b) => allowedHosts[b]?.includes(h.name) ?? true),
+    }));
+  return { generators, lanes, pool, hosts: listing };
 }
 
 async function backendWorkflows(b: Raw, baseDir: string, fail: (what: string) => never): Promise<ComfyUiWorkflows> {

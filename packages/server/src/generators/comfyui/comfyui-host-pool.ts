@@ -28,6 +28,16 @@ export interface HostSlot {
   release(): void;
 }
 
+/** One host as this process sees it: its cooldown and busy slots live in this process alone. */
+export interface ComfyUiHostStatus {
+  name: string;
+  slots: number;
+  /** Slots this process holds on it now. */
+  busy: number;
+  /** Until when this process passes it over after a failure (epoch ms); null: not cooling down. */
+  coolingDownUntil: number | null;
+}
+
 interface HostState {
   name: string;
   client: ComfyUiClient;
@@ -71,6 +81,17 @@ export class ComfyUiHostPool {
 
   slotsOf(names?: readonly string[]): number {
     return this.hosts.filter((h) => !names || names.includes(h.name)).reduce((n, h) => n + h.slots, 0);
+  }
+
+  /** Every host, in config order, as this process sees it now. */
+  status(): ComfyUiHostStatus[] {
+    const now = this.clock();
+    return this.hosts.map((h) => ({
+      name: h.name,
+      slots: h.slots,
+      busy: h.busy,
+      coolingDownUntil: h.unhealthyUntil > now ? h.unhealthyUntil : null,
+    }));
   }
 
   has(name: string): boolean {

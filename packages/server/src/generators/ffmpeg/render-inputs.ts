@@ -8,6 +8,7 @@
 import { FAILURES } from '../../domain/task-failure.ts';
 import type { InputRole, ModelInputs } from '../../domain/task-inputs.ts';
 import { jobInputs, type GenerationJob } from '../generator.ts';
+import { frameShowing } from '../../domain/anchor-frames.ts';
 
 /** A picture the video shows exactly at `atSeconds`. */
 export interface Anchor {
@@ -56,7 +57,10 @@ export function renderInputs(job: GenerationJob): RenderInputs {
     ...keyframes.sort((a, b) => a.atSeconds - b.atSeconds),
     ...last.map((l) => ({ path: l.path, atSeconds: job.duration })),
   ];
-  // Each anchor is shown on its own frame: two on one frame could not both be exact.
+  // Each anchor is shown on its own frame: two on one frame could not both be exact. Without a
+  // first frame, frame 0 is the prompt's scene.
+  if (first.length === 0 && anchors.length > 0 && frameAt(anchors[0].atSeconds, job) === 0)
+    throw bad('Keyframes and the first and last frames must fall on different frames.');
   for (let i = 1; i < anchors.length; i++) {
     if (frameAt(anchors[i].atSeconds, job) <= frameAt(anchors[i - 1].atSeconds, job))
       throw bad('Keyframes and the first and last frames must fall on different frames.');
@@ -74,6 +78,5 @@ export function renderInputs(job: GenerationJob): RenderInputs {
 
 /** The frame that shows time `seconds`: the last frame shows the duration. */
 export function frameAt(seconds: number, job: Pick<GenerationJob, 'fps' | 'duration'>): number {
-  const frames = Math.round(job.duration * job.fps);
-  return Math.min(frames - 1, Math.round((seconds / job.duration) * (frames - 1)));
+  return frameShowing(seconds, job.duration, job.fps);
 }

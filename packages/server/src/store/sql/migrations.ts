@@ -700,6 +700,27 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0270_video_characters': {
+    async up(db: Kysely<any>) {
+      // OpenAI's characters (docs/openai-videos.md): a name over a reference video kept as an upload of
+      // the account, until the account deletes the character.
+      await db.schema
+        .createTable('video_characters')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('account_id', 'varchar(64)', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('file_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
+  '0280_tasks_status_model': {
+    async up(db: Kysely<any>) {
+      // The operator's overview counts the queued and running tasks of each model by probes of this
+      // index (a skip-scan over the models, each count stopping at a cap), never reading task rows.
+      await db.schema.createIndex('tasks_status_model').on('tasks').columns(['status', 'model']).execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

@@ -97,6 +97,15 @@ export interface FilesTable {
   lines: Generated<number | null>;
 }
 
+/** OpenAI's characters: a name over a reference video, an upload of the account (migration 0270). */
+export interface VideoCharactersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  file_id: string;
+  created_at: number;
+}
+
 export interface TaskAttemptsTable {
   task_id: string;
   attempt: number;
@@ -298,6 +307,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   files: FilesTable;
+  video_characters: VideoCharactersTable;
   idempotency_keys: IdempotencyKeysTable;
 }
 
