@@ -102,7 +102,7 @@ async function intake(lines: number, location: string): Promise<void> {
     render,
     keepMs: 7 * 24 * 3600_000,
     leaseMs: 60_000,
-    workDir: dir,
+    workRoot: dir,
     clock,
     logger,
   });
