@@ -27,7 +27,8 @@ export const MULBERRY_STEP = 0x6d2b79f5;
 
 /**
  * mulberry32's output for a state already advanced by MULBERRY_STEP: a pure function, so an audio
- * loop can keep the state in a local and draw noise with no closure call per sample.
+ * loop can keep the state in a local and draw noise with no closure call per sample. Only the state's
+ * 32 bits matter, so such a loop may keep it signed (`| 0`), which V8 holds as a plain integer.
  */
 export function mulberryOutput(state: number): number {
   let t = Math.imul(state ^ (state >>> 15), state | 1);

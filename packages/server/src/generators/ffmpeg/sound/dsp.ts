@@ -19,10 +19,10 @@ export interface Stereo {
 
 /** White noise in [-1, 1), from a 32-bit seed. */
 export function whiteNoise(length: number, seed: number): Float32Array {
-  let state = seed >>> 0;
+  let state = seed | 0;
   const out = new Float32Array(length);
   for (let i = 0; i < length; i++) {
-    state = (state + MULBERRY_STEP) >>> 0;
+    state = (state + MULBERRY_STEP) | 0;
     out[i] = mulberryOutput(state) * 2 - 1;
   }
   return out;

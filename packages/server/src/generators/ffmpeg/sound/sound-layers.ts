@@ -117,16 +117,16 @@ function surfChannel(
   const body = panGains(pan, gain * 1.6);
   const hiss = panGains(pan * 1.4, gain * 0.25);
   const [bodyPole, highPole, lowPole] = [onePole(900), onePole(1500), onePole(6000)];
-  let [bodyState, hissState] = [bodySeed >>> 0, hissSeed >>> 0];
+  let [bodyState, hissState] = [bodySeed | 0, hissSeed | 0];
   let brown = 0;
   let bodyLow = 0;
   let hissHigh = 0;
   let hissLow = 0;
   for (let i = 0; i < left.length; i++) {
-    bodyState = (bodyState + MULBERRY_STEP) >>> 0;
+    bodyState = (bodyState + MULBERRY_STEP) | 0;
     brown = 0.995 * brown + 0.06 * (mulberryOutput(bodyState) * 2 - 1);
     bodyLow = brown + bodyPole * (bodyLow - brown);
-    hissState = (hissState + MULBERRY_STEP) >>> 0;
+    hissState = (hissState + MULBERRY_STEP) | 0;
     const white = mulberryOutput(hissState) * 2 - 1;
     hissHigh = white + highPole * (hissHigh - white);
     const bright = white - hissHigh;
@@ -152,7 +152,9 @@ function addWave(envelope: Float32Array, foam: Float32Array, at: number, rise: n
     const t = i / SAMPLE_RATE - at;
     if (t > rise + fall * 2.5) break;
     if (t < rise) {
-      envelope[i] = Math.max(envelope[i], height * (t / rise) ** 2);
+      // Squared by a multiplication: `**` is a Math.pow call per sample.
+      const u = t / rise;
+      envelope[i] = Math.max(envelope[i], height * u * u);
       continue;
     }
     if (swell < 0) {
