@@ -2,7 +2,7 @@
  * The few signal-processing pieces the soundtrack is built from, on plain Float32Arrays at one
  * sample rate. Everything is seeded (no Math.random), so a prompt and seed give the same samples
  * on every machine; everything is a single pass over the buffer, so a 5 s stereo track costs a few
- * milliseconds per layer (bench/renderer.bench.ts measures the whole soundtrack against the render).
+ * milliseconds per layer (bench/sound.bench.ts measures the whole soundtrack against the render).
  */
 import { MULBERRY_STEP, mulberry32, mulberryOutput, type Random } from '../seeded-random.ts';
 
@@ -51,6 +51,32 @@ export function pinkNoise(length: number, seed: number): Float32Array {
     white[i] = (b0 + b1 + b2 + w * 0.1848) * 0.25;
   }
   return white;
+}
+
+/**
+ * Pink noise low-passed at `hz`, added into `mix` in the centre at `gain`: the same samples as
+ * mixInto(mix, lowPass(pinkNoise(n, seed), hz), gain), in one pass with no track-long array.
+ */
+export function addLowPink(mix: Stereo, seed: number, hz: number, gain: number): void {
+  const { left, right } = mix;
+  const a = onePole(hz);
+  // Centre pan: cos(π/4)·√2 = 1 on each side.
+  let state = seed | 0;
+  let b0 = 0;
+  let b1 = 0;
+  let b2 = 0;
+  let y = 0;
+  for (let i = 0; i < left.length; i++) {
+    state = (state + MULBERRY_STEP) | 0;
+    const w = mulberryOutput(state) * 2 - 1;
+    b0 = 0.99765 * b0 + w * 0.099046;
+    b1 = 0.963 * b1 + w * 0.2965164;
+    b2 = 0.57 * b2 + w * 1.0526913;
+    const pink = (b0 + b1 + b2 + w * 0.1848) * 0.25;
+    y = pink + a * (y - pink);
+    left[i] += y * gain;
+    right[i] += y * gain;
+  }
 }
 
 /** Brown noise (-6 dB per octave): leaky integrated white noise, a deep rumble. */

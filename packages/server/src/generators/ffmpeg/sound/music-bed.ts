@@ -3,7 +3,7 @@
  * seeded key, each voice swelling on a slow LFO, the chords handing over along a clipped cosine.
  */
 import type { Random } from '../seeded-random.ts';
-import { lowPass, mixInto, pinkNoise, SAMPLE_RATE, seedOf, sineOf, type Stereo } from './dsp.ts';
+import { addLowPink, SAMPLE_RATE, seedOf, sineOf, type Stereo } from './dsp.ts';
 
 /** A low music bed for abstract scenes: a slow two-chord drone of detuned sines in a seeded key. */
 export function music(mix: Stereo, rnd: Random, gain: number): void {
@@ -29,7 +29,7 @@ export function music(mix: Stereo, rnd: Random, gain: number): void {
       musicVoice(mix, first, c === 0, level, l, r, swell);
     }
   }
-  mixInto(mix, lowPass(pinkNoise(n, seedOf(rnd)), 1200), gain * 0.15, 0);
+  addLowPink(mix, seedOf(rnd), 1200, gain * 0.15);
 }
 
 /** The first chord's share of the music bed, sample by sample (a function: see musicVoice). */
@@ -102,4 +102,3 @@ function phasor(hz: number, phase: number) {
   const w = (2 * Math.PI * hz) / SAMPLE_RATE;
   return { sin: Math.sin(2 * Math.PI * phase), cos: Math.cos(2 * Math.PI * phase), cw: Math.cos(w), sw: Math.sin(w) };
 }
-

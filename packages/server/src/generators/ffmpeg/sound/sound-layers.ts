@@ -11,6 +11,7 @@ import { MULBERRY_STEP, mulberryOutput, type Random } from '../seeded-random.ts'
 import { music } from './music-bed.ts';
 import {
   addGrain,
+  addLowPink,
   brownNoise,
   highPass,
   lowPass,
@@ -256,7 +257,7 @@ function insects(mix: Stereo, rnd: Random, gain: number): void {
     }
   }
   // The night air under them.
-  mixInto(mix, lowPass(pinkNoise(n, seedOf(rnd)), 600), gain * 0.35, 0);
+  addLowPink(mix, seedOf(rnd), 600, gain * 0.35);
 }
 
 /** A street: a low rumble of distant traffic and cars passing from one side to the other. */
