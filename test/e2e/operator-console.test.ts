@@ -30,6 +30,13 @@ const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const VIEWS = ['Overview', 'Accounts', 'Tasks', 'Usage', 'Channels', 'Webhooks'];
 
+/** A screenshot of the page as it is, kept in docs/operator-console/ for docs/operator-console.md. */
+async function keepScreenshot(page: Page, name: string): Promise<void> {
+  const shot = await screenshot(page, `operator-${name}`);
+  await mkdir(join('docs', 'operator-console'), { recursive: true });
+  await copyFile(shot, join('docs', 'operator-console', `${name}.png`));
+}
+
 /** Renames an account in the database itself, past the API's rule on names. */
 async function renameAccount(location: string, from: string, to: string): Promise<void> {
   const database = await openSqlDatabase(location);
@@ -128,12 +135,15 @@ for (const [name, create] of [
       await page.getByLabel('Zero retention').selectOption('off');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByRole('region', { name: 'Account' }).getByRole('cell', { name: 'off', exact: true }).waitFor();
+      assert.deepEqual(await axeProblems(page), [], 'the account page');
       const bad = await svc.admin.call('PATCH', '/admin/v1/accounts/browser-acme', { zero_retention: 'yes' });
       assert.deepEqual([bad.status, bad.body.error.param], [400, 'zero_retention']);
       assert.equal((await svc.admin.get('/admin/v1/accounts/browser-acme')).body.zero_retention, false);
       await page.reload();
       await page.getByRole('heading', { name: 'Account browser-acme' }).waitFor();
       assert.equal(await page.locator('#new-key').count(), 0, 'the key is shown only once');
+      await page.getByRole('cell', { name: 'initial credits' }).waitFor();
+      if (name === 'SQLite') await keepScreenshot(page, 'account-desktop');
     });
 
     it('sees the account’s new task arrive in Tasks and finish without reloading, rendered as text; refunds it', async () => {
@@ -150,6 +160,7 @@ for (const [name, create] of [
       await page.locator('video').waitFor();
       // The player really loads the video, wherever the content link redirects (the CSP's media-src).
       await page.waitForFunction(() => (document.querySelector('video')?.readyState ?? 0) >= 1);
+      assert.deepEqual(await axeProblems(page), [], 'the task page');
       await page.getByLabel('Amount').fill('0.05');
       await page.getByLabel('Reason').fill('too dark');
       await page.getByRole('button', { name: 'Refund' }).click();
@@ -232,11 +243,7 @@ for (const [name, create] of [
           await p.waitForLoadState('networkidle');
           assert.deepEqual(await axeProblems(p), [], `${view} (${size})`);
           if (size === 'phone') assert.equal(await scrollsSideways(p), false, `${view} scrolls sideways at 375 px`);
-          if (name === 'SQLite') {
-            const shot = await screenshot(p, `operator-${view.toLowerCase()}-${size}`);
-            await mkdir(join('docs', 'operator-console'), { recursive: true });
-            await copyFile(shot, join('docs', 'operator-console', `${view.toLowerCase()}-${size}.png`));
-          }
+          if (name === 'SQLite') await keepScreenshot(p, `${view.toLowerCase()}-${size}`);
         }
       }
       await phone.close();

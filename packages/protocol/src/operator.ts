@@ -93,7 +93,13 @@ export type AdminTaskDetail = Static<typeof AdminTaskDetail>;
 export const AdminOverview = Type.Object({
   object: Type.Literal('overview'),
   now: Seconds('When it was read'),
-  active: Type.Array(Type.Object({ model: Type.String(), queued: Type.Integer(), running: Type.Integer() })),
+  active: Type.Array(Type.Object({ model: Type.String(), queued: Type.Integer(), running: Type.Integer() }), {
+    description: 'Models with queued or running tasks; each count stops at `active_count_cap`.',
+  }),
+  active_count_cap: Type.Integer({
+    description:
+      'Where a count of `active` stops, so the overview costs the same however long the queue: equal means at least.',
+  }),
   oldest_queued_at: Nullable(Seconds('Submission of the oldest task waiting')),
   last_24_hours: Type.Array(
     Type.Object({

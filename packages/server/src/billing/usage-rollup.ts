@@ -1,6 +1,13 @@
-import { sql, type ExpressionBuilder, type Kysely, type OnConflictDatabase, type OnConflictTables } from 'kysely';
+import {
+  sql,
+  type ExpressionBuilder,
+  type Kysely,
+  type OnConflictDatabase,
+  type OnConflictTables,
+  type QueryCreator,
+} from 'kysely';
 import type { Database } from '../store/sql/schema.ts';
-import type { TransitionEffects } from '../store/sql/transition-effects.ts';
+import type { CompletedRow, TransitionEffects } from '../store/sql/transition-effects.ts';
 
 export const HOUR_MS = 3_600_000;
 
@@ -17,9 +24,31 @@ const KEY = ['hour', 'account_id', 'model', 'tier', 'outcome', 'error_code'] as 
  * that follows each task's end in that end's own transaction (invariant 7, docs/architecture.md:
  * with the ledger's settlement, which runs first and prices the task), so usage charts and the
  * overview read a few rows per hour instead of every task, and never disagree with the ledger.
+ * Where a completion commits as one statement (PostgreSQL, nothing else to write), the same INSERT
+ * rides in it, reading the completed row: the rollup costs that path no round trip.
  */
 export function usageRollupEffects(clock: () => number): TransitionEffects {
   return {
+    completedWrite: (qc: QueryCreator<CompletedRow>) =>
+      qc
+        .insertInto('usage_hourly')
+        .columns([...KEY, 'tasks', 'spend_usd_ticks', 'rendered_ms'])
+        .expression((eb) =>
+          eb
+            .selectFrom('done')
+            .select((s) => [
+              sql<number>`(done.finished_at / ${sql.lit(HOUR_MS)}) * ${sql.lit(HOUR_MS)}`.as('hour'),
+              'account_id',
+              'model',
+              s.ref('service_tier').as('tier'),
+              'status',
+              sql.lit('').as('error_code'),
+              sql.lit(1).as('tasks'),
+              s.fn.coalesce('cost_usd_ticks', sql.lit(0)).as('spend_usd_ticks'),
+              s.fn.coalesce('result_duration_ms', sql.lit(0)).as('rendered_ms'),
+            ]),
+        )
+        .onConflict((oc) => oc.columns([...KEY]).doUpdateSet(sums)),
     async finished(trx, task) {
       // An expiry changes nothing spent; the task was counted when it succeeded.
       if (task.status === 'expired') return;

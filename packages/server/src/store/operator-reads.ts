@@ -10,7 +10,10 @@ export interface OperatorReads {
   tasks(query: OperatorTaskQuery): Promise<Task[]>;
   /** One task of any account, with its attempts. */
   task(id: string): Promise<{ task: Task; attempts: TaskAttemptRecord[] } | undefined>;
-  /** Queued and running tasks per model, the oldest queued task, and the last hours of the rollup. */
+  /**
+   * Queued and running tasks per model (each count stops at ACTIVE_COUNT_CAP), the oldest queued task,
+   * and the last hours of the rollup.
+   */
   overview(now: number): Promise<OverviewNumbers>;
   /** Spend, rendered time and tasks per bucket and group over [since, until). */
   usageSeries(query: UsageSeriesQuery): Promise<UsageSeriesRow[]>;
@@ -46,6 +49,9 @@ export interface TaskAttemptRecord {
   outcome: string | null;
   errorCode: string | null;
 }
+
+/** Where the overview stops counting a model's queued or running tasks: a count equal to it means at least. */
+export const ACTIVE_COUNT_CAP = 10_000;
 
 export interface OverviewNumbers {
   active: Array<{ model: string; queued: number; running: number }>;

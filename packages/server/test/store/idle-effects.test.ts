@@ -8,6 +8,7 @@ import { SqlAccountStore } from '../../src/store/sql/sql-account-store.ts';
 import { SqlWebhookStore } from '../../src/webhooks/sql-webhook-store.ts';
 import { ledgerEffects } from '../../src/billing/ledger-effects.ts';
 import { webhookOutbox } from '../../src/webhooks/webhook-outbox.ts';
+import { usageRollupEffects } from '../../src/billing/usage-rollup.ts';
 import { createModelCatalog } from '../../src/catalog/model-catalog.ts';
 import { uuidv7 } from '../../src/domain/ids.ts';
 import { forEachDatabase } from '../support/databases.ts';
@@ -15,7 +16,8 @@ import { forEachDatabase } from '../support/databases.ts';
 // Every task of an unmetered account without webhook endpoints (most of them) goes through the
 // ledger and the outbox when it ends. What they need to know is read by the task's own final
 // statement (their lookups) and its price is set by it (completedColumns): they add no statement.
-// On PostgreSQL such a completion commits alone (idleOnCompletion): no BEGIN and COMMIT either.
+// On PostgreSQL such a completion commits alone (idleOnCompletion): no BEGIN and COMMIT either. The
+// hourly usage rollup, which writes for every task, writes within that one statement (completedWrite).
 const catalog = createModelCatalog(
   {
     models: [
@@ -46,9 +48,13 @@ forEachDatabase('transition effects with nothing to do', (testDb) => {
     await database?.close();
   });
 
-  const effects = [ledgerEffects(catalog, Date.now), webhookOutbox({ maxAttempts: 3, clock: Date.now })];
+  const effects = [
+    ledgerEffects(catalog, Date.now),
+    usageRollupEffects(Date.now),
+    webhookOutbox({ maxAttempts: 3, clock: Date.now }),
+  ];
 
-  it('a completion is one statement (two on SQLite: the attempt row), and the task has its price', async () => {
+  it('a completion is one statement (three on SQLite: the attempt row, the hour of usage), and the task has its price', async () => {
     const tasks = new SqlTaskStore(database.db.withPlugin(counting), database.dialect, effects);
     const accountId = (await new SqlAccountStore(database.db).ensureAccount('free', null, 1)).id;
     const task = await tasks.insert({
@@ -73,7 +79,7 @@ forEachDatabase('transition effects with nothing to do', (testDb) => {
       await tasks.complete(lease, { blobKey: 'k', bytes: 1, etag: '"e"', durationSeconds: 2 }, 3, 1000),
       true,
     );
-    assert.equal(statements.length, database.dialect.writesInWith ? 1 : 2);
+    assert.equal(statements.length, database.dialect.writesInWith ? 1 : 3);
     assert.deepEqual((await tasks.get(task.id))?.usage, { costUsdTicks: 2000 });
     // A lease the store did not hand out itself (a copy): the ledger prices the task in its own write.
     const other = await tasks.insert({ ...task, id: uuidv7(), idempotencyKey: undefined });
@@ -85,8 +91,24 @@ forEachDatabase('transition effects with nothing to do', (testDb) => {
       true,
     );
     assert.deepEqual((await tasks.get(other.id))?.usage, { costUsdTicks: 1000 });
+    // Each completion counted once in its hour, whichever path it took.
+    assert.deepEqual(await usageOf(database, accountId), [{ hour: 0, tasks: 2, spend: 3000, rendered: 3000 }]);
   });
 });
+
+async function usageOf(database: SqlDatabase, accountId: string) {
+  const rows = await database.db
+    .selectFrom('usage_hourly')
+    .select(['hour', 'outcome', 'tasks', 'spend_usd_ticks', 'rendered_ms'])
+    .where('account_id', '=', accountId)
+    .execute();
+  return rows.map((r) => ({
+    hour: Number(r.hour),
+    tasks: Number(r.tasks),
+    spend: Number(r.spend_usd_ticks),
+    rendered: Number(r.rendered_ms),
+  }));
+}
 
 forEachDatabase(
   'PostgreSQL: round trips of a completion and the next claim',
@@ -106,7 +128,11 @@ forEachDatabase(
       pg.Client.prototype.query = query;
       await database?.close();
     });
-    const effects = [ledgerEffects(catalog, Date.now), webhookOutbox({ maxAttempts: 3, clock: Date.now })];
+    const effects = [
+      ledgerEffects(catalog, Date.now),
+      usageRollupEffects(Date.now),
+      webhookOutbox({ maxAttempts: 3, clock: Date.now }),
+    ];
     const params = { prompt: 'p', images: [], duration: 3, aspectRatio: '16:9', width: 256, height: 144, fps: 24 };
     const request = { owner: 'w', backend: 'fx', leaseMs: 60_000, now: 2, maxRunningPerAccount: 0 };
 
@@ -143,6 +169,7 @@ forEachDatabase(
         [(await tasks.get(first.id))?.usage, (await tasks.attempts(first.id))[0].outcome],
         [{ costUsdTicks: 3000 }, 'succeeded'],
       );
+      assert.deepEqual(await usageOf(database, accountId), [{ hour: 0, tasks: 1, spend: 3000, rendered: 3000 }]);
 
       const endpoint = await new SqlWebhookStore(database.db, database.dialect).insertEndpoint({
         id: `wh_${uuidv7()}`,
@@ -168,6 +195,7 @@ forEachDatabase(
         [[second.id, 'video.completed']],
       );
       assert.deepEqual((await tasks.get(second.id))?.usage, { costUsdTicks: 3000 });
+      assert.deepEqual(await usageOf(database, accountId), [{ hour: 0, tasks: 2, spend: 6000, rendered: 6000 }]);
     });
   },
   ['PostgreSQL'],

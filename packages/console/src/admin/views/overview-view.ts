@@ -12,6 +12,8 @@ export function overviewView(api: AdminApi): View {
     async refresh() {
       const o = await api.get('/admin/v1/overview');
       const failedHours = o.last_24_hours.filter((x: { failed: number }) => x.failed > 0).length;
+      // Counts stop at the cap, so the overview costs the same however long the queue: at it, "at least".
+      const count = (n: number) => (n >= o.active_count_cap ? `${n.toLocaleString('en')}+` : String(n));
       replace(
         body,
         section(
@@ -22,8 +24,8 @@ export function overviewView(api: AdminApi): View {
             ['Model', 'Queued', 'Running'],
             o.active.map((a: { model: string; queued: number; running: number }) => [
               a.model,
-              String(a.queued),
-              String(a.running),
+              count(a.queued),
+              count(a.running),
             ]),
             [1, 2],
           ),

@@ -68,3 +68,10 @@ export function adminRoutes(adminToken: string | undefined): AdminRoute {
     onSend,
   });
 }
+
+/**
+ * An endpoint id the operator named that is not there, or a server that runs no webhook service
+ * (nothing can be found then): the same 404 either way.
+ */
+export const noWebhookEndpoint = (id: string) =>
+  new ApiError(404, 'not_found_error', 'webhook_not_found', `No webhook endpoint found with id '${id}'.`);

@@ -15,7 +15,7 @@ import { pageLimitOf, pageOf } from '../pages.ts';
 import { idParams } from '../route-schemas.ts';
 import { timeOf } from '../webhooks/event-routes.ts';
 import { toDelivery } from '../webhooks/webhook-wire.ts';
-import type { AdminRoute } from './admin-route.ts';
+import { noWebhookEndpoint, type AdminRoute } from './admin-route.ts';
 
 const noDelivery = (id: string) =>
   new ApiError(404, 'not_found_error', 'webhook_delivery_not_found', `No webhook delivery found with id '${id}'.`);
@@ -86,13 +86,7 @@ export function registerAdminDeliveryRoutes(
       'How many events were queued',
     ),
     async (request) => {
-      if (!webhooks)
-        throw new ApiError(
-          404,
-          'not_found_error',
-          'webhook_not_found',
-          `No webhook endpoint found with id '${request.params.id}'.`,
-        );
+      if (!webhooks) throw noWebhookEndpoint(request.params.id);
       const { since, until } = request.body;
       const range = {
         since: timeOf(since, 'since'),

@@ -13,7 +13,7 @@ import type { BillingService } from '../../billing/billing-service.ts';
 import type { TaskService } from '../../engine/task-service.ts';
 import type { Task, TaskStatus } from '../../domain/task.ts';
 import type { AccountStore } from '../../store/account-store.ts';
-import type { OperatorReads } from '../../store/operator-reads.ts';
+import { ACTIVE_COUNT_CAP, type OperatorReads } from '../../store/operator-reads.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
 import { OPERATOR_LINK_PREFIX, signedContentUrl, signedFileUrl, type LinkOptions } from '../links.ts';
@@ -56,6 +56,7 @@ export function registerOperatorRoutes(app: FastifyInstance, deps: OperatorRoute
         object: 'overview' as const,
         now: Math.floor(now / 1000),
         active: numbers.active,
+        active_count_cap: ACTIVE_COUNT_CAP,
         oldest_queued_at: numbers.oldestQueuedAt === null ? null : Math.floor(numbers.oldestQueuedAt / 1000),
         last_24_hours: numbers.hours.map((h) => ({ ...h, hour: h.hour / 1000 })),
         failure_codes: numbers.failureCodes,

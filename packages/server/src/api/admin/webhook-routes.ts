@@ -12,11 +12,11 @@ import type { AccountStore } from '../../store/account-store.ts';
 import type { OperatorReads } from '../../store/operator-reads.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import type { WebhookEndpoint } from '../../webhooks/webhook-events.ts';
-import { ApiError, NotFound } from '../../errors.ts';
+import { NotFound } from '../../errors.ts';
 import { idParams } from '../route-schemas.ts';
 import { pageLimitOf, pageOf } from '../pages.ts';
 import { deliveryPage, toEndpoint } from '../webhooks/webhook-wire.ts';
-import type { AdminRoute } from './admin-route.ts';
+import { noWebhookEndpoint, type AdminRoute } from './admin-route.ts';
 
 type Counted = WebhookEndpoint & { deliveries: AdminWebhookEndpoint['deliveries'] };
 
@@ -84,13 +84,7 @@ export function registerAdminWebhookRoutes(
       'The endpoint',
     ),
     async (request) => {
-      if (!webhooks)
-        throw new ApiError(
-          404,
-          'not_found_error',
-          'webhook_not_found',
-          `No webhook endpoint found with id '${request.params.id}'.`,
-        );
+      if (!webhooks) throw noWebhookEndpoint(request.params.id);
       const endpoint = await webhooks.setEnabledByOperator(request.params.id, request.body.enabled);
       const [counted] = (await webhooks.listEndpoints(endpoint.accountId, { limit: 100 })).filter(
         (e) => e.id === endpoint.id,
@@ -112,13 +106,7 @@ export function registerAdminWebhookRoutes(
       'A page of deliveries',
     ),
     async (request) => {
-      if (!webhooks)
-        throw new ApiError(
-          404,
-          'not_found_error',
-          'webhook_not_found',
-          `No webhook endpoint found with id '${request.params.id}'.`,
-        );
+      if (!webhooks) throw noWebhookEndpoint(request.params.id);
       return deliveryPage(request.query, (query) => webhooks.deliveriesByOperator(request.params.id, query));
     },
   );

@@ -12,9 +12,10 @@ import type { TransitionEffects } from './transition-effects.ts';
  * (bench/engine.bench.ts measures why they are single statements). A completion takes one of three
  * paths (docs/architecture.md, "What a completion writes"):
  *
- * 1. PostgreSQL, every effect idle for this task (no hold to settle, no endpoint to tell):
- *    `completeAlone`, one statement committed without a transaction: the fenced UPDATE of the task
- *    and the UPDATE of its attempt row in one WITH. The next claim is a statement of its own.
+ * 1. PostgreSQL, every effect idle for this task (no hold to settle, no endpoint to tell) or writing
+ *    within the statement (the hourly usage rollup's INSERT, TransitionEffects.completedWrite):
+ *    `completeAlone`, one statement committed without a transaction: the fenced UPDATE of the task,
+ *    the UPDATE of its attempt row and those writes in one WITH. The next claim is a statement of its own.
  * 2. PostgreSQL otherwise: `complete` (the same WITH statement) in a transaction, then each effect's
  *    `finished` writes and the next claim, one COMMIT.
  * 3. SQLite (no writes inside WITH): `complete` updates the task, `endAttempt` its attempt row, then
@@ -75,6 +76,8 @@ export function returningFinished(plan: EffectPlan, qb: ReturningTasks): Returni
 }
 
 export function completionStatements(db: Kysely<Database>, dialect: SqlDialect, plan: EffectPlan) {
+  const idle = plan.finishers.filter((f) => f.effect.idleOnCompletion);
+  const writers = plan.finishers.filter((f) => f.effect.completedWrite);
   const complete = (slot: (name: CompletionSlot) => never, alone: boolean) =>
     db
       .updateTable('tasks')
@@ -97,13 +100,19 @@ export function completionStatements(db: Kysely<Database>, dialect: SqlDialect, 
         revision: nextRevision(eb),
       }))
       .where(heldBy({ id: slot('taskId'), owner: slot('owner'), token: slot('token'), expiresAt: 0 }, 'tasks'))
-      .$if(alone, (qb) => qb.where((eb) => eb.and(plan.finishers.map((f) => f.effect.idleOnCompletion!(eb)))))
+      .$if(alone, (qb) => qb.where((eb) => eb.and(idle.map((f) => f.effect.idleOnCompletion!(eb)))))
       .$call((qb) => returningFinished(plan, qb.returning(TASK_COLUMNS)));
   const completeWithAttempt = (slot: (name: CompletionSlot) => never, alone: boolean) => {
     if (!dialect.writesInWith) return complete(slot, alone);
-    // The attempt's row is ended by the same statement, when the fenced change went through.
-    return db
-      .with('done', () => complete(slot, alone))
+    // The attempt's row is ended by the same statement, when the fenced change went through; alone,
+    // the effects that always write do so here too, from the completed row (none when it did not go).
+    const written = alone ? writers : [];
+    return written
+      .reduce(
+        (qb, { effect }, i) =>
+          qb.with(`written${i}`, (qc) => effect.completedWrite!(qc as never) as never) as unknown as typeof qb,
+        db.with('done', () => complete(slot, alone)),
+      )
       .with('ended', (qb) =>
         qb
           .updateTable('task_attempts')
@@ -117,9 +126,11 @@ export function completionStatements(db: Kysely<Database>, dialect: SqlDialect, 
       .selectAll();
   };
   // Where a transaction costs round trips, a completion the effects have nothing to add to
-  // commits alone: the same statement, on condition that every effect is idle for it.
+  // commits alone: the same statement, on condition that every effect is idle for it or writes in it.
   const alone =
-    dialect.statementsAreRoundTrips && dialect.writesInWith && plan.finishers.every((f) => f.effect.idleOnCompletion);
+    dialect.statementsAreRoundTrips &&
+    dialect.writesInWith &&
+    plan.finishers.every((f) => f.effect.idleOnCompletion || f.effect.completedWrite);
   return {
     complete: reusableStatement<CompletionSlot, TaskRow>((slot) => completeWithAttempt(slot, false)),
     completeAlone: alone

@@ -687,6 +687,13 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0280_tasks_status_model': {
+    async up(db: Kysely<any>) {
+      // The operator's overview counts the queued and running tasks of each model by probes of this
+      // index (a skip-scan over the models, each count stopping at a cap), never reading task rows.
+      await db.schema.createIndex('tasks_status_model').on('tasks').columns(['status', 'model']).execute();
+    },
+  },
 };
 
 /** The newest migration's name: where a migrated database's schema stands. */

@@ -1,13 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 import { uuidv7Floor } from '../../domain/ids.ts';
 import type { Task } from '../../domain/task.ts';
-import type {
-  DeliveryRef,
-  OperatorReads,
-  OperatorTaskQuery,
-  OverviewNumbers,
-  UsageSeriesQuery,
-  UsageSeriesRow,
+import {
+  ACTIVE_COUNT_CAP,
+  type DeliveryRef,
+  type OperatorReads,
+  type OperatorTaskQuery,
+  type OverviewNumbers,
+  type UsageSeriesQuery,
+  type UsageSeriesRow,
 } from '../operator-reads.ts';
 import type { Database } from './schema.ts';
 import { toTask } from './task-row.ts';
@@ -60,13 +61,9 @@ export class SqlOperatorReads implements OperatorReads {
   async overview(now: number): Promise<OverviewNumbers> {
     const firstHour = Math.floor(now / HOUR_MS) * HOUR_MS - 23 * HOUR_MS;
     const today = Math.floor(now / DAY_MS) * DAY_MS;
-    const [active, oldest, hours, codes, spendToday, spendYesterday] = await Promise.all([
-      this.db
-        .selectFrom('tasks')
-        .select(['model', 'status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('status', 'in', ['queued', 'running'])
-        .groupBy(['model', 'status'])
-        .execute(),
+    const [queued, running, oldest, hours, codes, spendToday, spendYesterday] = await Promise.all([
+      this.activeByModel('queued'),
+      this.activeByModel('running'),
       this.db
         .selectFrom('tasks')
         .select('created_at')
@@ -91,7 +88,7 @@ export class SqlOperatorReads implements OperatorReads {
       this.spend(today - DAY_MS, today),
     ]);
     return {
-      active: activeByModel(active),
+      active: activeByModel([...queued, ...running]),
       oldestQueuedAt: oldest ? Number(oldest.created_at) : null,
       hours: Array.from({ length: 24 }, (_, i) => {
         const hour = firstHour + i * HOUR_MS;
@@ -105,6 +102,29 @@ export class SqlOperatorReads implements OperatorReads {
       spendTodayUsdTicks: spendToday,
       spendYesterdayUsdTicks: spendYesterday,
     };
+  }
+
+  /**
+   * The models with tasks in `status` and how many each has, by probes of `tasks_status_model` (migration
+   * 0280): a skip-scan finds each next model, and each count stops at the cap. However long the backlog,
+   * this reads at most the cap's worth of index entries per model, never a task row.
+   */
+  private async activeByModel(status: 'queued' | 'running') {
+    const { rows } = await sql<{ model: string; n: number }>`
+      WITH RECURSIVE models(model) AS (
+        SELECT (SELECT MIN(model) FROM tasks WHERE status = ${status})
+        UNION ALL
+        SELECT (SELECT MIN(t.model) FROM tasks t WHERE t.status = ${status} AND t.model > models.model)
+        FROM models WHERE models.model IS NOT NULL
+      )
+      SELECT model, (
+        SELECT COUNT(*) FROM (
+          SELECT 1 AS one FROM tasks c WHERE c.status = ${status} AND c.model = models.model
+          LIMIT ${sql.lit(ACTIVE_COUNT_CAP)}
+        ) capped
+      ) AS n
+      FROM models WHERE model IS NOT NULL`.execute(this.db);
+    return rows.map((r) => ({ model: r.model, status, n: Number(r.n) }));
   }
 
   private async spend(from: number, to: number): Promise<number> {

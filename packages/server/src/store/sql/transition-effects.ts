@@ -1,7 +1,18 @@
-import type { AliasableExpression, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type {
+  AliasableExpression,
+  Compilable,
+  Expression,
+  ExpressionBuilder,
+  Kysely,
+  QueryCreator,
+  SqlBool,
+} from 'kysely';
 import type { Task } from '../../domain/task.ts';
 import type { NewTask } from '../task-store.ts';
 import type { Database, TasksTable } from './schema.ts';
+
+/** What a statement that completes a task sees: its tables, and the completed row as `done`. */
+export type CompletedRow = Database & { done: TasksTable };
 
 /**
  * Writes that must commit or roll back with a task's own change (invariants 7 and 8, docs/architecture.md):
@@ -37,6 +48,13 @@ export interface TransitionEffects {
    */
   idleOnCompletion?(eb: ExpressionBuilder<Database, 'tasks'>): Expression<SqlBool>;
   /**
+   * For an effect that writes for every completion, so is never idle (the hourly usage rollup): that
+   * write as a statement reading the completed row from `done`. Where a completion commits alone, it
+   * rides in the same statement as one more common table expression, instead of keeping every
+   * completion out of that path; `finished` writes it on every other path.
+   */
+  completedWrite?(qc: QueryCreator<CompletedRow>): Compilable;
+  /**
    * Reads over the finished task's row (e.g. "does its account have a webhook endpoint?"), made by
    * the statement that finishes it, as extra columns of its RETURNING, and handed to `finished` by
    * name: an effect with nothing to do learns it without a query of its own (one round trip per
@@ -48,7 +66,7 @@ export interface TransitionEffects {
    * `expired`: called once per such change, since each is one guarded statement that only one
    * writer can win. `looked` holds the values of `finishedLookups`, read with the change. Not
    * called for a completion that committed alone because every effect was idle for it
-   * (`idleOnCompletion`): it would have written nothing.
+   * (`idleOnCompletion`) or wrote with it (`completedWrite`).
    */
   finished?(trx: Kysely<Database>, task: Task, looked: Record<string, unknown>): Promise<void>;
 }
