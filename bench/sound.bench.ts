@@ -54,8 +54,10 @@ try {
   };
   console.log(`sound: ${width}x${height}, ${seconds} s @ ${fps} fps, ${runs} rounds, ${load()}`);
   for (const prompt of PROMPTS) {
-    // Warm-up: the JIT, sharp and the page cache, so round 1 is not the odd one out.
-    await render(prompt, true);
+    // Warm-up: the JIT, sharp and the page cache, so round 1 is not the odd one out. Two renders: the
+    // soundtrack's loops run once or twice a render, and V8 has them optimised only from the third
+    // (composing and writing it cost 80-140 ms of CPU in each of the first two, 30-55 ms after).
+    for (let i = 0; i < 2; i++) await render(prompt, true);
     const without: number[] = [];
     const withSound: number[] = [];
     for (let r = 0; r < runs; r++) {

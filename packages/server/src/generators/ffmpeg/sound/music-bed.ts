@@ -17,6 +17,7 @@ export function music(mix: Stereo, rnd: Random, gain: number): void {
   // so the hand-over is a smooth crossfade of about `fade` seconds, never a jump.
   const first = chordBalance(n, chordSeconds, fade);
   const lfo = rnd.range(0.08, 0.2);
+  const audible = [audibleRuns(first, true), audibleRuns(first, false)];
   for (let c = 0; c < chords.length; c++) {
     for (const [v, semitones] of chords[c].entries()) {
       const f = root * 2 ** (semitones / 12);
@@ -26,7 +27,7 @@ export function music(mix: Stereo, rnd: Random, gain: number): void {
       const l = phasor(f, rnd.next());
       const r = phasor(f + detune, rnd.next());
       const swell = phasor(lfo, rnd.next());
-      musicVoice(mix, first, c === 0, level, l, r, swell);
+      for (const [from, to] of audible[c]) musicVoice(mix, first, c === 0, level, { l, r, swell }, from, to);
     }
   }
   addLowPink(mix, seedOf(rnd), 1200, gain * 0.15);
@@ -42,6 +43,26 @@ function chordBalance(n: number, chordSeconds: number, fade: number): Float32Arr
   return first;
 }
 
+/**
+ * The runs of samples [from, to) in which a chord sounds (its share above zero). Elsewhere its
+ * voices would add exactly zero, so they are not computed: with chords of 3–5 s, each is silent for
+ * about a third of a 5 s track.
+ */
+function audibleRuns(first: Float32Array, firstChord: boolean): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  let from = -1;
+  for (let i = 0; i < first.length; i++) {
+    const sounds = firstChord ? first[i] > 0 : first[i] < 1;
+    if (sounds && from < 0) from = i;
+    if (!sounds && from >= 0) {
+      runs.push([from, i]);
+      from = -1;
+    }
+  }
+  if (from >= 0) runs.push([from, first.length]);
+  return runs;
+}
+
 type Phasor = ReturnType<typeof phasor>;
 
 /**
@@ -54,21 +75,19 @@ function musicVoice(
   first: Float32Array,
   firstChord: boolean,
   level: number,
-  l: Phasor,
-  r: Phasor,
-  swell: Phasor,
+  oscillators: { l: Phasor; r: Phasor; swell: Phasor },
+  from: number,
+  to: number,
 ): void {
-  const n = first.length;
-  // The oscillators' state in plain locals: this loop runs for every voice and sample.
-  let ls = l.sin;
-  let lc = l.cos;
-  let rs = r.sin;
-  let rc = r.cos;
-  let ss = swell.sin;
-  let sc = swell.cos;
+  const { l, r, swell } = oscillators;
+  // The oscillators' state in plain locals (this loop runs for every voice and sample), started
+  // where they would be after `from` samples.
+  let [ls, lc] = [Math.sin(l.start + from * l.w), Math.cos(l.start + from * l.w)];
+  let [rs, rc] = [Math.sin(r.start + from * r.w), Math.cos(r.start + from * r.w)];
+  let [ss, sc] = [Math.sin(swell.start + from * swell.w), Math.cos(swell.start + from * swell.w)];
   const firstWeight = firstChord ? 1 : -1;
   const firstOffset = firstChord ? 0 : 1;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const ls1 = ls * l.cw + lc * l.sw;
     lc = lc * l.cw - ls * l.sw;
     ls = ls1;
@@ -100,5 +119,5 @@ function musicVoice(
 /** A sine oscillator as a rotating phasor: its start and the rotation of one sample (no table, no Math.sin). */
 function phasor(hz: number, phase: number) {
   const w = (2 * Math.PI * hz) / SAMPLE_RATE;
-  return { sin: Math.sin(2 * Math.PI * phase), cos: Math.cos(2 * Math.PI * phase), cw: Math.cos(w), sw: Math.sin(w) };
+  return { start: 2 * Math.PI * phase, w, cw: Math.cos(w), sw: Math.sin(w) };
 }
