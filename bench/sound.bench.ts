@@ -2,11 +2,13 @@
  * What sound costs the built-in renderer: CPU seconds of the same generation with and without a
  * soundtrack (composing it, writing the WAV, AAC in the same encode), same prompt, seed and size.
  * Each round renders both back to back, alternating which goes first; the printed ratio is the
- * median over rounds of that round's with/without (the machine is shared: a round shares its load).
+ * median over rounds of that round's with/without (the machine is shared: a round shares its load),
+ * beside the median of what sound added in CPU seconds. Five rounds by default: a render without
+ * sound is only ~1.2 s of CPU, and on a shared box single rounds swing by ±10 %.
  * CPU time of this process and its ffmpeg child (support/cpu-time.ts), not wall time.
  * Aim: with / without <= 1.10 at 720p, 5 s.
  *
- *   node --import tsx bench/sound.bench.ts [--runs 3] [--seconds 5] [--size 720p]
+ *   node --import tsx bench/sound.bench.ts [--runs 5] [--seconds 5] [--size 720p]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,10 +21,10 @@ import { cpuOf } from './support/cpu-time.ts';
 import { load, median, numberArg } from './support/paired.ts';
 
 if (process.argv.includes('--help')) {
-  console.log('node --import tsx bench/sound.bench.ts [--runs 3] [--seconds 5] [--size 720p]');
+  console.log('node --import tsx bench/sound.bench.ts [--runs 5] [--seconds 5] [--size 720p]');
   process.exit(0);
 }
-const runs = numberArg('runs', 3);
+const runs = numberArg('runs', 5);
 const seconds = numberArg('seconds', 5);
 const sizeIndex = process.argv.indexOf('--size');
 const size = sizeIndex >= 0 ? process.argv[sizeIndex + 1] : '720p';
@@ -52,8 +54,10 @@ try {
   };
   console.log(`sound: ${width}x${height}, ${seconds} s @ ${fps} fps, ${runs} rounds, ${load()}`);
   for (const prompt of PROMPTS) {
-    // Warm-up: the JIT, sharp and the page cache, so round 1 is not the odd one out.
-    await render(prompt, true);
+    // Warm-up: the JIT, sharp and the page cache, so round 1 is not the odd one out. Two renders: the
+    // soundtrack's loops run once or twice a render, and V8 has them optimised only from the third
+    // (composing and writing it cost 80-140 ms of CPU in each of the first two, 30-55 ms after).
+    for (let i = 0; i < 2; i++) await render(prompt, true);
     const without: number[] = [];
     const withSound: number[] = [];
     for (let r = 0; r < runs; r++) {
@@ -61,6 +65,7 @@ try {
       for (const audio of order) (audio ? withSound : without).push(await cpuOf(() => render(prompt, audio)));
     }
     const ratios = withSound.map((w, r) => w / without[r]);
+    const added = withSound.map((w, r) => w - without[r]);
     const compose = await cpuOf(async () => composeSoundtrack(prompt, 1, samplesFor(seconds)));
     console.log(`  "${prompt}"`);
     console.log(`    without sound  CPU median ${median(without).toFixed(2)} s  [${without.map((x) => x.toFixed(2))}]`);
@@ -71,6 +76,7 @@ try {
     console.log(
       `    with / without  ${median(ratios).toFixed(3)} (paired: ${ratios.map((x) => x.toFixed(3)).join(' ')})`,
     );
+    console.log(`    sound added     ${(median(added) * 1000).toFixed(0)} ms CPU (median of the paired differences)`);
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -67,6 +67,7 @@ for (const [name, create] of [
           line('kite', { model: 'tiny-o', prompt: 'a kite', seconds: '1' }),
           line('no-prompt', { model: 'tiny-o' }),
           line('boat', { model: 'tiny-o', prompt: 'a boat' }),
+          line('kite', { model: 'tiny-o', prompt: 'a second kite' }),
         ]),
       );
       const batch = await client.batches.create({
@@ -88,7 +89,7 @@ for (const [name, create] of [
 
       const done = await untilEnded(client, batch.id);
       assert.equal(done.status, 'completed', JSON.stringify(done));
-      assert.deepEqual(done.request_counts, { total: 3, completed: 2, failed: 1 });
+      assert.deepEqual(done.request_counts, { total: 4, completed: 2, failed: 2 });
       for (const at of [done.in_progress_at, done.finalizing_at, done.completed_at])
         assert.ok(typeof at === 'number' && at >= batch.created_at);
       assert.equal((done as any).cost_in_usd_ticks, 2 * LINE_PRICE);
@@ -105,8 +106,13 @@ for (const [name, create] of [
         // A content path, never a signed link.
         assert.doesNotMatch(JSON.stringify(l.response.body), /[?&](sig|signature|expires)=/);
       }
-      const errors = await readJsonl(client, done.error_file_id as string);
-      assert.equal(errors.length, 1);
+      const [refused, duplicate, ...more] = await readJsonl(client, done.error_file_id as string);
+      assert.deepEqual(more, []);
+      assert.deepEqual(
+        [duplicate.custom_id, duplicate.response, duplicate.error.code, duplicate.error.param],
+        ['kite', null, 'duplicate_custom_id', 'custom_id'],
+      );
+      const errors = [refused];
       assert.equal(errors[0].custom_id, 'no-prompt');
       assert.equal(errors[0].response.status_code, 400);
       assert.deepEqual(

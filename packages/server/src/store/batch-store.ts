@@ -73,6 +73,8 @@ export interface BatchStore {
   release(lease: Lease): Promise<void>;
   /** Records of lines `from` ≤ line < `to`, in line order. */
   lines(batchId: string, from: number, to: number): Promise<BatchLine[]>;
+  /** The first line recorded with each of these `custom_id`s (absent: none has it yet). */
+  firstLinesOf(batchId: string, customIds: readonly string[]): Promise<Map<string, number>>;
   /** Up to `limit` of the batch's tasks in these states, for a cancel or an expiry to end. */
   tasksIn(batchId: string, statuses: readonly string[], limit: number): Promise<string[]>;
   /** Keeps the batch's succeeded videos at least until `until` (its files' expiry). */

@@ -2,12 +2,15 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { LineError } from '../../domain/batch.ts';
 
-/** One non-empty line of a batch's input file: its index among them, its number in the file, its value. */
+/**
+ * One non-empty line of a batch's input file: its index among them, its number in the file, its
+ * text. Parsed where it is used (`parseLine`): a chunk of lines waiting their turn is held as text,
+ * which costs the heap far less than the objects parsed from it.
+ */
 export interface InputLine {
   index: number;
   number: number;
-  /** Undefined when the line is not a JSON object. */
-  value: Record<string, unknown> | undefined;
+  text: string;
 }
 
 /**
@@ -23,7 +26,7 @@ export async function* inputLines(source: Readable, from = 0): AsyncGenerator<In
       number++;
       if (text.trim() === '') continue;
       if (++index < from) continue;
-      yield { index, number, value: parseObject(text) };
+      yield { index, number, text };
     }
   } finally {
     lines.close();
@@ -31,7 +34,8 @@ export async function* inputLines(source: Readable, from = 0): AsyncGenerator<In
   }
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** The line's JSON object; undefined when it is not one. */
+export function parseLine(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value)

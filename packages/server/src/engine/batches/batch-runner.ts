@@ -4,7 +4,7 @@ import type { Batch, BatchLine, LineError } from '../../domain/batch.ts';
 import type { Lease } from '../../domain/lease.ts';
 import type { Task } from '../../domain/task.ts';
 import { newId } from '../../domain/ids.ts';
-import type { AccountStore } from '../../store/account-store.ts';
+import type { Account, AccountStore } from '../../store/account-store.ts';
 import type { BatchChange, BatchStore } from '../../store/batch-store.ts';
 import type { FileStore } from '../../store/file-store.ts';
 import type { TaskStore } from '../../store/task-store.ts';
@@ -14,7 +14,7 @@ import { BATCH_FILE_MAX_BYTES, BATCH_FILE_MAX_LINES } from '../jsonl-file.ts';
 import type { FileService } from '../file-service.ts';
 import type { TaskService } from '../task-service.ts';
 import type { LineSubmitter } from './line-submitter.ts';
-import { checkEnvelope, customIdOf, inputLines } from './batch-input.ts';
+import { checkEnvelope, customIdOf, inputLines, parseLine, type InputLine } from './batch-input.ts';
 import { writeBatchFiles } from './batch-output.ts';
 
 export interface BatchRunnerDeps {
@@ -59,12 +59,12 @@ export class BatchRunner {
     if (!batch || batch.status === 'failed') return;
     if (batch.ending === null && this.deps.clock() >= batch.expiresAt && batch.status === 'in_progress')
       batch = await this.advance(lease, { ending: 'expired' });
-    if (batch && batch.ending !== null) await this.endLines(batch);
-    while (batch && batch.queued < batch.total && !stopping()) batch = await this.takeChunk(batch, lease);
+    if (batch && batch.ending !== null && !(await this.endLines(batch, lease))) return;
+    if (batch && batch.queued < batch.total && !stopping()) batch = await this.takeRest(batch, lease, stopping);
     if (!batch || stopping()) return;
     // Lines queued before a cancel or an expiry was seen are ended too.
     if (batch.ending !== null) {
-      await this.endLines(batch);
+      if (!(await this.endLines(batch, lease))) return;
       batch = await this.advance(lease, {});
     }
     if (batch && batch.queued >= batch.total && batch.completed + batch.failed >= batch.total)
@@ -93,109 +93,116 @@ export class BatchRunner {
     if (!file) return fail('invalid_file', 'The input file was deleted before the batch read it.');
     if (file.bytes > BATCH_FILE_MAX_BYTES)
       return fail('invalid_file', `The input file is over ${BATCH_FILE_MAX_BYTES / 2 ** 20} MB.`);
-    const seen = new Set<string>();
-    const duplicates: BatchLine[] = [];
     let total = 0;
     for await (const line of inputLines(await this.deps.blobs.read(file.blobKey))) {
       total++;
       if (total > BATCH_FILE_MAX_LINES)
         return fail('invalid_file', `The input file has more than ${BATCH_FILE_MAX_LINES} lines.`);
-      if (!line.value) return fail('invalid_json_line', `Line ${line.number} is not a JSON object.`, line.number);
-      const customId = customIdOf(line.value);
-      if (customId === undefined) continue;
-      if (seen.has(customId)) {
-        const message = `\`custom_id\` '${customId}' is used by an earlier line; each line needs its own.`;
-        duplicates.push(
-          refusedLine(line.index, customId, { code: 'duplicate_custom_id', message, param: 'custom_id' }),
-        );
-      } else seen.add(customId);
+      if (!parseLine(line.text))
+        return fail('invalid_json_line', `Line ${line.number} is not a JSON object.`, line.number);
     }
     if (total === 0) return fail('invalid_file', 'The input file has no lines.');
-    const change: BatchChange = { status: 'in_progress', total, inProgressAt: this.deps.clock() };
-    return this.deps.batches.recordLines(
-      lease,
-      duplicates,
-      { ...change, addFailed: duplicates.length },
-      this.deps.clock(),
-      this.deps.leaseMs,
-    );
+    return this.advance(lease, { status: 'in_progress', total, inProgressAt: this.deps.clock() });
   }
 
-  /** The next chunk of lines: each queued as a task of the batch, or refused (or, once the batch is ending, ended). */
-  private async takeChunk(batch: Batch, lease: Lease): Promise<Batch | undefined> {
+  /**
+   * The lines not taken yet, a chunk at a time, each chunk recorded with the count of lines taken
+   * in one transaction: a kill loses at most the chunk in hand, which the next pass takes again
+   * (its submits replay: engine/batches/line-submitter.ts).
+   */
+  private async takeRest(batch: Batch, lease: Lease, stopping: () => boolean): Promise<Batch | undefined> {
     const file = await this.deps.files.get(batch.inputFileId);
     const account = await this.deps.accounts.findAccount(batch.accountId);
     if (!file || !account) {
       // The account's file was deleted meanwhile: what is left of the batch ends as if cancelled.
       return this.advance(lease, { ending: 'cancelled', queued: batch.total, addFailed: batch.total - batch.queued });
     }
-    let current: Batch | undefined = batch;
-    let chunk: BatchLine[] = [];
-    const flush = async (upTo: number) => {
-      const refused = chunk.filter((l) => l.taskId === null).length;
-      current = await this.deps.batches.recordLines(
-        lease,
-        chunk,
-        { queued: upTo, addFailed: refused },
-        this.deps.clock(),
-        this.deps.leaseMs,
-      );
-      chunk = [];
-      return current;
-    };
-    // Lines recorded already (a duplicate, or a chunk a killed sweeper took but did not count): kept as they are.
-    let recorded = new Set<number>();
-    let recordedFrom = -1;
+    let current = batch;
+    let chunk: InputLine[] = [];
     for await (const line of inputLines(await this.deps.blobs.read(file.blobKey), batch.queued)) {
-      const from = line.index - (line.index % CHUNK_LINES);
-      if (from !== recordedFrom) {
-        recordedFrom = from;
-        recorded = new Set((await this.deps.batches.lines(batch.id, from, from + CHUNK_LINES)).map((l) => l.line));
-      }
-      if (!recorded.has(line.index)) chunk.push(await this.takeLine(current as Batch, account, line));
+      chunk.push(line);
       const upTo = line.index + 1;
-      if (upTo % CHUNK_LINES === 0 || upTo === batch.total) {
-        const next = await flush(upTo);
-        // Another sweeper holds it now, or it is ending: the rest is taken by the next pass.
-        if (!next || next.ending !== current?.ending || next.status !== batch.status || next.queued >= next.total)
-          return next;
-        if (this.deps.clock() >= next.expiresAt) return this.advance(lease, { ending: 'expired' });
+      if (upTo % CHUNK_LINES !== 0 && upTo < batch.total) continue;
+      const next = await this.takeChunk(current, lease, account, chunk, upTo);
+      chunk = [];
+      // Another sweeper holds it now, every line is taken, or this process stops (the next pass goes on).
+      if (!next || next.queued >= next.total || stopping()) return next;
+      current = next;
+      if (current.ending === null && this.deps.clock() >= current.expiresAt) {
+        const expiring = await this.advance(lease, { ending: 'expired' });
+        if (!expiring) return undefined;
+        current = expiring;
       }
     }
     return current;
   }
 
+  /**
+   * One chunk: lines recorded already (by a sweeper killed before it counted them) are kept as they
+   * are; a `custom_id` an earlier line has is refused (looked up among the batch's line records, so
+   * no set of the file's ids is held); every other line goes to its endpoint.
+   */
+  private async takeChunk(
+    batch: Batch,
+    lease: Lease,
+    account: Account,
+    lines: InputLine[],
+    upTo: number,
+  ): Promise<Batch | undefined> {
+    const recorded = new Set((await this.deps.batches.lines(batch.id, lines[0].index, upTo)).map((l) => l.line));
+    const ids = [...new Set(lines.map((l) => customIdOf(parseLine(l.text))).filter((id) => id !== undefined))];
+    const firstLines = await this.deps.batches.firstLinesOf(batch.id, ids);
+    const taken: BatchLine[] = [];
+    for (const line of lines) {
+      if (recorded.has(line.index)) continue;
+      const value = parseLine(line.text);
+      const customId = customIdOf(value);
+      const first = customId === undefined ? undefined : firstLines.get(customId);
+      if (customId !== undefined && first !== undefined && first < line.index) {
+        const message = `\`custom_id\` '${customId}' is used by an earlier line; each line needs its own.`;
+        taken.push(refusedLine(line.index, customId, { code: 'duplicate_custom_id', message, param: 'custom_id' }));
+        continue;
+      }
+      if (customId !== undefined && first === undefined) firstLines.set(customId, line.index);
+      taken.push(await this.takeLine(batch, account, line.index, value));
+    }
+    const refused = taken.filter((l) => l.taskId === null).length;
+    const now = this.deps.clock();
+    return this.deps.batches.recordLines(lease, taken, { queued: upTo, addFailed: refused }, now, this.deps.leaseMs);
+  }
+
   private async takeLine(
     batch: Batch,
-    account: NonNullable<Awaited<ReturnType<BatchRunnerDeps['accounts']['findAccount']>>>,
-    line: { index: number; value: Record<string, unknown> | undefined },
+    account: Account,
+    index: number,
+    value: Record<string, unknown> | undefined,
   ): Promise<BatchLine> {
-    const customId = customIdOf(line.value) ?? '';
-    if (batch.ending !== null) return refusedLine(line.index, customId, endedBeforeStart(batch));
-    const envelope = line.value
-      ? checkEnvelope(line.value, batch.endpoint)
+    const customId = customIdOf(value) ?? '';
+    if (batch.ending !== null) return refusedLine(index, customId, endedBeforeStart(batch));
+    const envelope = value
+      ? checkEnvelope(value, batch.endpoint)
       : { error: { code: 'invalid_json_line', message: 'The line is not a JSON object.' } };
-    if ('error' in envelope) return refusedLine(line.index, customId, envelope.error);
+    if ('error' in envelope) return refusedLine(index, customId, envelope.error);
     const outcome = await this.deps.submitter.submit({
       account,
       keyId: batch.keyId,
       endpoint: batch.endpoint,
       body: envelope.body,
       batchId: batch.id,
-      line: line.index,
+      line: index,
     });
-    if (outcome.kind === 'queued') return { ...blankLine(line.index, customId), taskId: outcome.taskId };
+    if (outcome.kind === 'queued') return { ...blankLine(index, customId), taskId: outcome.taskId };
     if (QUOTA_CODES.has(outcome.error.code))
-      return refusedLine(line.index, customId, { code: 'insufficient_quota', message: outcome.error.message });
+      return refusedLine(index, customId, { code: 'insufficient_quota', message: outcome.error.message });
     return {
-      ...refusedLine(line.index, customId, outcome.error),
+      ...refusedLine(index, customId, outcome.error),
       statusCode: outcome.status,
       body: outcome.body,
     };
   }
 
   /** A cancel ends every unfinished line; an expiry the queued ones (running lines finish and count). */
-  private async endLines(batch: Batch): Promise<void> {
+  private async endLines(batch: Batch, lease: Lease): Promise<boolean> {
     const cancelling = batch.status === 'cancelling';
     const statuses = cancelling ? ['queued', 'running'] : ['queued'];
     for (;;) {
@@ -205,7 +212,9 @@ export class BatchRunner {
           if (!(err instanceof ApiError)) throw err;
         });
       }
-      if (ids.length < 100) return;
+      if (ids.length < 100) return true;
+      // A long cancel keeps its lease, or stops once another sweeper has the batch.
+      if (!(await this.advance(lease, {}))) return false;
     }
   }
 

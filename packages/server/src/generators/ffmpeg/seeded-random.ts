@@ -17,12 +17,23 @@ export function fnv1a(text: string): number {
 export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    state = (state + MULBERRY_STEP) >>> 0;
+    return mulberryOutput(state);
   };
+}
+
+/** What mulberry32 adds to its state per draw. */
+export const MULBERRY_STEP = 0x6d2b79f5;
+
+/**
+ * mulberry32's output for a state already advanced by MULBERRY_STEP: a pure function, so an audio
+ * loop can keep the state in a local and draw noise with no closure call per sample. Only the state's
+ * 32 bits matter, so such a loop may keep it signed (`| 0`), which V8 holds as a plain integer.
+ */
+export function mulberryOutput(state: number): number {
+  let t = Math.imul(state ^ (state >>> 15), state | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
 export interface Random {

@@ -673,6 +673,33 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('batch_lines_task').on('batch_lines').column('task_id').execute();
     },
   },
+  '0261_batch_line_custom_ids': {
+    async up(db: Kysely<any>) {
+      // A line's `custom_id` is checked against the lines before it by this index, chunk by chunk,
+      // so no set of a file's ids is held in memory (engine/batches/batch-runner.ts).
+      await db.schema
+        .createIndex('batch_lines_custom_id')
+        .on('batch_lines')
+        .columns(['batch_id', 'custom_id'])
+        .execute();
+    },
+  },
+  '0262_batch_events': {
+    async up(db: Kysely<any>) {
+      // Endpoints that took the default subscription (every event, until now the task events and the
+      // balance alert) get the batch events too; those that chose their events keep their choice.
+      const before = [...TASK_EVENTS_BEFORE_0141, 'account.balance_low'];
+      await db
+        .updateTable('webhook_endpoints')
+        .set({
+          events: JSON.stringify([...before, 'batch.completed', 'batch.failed', 'batch.expired', 'batch.cancelled']),
+        })
+        .where('events', '=', JSON.stringify(before))
+        .where('task_id', 'is', null)
+        .where('audience', '=', 'account')
+        .execute();
+    },
+  },
   '0270_video_characters': {
     async up(db: Kysely<any>) {
       // OpenAI's characters (docs/openai-videos.md): a name over a reference video kept as an upload of

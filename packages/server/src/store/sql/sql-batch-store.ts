@@ -163,6 +163,18 @@ export class SqlBatchStore implements BatchStore {
     return rows.map(toLine);
   }
 
+  async firstLinesOf(batchId: string, customIds: readonly string[]): Promise<Map<string, number>> {
+    if (customIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('batch_lines')
+      .select(['custom_id', (eb) => eb.fn.min('line').as('line')])
+      .where('batch_id', '=', batchId)
+      .where('custom_id', 'in', [...customIds])
+      .groupBy('custom_id')
+      .execute();
+    return new Map(rows.map((r) => [r.custom_id, Number(r.line)]));
+  }
+
   async tasksIn(batchId: string, statuses: readonly string[], limit: number): Promise<string[]> {
     const rows = await this.db
       .selectFrom('tasks')

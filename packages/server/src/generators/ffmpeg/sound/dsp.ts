@@ -2,11 +2,14 @@
  * The few signal-processing pieces the soundtrack is built from, on plain Float32Arrays at one
  * sample rate. Everything is seeded (no Math.random), so a prompt and seed give the same samples
  * on every machine; everything is a single pass over the buffer, so a 5 s stereo track costs a few
- * milliseconds per layer (bench/renderer.bench.ts measures the whole soundtrack against the render).
+ * milliseconds per layer (bench/sound.bench.ts measures the whole soundtrack against the render).
  */
-import { mulberry32 } from '../seeded-random.ts';
+import { MULBERRY_STEP, mulberry32, mulberryOutput, type Random } from '../seeded-random.ts';
 
 export const SAMPLE_RATE = 48_000;
+
+/** A seed for one noise source or curve, drawn from a layer's random stream. */
+export const seedOf = (rnd: Random) => rnd.int(1, 0x7fffffff);
 
 /** A stereo buffer being mixed. */
 export interface Stereo {
@@ -16,10 +19,22 @@ export interface Stereo {
 
 /** White noise in [-1, 1), from a 32-bit seed. */
 export function whiteNoise(length: number, seed: number): Float32Array {
-  const next = mulberry32(seed);
+  let state = seed | 0;
   const out = new Float32Array(length);
-  for (let i = 0; i < length; i++) out[i] = next() * 2 - 1;
+  for (let i = 0; i < length; i++) {
+    state = (state + MULBERRY_STEP) | 0;
+    out[i] = mulberryOutput(state) * 2 - 1;
+  }
   return out;
+}
+
+/** The coefficient of lowPass and highPass at `hz`, for loops that filter sample by sample. */
+export const onePole = (hz: number) => Math.exp((-2 * Math.PI * hz) / SAMPLE_RATE);
+
+/** Left and right gains of an equal-power pan (-1 left … 1 right), times `gain`. */
+export function panGains(pan: number, gain = 1): { left: number; right: number } {
+  const angle = ((Math.max(-1, Math.min(1, pan)) + 1) * Math.PI) / 4;
+  return { left: Math.cos(angle) * Math.SQRT2 * gain, right: Math.sin(angle) * Math.SQRT2 * gain };
 }
 
 /** Pink noise (-3 dB per octave), Paul Kellet's economy filter over white noise; about unit RMS/4. */
@@ -38,6 +53,32 @@ export function pinkNoise(length: number, seed: number): Float32Array {
   return white;
 }
 
+/**
+ * Pink noise low-passed at `hz`, added into `mix` in the centre at `gain`: the same samples as
+ * mixInto(mix, lowPass(pinkNoise(n, seed), hz), gain), in one pass with no track-long array.
+ */
+export function addLowPink(mix: Stereo, seed: number, hz: number, gain: number): void {
+  const { left, right } = mix;
+  const a = onePole(hz);
+  // Centre pan: cos(π/4)·√2 = 1 on each side.
+  let state = seed | 0;
+  let b0 = 0;
+  let b1 = 0;
+  let b2 = 0;
+  let y = 0;
+  for (let i = 0; i < left.length; i++) {
+    state = (state + MULBERRY_STEP) | 0;
+    const w = mulberryOutput(state) * 2 - 1;
+    b0 = 0.99765 * b0 + w * 0.099046;
+    b1 = 0.963 * b1 + w * 0.2965164;
+    b2 = 0.57 * b2 + w * 1.0526913;
+    const pink = (b0 + b1 + b2 + w * 0.1848) * 0.25;
+    y = pink + a * (y - pink);
+    left[i] += y * gain;
+    right[i] += y * gain;
+  }
+}
+
 /** Brown noise (-6 dB per octave): leaky integrated white noise, a deep rumble. */
 export function brownNoise(length: number, seed: number): Float32Array {
   const white = whiteNoise(length, seed);
@@ -51,7 +92,7 @@ export function brownNoise(length: number, seed: number): Float32Array {
 
 /** One-pole low-pass at `hz`, in place; applied twice it falls at 12 dB per octave. */
 export function lowPass(buf: Float32Array, hz: number, passes = 1): Float32Array {
-  const a = Math.exp((-2 * Math.PI * hz) / SAMPLE_RATE);
+  const a = onePole(hz);
   for (let p = 0; p < passes; p++) {
     let y = 0;
     for (let i = 0; i < buf.length; i++) {
@@ -64,7 +105,7 @@ export function lowPass(buf: Float32Array, hz: number, passes = 1): Float32Array
 
 /** One-pole high-pass at `hz`, in place (the input minus its low-passed self). */
 export function highPass(buf: Float32Array, hz: number): Float32Array {
-  const a = Math.exp((-2 * Math.PI * hz) / SAMPLE_RATE);
+  const a = onePole(hz);
   let y = 0;
   for (let i = 0; i < buf.length; i++) {
     y = buf[i] + a * (y - buf[i]);
@@ -116,9 +157,7 @@ export function slowCurve(length: number, periodSeconds: number, seed: number): 
  * right, equal power). A scaled curve instead of a scaled copy of it: no track-long array per call.
  */
 export function mixInto(into: Stereo, source: Float32Array, gain: number | Float32Array, pan = 0, scale = 1): void {
-  const angle = ((Math.max(-1, Math.min(1, pan)) + 1) * Math.PI) / 4;
-  const gl = Math.cos(angle) * Math.SQRT2;
-  const gr = Math.sin(angle) * Math.SQRT2;
+  const { left: gl, right: gr } = panGains(pan);
   const n = Math.min(into.left.length, source.length);
   if (typeof gain === 'number') {
     for (let i = 0; i < n; i++) {
@@ -158,9 +197,7 @@ export function addGrain(
   pan: number,
   voice: (t: number) => number,
 ): void {
-  const angle = ((Math.max(-1, Math.min(1, pan)) + 1) * Math.PI) / 4;
-  const gl = Math.cos(angle) * Math.SQRT2 * gain;
-  const gr = Math.sin(angle) * Math.SQRT2 * gain;
+  const { left: gl, right: gr } = panGains(pan, gain);
   const end = Math.min(into.left.length, start + length);
   for (let i = Math.max(0, start); i < end; i++) {
     const k = i - start;

@@ -7,15 +7,20 @@
  * amplitude envelopes for swells and gusts, Poisson-timed grains for drops, crackles, chirps and
  * passing cars, and a few detuned sine voices for music.
  */
-import type { Random } from '../seeded-random.ts';
+import { MULBERRY_STEP, mulberryOutput, type Random } from '../seeded-random.ts';
+import { music } from './music-bed.ts';
 import {
   addGrain,
+  addLowPink,
   brownNoise,
   highPass,
   lowPass,
   mixInto,
+  onePole,
+  panGains,
   pinkNoise,
   SAMPLE_RATE,
+  seedOf,
   sineOf,
   slowCurve,
   sweptBandPass,
@@ -27,7 +32,6 @@ export type SoundKind = 'rain' | 'wind' | 'surf' | 'fire' | 'birds' | 'insects' 
 
 export type Layer = (mix: Stereo, rnd: Random, gain: number) => void;
 
-const seedOf = (rnd: Random) => rnd.int(1, 0x7fffffff);
 const lengthOf = (mix: Stereo) => mix.left.length;
 
 /** Steady hiss of drops on leaves and roofs, plus single nearby drops. */
@@ -88,12 +92,50 @@ function surf(mix: Stereo, rnd: Random, gain: number): void {
     const height = rnd.range(0.7, 1);
     addWave(envelope, foam, at, rise, fall, height);
   }
-  for (let i = 0; i < n; i++) envelope[i] = 0.12 + envelope[i];
   for (const pan of [-0.5, 0.5]) {
-    const body = lowPass(brownNoise(n, seedOf(rnd)), 900);
-    mixInto(mix, body, envelope, pan, gain * 1.6);
-    const hiss = lowPass(highPass(whiteNoise(n, seedOf(rnd)), 1500), 6000);
-    mixInto(mix, hiss, foam, pan * 1.4, gain * 0.25);
+    const bodySeed = seedOf(rnd);
+    surfChannel(mix, envelope, foam, pan, gain, bodySeed, seedOf(rnd));
+  }
+}
+
+/**
+ * One side of the surf, added into `mix` in a single pass: the body (brown noise low-passed at
+ * 900 Hz, under the swell floored at 0.12) and the foam hiss (white noise high-passed at 1500 Hz and
+ * low-passed at 6000 Hz, under the foam curve). The same filters as brownNoise, highPass and lowPass,
+ * run sample by sample: no track-long noise arrays to fill, filter, mix and collect, and one loop
+ * for V8 to optimise instead of nine.
+ */
+function surfChannel(
+  mix: Stereo,
+  envelope: Float32Array,
+  foam: Float32Array,
+  pan: number,
+  gain: number,
+  bodySeed: number,
+  hissSeed: number,
+): void {
+  const { left, right } = mix;
+  const body = panGains(pan, gain * 1.6);
+  const hiss = panGains(pan * 1.4, gain * 0.25);
+  const [bodyPole, highPole, lowPole] = [onePole(900), onePole(1500), onePole(6000)];
+  let [bodyState, hissState] = [bodySeed | 0, hissSeed | 0];
+  let brown = 0;
+  let bodyLow = 0;
+  let hissHigh = 0;
+  let hissLow = 0;
+  for (let i = 0; i < left.length; i++) {
+    bodyState = (bodyState + MULBERRY_STEP) | 0;
+    brown = 0.995 * brown + 0.06 * (mulberryOutput(bodyState) * 2 - 1);
+    bodyLow = brown + bodyPole * (bodyLow - brown);
+    hissState = (hissState + MULBERRY_STEP) | 0;
+    const white = mulberryOutput(hissState) * 2 - 1;
+    hissHigh = white + highPole * (hissHigh - white);
+    const bright = white - hissHigh;
+    hissLow = bright + lowPole * (hissLow - bright);
+    const b = bodyLow * (0.12 + envelope[i]);
+    const f = hissLow * foam[i];
+    left[i] += b * body.left + f * hiss.left;
+    right[i] += b * body.right + f * hiss.right;
   }
 }
 
@@ -111,7 +153,9 @@ function addWave(envelope: Float32Array, foam: Float32Array, at: number, rise: n
     const t = i / SAMPLE_RATE - at;
     if (t > rise + fall * 2.5) break;
     if (t < rise) {
-      envelope[i] = Math.max(envelope[i], height * (t / rise) ** 2);
+      // Squared by a multiplication: `**` is a Math.pow call per sample.
+      const u = t / rise;
+      envelope[i] = Math.max(envelope[i], height * u * u);
       continue;
     }
     if (swell < 0) {
@@ -213,7 +257,7 @@ function insects(mix: Stereo, rnd: Random, gain: number): void {
     }
   }
   // The night air under them.
-  mixInto(mix, lowPass(pinkNoise(n, seedOf(rnd)), 600), gain * 0.35, 0);
+  addLowPink(mix, seedOf(rnd), 600, gain * 0.35);
 }
 
 /** A street: a low rumble of distant traffic and cars passing from one side to the other. */
@@ -244,104 +288,6 @@ function traffic(mix: Stereo, rnd: Random, gain: number): void {
       mix.right[i] += s * (1 + pan) * 0.7;
     }
   }
-}
-
-/** A low music bed for abstract scenes: a slow two-chord drone of detuned sines in a seeded key. */
-function music(mix: Stereo, rnd: Random, gain: number): void {
-  const n = lengthOf(mix);
-  const root = 55 * 2 ** (rnd.int(0, 11) / 12) * 2;
-  const minor = rnd.next() < 0.5;
-  const chords = [[0, minor ? 3 : 4, 7, 12], minor ? [-4, 0, 3, 8] : [5, 9, 12, 17]];
-  const chordSeconds = rnd.range(3, 5);
-  const fade = 1.5;
-  // How much of the first chord sounds: alternating every chordSeconds along a clipped cosine,
-  // so the hand-over is a smooth crossfade of about `fade` seconds, never a jump.
-  const first = chordBalance(n, chordSeconds, fade);
-  const lfo = rnd.range(0.08, 0.2);
-  for (let c = 0; c < chords.length; c++) {
-    for (const [v, semitones] of chords[c].entries()) {
-      const f = root * 2 ** (semitones / 12);
-      // The right channel a few cents off the left: a slow, wide chorus.
-      const detune = rnd.range(0.15, 0.6);
-      const level = gain * (v === 0 ? 0.5 : 0.3);
-      const l = phasor(f, rnd.next());
-      const r = phasor(f + detune, rnd.next());
-      const swell = phasor(lfo, rnd.next());
-      musicVoice(mix, first, c === 0, level, l, r, swell);
-    }
-  }
-  mixInto(mix, lowPass(pinkNoise(n, seedOf(rnd)), 1200), gain * 0.15, 0);
-}
-
-/** The first chord's share of the music bed, sample by sample (a function: see musicVoice). */
-function chordBalance(n: number, chordSeconds: number, fade: number): Float32Array {
-  const first = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    const x = sineOf(i / SAMPLE_RATE / (2 * chordSeconds) + 0.25) * (chordSeconds / fade);
-    first[i] = Math.max(0, Math.min(1, 0.5 + x));
-  }
-  return first;
-}
-
-type Phasor = ReturnType<typeof phasor>;
-
-/**
- * One voice of the music bed, added into `mix`: a function of its own, called eight times a
- * soundtrack, so V8 optimises it within the first soundtrack. As a loop inside `music`, called once
- * a soundtrack, it ran unoptimised for the first few renders of a process (160, 89, then 20 ms).
- */
-function musicVoice(
-  mix: Stereo,
-  first: Float32Array,
-  firstChord: boolean,
-  level: number,
-  l: Phasor,
-  r: Phasor,
-  swell: Phasor,
-): void {
-  const n = first.length;
-  // The oscillators' state in plain locals: this loop runs for every voice and sample.
-  let ls = l.sin;
-  let lc = l.cos;
-  let rs = r.sin;
-  let rc = r.cos;
-  let ss = swell.sin;
-  let sc = swell.cos;
-  const firstWeight = firstChord ? 1 : -1;
-  const firstOffset = firstChord ? 0 : 1;
-  for (let i = 0; i < n; i++) {
-    const ls1 = ls * l.cw + lc * l.sw;
-    lc = lc * l.cw - ls * l.sw;
-    ls = ls1;
-    const rs1 = rs * r.cw + rc * r.sw;
-    rc = rc * r.cw - rs * r.sw;
-    rs = rs1;
-    const ss1 = ss * swell.cw + sc * swell.sw;
-    sc = sc * swell.cw - ss * swell.sw;
-    ss = ss1;
-    if ((i & 4095) === 4095) {
-      // Renormalised now and then, so rounding never lets an amplitude drift.
-      const kl = 1 / Math.hypot(ls, lc);
-      const kr = 1 / Math.hypot(rs, rc);
-      const ks = 1 / Math.hypot(ss, sc);
-      ls *= kl;
-      lc *= kl;
-      rs *= kr;
-      rc *= kr;
-      ss *= ks;
-      sc *= ks;
-    }
-    const a = (firstOffset + firstWeight * first[i]) * level * (0.75 + 0.25 * ss);
-    // Fundamental and octave (sin 2x = 2 sin x cos x): two harmonics from one oscillator.
-    mix.left[i] += a * ls * (1 + 0.6 * lc);
-    mix.right[i] += a * rs * (1 + 0.6 * rc);
-  }
-}
-
-/** A sine oscillator as a rotating phasor: its start and the rotation of one sample (no table, no Math.sin). */
-function phasor(hz: number, phase: number) {
-  const w = (2 * Math.PI * hz) / SAMPLE_RATE;
-  return { sin: Math.sin(2 * Math.PI * phase), cos: Math.cos(2 * Math.PI * phase), cw: Math.cos(w), sw: Math.sin(w) };
 }
 
 export const LAYERS: Record<SoundKind, Layer> = { rain, wind, surf, fire, birds, insects, traffic, music };

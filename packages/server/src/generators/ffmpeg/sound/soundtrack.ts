@@ -43,7 +43,8 @@ export function rawMix(prompt: string, seed: number | undefined, samples: number
 /**
  * Scales `mix` to `target` LUFS. Peaks above the knee are bent under the ceiling by a smooth curve
  * (a crackle or a breaking wave may peak far above the average); that lowers the loudness a little,
- * so the gain is measured again and corrected.
+ * so the gain is measured again and corrected. When nothing was bent the scaling was linear and the
+ * loudness is exactly the target: no second measurement (each is a K-weighting pass over the track).
  */
 export function normalise(mix: Stereo, target: number): void {
   for (let round = 0; round < 3; round++) {
@@ -51,8 +52,8 @@ export function normalise(mix: Stereo, target: number): void {
     if (!Number.isFinite(now)) return;
     const gain = 10 ** ((target - now) / 20);
     if (Math.abs(gain - 1) < 0.005) return;
-    scale(mix, gain);
-    softLimit(mix);
+    const bent = scaleUnderCeiling(mix.left, gain) + scaleUnderCeiling(mix.right, gain);
+    if (bent === 0) return;
   }
 }
 
@@ -63,15 +64,23 @@ export function scale(mix: Stereo, gain: number, from = 0, to = mix.left.length)
   }
 }
 
-function softLimit(mix: Stereo): void {
+/**
+ * Scales one channel by `gain` and bends what lands above the knee under the ceiling, in one pass;
+ * returns how many samples it bent.
+ */
+function scaleUnderCeiling(channel: Float32Array, gain: number): number {
   const knee = CEILING * 0.7;
   const room = CEILING - knee;
-  for (const ch of [mix.left, mix.right]) {
-    for (let i = 0; i < ch.length; i++) {
-      const a = Math.abs(ch[i]);
-      if (a > knee) ch[i] = Math.sign(ch[i]) * (knee + room * Math.tanh((a - knee) / room));
-    }
+  let bent = 0;
+  for (let i = 0; i < channel.length; i++) {
+    const x = channel[i] * gain;
+    const a = Math.abs(x);
+    if (a > knee) {
+      channel[i] = Math.sign(x) * (knee + room * Math.tanh((a - knee) / room));
+      bent++;
+    } else channel[i] = x;
   }
+  return bent;
 }
 
 /** A raised-cosine fade over the first or last FADE_SECONDS: the track starts and ends at zero. */
@@ -85,28 +94,38 @@ export function fade(mix: Stereo, which: 'in' | 'out', seconds = FADE_SECONDS): 
   }
 }
 
-/** 16-bit PCM stereo WAV bytes of `mix`, what ffmpeg reads as the soundtrack's input. */
+/**
+ * Stereo WAV bytes of `mix` as 32-bit IEEE float (WAVE_FORMAT_IEEE_FLOAT), what ffmpeg reads as the
+ * soundtrack's input. Float, not 16-bit PCM: the AAC encoder works on floats, so 16-bit samples cost
+ * rounding and clamping here and a conversion back in ffmpeg (5 ms of this process per 5 s, measured)
+ * for nothing; the file is 2 MB instead of 1 MB for 5 s, written once to the work directory.
+ */
 export function wavBytes(mix: Stereo): Buffer {
   const n = mix.left.length;
-  const data = n * 4;
+  const data = n * 8;
+  // The plain 16-byte fmt chunk with format tag 3 (IEEE float), which ffmpeg's WAV reader takes as
+  // pcm_f32le: a 44-byte header keeps the samples 4-byte aligned (Node's buffers start 8-byte aligned).
+  const header = 44;
   // Every byte is written below: no zero-filling 2 MB first.
-  const out = Buffer.allocUnsafe(44 + data);
+  const out = Buffer.allocUnsafe(header + data);
   out.write('RIFF', 0, 'latin1');
-  out.writeUInt32LE(36 + data, 4);
+  out.writeUInt32LE(header - 8 + data, 4);
   out.write('WAVEfmt ', 8, 'latin1');
   out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(3, 20);
   out.writeUInt16LE(2, 22);
   out.writeUInt32LE(SAMPLE_RATE, 24);
-  out.writeUInt32LE(SAMPLE_RATE * 4, 28);
-  out.writeUInt16LE(4, 32);
-  out.writeUInt16LE(16, 34);
+  out.writeUInt32LE(SAMPLE_RATE * 8, 28);
+  out.writeUInt16LE(8, 32);
+  out.writeUInt16LE(32, 34);
   out.write('data', 36, 'latin1');
   out.writeUInt32LE(data, 40);
-  const pcm = new Int16Array(out.buffer, out.byteOffset + 44, n * 2);
+  // Little-endian hosts only (x86-64 and arm64, what the image ships for), like the raw frames.
+  const samples = new Float32Array(out.buffer, out.byteOffset + header, n * 2);
+  const { left, right } = mix;
   for (let i = 0; i < n; i++) {
-    pcm[2 * i] = Math.round(Math.max(-1, Math.min(1, mix.left[i])) * 32767);
-    pcm[2 * i + 1] = Math.round(Math.max(-1, Math.min(1, mix.right[i])) * 32767);
+    samples[2 * i] = left[i];
+    samples[2 * i + 1] = right[i];
   }
   return out;
 }
