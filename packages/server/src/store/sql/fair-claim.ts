@@ -115,8 +115,8 @@ export class FairClaim {
         // The rank served next, then the first account of fairOrder within it: fewest running,
         // longest waiting, then the account id (the order the skip-scan finds them in, which
         // fairOrder's stable sort keeps among equals). The rank is worked out once, in a WITH clause
-        // the other parts read: written inline in each of them, its probes were planned once per
-        // use, and PostgreSQL's planning of the statement cost ten times its run (docs/batch.md).
+        // the other parts read: written inline in each of them, its probes ran and were planned once
+        // per use (docs/batch.md, "What a queued batch cost a claim").
         const rank = sql<number>`(SELECT rank FROM next_rank)`;
         const fairest = sql<string>`(${laneAccounts(slot('backend'), slot('now'), rank)}
         SELECT account_id FROM waiting
