@@ -4,6 +4,7 @@ import { verifyWebhook, VidgenClient } from '../../packages/client/src/index.ts'
 import { api, pollUntil, type Api } from './support/http.ts';
 import { startEconomicsService, type EconomicsService } from './support/economics.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../packages/server/src/webhooks/webhook-events.ts';
 
 type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
@@ -111,7 +112,15 @@ describe('webhook endpoints, switched on and off by their account and by the ope
     const row = all.body.data.find((e: any) => e.id === mine.id);
     assert.deepEqual(
       [row.account, row.url, row.status, row.disabled_by, row.events.length, row.deliveries],
-      ['hooked', inbox.url, 'enabled', null, 5, { pending: 0, delivered: 1, failed: 0, canceled: 0 }],
+      // Subscribed to every event by default.
+      [
+        'hooked',
+        inbox.url,
+        'enabled',
+        null,
+        WEBHOOK_EVENT_TYPES.length,
+        { pending: 0, delivered: 1, failed: 0, canceled: 0 },
+      ],
     );
     assert.ok(all.body.data.some((e: any) => e.id === theirs.id && e.account === 'stranger'));
     const text = JSON.stringify(all.body);
