@@ -6,9 +6,21 @@ import {
   createSqliteDatabase,
   type TestDatabase,
 } from '../../packages/server/test/support/databases.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../packages/server/src/config.ts';
+import { startService, type RunningService } from '../../packages/server/src/main.ts';
+import { createLogger } from '../../packages/server/src/logging.ts';
 import { api } from './support/http.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
-import { startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
+import {
+  ADMIN_TOKEN,
+  PRICED_MODELS,
+  startEconomicsService,
+  TICKS_PER_SECOND,
+  type EconomicsService,
+} from './support/economics.ts';
 
 const ENDED = ['completed', 'failed', 'expired', 'cancelled'];
 /** A 1 s line at the batch price: half the catalog's (`batch_ratio` unset). */
@@ -181,6 +193,102 @@ for (const [name, create] of [
       const account = (await svc.admin.get('/admin/v1/accounts/rules-cap')).body;
       assert.equal(account.balance_usd_ticks, 1000 * TICKS_PER_SECOND - 2 * LINE_PRICE);
       assert.deepEqual((await svc.verify()).problems, []);
+    });
+  });
+}
+
+// A batch whose input file is gone before it is read fails whole, with no race: an API-only process
+// (no batch sweeper) takes the batch and the file's deletion, and only then does a process with a
+// worker start and read the batch (docs/batch.md, "Statuses": `failed` with `errors.data`).
+for (const [name, create] of [
+  ['SQLite', createSqliteDatabase],
+  ['PostgreSQL', createPostgresDatabase],
+] as const) {
+  const created = await create();
+  describe(`a batch whose input file was deleted (${name})`, {
+    skip: typeof created === 'string' ? created : false,
+  }, () => {
+    let db: TestDatabase;
+    let dataDir: string;
+    const running: RunningService[] = [];
+    let inbox: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+    before(async () => {
+      db = created as TestDatabase;
+      dataDir = await mkdtemp(join(tmpdir(), 'vidgen-batch-failed-'));
+      await writeFile(join(dataDir, 'models.json'), JSON.stringify(PRICED_MODELS));
+    });
+    after(async () => {
+      for (const s of running) await s.close();
+      await inbox?.close();
+      await db?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+    const start = async (role: 'api' | 'all') => {
+      const config = loadConfig({
+        VIDGEN_DATA_DIR: dataDir,
+        PORT: '0',
+        VIDGEN_ALLOW_PRIVATE_URLS: '1',
+        VIDGEN_POLL_MS: '50',
+        VIDGEN_MODELS_FILE: join(dataDir, 'models.json'),
+        VIDGEN_ADMIN_TOKEN: ADMIN_TOKEN,
+        VIDGEN_WORKER_CONCURRENCY: '1',
+        VIDGEN_ROLE: role,
+        ...(name === 'PostgreSQL' ? { VIDGEN_DATABASE_URL: db.location } : {}),
+      });
+      const service = await startService(config, createLogger('silent'));
+      running.push(service);
+      return service;
+    };
+
+    it('ends failed with invalid_file and failed_at, and sends batch.failed', async () => {
+      const apiOnly = await start('api');
+      const admin = api(apiOnly.url, ADMIN_TOKEN);
+      assert.equal((await admin.post('/admin/v1/accounts', { id: 'rules-failed' })).status, 200);
+      const key = (await admin.post('/admin/v1/accounts/rules-failed/keys')).body.key as string;
+      inbox = await startWebhookReceiver();
+      const endpoint = await api(apiOnly.url, key).post('/v1/webhooks', { url: inbox.url, events: ['batch.*'] });
+      assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
+      const client = new OpenAI({ apiKey: key, baseURL: `${apiOnly.url}/v1`, maxRetries: 0 });
+      const file = await client.files.create({
+        file: await toFile(Buffer.from(`${line('gone')}\n`), 'lines.jsonl'),
+        purpose: 'batch',
+      });
+      const batch = await client.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/video/generations' as '/v1/videos',
+        completion_window: '24h',
+      });
+      assert.equal(batch.status, 'validating');
+      assert.equal((await client.files.delete(file.id)).deleted, true);
+      assert.equal(
+        (await client.batches.retrieve(batch.id)).status,
+        'validating',
+        'an API-only process reads no batch',
+      );
+      await apiOnly.close();
+      running.pop();
+
+      const worker = await start('all');
+      const sdk = new OpenAI({ apiKey: key, baseURL: `${worker.url}/v1`, maxRetries: 0 });
+      let done = await sdk.batches.retrieve(batch.id);
+      while (!ENDED.includes(done.status)) {
+        await new Promise((r) => setTimeout(r, 100));
+        done = await sdk.batches.retrieve(batch.id);
+      }
+      assert.equal(done.status, 'failed', JSON.stringify(done));
+      assert.equal(done.errors?.data?.[0]?.code, 'invalid_file', JSON.stringify(done.errors));
+      assert.ok(
+        Number.isInteger(done.failed_at) && (done.failed_at as number) >= batch.created_at,
+        `failed_at ${done.failed_at}`,
+      );
+      assert.ok((done.failed_at as number) < 1e11, 'failed_at is in seconds');
+      assert.deepEqual([done.output_file_id, done.error_file_id], [null, null]);
+      await inbox.until((all) => all.length >= 1);
+      const events = inbox.received.map((r) => JSON.parse(r.body));
+      assert.deepEqual(
+        events.map((e) => [e.type, e.data.id, e.data.status, e.data.errors?.data?.[0]?.code]),
+        [['batch.failed', batch.id, 'failed', 'invalid_file']],
+      );
     });
   });
 }
