@@ -12,8 +12,8 @@ const SECONDS = [1e9, 1e11];
 const NOT_EXERCISED = new Set(['opened_at']);
 /**
  * Set only when a batch fails (its input file gone before it was read) or outlives its 24 h window:
- * batches-lifecycle.test.ts makes an expired one on an injected clock; `toBatchObject` turns every
- * batch time into seconds by the same function, which the batches below exercise.
+ * batches-rules.test.ts checks a failed one's `failed_at` in seconds, batches-lifecycle.test.ts
+ * makes an expired one on an injected clock.
  */
 const BATCH_ENDINGS_NOT_MADE = new Set(['failed_at', 'expired_at']);
 
