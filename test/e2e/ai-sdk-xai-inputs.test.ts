@@ -5,7 +5,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import sharp from 'sharp';
 import { experimental_generateVideo as generateVideo } from 'ai';
 import { createXai } from '@ai-sdk/xai';
 import { startTestService, type TestService } from './support/service.ts';
@@ -13,6 +12,7 @@ import { makeAudio } from './support/audio.ts';
 import { resolveFfmpegBinaries } from '../../packages/server/src/media/ffmpeg-binaries.ts';
 import { probeVideo } from '../../packages/server/src/media/video-probe.ts';
 import { psnr } from '../../packages/server/test/support/colour-analysis.ts';
+import { picture, framed as framedAt } from './support/anchor-pictures.ts';
 
 // The Vercel AI SDK with `@ai-sdk/xai` 5.0.12, unmodified, against a real server: its `frameImages`
 // become `image` and `last_frame`, `providerOptions.xai.keyframes` become `keyframes`, and its
@@ -33,19 +33,7 @@ const download = async ({ url }: { url: URL }) => {
   return { data: new Uint8Array(await res.arrayBuffer()), mediaType: res.headers.get('content-type') ?? undefined };
 };
 
-/** A photo-like picture in two colours, 400x300, so framing crops it. */
-async function picture(a: string, b: string): Promise<Buffer> {
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><defs><linearGradient id="g">` +
-    `<stop offset="0" stop-color="${a}"/><stop offset="1" stop-color="${b}"/></linearGradient></defs>` +
-    `<rect width="400" height="300" fill="url(#g)"/><circle cx="130" cy="150" r="70" fill="${b}"/>` +
-    `<rect x="240" y="50" width="100" height="170" fill="${a}" stroke="#ffffff" stroke-width="8"/></svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
-
-/** The picture as the renderer frames it: cover-fitted to the output, centred, lanczos3. */
-const framed = (png: Buffer) =>
-  sharp(png).resize(W, H, { fit: 'cover', kernel: 'lanczos3' }).removeAlpha().raw().toBuffer();
+const framed = (png: Buffer) => framedAt(png, W, H);
 
 describe('the AI SDK with @ai-sdk/xai 5.0.12: frames, keyframes and references', () => {
   let svc: TestService;

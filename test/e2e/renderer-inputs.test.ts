@@ -14,6 +14,7 @@ import { psnr } from '../../packages/server/test/support/colour-analysis.ts';
 import { startEconomicsService, type EconomicsService } from './support/economics.ts';
 import { api, finishedFamilyA, type Api } from './support/http.ts';
 import { dataUri } from './support/images.ts';
+import { picture } from './support/anchor-pictures.ts';
 
 // The built-in renderer's inputs end to end: family A's own fields through a real server and its
 // worker to the MP4 served back, measured there (docs/inputs.md): the first, key and last frames by
@@ -39,16 +40,6 @@ const RATE = 48_000;
 let svc: EconomicsService;
 let client: Api;
 let dir: string;
-
-/** A picture of its own colours, 400x300: framing to 16:9 crops it. */
-async function picture(a: string, b: string): Promise<Buffer> {
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><defs><linearGradient id="g">` +
-    `<stop offset="0" stop-color="${a}"/><stop offset="1" stop-color="${b}"/></linearGradient></defs>` +
-    `<rect width="400" height="300" fill="url(#g)"/><circle cx="130" cy="150" r="70" fill="${b}"/>` +
-    `<rect x="240" y="50" width="100" height="170" fill="${a}" stroke="#ffffff" stroke-width="8"/></svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
 
 /** A 1.5 s chirp over a pulse train: nothing the renderer composes sounds like it. */
 function chirp(): Float32Array {
