@@ -9,16 +9,10 @@ import {
 import { api } from './support/http.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 import { PRICED_MODELS, startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
+import { BATCH_ENDED, batchFileLines, familyBLine, untilBatch } from './support/batches.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
-const ENDED = ['completed', 'failed', 'expired', 'cancelled'];
-const line = (customId: string, model: string) =>
-  JSON.stringify({
-    custom_id: customId,
-    method: 'POST',
-    url: '/v1/video/generations',
-    body: { model, prompt: customId },
-  });
+const line = familyBLine;
 
 // A batch's window on the service's own clock (injected: the test moves it a day on), and the
 // `batch.*` events an endpoint subscribed with the wildcard gets, written as the batch ends.
@@ -62,18 +56,12 @@ for (const [name, create] of [
       });
       return { client, inbox, batch };
     };
-    const until = async (client: OpenAI, id: string, done: (b: OpenAI.Batch) => boolean) => {
-      for (;;) {
-        const batch = await client.batches.retrieve(id);
-        if (done(batch)) return batch;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const until = untilBatch;
     const eventsOf = (inbox: { received: Array<{ body: string }> }) => inbox.received.map((r) => JSON.parse(r.body));
 
     it('sends batch.completed with the Batch object when a batch completes', async () => {
       const { client, inbox, batch } = await start('life-done', [line('one', 'tiny-1s')]);
-      const done = await until(client, batch.id, (b) => ENDED.includes(b.status));
+      const done = await until(client, batch.id, (b) => BATCH_ENDED.includes(b.status));
       assert.equal(done.status, 'completed');
       await inbox.until((all) => all.length === 1);
       const [event] = eventsOf(inbox);
@@ -93,15 +81,12 @@ for (const [name, create] of [
       const account = async () => (await svc.admin.get('/admin/v1/accounts/life-expired')).body;
       while ((await account()).held_usd_ticks < 4 * 30 * TICKS_PER_SECOND) await new Promise((r) => setTimeout(r, 50));
       offset += DAY_MS + 3600_000;
-      const done = await until(client, batch.id, (b) => ENDED.includes(b.status));
+      const done = await until(client, batch.id, (b) => BATCH_ENDED.includes(b.status));
       assert.equal(done.status, 'expired', JSON.stringify(done));
       assert.equal(typeof done.expired_at, 'number');
       const counts = done.request_counts as { total: number; completed: number; failed: number };
       assert.equal(counts.completed + counts.failed, 4);
-      const errors = (await (await client.files.content(done.error_file_id as string)).text())
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l));
+      const errors = await batchFileLines(client, done.error_file_id);
       const expired = errors.filter((e) => e.error?.code === 'batch_expired');
       assert.ok(expired.length >= 3, JSON.stringify(errors));
       assert.equal(counts.failed, errors.length);

@@ -7,23 +7,17 @@ import {
   type TestDatabase,
 } from '../../packages/server/test/support/databases.ts';
 import { PRICED_MODELS, startEconomicsService, TICKS_PER_SECOND, type EconomicsService } from './support/economics.ts';
+import { batchFileLines, untilBatchEnded } from './support/batches.ts';
 
 /** Half the catalog's price of a 1 s model: the batch price (catalog `batch_ratio` unset, 0.5). */
 const LINE_PRICE = TICKS_PER_SECOND / 2;
-const ENDED = ['completed', 'failed', 'expired', 'cancelled'];
 
 const line = (customId: string, body: Record<string, unknown>, url = '/v1/videos') =>
   JSON.stringify({ custom_id: customId, method: 'POST', url, body });
 const jsonl = (lines: string[]) => `${lines.join('\n')}\n`;
 const statusOf = (err: unknown) => (err as { status?: number }).status;
 
-async function readJsonl(client: OpenAI, fileId: string): Promise<any[]> {
-  const text = await (await client.files.content(fileId)).text();
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
+const readJsonl = batchFileLines;
 
 // OpenAI's Batch API over videos through the real `openai` Node SDK (src/resources/batches.ts,
 // src/resources/files.ts): files.create({purpose: "batch"}), batches.create/retrieve/list/cancel,
@@ -42,13 +36,7 @@ for (const [name, create] of [
     const sdk = (key: string) => new OpenAI({ apiKey: key, baseURL: `${svc.url}/v1`, maxRetries: 0 });
     const upload = async (client: OpenAI, text: string) =>
       client.files.create({ file: await toFile(Buffer.from(text), 'batch.jsonl'), purpose: 'batch' });
-    const untilEnded = async (client: OpenAI, id: string) => {
-      for (;;) {
-        const batch = await client.batches.retrieve(id);
-        if (ENDED.includes(batch.status)) return batch;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const untilEnded = untilBatchEnded;
     before(async () => {
       db = created as TestDatabase;
       svc = await startEconomicsService(name === 'PostgreSQL' ? db.location : undefined, {}, PRICED_MODELS);

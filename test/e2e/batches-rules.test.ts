@@ -21,17 +21,11 @@ import {
   TICKS_PER_SECOND,
   type EconomicsService,
 } from './support/economics.ts';
+import { BATCH_ENDED, batchFileLines, familyBLine, untilBatch, untilBatchEnded } from './support/batches.ts';
 
-const ENDED = ['completed', 'failed', 'expired', 'cancelled'];
 /** A 1 s line at the batch price: half the catalog's (`batch_ratio` unset). */
 const LINE_PRICE = TICKS_PER_SECOND / 2;
-const line = (customId: string, model = 'tiny-1s') =>
-  JSON.stringify({
-    custom_id: customId,
-    method: 'POST',
-    url: '/v1/video/generations',
-    body: { model, prompt: customId },
-  });
+const line = (customId: string, model = 'tiny-1s') => familyBLine(customId, model);
 
 // The rules a batch's lines follow (docs/batch.md, "Money of a batch"; docs/economics.md): they are
 // exempt from the account's rate and active-task limits, but a key's quota and the account's spend
@@ -73,21 +67,9 @@ for (const [name, create] of [
       });
       return { client, batch };
     };
-    const until = async (client: OpenAI, id: string, done: (b: OpenAI.Batch) => boolean) => {
-      for (;;) {
-        const batch = await client.batches.retrieve(id);
-        if (done(batch)) return batch;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
-    const ended = (client: OpenAI, id: string) => until(client, id, (b) => ENDED.includes(b.status));
-    const fileLines = async (client: OpenAI, id: string | null | undefined) =>
-      id
-        ? (await (await client.files.content(id)).text())
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l))
-        : [];
+    const until = untilBatch;
+    const ended = untilBatchEnded;
+    const fileLines = batchFileLines;
 
     it('sends batch.cancelled to an endpoint subscribed with batch.* once a batch is cancelled', async () => {
       const key = await svc.account('rules-cancel', { credits_usd_ticks: 1000 * TICKS_PER_SECOND });
@@ -271,7 +253,7 @@ for (const [name, create] of [
       const worker = await start('all');
       const sdk = new OpenAI({ apiKey: key, baseURL: `${worker.url}/v1`, maxRetries: 0 });
       let done = await sdk.batches.retrieve(batch.id);
-      while (!ENDED.includes(done.status)) {
+      while (!BATCH_ENDED.includes(done.status)) {
         await new Promise((r) => setTimeout(r, 100));
         done = await sdk.batches.retrieve(batch.id);
       }
